@@ -1,0 +1,2 @@
+/* Compatibility include: error codes live in aclrt.h. */
+#include "../../aclrt.h"

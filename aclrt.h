@@ -1,0 +1,720 @@
+/*
+ * aclrt.h - the AscendCL runtime API for streams, events and
+ * synchronization, as a header-only C library.
+ *
+ *   Programs written for the real runtime include "acl/acl.h" (which includes
+ *   this file) and build unchanged. Exactly one C translation unit of the
+ *   program also compiles the implementation:
+ *
+ *       #define ACLRT_IMPLEMENTATION
+ *       #include "aclrt.h"
+ *
+ *   and the program links with `pkg-config --libs aclrt` (Concurrency Kit and
+ *   pthreads). The implementation is C11; C++ code uses the API freely but
+ *   keeps ACLRT_IMPLEMENTATION in a .c file.
+ *
+ * Options (define before including, in the implementation unit):
+ *   ACLRT_STATIC   give every API function internal linkage (embedders that
+ *                  include the implementation in the one file that uses it).
+ *
+ * Layout of this file: the public contract first (types, constants, error
+ * codes, functions by capability, then the `aclrtx` extensions); the
+ * implementation comes last, behind ACLRT_IMPLEMENTATION.
+ *
+ * Names, signatures, types, enum and flag values and error codes are those of
+ * the public CANN runtime headers (acl_base_rt.h, acl_rt.h,
+ * error_codes/rt_error_codes.h, ACL 1.17). Behaviour follows the runtime's
+ * documentation; where it is silent, docs/SEMANTICS.md says what aclrt does.
+ */
+#ifndef ACLRT_H
+#define ACLRT_H
+
+#if defined(ACLRT_IMPLEMENTATION) && !defined(__cplusplus) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE 1 /* futex, clock_gettime, pthread extras; must precede any system header */
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ACLRT_VERSION_MAJOR 0
+#define ACLRT_VERSION_MINOR 1
+#define ACLRT_VERSION_PATCH 0
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * Visibility and deprecation (as in acl_base_rt.h)
+ * ------------------------------------------------------------------------ */
+#ifndef ACL_FUNC_VISIBILITY
+#if defined(_MSC_VER)
+#ifdef FUNC_VISIBILITY
+#define ACL_FUNC_VISIBILITY _declspec(dllexport)
+#else
+#define ACL_FUNC_VISIBILITY
+#endif
+#else
+#ifdef FUNC_VISIBILITY
+#define ACL_FUNC_VISIBILITY __attribute__((visibility("default")))
+#else
+#define ACL_FUNC_VISIBILITY
+#endif
+#endif
+#endif /* ACL_FUNC_VISIBILITY */
+
+#ifndef ACL_DEPRECATED_MESSAGE
+#if defined(__GNUC__) && (__GNUC__ >= 6)
+#define ACL_DEPRECATED __attribute__((deprecated))
+#define ACL_DEPRECATED_MESSAGE(message) __attribute__((deprecated(message)))
+#elif defined(_MSC_VER)
+#define ACL_DEPRECATED __declspec(deprecated)
+#define ACL_DEPRECATED_MESSAGE(message) __declspec(deprecated(message))
+#else
+#define ACL_DEPRECATED
+#define ACL_DEPRECATED_MESSAGE(message)
+#endif
+#endif /* ACL_DEPRECATED_MESSAGE */
+
+#if defined(ACLRT_STATIC)
+#define ACLRT_API static
+#else
+#define ACLRT_API ACL_FUNC_VISIBILITY
+#endif
+
+/* ------------------------------------------------------------------------
+ * Base types (acl_base_rt.h). Handles are opaque pointers; aclrt encodes a
+ * kind, a slot and a generation in them, so a destroyed or garbage handle
+ * is reported as ACL_ERROR_RT_INVALID_HANDLE instead of crashing.
+ * ------------------------------------------------------------------------ */
+typedef void *aclrtStream;
+typedef void *aclmdlRITask;
+typedef void *aclrtEvent;
+typedef void *aclrtContext;
+typedef void *aclrtNotify;
+typedef void *aclrtCntNotify;
+typedef void *aclrtLabel;
+typedef void *aclrtLabelList;
+typedef void *aclrtMbuf;
+typedef int aclError;
+typedef uint16_t aclFloat16;
+typedef void *aclrtAllocatorDesc;
+typedef void *aclrtAllocator;
+typedef void *aclrtAllocatorBlock;
+typedef void *aclrtAllocatorAddr;
+typedef void *aclrtTaskGrp;
+typedef void *aclmdlRI;
+typedef void *aclrtDrvMemHandle;
+
+/* ------------------------------------------------------------------------
+ * Error codes. ACL_ERROR_* are `static const int` objects, as in
+ * acl_base_rt.h (not usable in `case` labels or #if); ACL_ERROR_RT_* are
+ * macros, as in error_codes/rt_error_codes.h.
+ * ------------------------------------------------------------------------ */
+static const int ACL_ERROR_NONE = 0;
+static const int ACL_SUCCESS = 0;
+static const int ACL_ERROR_INVALID_EXCEPTION_INFO = -1;
+
+static const int ACL_ERROR_INVALID_PARAM = 100000;
+static const int ACL_ERROR_UNINITIALIZE = 100001;
+static const int ACL_ERROR_REPEAT_INITIALIZE = 100002;
+static const int ACL_ERROR_INVALID_FILE = 100003;
+static const int ACL_ERROR_WRITE_FILE = 100004;
+static const int ACL_ERROR_INVALID_FILE_SIZE = 100005;
+static const int ACL_ERROR_PARSE_FILE = 100006;
+static const int ACL_ERROR_FILE_MISSING_ATTR = 100007;
+static const int ACL_ERROR_FILE_ATTR_INVALID = 100008;
+static const int ACL_ERROR_INVALID_DUMP_CONFIG = 100009;
+static const int ACL_ERROR_INVALID_PROFILING_CONFIG = 100010;
+static const int ACL_ERROR_INVALID_MODEL_ID = 100011;
+static const int ACL_ERROR_DESERIALIZE_MODEL = 100012;
+static const int ACL_ERROR_PARSE_MODEL = 100013;
+static const int ACL_ERROR_READ_MODEL_FAILURE = 100014;
+static const int ACL_ERROR_MODEL_SIZE_INVALID = 100015;
+static const int ACL_ERROR_MODEL_MISSING_ATTR = 100016;
+static const int ACL_ERROR_MODEL_INPUT_NOT_MATCH = 100017;
+static const int ACL_ERROR_MODEL_OUTPUT_NOT_MATCH = 100018;
+static const int ACL_ERROR_MODEL_NOT_DYNAMIC = 100019;
+static const int ACL_ERROR_OP_TYPE_NOT_MATCH = 100020;
+static const int ACL_ERROR_OP_INPUT_NOT_MATCH = 100021;
+static const int ACL_ERROR_OP_OUTPUT_NOT_MATCH = 100022;
+static const int ACL_ERROR_OP_ATTR_NOT_MATCH = 100023;
+static const int ACL_ERROR_OP_NOT_FOUND = 100024;
+static const int ACL_ERROR_OP_LOAD_FAILED = 100025;
+static const int ACL_ERROR_UNSUPPORTED_DATA_TYPE = 100026;
+static const int ACL_ERROR_FORMAT_NOT_MATCH = 100027;
+static const int ACL_ERROR_BIN_SELECTOR_NOT_REGISTERED = 100028;
+static const int ACL_ERROR_KERNEL_NOT_FOUND = 100029;
+static const int ACL_ERROR_BIN_SELECTOR_ALREADY_REGISTERED = 100030;
+static const int ACL_ERROR_KERNEL_ALREADY_REGISTERED = 100031;
+static const int ACL_ERROR_INVALID_QUEUE_ID = 100032;
+static const int ACL_ERROR_REPEAT_SUBSCRIBE = 100033;
+static const int ACL_ERROR_STREAM_NOT_SUBSCRIBE = 100034;
+static const int ACL_ERROR_THREAD_NOT_SUBSCRIBE = 100035;
+static const int ACL_ERROR_WAIT_CALLBACK_TIMEOUT = 100036;
+static const int ACL_ERROR_REPEAT_FINALIZE = 100037;
+static const int ACL_ERROR_NOT_STATIC_AIPP = 100038;
+static const int ACL_ERROR_COMPILING_STUB_MODE = 100039;
+static const int ACL_ERROR_GROUP_NOT_SET = 100040;
+static const int ACL_ERROR_GROUP_NOT_CREATE = 100041;
+static const int ACL_ERROR_PROF_ALREADY_RUN = 100042;
+static const int ACL_ERROR_PROF_NOT_RUN = 100043;
+static const int ACL_ERROR_DUMP_ALREADY_RUN = 100044;
+static const int ACL_ERROR_DUMP_NOT_RUN = 100045;
+static const int ACL_ERROR_PROF_REPEAT_SUBSCRIBE = 148046;
+static const int ACL_ERROR_PROF_API_CONFLICT = 148047;
+static const int ACL_ERROR_INVALID_MAX_OPQUEUE_NUM_CONFIG = 148048;
+static const int ACL_ERROR_INVALID_OPP_PATH = 148049;
+static const int ACL_ERROR_OP_UNSUPPORTED_DYNAMIC = 148050;
+static const int ACL_ERROR_RELATIVE_RESOURCE_NOT_CLEARED = 148051;
+static const int ACL_ERROR_UNSUPPORTED_JPEG = 148052;
+static const int ACL_ERROR_INVALID_BUNDLE_MODEL_ID = 148053;
+
+static const int ACL_ERROR_BAD_ALLOC = 200000;
+static const int ACL_ERROR_API_NOT_SUPPORT = 200001;
+static const int ACL_ERROR_INVALID_DEVICE = 200002;
+static const int ACL_ERROR_MEMORY_ADDRESS_UNALIGNED = 200003;
+static const int ACL_ERROR_RESOURCE_NOT_MATCH = 200004;
+static const int ACL_ERROR_INVALID_RESOURCE_HANDLE = 200005;
+static const int ACL_ERROR_FEATURE_UNSUPPORTED = 200006;
+static const int ACL_ERROR_PROF_MODULES_UNSUPPORTED = 200007;
+
+static const int ACL_ERROR_STORAGE_OVER_LIMIT = 300000;
+
+static const int ACL_ERROR_INTERNAL_ERROR = 500000;
+static const int ACL_ERROR_FAILURE = 500001;
+static const int ACL_ERROR_GE_FAILURE = 500002;
+static const int ACL_ERROR_RT_FAILURE = 500003;
+static const int ACL_ERROR_DRV_FAILURE = 500004;
+static const int ACL_ERROR_PROFILING_FAILURE = 500005;
+
+#define ACL_RT_SUCCESS 0
+#define ACL_ERROR_RT_PARAM_INVALID 107000
+#define ACL_ERROR_RT_INVALID_DEVICEID 107001
+#define ACL_ERROR_RT_CONTEXT_NULL 107002
+#define ACL_ERROR_RT_STREAM_CONTEXT 107003
+#define ACL_ERROR_RT_MODEL_CONTEXT 107004
+#define ACL_ERROR_RT_STREAM_MODEL 107005
+#define ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID 107006
+#define ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL 107007
+#define ACL_ERROR_RT_ADDR_UNALIGNED 107008
+#define ACL_ERROR_RT_FILE_OPEN 107009
+#define ACL_ERROR_RT_FILE_WRITE 107010
+#define ACL_ERROR_RT_STREAM_SUBSCRIBE 107011
+#define ACL_ERROR_RT_THREAD_SUBSCRIBE 107012
+#define ACL_ERROR_RT_GROUP_NOT_SET 107013
+#define ACL_ERROR_RT_GROUP_NOT_CREATE 107014
+#define ACL_ERROR_RT_STREAM_NO_CB_REG 107015
+#define ACL_ERROR_RT_INVALID_MEMORY_TYPE 107016
+#define ACL_ERROR_RT_INVALID_HANDLE 107017
+#define ACL_ERROR_RT_INVALID_MALLOC_TYPE 107018
+#define ACL_ERROR_RT_WAIT_TIMEOUT 107019
+#define ACL_ERROR_RT_TASK_TIMEOUT 107020
+#define ACL_ERROR_RT_SYSPARAMOPT_NOT_SET 107021
+#define ACL_ERROR_RT_DEVICE_TASK_ABORT 107022
+#define ACL_ERROR_RT_STREAM_ABORT 107023
+#define ACL_ERROR_RT_CAPTURE_DEPENDENCY 107024
+#define ACL_ERROR_RT_STREAM_UNJOINED 107025
+#define ACL_ERROR_RT_MODEL_CAPTURED 107026
+#define ACL_ERROR_RT_STREAM_CAPTURED 107027
+#define ACL_ERROR_RT_EVENT_CAPTURED 107028
+#define ACL_ERROR_RT_STREAM_NOT_CAPTURED 107029
+#define ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT 107030
+#define ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT 107031
+#define ACL_ERROR_STREAM_CAPTURE_CONFLICT 107032
+#define ACL_ERROR_STREAM_TASK_GROUP_STATUS 107033
+#define ACL_ERROR_STREAM_TASK_GROUP_INTR 107034
+#define ACL_ERROR_RT_TASK_ABORT_STOP 107035
+#define ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED 107036
+#define ACL_ERROR_RT_MODEL_RUNNING 107037
+#define ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD 107038
+#define ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY 107039
+#define ACL_ERROR_RT_MODEL_UPDATE_FAILED 107040
+#define ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC 107041
+#define ACL_ERROR_RT_SYMBOL_NOT_FOUND 107042
+#define ACL_ERROR_RT_INVALID_SYMBOL 107043
+#define ACL_ERROR_RT_INVALID_DEVICE_FUNCTION 107044
+#define ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING 107045
+
+#define ACL_ERROR_RT_FEATURE_NOT_SUPPORT 207000
+#define ACL_ERROR_RT_MEMORY_ALLOCATION 207001
+#define ACL_ERROR_RT_MEMORY_FREE 207002
+#define ACL_ERROR_RT_AICORE_OVER_FLOW 207003
+#define ACL_ERROR_RT_NO_DEVICE 207004
+#define ACL_ERROR_RT_RESOURCE_ALLOC_FAIL 207005
+#define ACL_ERROR_RT_NO_PERMISSION 207006
+#define ACL_ERROR_RT_NO_EVENT_RESOURCE 207007
+#define ACL_ERROR_RT_NO_STREAM_RESOURCE 207008
+#define ACL_ERROR_RT_NO_NOTIFY_RESOURCE 207009
+#define ACL_ERROR_RT_NO_MODEL_RESOURCE 207010
+#define ACL_ERROR_RT_NO_CDQ_RESOURCE 207011
+#define ACL_ERROR_RT_OVER_LIMIT 207012
+#define ACL_ERROR_RT_QUEUE_EMPTY 207013
+#define ACL_ERROR_RT_QUEUE_FULL 207014
+#define ACL_ERROR_RT_REPEATED_INIT 207015
+#define ACL_ERROR_RT_AIVEC_OVER_FLOW 207016
+#define ACL_ERROR_RT_OVER_FLOW 207017
+#define ACL_ERROR_RT_DEVICE_OOM 207018
+#define ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP 207019
+#define ACL_ERROR_RT_TIMEOUT 207020
+#define ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED 207021
+
+#define ACL_ERROR_RT_INTERNAL_ERROR 507000
+#define ACL_ERROR_RT_TS_ERROR 507001
+#define ACL_ERROR_RT_STREAM_TASK_FULL 507002
+#define ACL_ERROR_RT_STREAM_TASK_EMPTY 507003
+#define ACL_ERROR_RT_STREAM_NOT_COMPLETE 507004
+#define ACL_ERROR_RT_END_OF_SEQUENCE 507005
+#define ACL_ERROR_RT_EVENT_NOT_COMPLETE 507006
+#define ACL_ERROR_RT_CONTEXT_RELEASE_ERROR 507007
+#define ACL_ERROR_RT_SOC_VERSION 507008
+#define ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT 507009
+#define ACL_ERROR_RT_LOST_HEARTBEAT 507010
+#define ACL_ERROR_RT_MODEL_EXECUTE 507011
+#define ACL_ERROR_RT_REPORT_TIMEOUT 507012
+#define ACL_ERROR_RT_SYS_DMA 507013
+#define ACL_ERROR_RT_AICORE_TIMEOUT 507014
+#define ACL_ERROR_RT_AICORE_EXCEPTION 507015
+#define ACL_ERROR_RT_AICORE_TRAP_EXCEPTION 507016
+#define ACL_ERROR_RT_AICPU_TIMEOUT 507017
+#define ACL_ERROR_RT_AICPU_EXCEPTION 507018
+#define ACL_ERROR_RT_AICPU_DATADUMP_RSP_ERR 507019
+#define ACL_ERROR_RT_AICPU_MODEL_RSP_ERR 507020
+#define ACL_ERROR_RT_PROFILING_ERROR 507021
+#define ACL_ERROR_RT_IPC_ERROR 507022
+#define ACL_ERROR_RT_MODEL_ABORT_NORMAL 507023
+#define ACL_ERROR_RT_KERNEL_UNREGISTERING 507024
+#define ACL_ERROR_RT_RINGBUFFER_NOT_INIT 507025
+#define ACL_ERROR_RT_RINGBUFFER_NO_DATA 507026
+#define ACL_ERROR_RT_KERNEL_LOOKUP 507027
+#define ACL_ERROR_RT_KERNEL_DUPLICATE 507028
+#define ACL_ERROR_RT_DEBUG_REGISTER_FAIL 507029
+#define ACL_ERROR_RT_DEBUG_UNREGISTER_FAIL 507030
+#define ACL_ERROR_RT_LABEL_CONTEXT 507031
+#define ACL_ERROR_RT_PROGRAM_USE_OUT 507032
+#define ACL_ERROR_RT_DEV_SETUP_ERROR 507033
+#define ACL_ERROR_RT_VECTOR_CORE_TIMEOUT 507034
+#define ACL_ERROR_RT_VECTOR_CORE_EXCEPTION 507035
+#define ACL_ERROR_RT_VECTOR_CORE_TRAP_EXCEPTION 507036
+#define ACL_ERROR_RT_CDQ_BATCH_ABNORMAL 507037
+#define ACL_ERROR_RT_DIE_MODE_CHANGE_ERROR 507038
+#define ACL_ERROR_RT_DIE_SET_ERROR 507039
+#define ACL_ERROR_RT_INVALID_DIEID 507040
+#define ACL_ERROR_RT_DIE_MODE_NOT_SET 507041
+#define ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW 507042
+#define ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW 507043
+#define ACL_ERROR_RT_VECTOR_CORE_TRAP_READ_OVERFLOW 507044
+#define ACL_ERROR_RT_VECTOR_CORE_TRAP_WRITE_OVERFLOW 507045
+#define ACL_ERROR_RT_STREAM_SYNC_TIMEOUT 507046
+#define ACL_ERROR_RT_EVENT_SYNC_TIMEOUT 507047
+#define ACL_ERROR_RT_FFTS_PLUS_TIMEOUT 507048
+#define ACL_ERROR_RT_FFTS_PLUS_EXCEPTION 507049
+#define ACL_ERROR_RT_FFTS_PLUS_TRAP_EXCEPTION 507050
+#define ACL_ERROR_RT_SEND_MSG 507051
+#define ACL_ERROR_RT_COPY_DATA 507052
+#define ACL_ERROR_RT_DEVICE_MEM_ERROR 507053
+#define ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR 507054
+#define ACL_ERROR_RT_SUSPECT_DEVICE_MEM_ERROR 507055
+#define ACL_ERROR_RT_LINK_ERROR 507056
+#define ACL_ERROR_RT_SUSPECT_REMOTE_ERROR 507057
+#define ACL_ERROR_RT_DRV_INTERNAL_ERROR 507899
+#define ACL_ERROR_RT_AICPU_INTERNAL_ERROR 507900
+#define ACL_ERROR_RT_SOCKET_CLOSE 507901
+#define ACL_ERROR_RT_AICPU_INFO_LOAD_RSP_ERR 507902
+#define ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED 507903
+#define ACL_ERROR_RT_COMM_OP_RETRY_FAIL 507904
+#define ACL_ERROR_SNAPSHOT_LOCK_TIMEOUT 507905
+#define ACL_ERROR_SNAPSHOT_LOCK_FAILED 507906
+#define ACL_ERROR_SNAPSHOT_UNLOCK_FAILED 507907
+#define ACL_ERROR_SNAPSHOT_BACKUP_FAILED 507908
+#define ACL_ERROR_SNAPSHOT_RESTORE_FAILED 507909
+#define ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED 507910
+#define ACL_ERROR_HOST_MEMORY_NOT_REGISTERED 507911
+#define ACL_ERROR_SNAPSHOT_CALLBACK_FAILED 507912
+#define ACL_ERROR_SNAPSHOT_REGISTER_CALLBACK_FAILED 507913
+#define ACL_ERROR_RT_L3_PORT_ERROR 507914
+#define ACL_ERROR_RT_CCU_TIMEOUT 507915
+#define ACL_ERROR_RT_CCU_EXCEPTION 507916
+
+/* ------------------------------------------------------------------------
+ * Constants and types (acl_rt.h)
+ * ------------------------------------------------------------------------ */
+#define ACL_MAJOR_VERSION 1
+#define ACL_MINOR_VERSION 17
+#define ACL_PATCH_VERSION 0
+
+/* Event creation flags. */
+#define ACL_EVENT_SYNC 0x00000001U
+#define ACL_EVENT_CAPTURE_STREAM_PROGRESS 0x00000002U
+#define ACL_EVENT_TIME_LINE 0x00000008U
+#define ACL_EVENT_DEVICE_USE_ONLY 0x00000010U
+#define ACL_EVENT_EXTERNAL 0x00000020U
+#define ACL_EVENT_IPC 0x00000040U
+
+/* Stream creation flags. */
+#define ACL_STREAM_FAST_LAUNCH 0x00000001U
+#define ACL_STREAM_FAST_SYNC 0x00000002U
+#define ACL_STREAM_PERSISTENT 0x00000004U
+#define ACL_STREAM_HUGE 0x00000008U
+#define ACL_STREAM_CPU_SCHEDULE 0x00000010U
+#define ACL_STREAM_DEVICE_USE_ONLY 0x00000020U
+
+#define ACL_STREAM_WAIT_VALUE_GEQ 0x00000000U
+#define ACL_STREAM_WAIT_VALUE_EQ 0x00000001U
+#define ACL_STREAM_WAIT_VALUE_AND 0x00000002U
+#define ACL_STREAM_WAIT_VALUE_NOR 0x00000003U
+
+#define ACL_CONTINUE_ON_FAILURE 0x00000000U
+#define ACL_STOP_ON_FAILURE 0x00000001U
+
+#define ACL_NOTIFY_DEFAULT 0x00000000U
+#define ACL_NOTIFY_DEVICE_USE_ONLY 0x00000001U
+
+#define ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x02UL
+#define ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS 0x02UL
+
+#define ACL_IPC_EVENT_HANDLE_SIZE 64U
+
+/* Record and wait operation flags. */
+#define ACL_EVENT_RECORD_DEFAULT 0x0U
+#define ACL_EVENT_RECORD_EXTERNAL 0x01U
+#define ACL_EVENT_WAIT_DEFAULT 0x0U
+#define ACL_EVENT_WAIT_EXTERNAL 0x01U
+
+typedef enum aclrtRunMode {
+    ACL_DEVICE,
+    ACL_HOST,
+} aclrtRunMode;
+
+typedef enum aclrtTsId {
+    ACL_TS_ID_AICORE = 0,
+    ACL_TS_ID_AIVECTOR = 1,
+    ACL_TS_ID_RESERVED = 2,
+} aclrtTsId;
+
+typedef enum aclrtEventStatus {
+    ACL_EVENT_STATUS_COMPLETE = 0,
+    ACL_EVENT_STATUS_NOT_READY = 1,
+    ACL_EVENT_STATUS_RESERVED = 2,
+} aclrtEventStatus;
+
+/* Mind the polarity: NOT_READY is 0 here, unlike every other status enum. */
+typedef enum aclrtEventRecordedStatus {
+    ACL_EVENT_RECORDED_STATUS_NOT_READY = 0,
+    ACL_EVENT_RECORDED_STATUS_COMPLETE = 1,
+} aclrtEventRecordedStatus;
+
+typedef enum aclrtEventWaitStatus {
+    ACL_EVENT_WAIT_STATUS_COMPLETE = 0,
+    ACL_EVENT_WAIT_STATUS_NOT_READY = 1,
+    ACL_EVENT_WAIT_STATUS_RESERVED = 0xFFFF,
+} aclrtEventWaitStatus;
+
+typedef enum aclrtStreamStatus {
+    ACL_STREAM_STATUS_COMPLETE = 0,
+    ACL_STREAM_STATUS_NOT_READY = 1,
+    ACL_STREAM_STATUS_RESERVED = 0xFFFF,
+} aclrtStreamStatus;
+
+typedef enum aclrtCallbackBlockType {
+    ACL_CALLBACK_NO_BLOCK,
+    ACL_CALLBACK_BLOCK,
+} aclrtCallbackBlockType;
+
+typedef enum aclrtMemcpyKind {
+    ACL_MEMCPY_HOST_TO_HOST,
+    ACL_MEMCPY_HOST_TO_DEVICE,
+    ACL_MEMCPY_DEVICE_TO_HOST,
+    ACL_MEMCPY_DEVICE_TO_DEVICE,
+    ACL_MEMCPY_DEFAULT,
+    ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE,
+    ACL_MEMCPY_INNER_DEVICE_TO_DEVICE,
+    ACL_MEMCPY_INTER_DEVICE_TO_DEVICE,
+} aclrtMemcpyKind;
+
+typedef enum aclrtMemMallocPolicy {
+    ACL_MEM_MALLOC_HUGE_FIRST,
+    ACL_MEM_MALLOC_HUGE_ONLY,
+    ACL_MEM_MALLOC_NORMAL_ONLY,
+    ACL_MEM_MALLOC_HUGE_FIRST_P2P,
+    ACL_MEM_MALLOC_HUGE_ONLY_P2P,
+    ACL_MEM_MALLOC_NORMAL_ONLY_P2P,
+    ACL_MEM_MALLOC_HUGE1G_ONLY,
+    ACL_MEM_MALLOC_HUGE1G_ONLY_P2P,
+    ACL_MEM_TYPE_LOW_BAND_WIDTH = 0x0100,
+    ACL_MEM_TYPE_HIGH_BAND_WIDTH = 0x1000,
+    ACL_MEM_ACCESS_USER_SPACE_READONLY = 0x100000,
+} aclrtMemMallocPolicy;
+
+typedef enum {
+    ACL_RT_STREAM_WORK_ADDR_PTR = 0,
+    ACL_RT_STREAM_WORK_SIZE,
+    ACL_RT_STREAM_FLAG,
+    ACL_RT_STREAM_PRIORITY,
+} aclrtStreamConfigAttr;
+
+typedef struct aclrtStreamConfigHandle {
+    void *workptr;
+    size_t workSize;
+    size_t flag;
+    uint32_t priority;
+} aclrtStreamConfigHandle;
+
+typedef enum {
+    ACL_STREAM_ATTR_FAILURE_MODE = 1,
+    ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK = 2,
+    ACL_STREAM_ATTR_USER_CUSTOM_TAG = 3,
+    ACL_STREAM_ATTR_CACHE_OP_INFO = 4,
+    ACL_STREAM_ATTR_PRIORITY = 5,
+} aclrtStreamAttr;
+
+typedef union {
+    uint64_t failureMode;
+    uint32_t overflowSwitch;
+    uint32_t userCustomTag;
+    uint32_t cacheOpInfoSwitch;
+    uint32_t streamPriority;
+    uint32_t reserve[4];
+} aclrtStreamAttrValue;
+
+typedef enum aclrtLastErrLevel {
+    ACL_RT_THREAD_LEVEL = 0,
+} aclrtLastErrLevel;
+
+typedef struct rtExceptionInfo aclrtExceptionInfo;
+
+typedef void (*aclrtCallback)(void *userData);
+typedef void (*aclrtHostFunc)(void *args);
+typedef void (*aclrtExceptionInfoCallback)(aclrtExceptionInfo *exceptionInfo);
+typedef void (*aclrtOpExceptionCallback)(aclrtExceptionInfo *exceptionInfo, void *userData);
+
+typedef enum {
+    ACL_RT_DEVICE_STATE_SET_PRE = 0,
+    ACL_RT_DEVICE_STATE_SET_POST,
+    ACL_RT_DEVICE_STATE_RESET_PRE,
+    ACL_RT_DEVICE_STATE_RESET_POST,
+} aclrtDeviceState;
+
+typedef void (*aclrtDeviceStateCallback)(int32_t deviceId, aclrtDeviceState state, void *args);
+
+typedef enum {
+    ACL_RT_STREAM_STATE_CREATE_POST = 1,
+    ACL_RT_STREAM_STATE_DESTROY_PRE,
+} aclrtStreamState;
+
+typedef void (*aclrtStreamStateCallback)(aclrtStream stm, aclrtStreamState state, void *args);
+
+typedef enum {
+    ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE = 0,
+    ACL_RT_CNT_NOTIFY_RECORD_ADD_MODE = 1,
+    ACL_RT_CNT_NOTIFY_RECORD_BIT_OR_MODE = 2,
+    ACL_RT_CNT_NOTIFY_RECORD_BIT_AND_MODE = 4,
+} aclrtCntNotifyRecordMode;
+
+typedef struct {
+    aclrtCntNotifyRecordMode mode;
+    uint32_t value;
+} aclrtCntNotifyRecordInfo;
+
+typedef enum {
+    ACL_RT_CNT_NOTIFY_WAIT_LESS_MODE = 0,
+    ACL_RT_CNT_NOTIFY_WAIT_EQUAL_MODE = 1,
+    ACL_RT_CNT_NOTIFY_WAIT_BIGGER_MODE = 2,
+    ACL_RT_CNT_NOTIFY_WAIT_BIGGER_OR_EQUAL_MODE = 3,
+    ACL_RT_CNT_NOTIFY_WAIT_EQUAL_WITH_BITMASK_MODE = 4,
+} aclrtCntNotifyWaitMode;
+
+typedef struct {
+    aclrtCntNotifyWaitMode mode;
+    uint32_t value;
+    uint32_t timeout;
+    uint8_t isClear;
+    uint8_t rsv[3];
+} aclrtCntNotifyWaitInfo;
+
+typedef struct aclrtIpcEventHandle {
+    char reserved[ACL_IPC_EVENT_HANDLE_SIZE];
+} aclrtIpcEventHandle;
+
+typedef enum {
+    ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,
+    ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL,
+    ACL_MODEL_RI_CAPTURE_MODE_RELAXED,
+} aclmdlRICaptureMode;
+
+typedef enum {
+    ACL_MODEL_RI_CAPTURE_STATUS_NONE = 0,
+    ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE,
+    ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED,
+} aclmdlRICaptureStatus;
+
+/* ========================================================================
+ * Init and errors
+ *
+ * aclInit is reference-counted: a repeated call returns
+ * ACL_ERROR_REPEAT_INITIALIZE (harmless) and the first configuration stays.
+ * aclFinalize tears everything down; init -> finalize -> init cycles work.
+ * aclGetRecentErrMsg returns and clears the calling thread's accumulated
+ * error text (newest first), or NULL. aclrtGetLastError/PeekAtLastError
+ * report the thread's most recent error code, parameter or asynchronous.
+ * ======================================================================== */
+ACLRT_API aclError aclInit(const char *configPath);
+ACLRT_API aclError aclFinalize();
+ACLRT_API aclError aclFinalizeReference(uint64_t *refCount);
+ACLRT_API const char *aclGetRecentErrMsg();
+ACLRT_API aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
+ACLRT_API aclError aclrtGetLastError(aclrtLastErrLevel level);
+
+/* ========================================================================
+ * Device and context
+ *
+ * aclrtSetDevice is reference-counted per device; the first call creates the
+ * device's default context and default stream, shared by every thread that
+ * sets the same device. A thread has one current context; a NULL stream
+ * argument means that context's default stream, which is an ordinary stream:
+ * no implicit synchronization with other streams.
+ * ======================================================================== */
+ACLRT_API aclError aclrtSetDevice(int32_t deviceId);
+ACLRT_API aclError aclrtResetDevice(int32_t deviceId);
+ACLRT_API aclError aclrtResetDeviceForce(int32_t deviceId);
+ACLRT_API aclError aclrtGetDevice(int32_t *deviceId);
+ACLRT_API aclError aclrtGetDeviceCount(uint32_t *count);
+ACLRT_API aclError aclrtSynchronizeDevice(void);
+ACLRT_API aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout);
+ACLRT_API aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
+ACLRT_API aclError aclrtDestroyContext(aclrtContext context);
+ACLRT_API aclError aclrtSetCurrentContext(aclrtContext context);
+ACLRT_API aclError aclrtGetCurrentContext(aclrtContext *context);
+ACLRT_API aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream);
+ACLRT_API aclError aclrtGetRunMode(aclrtRunMode *runMode);
+
+/* ========================================================================
+ * Streams
+ *
+ * A stream runs its tasks in submission order; streams run concurrently.
+ * Timeouts of the *WithTimeout synchronizers are milliseconds, -1 = forever
+ * (0 and values below -1 are invalid). DestroyStream waits for the stream's
+ * work; DestroyStreamForce discards what has not started.
+ * ======================================================================== */
+ACLRT_API aclError aclrtCreateStream(aclrtStream *stream);
+ACLRT_API aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag);
+ACLRT_API aclError aclrtCreateStreamV2(aclrtStream *stream, const aclrtStreamConfigHandle *handle);
+ACLRT_API aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void);
+ACLRT_API aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamConfigAttr attr,
+                                           const void *attrValue, size_t valueSize);
+ACLRT_API aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle);
+ACLRT_API aclError aclrtDestroyStream(aclrtStream stream);
+ACLRT_API aclError aclrtDestroyStreamForce(aclrtStream stream);
+ACLRT_API aclError aclrtSynchronizeStream(aclrtStream stream);
+ACLRT_API aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
+ACLRT_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
+ACLRT_API aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
+ACLRT_API aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority);
+ACLRT_API aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags);
+ACLRT_API aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
+ACLRT_API aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                           aclrtStreamAttrValue *value);
+ACLRT_API aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr stmAttrType,
+                                           aclrtStreamAttrValue *value);
+ACLRT_API aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority, int32_t *greatestPriority);
+ACLRT_API aclError aclrtGetStreamAvailableNum(uint32_t *streamCount);
+
+/* ========================================================================
+ * Events
+ *
+ * A record captures the work submitted to the stream so far; query,
+ * synchronize and stream waits refer to that captured work. Three flavours:
+ *   aclrtCreateEvent            timestamps on; NOT_READY until recorded; a
+ *                               stream wait needs a record first.
+ *   aclrtCreateEventWithFlag    legacy: with ACL_EVENT_SYNC the event is a
+ *                               flag that stays set until aclrtResetEvent,
+ *                               and a wait issued before any record waits
+ *                               for the next record.
+ *   aclrtCreateEventExWithFlag  reusable: every record re-captures; complete
+ *                               (and nothing to wait for) before its first
+ *                               record; no reset, no QueryEvent.
+ * Synchronize timeouts are milliseconds (-1 forever); stream-wait timeouts
+ * are seconds (0 = never). Waits copy what the event captured at the call,
+ * so re-recording does not change a pending wait, and an event may be
+ * destroyed while work it captured is still pending.
+ * ======================================================================== */
+ACLRT_API aclError aclrtCreateEvent(aclrtEvent *event);
+ACLRT_API aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag);
+ACLRT_API aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
+ACLRT_API aclError aclrtDestroyEvent(aclrtEvent event);
+ACLRT_API aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream);
+ACLRT_API aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, uint32_t flag);
+ACLRT_API aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
+ACL_DEPRECATED_MESSAGE("aclrtQueryEvent is deprecated, use aclrtQueryEventStatus instead")
+ACLRT_API aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status);
+ACLRT_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status);
+ACLRT_API aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status);
+ACLRT_API aclError aclrtSynchronizeEvent(aclrtEvent event);
+ACLRT_API aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
+ACLRT_API aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent);
+ACLRT_API aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp);
+ACLRT_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
+ACLRT_API aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout);
+ACLRT_API aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event, uint32_t timeout,
+                                                uint32_t flag);
+ACLRT_API aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId);
+ACLRT_API aclError aclrtGetEventAvailNum(uint32_t *eventCount);
+ACLRT_API aclError aclrtSetOpWaitTimeout(uint32_t timeout);
+
+/* ========================================================================
+ * Tasks and memory
+ *
+ * aclrtLaunchHostFunc runs fn(args) on a runtime thread when the stream's
+ * earlier tasks are done, and holds the stream's later tasks until it
+ * returns. "Device" memory of the host backend is host memory; copies and
+ * memsets check sizes as the real runtime does (count <= destMax).
+ * ======================================================================== */
+ACLRT_API aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);
+ACLRT_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ACLRT_API aclError aclrtFree(void *devPtr);
+ACLRT_API aclError aclrtMallocHost(void **hostPtr, size_t size);
+ACLRT_API aclError aclrtFreeHost(void *hostPtr);
+ACLRT_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
+ACLRT_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
+                                    aclrtMemcpyKind kind, aclrtStream stream);
+ACLRT_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
+ACLRT_API aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
+                                    aclrtStream stream);
+
+/* ========================================================================
+ * aclrtx: extensions beyond the ACL API (not part of the real runtime)
+ * ======================================================================== */
+
+/*
+ * Host kernel: the CPU stand-in for a device kernel. One task that runs
+ * fn(blockIdx, numBlocks, args) for every blockIdx in [0, numBlocks); blocks
+ * may run in parallel on the device's executor threads, and the task
+ * completes when all have returned. A non-zero return fails the task like a
+ * device kernel fault (the stream's next synchronize returns that code, and
+ * the stream's failure mode applies).
+ */
+typedef aclError (*aclrtxHostKernel)(uint32_t blockIdx, uint32_t numBlocks, void *args);
+ACLRT_API aclError aclrtxLaunchHostKernel(aclrtStream stream, uint32_t numBlocks, aclrtxHostKernel fn, void *args);
+
+/* The backend in use ("host" or "cuda"); NULL before the runtime starts. */
+ACLRT_API const char *aclrtxGetBackendName(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACLRT_H */
+
+/* ========================================================================
+ * Implementation
+ * ======================================================================== */
+#if defined(ACLRT_IMPLEMENTATION) && !defined(ACLRT_IMPLEMENTATION_DONE)
+#define ACLRT_IMPLEMENTATION_DONE
+#ifdef __cplusplus
+#error "aclrt: the implementation is C11 (Concurrency Kit's ck_ring.h is not valid C++). Put '#define ACLRT_IMPLEMENTATION' + '#include \"aclrt.h\"' in a .c file and compile it as C; C++ files include aclrt.h (or acl/acl.h) without ACLRT_IMPLEMENTATION."
+#endif
+#include "impl/aclrt_impl.h"
+#endif

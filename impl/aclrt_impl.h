@@ -1,0 +1,31 @@
+/*
+ * impl/aclrt_impl.h - the implementation, in dependency order. Included once,
+ * by aclrt.h, when ACLRT_IMPLEMENTATION is defined. Each file is one concept;
+ * see the comment at its top.
+ */
+#ifndef ACLRT_IMPL_ACLRT_IMPL_H
+#define ACLRT_IMPL_ACLRT_IMPL_H
+
+#include "base.h"      /* compiler glue, ThreadSanitizer annotations */
+#include "clock.h"     /* monotonic nanoseconds, deadlines */
+#include "futex.h"     /* sleeping on a word */
+#include "thread.h"    /* per-thread state */
+#include "error.h"     /* the one place errors are recorded */
+#include "seq.h"       /* sequence counters (ck_ec64): read, advance, wait */
+#include "handle.h"    /* handle tables with generations */
+#include "config.h"    /* defaults, aclInit JSON, environment */
+#include "task.h"      /* the 64-byte task record */
+#include "ring.h"      /* a stream's task ring (ck_ring MPSC) */
+#include "mpmc.h"      /* bounded MPMC queue (ready queues) */
+#include "park.h"      /* parking blocked streams */
+#include "runtime.h"   /* devices, contexts, the runtime object */
+#include "stream.h"    /* streams: submit, synchronize, create, destroy */
+#include "event.h"     /* events: record, query, wait */
+#include "exec.h"      /* running a stream's tasks */
+#include "launch.h"    /* host functions and host kernels */
+#include "context.h"   /* aclrtSetDevice, contexts */
+#include "memory.h"    /* memory, copies, memsets */
+#include "../backends/host.h"
+#include "init.h"      /* aclInit / aclFinalize, runtime start and stop */
+
+#endif /* ACLRT_IMPL_ACLRT_IMPL_H */

@@ -1,0 +1,357 @@
+/*
+ * impl/context.h - devices and contexts: aclrtSetDevice and friends.
+ *
+ *   - aclrtSetDevice counts references per device. The first one starts the
+ *     device (its executors) and creates its default context, shared by
+ *     every thread that sets the device; each call makes that context the
+ *     thread's current one.
+ *   - aclrtResetDevice drops one reference; at zero it releases the default
+ *     context: waits for and destroys every stream created in it. After
+ *     that, resetting again fails until the device is set again.
+ *     aclrtResetDeviceForce releases at once, whatever the count.
+ *   - aclrtCreateContext makes an explicit context (with its own default
+ *     stream) and makes it current; aclrtDestroyContext releases it.
+ *   - A thread's current context is a handle checked at every use, so a
+ *     context released by another thread reads as "no context"
+ *     (ACL_ERROR_RT_CONTEXT_NULL), never as a dangling pointer.
+ *   - With `defaultDevice.default_device` configured, a thread that never
+ *     set a device uses that device's default context.
+ */
+#ifndef ACLRT_IMPL_CONTEXT_H
+#define ACLRT_IMPL_CONTEXT_H
+
+#include "base.h"
+#include "error.h"
+#include "handle.h"
+#include "runtime.h"
+#include "stream.h"
+
+static aclError aclrt_runtime_start(void);
+
+ACLRT_INLINE void *aclrt_context_handle(const struct aclrt_context *ctx)
+{
+    return aclrt_slot_handle(&aclrt_rt.contexts, &ctx->hdr);
+}
+
+/* Valid device id, or ACL_ERROR_RT_INVALID_DEVICEID. Starts the runtime. */
+static aclError aclrt_device_check(int32_t id, struct aclrt_device **out)
+{
+    aclError rc = aclrt_runtime_start();
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (id < 0 || (uint32_t)id >= aclrt_rt.device_count)
+        return aclrt_fail(ACL_ERROR_RT_INVALID_DEVICEID, "device id %d is out of range [0, %u)", (int)id,
+                          aclrt_rt.device_count);
+    *out = &aclrt_rt.devices[id];
+    return ACL_SUCCESS;
+}
+
+static aclError aclrt_device_start_locked(struct aclrt_device *dev)
+{
+    if (dev->started)
+        return ACL_SUCCESS;
+    aclError rc = aclrt_rt.backend->device_start(dev);
+    if (rc == ACL_SUCCESS)
+        dev->started = true;
+    return rc;
+}
+
+static aclError aclrt_context_create_locked(struct aclrt_device *dev, bool is_default, struct aclrt_context **out,
+                                            void **handle)
+{
+    aclError rc = aclrt_device_start_locked(dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_context *ctx = (struct aclrt_context *)aclrt_table_alloc(&aclrt_rt.contexts);
+    if (ctx == NULL)
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a context");
+    ctx->device = dev;
+    ctx->is_default = is_default;
+    atomic_store_explicit(&ctx->stop_on_failure, false, memory_order_relaxed);
+    atomic_store_explicit(&ctx->failure, 0, memory_order_relaxed);
+    rc = aclrt_stream_create_in(ctx, ACLRT_STREAM_PRIORITY_GREATEST, 0, true, &ctx->default_stream,
+                                &ctx->default_stream_handle);
+    if (rc != ACL_SUCCESS) {
+        aclrt_table_free(&aclrt_rt.contexts, &ctx->hdr);
+        return rc;
+    }
+    *handle = aclrt_table_publish(&aclrt_rt.contexts, &ctx->hdr);
+    *out = ctx;
+    return ACL_SUCCESS;
+}
+
+/* Wait for and destroy every stream of the context, then the context itself. */
+static void aclrt_context_release_locked(struct aclrt_context *ctx)
+{
+    aclrt_table_retire(&ctx->hdr);
+    ACLRT_TABLE_FOREACH(&aclrt_rt.streams, struct aclrt_stream, s)
+    {
+        if ((atomic_load_explicit(&s->hdr.generation, memory_order_acquire) & 1u) && s->ctx == ctx &&
+            !s->is_default)
+            aclrt_stream_destroy(s, false);
+    }
+    aclrt_stream_destroy(ctx->default_stream, false);
+    if (ctx->is_default && ctx->device->default_ctx == ctx) {
+        ctx->device->default_ctx = NULL;
+        ctx->device->default_ctx_handle = NULL;
+    }
+    aclrt_table_free(&aclrt_rt.contexts, &ctx->hdr);
+}
+
+/* One more aclrtSetDevice reference (creating the default context if needed). */
+static aclError aclrt_device_set_locked(struct aclrt_device *dev)
+{
+    if (dev->default_ctx == NULL) {
+        aclError rc = aclrt_context_create_locked(dev, true, &dev->default_ctx, &dev->default_ctx_handle);
+        if (rc != ACL_SUCCESS)
+            return rc;
+    }
+    dev->set_count++;
+    dev->reset_done = false;
+    return ACL_SUCCESS;
+}
+
+static aclError aclrt_current_context_slow(struct aclrt_context **out)
+{
+    aclError rc = aclrt_runtime_start();
+    if (rc != ACL_SUCCESS)
+        return rc;
+    int32_t id = aclrt_rt.config.default_device;
+    if (id < 0 || (uint32_t)id >= aclrt_rt.device_count)
+        return aclrt_fail(ACL_ERROR_RT_CONTEXT_NULL,
+                          "the calling thread has no current context: call aclrtSetDevice or aclrtCreateContext first");
+    struct aclrt_device *dev = &aclrt_rt.devices[id];
+    pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
+    if (dev->default_ctx == NULL)
+        rc = aclrt_device_set_locked(dev); /* the configured default device, set implicitly once */
+    void *handle = dev->default_ctx_handle;
+    pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_context *ctx = aclrt_context_lookup(handle);
+    if (ctx == NULL)
+        return aclrt_fail(ACL_ERROR_RT_CONTEXT_NULL, "the default device's context was just released");
+    aclrt_tls.ctx_handle = handle;
+    *out = ctx;
+    return ACL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------
+ * API
+ * ------------------------------------------------------------------------ */
+
+ACLRT_API aclError aclrtSetDevice(int32_t deviceId)
+{
+    ACLRT_ENTER();
+    struct aclrt_device *dev;
+    aclError rc = aclrt_device_check(deviceId, &dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
+    rc = aclrt_device_set_locked(dev);
+    void *handle = dev->default_ctx_handle;
+    pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    if (rc == ACL_SUCCESS)
+        aclrt_tls.ctx_handle = handle;
+    return rc;
+}
+
+static aclError aclrt_device_reset(int32_t deviceId, bool force)
+{
+    struct aclrt_device *dev;
+    aclError rc = aclrt_device_check(deviceId, &dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
+    if (dev->default_ctx == NULL || dev->set_count == 0) {
+        pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+        return aclrt_fail(ACL_ERROR_RT_CONTEXT_NULL, "device %d is not set (never set, or already reset)",
+                          (int)deviceId);
+    }
+    if (force || --dev->set_count == 0) {
+        aclrt_context_release_locked(dev->default_ctx);
+        dev->set_count = 0;
+        dev->reset_done = true;
+    }
+    pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtResetDevice(int32_t deviceId)
+{
+    ACLRT_ENTER();
+    return aclrt_device_reset(deviceId, false);
+}
+
+ACLRT_API aclError aclrtResetDeviceForce(int32_t deviceId)
+{
+    ACLRT_ENTER();
+    return aclrt_device_reset(deviceId, true);
+}
+
+ACLRT_API aclError aclrtGetDevice(int32_t *deviceId)
+{
+    ACLRT_ENTER();
+    if (deviceId == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "deviceId (output) is NULL");
+    struct aclrt_context *ctx;
+    aclError rc = aclrt_current_context(&ctx);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    *deviceId = (int32_t)ctx->device->id;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtGetDeviceCount(uint32_t *count)
+{
+    ACLRT_ENTER();
+    if (count == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "count (output) is NULL");
+    aclError rc = aclrt_runtime_start();
+    if (rc != ACL_SUCCESS)
+        return rc;
+    *count = aclrt_rt.device_count;
+    return ACL_SUCCESS;
+}
+
+/* Wait for every stream of the current context's device. */
+static aclError aclrt_device_synchronize(int32_t timeout_ms)
+{
+    struct aclrt_context *ctx;
+    aclError rc = aclrt_current_context(&ctx);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_device *dev = ctx->device;
+    uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
+                                       : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
+    aclError first = ACL_SUCCESS;
+    ACLRT_TABLE_FOREACH(&aclrt_rt.streams, struct aclrt_stream, s)
+    {
+        if (!(atomic_load_explicit(&s->hdr.generation, memory_order_acquire) & 1u) || s->device != dev)
+            continue;
+        if (aclrt_running_stream() == s)
+            return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "a task cannot synchronize the device it runs on");
+        uint64_t target = aclrt_stream_submitted(s);
+        int32_t left = -1;
+        if (deadline != ACLRT_NO_DEADLINE) {
+            uint64_t now = aclrt_now_ns();
+            left = now >= deadline ? 1 : (int32_t)((deadline - now + ACLRT_NS_PER_MS - 1) / ACLRT_NS_PER_MS);
+        }
+        if (aclrt_stream_wait_count(s, target, left, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT) != ACL_SUCCESS)
+            return aclrt_fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "device %u did not finish within %d ms", dev->id,
+                              (int)timeout_ms);
+        aclError err = aclrt_stream_take_error(s);
+        if (first == ACL_SUCCESS)
+            first = err;
+    }
+    if (first != ACL_SUCCESS)
+        return aclrt_fail(first, "a task on device %u failed", dev->id);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtSynchronizeDevice(void)
+{
+    ACLRT_ENTER();
+    return aclrt_device_synchronize(-1);
+}
+
+ACLRT_API aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
+{
+    ACLRT_ENTER();
+    if (timeout == 0 || timeout < -1)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms is invalid (-1 waits forever, > 0 is a limit)",
+                          (int)timeout);
+    return aclrt_device_synchronize(timeout);
+}
+
+ACLRT_API aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
+{
+    ACLRT_ENTER();
+    if (context == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "context (output) is NULL");
+    struct aclrt_device *dev;
+    aclError rc = aclrt_device_check(deviceId, &dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_context *ctx;
+    void *handle;
+    pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
+    rc = aclrt_context_create_locked(dev, false, &ctx, &handle);
+    pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    aclrt_tls.ctx_handle = handle;
+    *context = handle;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtDestroyContext(aclrtContext context)
+{
+    ACLRT_ENTER();
+    if (context == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "context is NULL");
+    pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
+    struct aclrt_context *ctx = aclrt_context_lookup(context);
+    aclError rc = ACL_SUCCESS;
+    if (ctx == NULL)
+        rc = aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "context %p is not a live context", context);
+    else if (ctx->is_default)
+        rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                        "context %p is a device's default context; aclrtResetDevice releases it", context);
+    else if (aclrt_running_stream() != NULL && aclrt_running_stream()->ctx == ctx)
+        rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "a task cannot destroy the context it runs in");
+    else
+        aclrt_context_release_locked(ctx);
+    pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    if (rc == ACL_SUCCESS && aclrt_tls.ctx_handle == context)
+        aclrt_tls.ctx_handle = NULL;
+    return rc;
+}
+
+ACLRT_API aclError aclrtSetCurrentContext(aclrtContext context)
+{
+    ACLRT_ENTER();
+    if (context == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "context is NULL");
+    if (aclrt_context_lookup(context) == NULL)
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "context %p is not a live context", context);
+    aclrt_tls.ctx_handle = context;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtGetCurrentContext(aclrtContext *context)
+{
+    ACLRT_ENTER();
+    if (context == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "context (output) is NULL");
+    struct aclrt_context *ctx;
+    aclError rc = aclrt_current_context(&ctx);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    *context = aclrt_context_handle(ctx);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream)
+{
+    ACLRT_ENTER();
+    if (stream == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream (output) is NULL");
+    struct aclrt_context *ctx;
+    aclError rc = aclrt_current_context(&ctx);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    *stream = ctx->default_stream_handle;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtGetRunMode(aclrtRunMode *runMode)
+{
+    ACLRT_ENTER();
+    if (runMode == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "runMode (output) is NULL");
+    *runMode = ACL_HOST; /* the program runs on the host CPU */
+    return ACL_SUCCESS;
+}
+
+#endif /* ACLRT_IMPL_CONTEXT_H */

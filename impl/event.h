@@ -1,0 +1,762 @@
+/*
+ * impl/event.h - events are sequence numbers.
+ *
+ * Recording event E on stream S captures (S, N), N = the number of tasks
+ * submitted to S so far: E is complete when S.completed >= N. No task is
+ * needed for that, so a record is a handful of atomic operations and never
+ * wakes an executor, and a query is a load and a compare. A stream wait is
+ * a task carrying a copy of (S, N) taken at the call.
+ *
+ * A record that takes a timestamp needs a task only while S has pending
+ * work: the executor stamps the event when it reaches that task (the task
+ * is then part of the capture, so a complete event always has its time).
+ * On an idle stream the record stamps at once.
+ *
+ * The capture (stream, target, timestamp, record count, state) is published
+ * under a per-event sequence lock, so a query never sees half of a record:
+ * writers (record, reset, stamp, destroy, wait bookkeeping) take the
+ * sequence from even to odd with a CAS and back with a release store;
+ * readers retry while it is odd or changed. Every field is an atomic, read
+ * relaxed between the two loads of the sequence.
+ *
+ * Flavours (ACL_REFERENCE.md §4):
+ *   PLAIN   aclrtCreateEvent: timestamps; NOT_READY before the first record;
+ *           a stream wait before any record is an error.
+ *   LEGACY  aclrtCreateEventWithFlag: with SYNC, a flag that stays set until
+ *           aclrtResetEvent; a wait issued while unrecorded waits for the
+ *           next record. Without SYNC: no waits, no reset.
+ *   EX      aclrtCreateEventExWithFlag: every record re-captures; complete
+ *           and nothing to wait for before the first record; no reset.
+ *
+ * Memory: an event is one 64-byte slot.
+ */
+#ifndef ACLRT_IMPL_EVENT_H
+#define ACLRT_IMPL_EVENT_H
+
+#include "base.h"
+#include "clock.h"
+#include "error.h"
+#include "handle.h"
+#include "park.h"
+#include "runtime.h"
+#include "stream.h"
+
+enum aclrt_event_flavour {
+    ACLRT_EVENT_PLAIN = 1,
+    ACLRT_EVENT_LEGACY = 2,
+    ACLRT_EVENT_EX = 3,
+};
+
+/* The internal flag aclrtCreateEvent events carry (waitable, like SYNC; not public). */
+#define ACLRT_EVENT_FLAG_INTERNAL_SYNC 0x4u
+
+/* `info` packs the constant creation data and the recorded state. */
+#define ACLRT_EVENT_INFO_FLAGS(i) ((i) & 0xFFu)
+#define ACLRT_EVENT_INFO_FLAVOUR(i) (((i) >> 8) & 0xFu)
+#define ACLRT_EVENT_INFO_RECORDED 0x1000u
+#define ACLRT_EVENT_INFO_DEVICE(i) (((i) >> 16) & 0xFFu)
+#define ACLRT_EVENT_INFO(flags, flavour, device) ((flags) | ((uint32_t)(flavour) << 8) | ((uint32_t)(device) << 16))
+
+struct aclrt_event {
+    struct aclrt_slot hdr;                  /* 12 bytes */
+    _Atomic uint32_t seq;                   /* sequence lock: odd while a writer is inside */
+    _Atomic(struct aclrt_stream *) stream;  /* captured stream (slot pointer, valid forever) */
+    _Atomic uint64_t target;                /* captured count: complete when stream->completed >= target */
+    _Atomic uint64_t timestamp;             /* ns, CLOCK_MONOTONIC; 0 = not stamped yet */
+    _Atomic uint32_t records;               /* records so far (a stamp or reset task names one) */
+    _Atomic uint32_t waits_pending;         /* wait tasks enqueued and not yet run */
+    _Atomic uint32_t info;                  /* flags | flavour | recorded | device */
+    uint32_t reserved;
+    struct aclrt_park_stack waiters;        /* streams waiting for the next record (legacy) */
+};
+
+_Static_assert(sizeof(struct aclrt_event) <= 64, "an event fits in one cache line");
+
+/* A consistent copy of an event's state. */
+struct aclrt_event_view {
+    uint32_t generation;
+    uint32_t info;
+    struct aclrt_stream *stream;
+    uint64_t target;
+    uint64_t timestamp;
+    uint32_t records;
+    uint32_t waits_pending;
+};
+
+ACLRT_INLINE struct aclrt_event *aclrt_event_lookup(const void *handle)
+{
+    return (struct aclrt_event *)aclrt_table_lookup(&aclrt_rt.events, handle);
+}
+
+/*
+ * Read the event consistently. Acquire on the first load of the sequence
+ * pairs with the writer's release store that ended its section; the acquire
+ * fence before the second load keeps the field loads inside the window.
+ */
+ACLRT_INLINE void aclrt_event_read(struct aclrt_event *e, struct aclrt_event_view *v)
+{
+    for (;;) {
+        uint32_t s1 = atomic_load_explicit(&e->seq, memory_order_acquire);
+        if (ACLRT_UNLIKELY(s1 & 1u)) {
+            aclrt_cpu_relax();
+            continue;
+        }
+        v->generation = atomic_load_explicit(&e->hdr.generation, memory_order_relaxed);
+        v->info = atomic_load_explicit(&e->info, memory_order_relaxed);
+        v->stream = atomic_load_explicit(&e->stream, memory_order_relaxed);
+        v->target = atomic_load_explicit(&e->target, memory_order_relaxed);
+        v->timestamp = atomic_load_explicit(&e->timestamp, memory_order_relaxed);
+        v->records = atomic_load_explicit(&e->records, memory_order_relaxed);
+        v->waits_pending = atomic_load_explicit(&e->waits_pending, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (ACLRT_LIKELY(atomic_load_explicit(&e->seq, memory_order_relaxed) == s1))
+            return;
+    }
+}
+
+/* Enter the writer section (spins while another writer is inside; sections are a few stores). */
+ACLRT_INLINE uint32_t aclrt_event_write_begin(struct aclrt_event *e)
+{
+    uint32_t seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
+    for (;;) {
+        if (seq & 1u) {
+            aclrt_cpu_relax();
+            seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
+            continue;
+        }
+        /* Acquire: pairs with the previous writer's release in aclrt_event_write_end. */
+        if (atomic_compare_exchange_weak_explicit(&e->seq, &seq, seq + 1, memory_order_acquire,
+                                                  memory_order_relaxed))
+            break;
+    }
+    /* The odd sequence is visible before any field store (readers then retry). */
+    atomic_thread_fence(memory_order_release);
+    return seq + 1;
+}
+
+ACLRT_INLINE void aclrt_event_write_end(struct aclrt_event *e, uint32_t odd)
+{
+    atomic_store_explicit(&e->seq, odd + 1, memory_order_release);
+}
+
+ACLRT_INLINE bool aclrt_event_view_alive(const struct aclrt_event_view *v, uint32_t generation)
+{
+    return v->generation == generation && (generation & 1u);
+}
+
+ACLRT_INLINE bool aclrt_event_view_complete(const struct aclrt_event_view *v)
+{
+    return aclrt_seq_reached(&v->stream->completed, v->target);
+}
+
+/* The generation a handle names (for checks inside a writer section). */
+ACLRT_INLINE uint32_t aclrt_event_handle_generation(const void *handle)
+{
+    uint64_t h = (uint64_t)(uintptr_t)handle;
+    return (uint32_t)(((h >> ACLRT_HANDLE_INDEX_BITS) & ACLRT_HANDLE_GEN_MASK) << 1) | 1u;
+}
+
+/* Resolve an event handle, or fail with ACL_ERROR_RT_INVALID_HANDLE. */
+ACLRT_INLINE aclError aclrt_event_resolve(aclrtEvent event, struct aclrt_event **out)
+{
+    *out = NULL;
+    if (ACLRT_UNLIKELY(event == NULL))
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "event is NULL");
+    struct aclrt_event *e = aclrt_event_lookup(event);
+    if (ACLRT_UNLIKELY(e == NULL))
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "event %p is not a live event (destroyed, stale or garbage)",
+                          event);
+    *out = e;
+    return ACL_SUCCESS;
+}
+
+/* Consistent view of a resolved event; fails if it was destroyed meanwhile. */
+ACLRT_INLINE aclError aclrt_event_snapshot(aclrtEvent event, struct aclrt_event *e, struct aclrt_event_view *v)
+{
+    aclrt_event_read(e, v);
+    if (ACLRT_UNLIKELY(!aclrt_event_view_alive(v, aclrt_event_handle_generation(event))))
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "event %p was destroyed", event);
+    return ACL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------
+ * Work the executor does for events (stamp, reset, wait bookkeeping). Each
+ * applies only if the event is still the same life and record.
+ * ------------------------------------------------------------------------ */
+
+ACLRT_INTERNAL void aclrt_event_apply_stamp(const struct aclrt_event_ref *ref, uint64_t now)
+{
+    struct aclrt_event *e = ref->event;
+    uint32_t odd = aclrt_event_write_begin(e);
+    if (atomic_load_explicit(&e->hdr.generation, memory_order_relaxed) == ref->generation &&
+        atomic_load_explicit(&e->records, memory_order_relaxed) == ref->record)
+        atomic_store_explicit(&e->timestamp, now, memory_order_relaxed);
+    aclrt_event_write_end(e, odd);
+}
+
+ACLRT_INTERNAL void aclrt_event_apply_reset(const struct aclrt_event_ref *ref)
+{
+    struct aclrt_event *e = ref->event;
+    uint32_t odd = aclrt_event_write_begin(e);
+    /* A record made after the reset call survives the reset. */
+    if (atomic_load_explicit(&e->hdr.generation, memory_order_relaxed) == ref->generation &&
+        atomic_load_explicit(&e->records, memory_order_relaxed) == ref->record) {
+        uint32_t info = atomic_load_explicit(&e->info, memory_order_relaxed);
+        atomic_store_explicit(&e->info, info & ~ACLRT_EVENT_INFO_RECORDED, memory_order_relaxed);
+    }
+    aclrt_event_write_end(e, odd);
+}
+
+/* A wait task for this event has run (or failed): one fewer outstanding. */
+ACLRT_INTERNAL void aclrt_event_wait_done(const struct aclrt_event_ref *ref)
+{
+    struct aclrt_event *e = ref->event;
+    if (e == NULL)
+        return;
+    uint32_t odd = aclrt_event_write_begin(e);
+    if (atomic_load_explicit(&e->hdr.generation, memory_order_relaxed) == ref->generation) {
+        uint32_t n = atomic_load_explicit(&e->waits_pending, memory_order_relaxed);
+        if (n > 0)
+            atomic_store_explicit(&e->waits_pending, n - 1, memory_order_relaxed);
+    }
+    aclrt_event_write_end(e, odd);
+}
+
+/* ------------------------------------------------------------------------
+ * Create and destroy
+ * ------------------------------------------------------------------------ */
+
+static aclError aclrt_event_create(aclrtEvent *event, uint32_t flags, enum aclrt_event_flavour flavour)
+{
+    struct aclrt_context *ctx;
+    aclError rc = aclrt_current_context(&ctx);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_device *dev = ctx->device;
+    uint32_t in_use = atomic_fetch_add_explicit(&dev->events_in_use, 1, memory_order_relaxed);
+    if (in_use >= aclrt_rt.config.max_events) {
+        atomic_fetch_sub_explicit(&dev->events_in_use, 1, memory_order_relaxed);
+        return aclrt_fail(ACL_ERROR_RT_NO_EVENT_RESOURCE, "device %u has no event left (limit %u)", dev->id,
+                          aclrt_rt.config.max_events);
+    }
+    struct aclrt_event *e = (struct aclrt_event *)aclrt_table_alloc(&aclrt_rt.events);
+    if (e == NULL) {
+        atomic_fetch_sub_explicit(&dev->events_in_use, 1, memory_order_relaxed);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for an event");
+    }
+    /* Racing readers of the dead slot (stale handles) see a writer section. */
+    uint32_t odd = aclrt_event_write_begin(e);
+    atomic_store_explicit(&e->stream, NULL, memory_order_relaxed);
+    atomic_store_explicit(&e->target, 0, memory_order_relaxed);
+    atomic_store_explicit(&e->timestamp, 0, memory_order_relaxed);
+    atomic_store_explicit(&e->records, 0, memory_order_relaxed);
+    atomic_store_explicit(&e->waits_pending, 0, memory_order_relaxed);
+    atomic_store_explicit(&e->info, ACLRT_EVENT_INFO(flags, flavour, dev->id), memory_order_relaxed);
+    atomic_store_explicit(&e->waiters.head, NULL, memory_order_relaxed);
+    *event = aclrt_table_publish(&aclrt_rt.events, &e->hdr);
+    aclrt_event_write_end(e, odd);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtCreateEvent(aclrtEvent *event)
+{
+    ACLRT_ENTER();
+    if (event == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "event (output) is NULL");
+    return aclrt_event_create(event, ACL_EVENT_TIME_LINE | ACL_EVENT_CAPTURE_STREAM_PROGRESS | ACLRT_EVENT_FLAG_INTERNAL_SYNC,
+                              ACLRT_EVENT_PLAIN);
+}
+
+ACLRT_API aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    ACLRT_ENTER();
+    if (event == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "event (output) is NULL");
+    const uint32_t all = 0x3Fu;
+    if ((flag & all) == 0 || flag > all ||
+        ((flag & ACL_EVENT_DEVICE_USE_ONLY) && flag != ACL_EVENT_DEVICE_USE_ONLY) ||
+        ((flag & ACL_EVENT_EXTERNAL) && flag != ACL_EVENT_EXTERNAL))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "event flag 0x%x is invalid (an OR of ACL_EVENT_SYNC, _CAPTURE_STREAM_PROGRESS, _TIME_LINE; "
+                          "or ACL_EVENT_DEVICE_USE_ONLY or ACL_EVENT_EXTERNAL alone)",
+                          flag);
+    return aclrt_event_create(event, flag, ACLRT_EVENT_LEGACY);
+}
+
+ACLRT_API aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
+{
+    ACLRT_ENTER();
+    if (event == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "event (output) is NULL");
+    const uint32_t all = 0x4Fu;
+    if ((flag & all) == 0 || flag > all || ((flag & ACL_EVENT_IPC) && flag != ACL_EVENT_IPC))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "event flag 0x%x is invalid (an OR of ACL_EVENT_SYNC, _CAPTURE_STREAM_PROGRESS, _TIME_LINE; "
+                          "or ACL_EVENT_IPC alone)",
+                          flag);
+    if (flag == ACL_EVENT_IPC)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "IPC events are not supported yet");
+    return aclrt_event_create(event, flag, ACLRT_EVENT_EX);
+}
+
+ACLRT_API aclError aclrtDestroyEvent(aclrtEvent event)
+{
+    ACLRT_ENTER();
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    uint32_t odd = aclrt_event_write_begin(e);
+    if (atomic_load_explicit(&e->hdr.generation, memory_order_relaxed) != aclrt_event_handle_generation(event)) {
+        aclrt_event_write_end(e, odd);
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "event %p was destroyed by another thread", event);
+    }
+    uint32_t device = ACLRT_EVENT_INFO_DEVICE(atomic_load_explicit(&e->info, memory_order_relaxed));
+    aclrt_table_retire(&e->hdr);
+    aclrt_event_write_end(e, odd);
+    /*
+     * Safe before completion: waits hold copies of the capture, and stamp,
+     * reset and bookkeeping tasks check the generation. Streams waiting for
+     * a record that will now never come are released.
+     */
+    aclrt_park_stack_wake_all(&e->waiters);
+    atomic_fetch_sub_explicit(&aclrt_rt.devices[device].events_in_use, 1, memory_order_relaxed);
+    aclrt_table_free(&aclrt_rt.events, &e->hdr);
+    return ACL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------
+ * Record
+ * ------------------------------------------------------------------------ */
+
+static aclError aclrt_event_record(aclrtEvent event, aclrtStream stream)
+{
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return rc;
+    struct aclrt_stream *s;
+    rc = aclrt_stream_resolve(stream, true, &s);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return rc;
+    rc = aclrt_stream_check_context(s);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return rc;
+    uint32_t info = atomic_load_explicit(&e->info, memory_order_relaxed);
+    uint32_t flags = ACLRT_EVENT_INFO_FLAGS(info);
+    if (ACLRT_UNLIKELY(flags & ACL_EVENT_EXTERNAL))
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "an ACL_EVENT_EXTERNAL event is recorded only inside a model capture");
+    uint32_t generation = aclrt_event_handle_generation(event);
+    bool timed = (flags & ACL_EVENT_TIME_LINE) != 0;
+
+    /*
+     * The capture: everything submitted to s so far. A timed record on a busy
+     * stream reserves a stamp task first and captures it too; the task is
+     * committed only after the capture is published, so it cannot run before
+     * the event knows which record it stamps.
+     */
+    uint64_t target = aclrt_stream_submitted(s);
+    uint64_t stamp = 0;
+    struct aclrt_task *slot = NULL;
+    unsigned int ticket = 0;
+    if (timed) {
+        if (aclrt_seq_reached(&s->completed, target)) {
+            stamp = aclrt_now_ns();
+        } else {
+            rc = aclrt_stream_reserve(s, &slot, &ticket, &target);
+            if (rc != ACL_SUCCESS)
+                return rc;
+        }
+    }
+
+    uint32_t odd = aclrt_event_write_begin(e);
+    if (ACLRT_UNLIKELY(atomic_load_explicit(&e->hdr.generation, memory_order_relaxed) != generation)) {
+        aclrt_event_write_end(e, odd);
+        if (slot != NULL) { /* keep the reserved slot's place in the stream: make it a no-op */
+            memset(slot, 0, sizeof *slot);
+            aclrt_stream_commit(s, slot, ticket);
+        }
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "event %p was destroyed by another thread", event);
+    }
+    uint32_t records = atomic_load_explicit(&e->records, memory_order_relaxed) + 1;
+    atomic_store_explicit(&e->stream, s, memory_order_relaxed);
+    atomic_store_explicit(&e->target, target, memory_order_relaxed);
+    atomic_store_explicit(&e->timestamp, stamp, memory_order_relaxed);
+    atomic_store_explicit(&e->records, records, memory_order_relaxed);
+    atomic_store_explicit(&e->info, info | ACLRT_EVENT_INFO_RECORDED, memory_order_relaxed);
+    aclrt_event_write_end(e, odd);
+
+    if (slot != NULL) {
+        memset(slot, 0, sizeof *slot);
+        slot->kind = ACLRT_TASK_EVENT_STAMP;
+        slot->u.mark.event = e;
+        slot->u.mark.generation = generation;
+        slot->u.mark.record = records;
+        aclrt_stream_commit(s, slot, ticket);
+    }
+    /* Legacy waits issued before this record can now bind to it. */
+    if (ACLRT_UNLIKELY(!aclrt_park_stack_empty(&e->waiters)))
+        aclrt_park_stack_wake_all(&e->waiters);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
+{
+    ACLRT_ENTER();
+    return aclrt_event_record(event, stream);
+}
+
+ACLRT_API aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream, uint32_t flag)
+{
+    ACLRT_ENTER();
+    if (flag == ACL_EVENT_RECORD_DEFAULT)
+        return aclrt_event_record(event, stream);
+    if (flag == ACL_EVENT_RECORD_EXTERNAL)
+        return aclrt_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED,
+                          "ACL_EVENT_RECORD_EXTERNAL records only on a stream that is being captured");
+    return aclrt_fail(ACL_ERROR_INVALID_PARAM, "record flag 0x%x is neither ACL_EVENT_RECORD_DEFAULT nor "
+                                               "ACL_EVENT_RECORD_EXTERNAL",
+                      flag);
+}
+
+/* ------------------------------------------------------------------------
+ * Reset
+ * ------------------------------------------------------------------------ */
+
+ACLRT_API aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
+{
+    ACLRT_ENTER();
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_event_view v;
+    if ((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS)
+        return rc;
+    uint32_t flags = ACLRT_EVENT_INFO_FLAGS(v.info);
+    unsigned flavour = ACLRT_EVENT_INFO_FLAVOUR(v.info);
+    if (flavour == ACLRT_EVENT_EX)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "events from aclrtCreateEventExWithFlag re-capture on every record and cannot be reset");
+    if (flags & ACL_EVENT_DEVICE_USE_ONLY)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "an ACL_EVENT_DEVICE_USE_ONLY event cannot be reset from the host");
+    if ((flags & (ACL_EVENT_SYNC | ACLRT_EVENT_FLAG_INTERNAL_SYNC | ACL_EVENT_EXTERNAL)) == 0)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "only events created with ACL_EVENT_SYNC can be reset");
+    struct aclrt_stream *s;
+    if ((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS)
+        return rc;
+    struct aclrt_event_ref ref = {e, v.generation, v.records};
+    if (aclrt_stream_idle(s)) { /* nothing before it on the stream: apply now */
+        aclrt_event_apply_reset(&ref);
+        return ACL_SUCCESS;
+    }
+    struct aclrt_task t;
+    memset(&t, 0, sizeof t);
+    t.kind = ACLRT_TASK_EVENT_RESET;
+    t.u.mark = ref;
+    return aclrt_stream_submit(s, &t, NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * Query and synchronize
+ * ------------------------------------------------------------------------ */
+
+ACLRT_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+{
+    ACLRT_ENTER();
+    if (ACLRT_UNLIKELY(status == NULL))
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "status (output) is NULL");
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return rc;
+    struct aclrt_event_view v;
+    if (ACLRT_UNLIKELY((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS))
+        return rc;
+    bool complete;
+    if (ACLRT_LIKELY(v.info & ACLRT_EVENT_INFO_RECORDED))
+        complete = aclrt_event_view_complete(&v);
+    else
+        complete = ACLRT_EVENT_INFO_FLAVOUR(v.info) == ACLRT_EVENT_EX; /* Ex: nothing captured yet */
+    *status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
+{
+    ACLRT_ENTER();
+    if (status == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "status (output) is NULL");
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_event_view v;
+    if ((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS)
+        return rc;
+    if (ACLRT_EVENT_INFO_FLAVOUR(v.info) == ACLRT_EVENT_EX)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "aclrtQueryEvent does not take aclrtCreateEventExWithFlag events (use aclrtQueryEventStatus)");
+    /* Never recorded (or reset) counts as complete here, as in the runtime. */
+    bool complete = !(v.info & ACLRT_EVENT_INFO_RECORDED) || aclrt_event_view_complete(&v);
+    *status = complete ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
+{
+    ACLRT_ENTER();
+    if (status == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "status (output) is NULL");
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_event_view v;
+    if ((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS)
+        return rc;
+    uint32_t flags = ACLRT_EVENT_INFO_FLAGS(v.info);
+    if (ACLRT_EVENT_INFO_FLAVOUR(v.info) == ACLRT_EVENT_EX || (flags & ACL_EVENT_EXTERNAL))
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "aclrtQueryEventWaitStatus does not take Ex or external events");
+    *status = v.waits_pending == 0 ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
+    return ACL_SUCCESS;
+}
+
+static aclError aclrt_event_synchronize(aclrtEvent event, int32_t timeout_ms)
+{
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_event_view v;
+    if ((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS)
+        return rc;
+    if (!(v.info & ACLRT_EVENT_INFO_RECORDED))
+        return ACL_SUCCESS; /* nothing captured: nothing to wait for */
+    if (ACLRT_UNLIKELY(aclrt_running_stream() == v.stream && !aclrt_event_view_complete(&v)))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "a task cannot synchronize an event captured on its own stream (it would wait for itself)");
+    if (aclrt_stream_wait_count(v.stream, v.target, timeout_ms, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT) != ACL_SUCCESS)
+        return aclrt_fail(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, "event %p did not complete within %d ms", event,
+                          (int)timeout_ms);
+    int failure = atomic_load_explicit(&v.stream->ctx->failure, memory_order_acquire);
+    if (failure != 0)
+        return aclrt_fail(failure, "the work this event captured was stopped by a failure (stop-on-failure mode)");
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtSynchronizeEvent(aclrtEvent event)
+{
+    ACLRT_ENTER();
+    return aclrt_event_synchronize(event, -1);
+}
+
+ACLRT_API aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
+{
+    ACLRT_ENTER();
+    if (timeout == 0 || timeout < -1)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms is invalid (-1 waits forever, > 0 is a limit)",
+                          (int)timeout);
+    return aclrt_event_synchronize(event, timeout);
+}
+
+/* ------------------------------------------------------------------------
+ * Timestamps
+ * ------------------------------------------------------------------------ */
+
+/* The completion time of an event's current record, or an error code (with message). */
+static aclError aclrt_event_time(aclrtEvent event, const char *which, uint64_t *ns)
+{
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_event_view v;
+    if ((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS)
+        return rc;
+    uint32_t flags = ACLRT_EVENT_INFO_FLAGS(v.info);
+    if (flags & ACL_EVENT_EXTERNAL)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "%s event is an external event (no timestamps)", which);
+    if (!(v.info & ACLRT_EVENT_INFO_RECORDED))
+        return aclrt_fail(ACL_ERROR_RT_INTERNAL_ERROR, "%s event has not been recorded", which);
+    if (!(flags & ACL_EVENT_TIME_LINE))
+        return aclrt_fail(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+                          "%s event was created without ACL_EVENT_TIME_LINE and takes no timestamps", which);
+    if (v.timestamp == 0 || !aclrt_event_view_complete(&v))
+        return aclrt_fail(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+                          "%s event has not completed yet (synchronize it first)", which);
+    *ns = v.timestamp;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
+{
+    ACLRT_ENTER();
+    if (ms == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "ms (output) is NULL");
+    if (startEvent == NULL || endEvent == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", startEvent == NULL ? "startEvent" : "endEvent");
+    uint64_t t0, t1;
+    aclError rc = aclrt_event_time(startEvent, "start", &t0);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if ((rc = aclrt_event_time(endEvent, "end", &t1)) != ACL_SUCCESS)
+        return rc;
+    if (t1 < t0)
+        return aclrt_fail(ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL, "the end event completed before the start event");
+    *ms = (float)((double)(t1 - t0) / 1e6);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
+{
+    ACLRT_ENTER();
+    if (timestamp == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "timestamp (output) is NULL");
+    uint64_t ns;
+    aclError rc = aclrt_event_time(event, "the", &ns);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    *timestamp = ns / ACLRT_NS_PER_US; /* microseconds since boot */
+    return ACL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------
+ * Stream waits
+ * ------------------------------------------------------------------------ */
+
+/*
+ * Make `s` wait for the event's captured work (or, for an unrecorded legacy
+ * SYNC event, for its next record). `timeout_s` = 0: no limit (the
+ * aclrtSetOpWaitTimeout value applies).
+ */
+static aclError aclrt_event_stream_wait(aclrtStream stream, aclrtEvent event, uint32_t timeout_s)
+{
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return rc;
+    struct aclrt_stream *s;
+    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS))
+        return rc;
+    if (ACLRT_UNLIKELY((rc = aclrt_stream_check_context(s)) != ACL_SUCCESS))
+        return rc;
+    struct aclrt_event_view v;
+    if (ACLRT_UNLIKELY((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS))
+        return rc;
+    uint32_t flags = ACLRT_EVENT_INFO_FLAGS(v.info);
+    unsigned flavour = ACLRT_EVENT_INFO_FLAVOUR(v.info);
+    if (ACLRT_UNLIKELY(flags & ACL_EVENT_DEVICE_USE_ONLY))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "an ACL_EVENT_DEVICE_USE_ONLY event cannot be waited for here");
+    if (ACLRT_UNLIKELY((flags & (ACL_EVENT_SYNC | ACLRT_EVENT_FLAG_INTERNAL_SYNC | ACL_EVENT_EXTERNAL)) == 0))
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "event %p was created without ACL_EVENT_SYNC and cannot be waited for", event);
+    if (timeout_s == 0)
+        timeout_s = atomic_load_explicit(&aclrt_rt.op_wait_timeout_s, memory_order_relaxed);
+
+    struct aclrt_task t;
+    memset(&t, 0, sizeof t);
+    t.u32 = timeout_s;
+    bool recorded = (v.info & ACLRT_EVENT_INFO_RECORDED) != 0;
+    if (!recorded) {
+        if (flavour == ACLRT_EVENT_EX)
+            return ACL_SUCCESS; /* nothing captured: nothing to wait for */
+        if (flavour == ACLRT_EVENT_PLAIN)
+            return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                              "event %p from aclrtCreateEvent has not been recorded; record it before waiting", event);
+        /* Legacy SYNC event: the wait binds to the next record. */
+        t.kind = ACLRT_TASK_WAIT_EVENT;
+        t.u.wait.from = (struct aclrt_event_ref){e, v.generation, v.records};
+    } else {
+        if (aclrt_event_view_complete(&v) && flavour == ACLRT_EVENT_EX)
+            return ACL_SUCCESS; /* already satisfied: no task needed */
+        t.kind = ACLRT_TASK_WAIT_STREAM;
+        t.u.wait.stream = v.stream;
+        t.u.wait.target = v.target;
+        if (flavour != ACLRT_EVENT_EX)
+            t.u.wait.from = (struct aclrt_event_ref){e, v.generation, v.records};
+    }
+    /* Count the wait for aclrtQueryEventWaitStatus (not offered for Ex events). */
+    if (t.u.wait.from.event != NULL) {
+        uint32_t odd = aclrt_event_write_begin(e);
+        bool alive = atomic_load_explicit(&e->hdr.generation, memory_order_relaxed) == v.generation;
+        if (alive)
+            atomic_fetch_add_explicit(&e->waits_pending, 1, memory_order_relaxed);
+        aclrt_event_write_end(e, odd);
+        if (!alive)
+            return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "event %p was destroyed by another thread", event);
+    }
+    rc = aclrt_stream_submit(s, &t, NULL);
+    if (rc != ACL_SUCCESS && t.u.wait.from.event != NULL)
+        aclrt_event_wait_done(&t.u.wait.from);
+    return rc;
+}
+
+ACLRT_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
+{
+    ACLRT_ENTER();
+    return aclrt_event_stream_wait(stream, event, 0);
+}
+
+ACLRT_API aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
+{
+    ACLRT_ENTER();
+    if (timeout < 0)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d s is invalid (0 waits forever, > 0 is a limit)",
+                          (int)timeout);
+    return aclrt_event_stream_wait(stream, event, (uint32_t)timeout);
+}
+
+ACLRT_API aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event, uint32_t timeout, uint32_t flag)
+{
+    ACLRT_ENTER();
+    if (flag == ACL_EVENT_WAIT_DEFAULT)
+        return aclrt_event_stream_wait(stream, event, timeout);
+    if (flag == ACL_EVENT_WAIT_EXTERNAL) {
+        if (timeout != 0)
+            return aclrt_fail(ACL_ERROR_INVALID_PARAM, "ACL_EVENT_WAIT_EXTERNAL takes timeout 0 (never)");
+        return aclrt_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED,
+                          "ACL_EVENT_WAIT_EXTERNAL waits only on a stream that is being captured");
+    }
+    return aclrt_fail(ACL_ERROR_INVALID_PARAM, "wait flag 0x%x is neither ACL_EVENT_WAIT_DEFAULT nor "
+                                               "ACL_EVENT_WAIT_EXTERNAL",
+                      flag);
+}
+
+ACLRT_API aclError aclrtSetOpWaitTimeout(uint32_t timeout)
+{
+    ACLRT_ENTER();
+    atomic_store_explicit(&aclrt_rt.op_wait_timeout_s, timeout, memory_order_relaxed);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
+{
+    ACLRT_ENTER();
+    if (eventId == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "eventId (output) is NULL");
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    *eventId = aclrt_slot_index(&e->hdr);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtGetEventAvailNum(uint32_t *eventCount)
+{
+    ACLRT_ENTER();
+    if (eventCount == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "eventCount (output) is NULL");
+    struct aclrt_context *ctx;
+    aclError rc = aclrt_current_context(&ctx);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    uint32_t used = atomic_load_explicit(&ctx->device->events_in_use, memory_order_relaxed);
+    *eventCount = used >= aclrt_rt.config.max_events ? 0 : aclrt_rt.config.max_events - used;
+    return ACL_SUCCESS;
+}
+
+#endif /* ACLRT_IMPL_EVENT_H */

@@ -1,0 +1,348 @@
+/*
+ * impl/exec.h - running a stream: pop a task, run it, count it done; park
+ * the stream when a task must wait; let go of the stream when it is empty.
+ *
+ * A backend thread calls aclrt_stream_run() on a stream it took from its
+ * ready queue (state READY). Everything else about executing tasks lives
+ * here, so every backend that runs tasks on CPU threads shares it.
+ *
+ * A failing task (a host kernel returning non-zero, a wait that timed out)
+ * puts its stream in the error state (the next synchronize returns the code)
+ * and, if the context stops on failure, stops the context: later tasks of
+ * every stream of the context are discarded (counted as done, not run).
+ */
+#ifndef ACLRT_IMPL_EXEC_H
+#define ACLRT_IMPL_EXEC_H
+
+#include "base.h"
+#include "clock.h"
+#include "event.h"
+#include "park.h"
+#include "stream.h"
+#include "task.h"
+
+/* Tasks a stream runs before it lets other ready streams have its thread. */
+#define ACLRT_RUN_BUDGET 64
+/* A wait task whose deadline passed fails with this code (docs/SEMANTICS.md). */
+#define ACLRT_WAIT_TIMEOUT_CODE ACL_ERROR_RT_TASK_TIMEOUT
+
+#define ACLRT_RUN_BLOCKED (-1)
+
+/* Why a task cannot run yet: where to leave the park note, and until when. */
+struct aclrt_block {
+    struct aclrt_stream *on_stream; /* waits for on_stream->completed >= key */
+    struct aclrt_event *on_event;   /* waits for the event's next record */
+    uint64_t key;
+    uint64_t deadline_ns;           /* ACLRT_NO_DEADLINE: none */
+};
+
+/* Has the condition a block names come true (or its deadline passed)? */
+ACLRT_INLINE bool aclrt_block_over(const struct aclrt_block *b, const struct aclrt_event_ref *ref)
+{
+    if (b->on_stream != NULL && aclrt_seq_reached(&b->on_stream->completed, b->key))
+        return true;
+    if (b->on_event != NULL) {
+        struct aclrt_event_view v;
+        aclrt_event_read(b->on_event, &v);
+        if (v.generation != ref->generation || v.records != ref->record)
+            return true;
+    }
+    return b->deadline_ns != ACLRT_NO_DEADLINE && aclrt_now_ns() >= b->deadline_ns;
+}
+
+/* Start a wait's clock the first time the executor reaches it. */
+ACLRT_INLINE uint64_t aclrt_task_wait_deadline(struct aclrt_task *t)
+{
+    if (t->u32 == 0)
+        return ACLRT_NO_DEADLINE;
+    if (t->u.wait.deadline_ns == 0)
+        t->u.wait.deadline_ns = aclrt_now_ns() + (uint64_t)t->u32 * ACLRT_NS_PER_S;
+    return t->u.wait.deadline_ns;
+}
+
+/*
+ * A legacy wait issued before any record: once the event has been recorded
+ * (its record count moved past the one the wait saw), bind to that record's
+ * capture and become an ordinary count wait. A destroyed event releases it.
+ */
+static int aclrt_task_bind_event_wait(struct aclrt_task *t, struct aclrt_block *blk)
+{
+    struct aclrt_event_view v;
+    aclrt_event_read(t->u.wait.from.event, &v);
+    if (v.generation != t->u.wait.from.generation)
+        return 0; /* destroyed: nothing left to wait for */
+    if (v.records == t->u.wait.from.record) {
+        blk->on_event = t->u.wait.from.event;
+        blk->deadline_ns = aclrt_task_wait_deadline(t);
+        if (blk->deadline_ns != ACLRT_NO_DEADLINE && aclrt_now_ns() >= blk->deadline_ns)
+            return ACLRT_WAIT_TIMEOUT_CODE;
+        return ACLRT_RUN_BLOCKED;
+    }
+    t->kind = ACLRT_TASK_WAIT_STREAM;
+    t->u.wait.stream = v.stream;
+    t->u.wait.target = v.target;
+    return 1; /* run again as a count wait */
+}
+
+/* Spin for a short while on a count if nobody else needs this thread. */
+static bool aclrt_task_spin_for(struct aclrt_stream *self, struct aclrt_stream *on, uint64_t target, uint64_t deadline)
+{
+    uint64_t spin_ns = aclrt_rt.config.spin_ns;
+    if (spin_ns == 0)
+        return false;
+    uint64_t end = aclrt_min_u64(aclrt_now_ns() + spin_ns, deadline);
+    for (unsigned i = 1;; i++) {
+        if (aclrt_seq_reached(&on->completed, target))
+            return true;
+        aclrt_cpu_relax();
+        if ((i & 255) == 0 &&
+            (aclrt_now_ns() >= end || aclrt_rt.backend->has_other_work(self->device) ||
+             (atomic_load_explicit(&self->sched, memory_order_relaxed) & ACLRT_SCHED_DISCARD)))
+            return false;
+    }
+}
+
+static aclError aclrt_task_run_kernel(struct aclrt_task *t)
+{
+    uint32_t blocks = t->u32;
+    for (uint32_t b = 0; b < blocks; b++) {
+        aclError rc = t->u.kernel.fn(b, blocks, t->u.kernel.args);
+        if (rc != ACL_SUCCESS)
+            return rc; /* a faulting kernel stops, like a device kernel */
+    }
+    return ACL_SUCCESS;
+}
+
+/*
+ * Run one task. Returns ACL_SUCCESS, an error code (the task failed), or
+ * ACLRT_RUN_BLOCKED with `blk` saying what it waits for.
+ */
+static int aclrt_task_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    switch ((enum aclrt_task_kind)t->kind) {
+    case ACLRT_TASK_NOP: return ACL_SUCCESS;
+    case ACLRT_TASK_HOST_FUNC: t->u.host_func.fn(t->u.host_func.args); return ACL_SUCCESS;
+    case ACLRT_TASK_HOST_KERNEL: return aclrt_task_run_kernel(t);
+    case ACLRT_TASK_MEMCPY: memmove(t->u.copy.dst, t->u.copy.src, t->u.copy.count); return ACL_SUCCESS;
+    case ACLRT_TASK_MEMSET: memset(t->u.fill.dst, (int)(uint8_t)t->u32, t->u.fill.count); return ACL_SUCCESS;
+    case ACLRT_TASK_EVENT_STAMP: aclrt_event_apply_stamp(&t->u.mark, aclrt_now_ns()); return ACL_SUCCESS;
+    case ACLRT_TASK_EVENT_RESET: aclrt_event_apply_reset(&t->u.mark); return ACL_SUCCESS;
+    case ACLRT_TASK_WAIT_EVENT: {
+        int r = aclrt_task_bind_event_wait(t, blk);
+        if (r != 1) {
+            if (r != ACLRT_RUN_BLOCKED)
+                aclrt_event_wait_done(&t->u.wait.from);
+            return r;
+        }
+    } /* fall through: now a count wait */
+    /* FALLTHRU */
+    case ACLRT_TASK_WAIT_STREAM: {
+        struct aclrt_stream *on = t->u.wait.stream;
+        uint64_t target = t->u.wait.target;
+        uint64_t deadline = aclrt_task_wait_deadline(t);
+        if (aclrt_seq_reached(&on->completed, target) || aclrt_task_spin_for(s, on, target, deadline)) {
+            aclrt_event_wait_done(&t->u.wait.from);
+            return ACL_SUCCESS;
+        }
+        if (deadline != ACLRT_NO_DEADLINE && aclrt_now_ns() >= deadline) {
+            aclrt_event_wait_done(&t->u.wait.from);
+            return ACLRT_WAIT_TIMEOUT_CODE;
+        }
+        blk->on_stream = on;
+        blk->key = target;
+        blk->deadline_ns = deadline;
+        return ACLRT_RUN_BLOCKED;
+    }
+    case ACLRT_TASK_KIND_COUNT: break;
+    }
+    return ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT;
+}
+
+/* Task number `number` of stream s failed with `code`. */
+static void aclrt_stream_task_failed(struct aclrt_stream *s, uint64_t number, int code)
+{
+    (void)number;
+    int none = 0;
+    atomic_compare_exchange_strong_explicit(&s->error, &none, code, memory_order_release, memory_order_relaxed);
+    if (atomic_load_explicit(&s->ctx->stop_on_failure, memory_order_acquire)) {
+        none = 0;
+        atomic_compare_exchange_strong_explicit(&s->ctx->failure, &none, code, memory_order_release,
+                                                memory_order_relaxed);
+    }
+}
+
+/* Timers: wake the parked streams whose deadline passed (any thread may call this). */
+ACLRT_INTERNAL void aclrt_device_fire_timers(struct aclrt_device *dev)
+{
+    uint64_t now = aclrt_now_ns();
+    if (aclrt_park_list_due(&dev->timers, now))
+        aclrt_park_list_wake(&dev->timers, now);
+}
+
+/*
+ * Park s (RUNNING, held by the caller) on what `blk` names. Returns true if
+ * the caller still holds the stream and should run it again (the condition
+ * came true while parking, or the stream is being discarded); false if it
+ * let go (a waker will schedule it).
+ */
+static bool aclrt_stream_park(struct aclrt_stream *s, const struct aclrt_block *blk)
+{
+    uint64_t w = atomic_load_explicit(&s->sched, memory_order_relaxed);
+    uint64_t seq = aclrt_stream_park_seq(w);
+    struct aclrt_park_note *note = aclrt_park_note_new(s, seq, blk->key);
+    struct aclrt_park_note *timer = NULL;
+    if (blk->deadline_ns != ACLRT_NO_DEADLINE)
+        timer = aclrt_park_note_new(s, seq, blk->deadline_ns);
+    if (note == NULL || (blk->deadline_ns != ACLRT_NO_DEADLINE && timer == NULL)) {
+        free(note); /* out of memory: poll instead of parking */
+        free(timer);
+        sched_yield();
+        return true;
+    }
+    if (blk->on_stream != NULL)
+        aclrt_park_list_push(&blk->on_stream->waiters, note);
+    else
+        aclrt_park_stack_push(&blk->on_event->waiters, note);
+    if (timer != NULL) {
+        uint64_t before = aclrt_park_list_min(&s->device->timers);
+        aclrt_park_list_push(&s->device->timers, timer);
+        if (blk->deadline_ns < before)
+            aclrt_rt.backend->timers_changed(s->device);
+    }
+    /* Release: the blocked task in s->current is visible to whoever runs s next. */
+    for (;;) {
+        if (w & ACLRT_SCHED_DISCARD)
+            return true; /* notes go stale; the run loop discards */
+        uint64_t parked = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_PARKED;
+        if (atomic_compare_exchange_weak_explicit(&s->sched, &w, parked, memory_order_seq_cst,
+                                                  memory_order_relaxed))
+            break;
+    }
+    /* Re-check after publishing the note (park.h): the waker may have come just before. */
+    if (!aclrt_block_over(blk, &s->current.u.wait.from))
+        return false;
+    /* Take it back unless a waker already did (then it is READY and queued). */
+    uint64_t parked = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_PARKED;
+    for (;;) {
+        uint64_t running = ((seq + 1) << ACLRT_SCHED_SEQ_SHIFT) | (parked & ACLRT_SCHED_FLAGS) | ACLRT_SCHED_RUNNING;
+        if (atomic_compare_exchange_weak_explicit(&s->sched, &parked, running, memory_order_acq_rel,
+                                                  memory_order_acquire))
+            return true;
+        if (aclrt_stream_state(parked) != ACLRT_SCHED_PARKED || aclrt_stream_park_seq(parked) != seq)
+            return false;
+    }
+}
+
+/* Drop every task that has not started; they count as done. */
+static void aclrt_stream_discard(struct aclrt_stream *s)
+{
+    uint64_t n = 0;
+    if (s->has_current) {
+        if (s->current.kind == ACLRT_TASK_WAIT_STREAM || s->current.kind == ACLRT_TASK_WAIT_EVENT)
+            aclrt_event_wait_done(&s->current.u.wait.from);
+        s->has_current = false;
+        n++;
+    }
+    struct aclrt_task t;
+    while (aclrt_ring_pop(&s->ring, &t)) {
+        if (t.kind == ACLRT_TASK_WAIT_STREAM || t.kind == ACLRT_TASK_WAIT_EVENT)
+            aclrt_event_wait_done(&t.u.wait.from);
+        n++;
+    }
+    if (n > 0)
+        aclrt_stream_complete(s, n);
+}
+
+/* Put s back in the ready queue (it used its budget while others wait). */
+static bool aclrt_stream_yield(struct aclrt_stream *s)
+{
+    uint64_t w = atomic_load_explicit(&s->sched, memory_order_relaxed);
+    if (w & ACLRT_SCHED_FLAGS)
+        return false;
+    uint64_t ready = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_READY;
+    if (!atomic_compare_exchange_strong_explicit(&s->sched, &w, ready, memory_order_release, memory_order_relaxed))
+        return false;
+    aclrt_rt.backend->schedule(s->device, s);
+    return true;
+}
+
+/*
+ * The ring looked empty: let go of s. Returns true if the caller no longer
+ * holds it; false if more work arrived and the caller keeps running it.
+ */
+static bool aclrt_stream_release(struct aclrt_stream *s)
+{
+    uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
+    if (w & ACLRT_SCHED_DYING) {
+        if (aclrt_ring_reserved(&s->ring) != aclrt_ring_consumed(&s->ring))
+            return false; /* late tasks (a launch racing the destroy) still run */
+        aclrt_stream_free(s);
+        return true;
+    }
+    uint64_t idle = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_IDLE;
+    /* Seq_cst: pairs with the launcher's reserve-then-load in aclrt_stream_kick. */
+    if (!atomic_compare_exchange_strong_explicit(&s->sched, &w, idle, memory_order_seq_cst, memory_order_acquire))
+        return false; /* a flag arrived (destroy, discard): look again */
+    if (!aclrt_ring_reserved_since_atomic(&s->ring))
+        return true;
+    /* A launcher reserved before our CAS and may have seen RUNNING: take s back. */
+    uint64_t running = (idle & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_RUNNING;
+    if (!atomic_compare_exchange_strong_explicit(&s->sched, &idle, running, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return true; /* the launcher scheduled it: someone else runs it */
+    /* Its commit is a few instructions away, unless the launcher was preempted. */
+    for (int i = 0; i < 1000 && aclrt_ring_committed(&s->ring) == aclrt_ring_consumed(&s->ring); i++)
+        aclrt_cpu_relax();
+    if (aclrt_ring_committed(&s->ring) == aclrt_ring_consumed(&s->ring))
+        return aclrt_stream_yield(s);
+    return false;
+}
+
+/*
+ * Run s, which the caller took from READY to RUNNING, until it is empty,
+ * parked, or has used its budget while other work waits. After this returns
+ * the caller must not touch s.
+ */
+ACLRT_INTERNAL void aclrt_stream_run(struct aclrt_stream *s)
+{
+    struct aclrt_stream *outer = aclrt_tls.running;
+    aclrt_tls.running = s;
+    uint32_t budget = ACLRT_RUN_BUDGET;
+    for (;;) {
+        uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
+        if (ACLRT_UNLIKELY(w & ACLRT_SCHED_DISCARD))
+            aclrt_stream_discard(s);
+        if (!s->has_current) {
+            if (!aclrt_ring_pop(&s->ring, &s->current)) {
+                if (aclrt_stream_release(s))
+                    break;
+                continue;
+            }
+            s->has_current = true;
+        }
+        int rc = ACL_SUCCESS;
+        if (ACLRT_LIKELY(atomic_load_explicit(&s->ctx->failure, memory_order_relaxed) == 0)) {
+            struct aclrt_block blk = {NULL, NULL, 0, ACLRT_NO_DEADLINE};
+            rc = aclrt_task_run(s, &s->current, &blk);
+            if (rc == ACLRT_RUN_BLOCKED) {
+                if (aclrt_stream_park(s, &blk))
+                    continue;
+                break;
+            }
+        } else if (s->current.kind == ACLRT_TASK_WAIT_STREAM || s->current.kind == ACLRT_TASK_WAIT_EVENT) {
+            aclrt_event_wait_done(&s->current.u.wait.from); /* discarded: the context stopped */
+        }
+        s->has_current = false;
+        if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+            aclrt_stream_task_failed(s, aclrt_seq_read(&s->completed) + 1, rc);
+        aclrt_stream_complete(s, 1);
+        if (ACLRT_UNLIKELY(--budget == 0)) {
+            budget = ACLRT_RUN_BUDGET;
+            if (aclrt_rt.backend->has_other_work(s->device) && aclrt_stream_yield(s))
+                break;
+        }
+    }
+    aclrt_tls.running = outer;
+}
+
+#endif /* ACLRT_IMPL_EXEC_H */

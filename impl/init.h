@@ -1,0 +1,266 @@
+/*
+ * impl/init.h - aclInit / aclFinalize, the runtime's start and stop, and the
+ * error-reporting entry points.
+ *
+ *   - The runtime starts lazily (first aclInit or first call that needs a
+ *     device), so nothing runs before main and embedding programs pay for
+ *     nothing they do not use. aclInit before any other call makes its
+ *     configuration file apply; later, only err_msg_mode and the default
+ *     device can still change.
+ *   - aclInit counts references: a repeat returns ACL_ERROR_REPEAT_INITIALIZE
+ *     (callers may ignore it) and must name the same configuration
+ *     (different content: ACL_ERROR_INVALID_PARAM).
+ *   - aclFinalize tears everything down in one call (events, then contexts
+ *     and their streams after their work, then devices); a second finalize
+ *     is ACL_ERROR_REPEAT_FINALIZE; init -> finalize -> init cycles work.
+ *     aclFinalizeReference drops one reference and tears down at zero.
+ */
+#ifndef ACLRT_IMPL_INIT_H
+#define ACLRT_IMPL_INIT_H
+
+#include "base.h"
+#include "config.h"
+#include "context.h"
+#include "error.h"
+#include "event.h"
+#include "memory.h"
+#include "runtime.h"
+#include "stream.h"
+#include "../backends/host.h"
+
+static struct aclrt_runtime aclrt_rt = {
+    .lifecycle_lock = PTHREAD_MUTEX_INITIALIZER,
+    .contexts = ACLRT_TABLE_INIT(ACLRT_KIND_CONTEXT, struct aclrt_context, "context"),
+    .streams = ACLRT_TABLE_INIT(ACLRT_KIND_STREAM, struct aclrt_stream, "stream"),
+    .events = ACLRT_TABLE_INIT(ACLRT_KIND_EVENT, struct aclrt_event, "event"),
+};
+
+/* FNV-1a of the configuration text, to tell a repeated aclInit with other content. */
+static uint64_t aclrt_init_config_digest;
+
+static const struct aclrt_backend *aclrt_backend_find(const char *name)
+{
+    if (strcmp(name, "host") == 0)
+        return &aclrt_backend_host;
+#ifdef ACLRT_WITH_CUDA
+    if (strcmp(name, "cuda") == 0)
+        return &aclrt_backend_cuda;
+#endif
+    return NULL;
+}
+
+static aclError aclrt_runtime_start_locked(void)
+{
+    if (aclrt_runtime_started())
+        return ACL_SUCCESS;
+    if (!aclrt_rt.config_loaded) {
+        aclrt_config_defaults(&aclrt_rt.config);
+        aclrt_config_load_env(&aclrt_rt.config);
+    }
+    const struct aclrt_backend *backend = aclrt_backend_find(aclrt_rt.config.backend);
+    if (backend == NULL)
+        return aclrt_fail(ACL_ERROR_RT_NO_DEVICE, "backend \"%s\" is not available in this build (available: host%s)",
+                          aclrt_rt.config.backend,
+#ifdef ACLRT_WITH_CUDA
+                          ", cuda"
+#else
+                          ""
+#endif
+        );
+    uint32_t count = 0;
+    aclError rc = backend->open(&aclrt_rt.config, &count);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (count == 0) {
+        backend->close();
+        return aclrt_fail(ACL_ERROR_RT_NO_DEVICE, "the %s backend found no device", backend->name);
+    }
+    aclrt_rt.backend = backend;
+    aclrt_rt.device_count = count > ACLRT_MAX_DEVICES ? ACLRT_MAX_DEVICES : count;
+    for (uint32_t i = 0; i < aclrt_rt.device_count; i++) {
+        struct aclrt_device *dev = &aclrt_rt.devices[i];
+        memset(dev, 0, sizeof *dev);
+        dev->id = i;
+        aclrt_park_list_init(&dev->timers);
+    }
+    atomic_store_explicit(&aclrt_errmsg_process_scope, aclrt_rt.config.err_msg_mode == 1, memory_order_relaxed);
+    /* Release: pairs with aclrt_runtime_started(); everything above is visible. */
+    atomic_store_explicit(&aclrt_rt.started, true, memory_order_release);
+    return ACL_SUCCESS;
+}
+
+static aclError aclrt_runtime_start(void)
+{
+    if (ACLRT_LIKELY(aclrt_runtime_started()))
+        return ACL_SUCCESS;
+    pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
+    aclError rc = aclrt_runtime_start_locked();
+    pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    return rc;
+}
+
+static void aclrt_runtime_stop_locked(void)
+{
+    if (!aclrt_runtime_started())
+        return;
+    /* Events first: waits for a record that will never come are released. */
+    ACLRT_TABLE_FOREACH(&aclrt_rt.events, struct aclrt_event, e)
+    {
+        if (!(atomic_load_explicit(&e->hdr.generation, memory_order_acquire) & 1u))
+            continue;
+        uint32_t odd = aclrt_event_write_begin(e);
+        aclrt_table_retire(&e->hdr);
+        aclrt_event_write_end(e, odd);
+        aclrt_park_stack_wake_all(&e->waiters);
+        aclrt_table_free(&aclrt_rt.events, &e->hdr);
+    }
+    /* Contexts, explicit then default: each waits for its streams' work. */
+    ACLRT_TABLE_FOREACH(&aclrt_rt.contexts, struct aclrt_context, c)
+    {
+        if ((atomic_load_explicit(&c->hdr.generation, memory_order_acquire) & 1u) && !c->is_default)
+            aclrt_context_release_locked(c);
+    }
+    for (uint32_t i = 0; i < aclrt_rt.device_count; i++) {
+        struct aclrt_device *dev = &aclrt_rt.devices[i];
+        if (dev->default_ctx != NULL)
+            aclrt_context_release_locked(dev->default_ctx);
+    }
+    for (uint32_t i = 0; i < aclrt_rt.device_count; i++) {
+        struct aclrt_device *dev = &aclrt_rt.devices[i];
+        if (dev->started)
+            aclrt_rt.backend->device_stop(dev);
+        for (struct aclrt_park_note *n = aclrt_park_list_take(&dev->timers), *next; n != NULL; n = next) {
+            next = n->next;
+            free(n);
+        }
+        dev->started = false;
+        dev->set_count = 0;
+    }
+    aclrt_mem_release_all();
+    aclrt_rt.backend->close();
+    atomic_store_explicit(&aclrt_rt.op_wait_timeout_s, 0, memory_order_relaxed);
+    atomic_store_explicit(&aclrt_rt.started, false, memory_order_release);
+    aclrt_rt.config_loaded = false;
+}
+
+static uint64_t aclrt_file_digest(const char *path)
+{
+    uint64_t h = 1469598103934665603ull;
+    if (path == NULL || path[0] == '\0')
+        return h;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return h ^ 1;
+    int c;
+    while ((c = fgetc(f)) != EOF)
+        h = (h ^ (uint64_t)(unsigned char)c) * 1099511628211ull;
+    fclose(f);
+    return h;
+}
+
+ACLRT_API aclError aclInit(const char *configPath)
+{
+    ACLRT_ENTER();
+    pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
+    aclError rc = ACL_SUCCESS;
+    uint64_t digest = aclrt_file_digest(configPath);
+    if (aclrt_rt.init_count > 0) {
+        if (digest != aclrt_init_config_digest)
+            rc = aclrt_fail(ACL_ERROR_INVALID_PARAM, "aclInit was already called with a different configuration");
+        else {
+            aclrt_rt.init_count++;
+            rc = ACL_ERROR_REPEAT_INITIALIZE; /* harmless: the first configuration stays */
+            aclrt_set_last_error(rc);
+        }
+        pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+        return rc;
+    }
+    struct aclrt_config config;
+    aclrt_config_defaults(&config);
+    rc = aclrt_config_load_file(&config, configPath);
+    if (rc == ACL_SUCCESS) {
+        aclrt_config_load_env(&config);
+        if (aclrt_runtime_started()) {
+            /* Too late for sizes and backend; what can still change, changes. */
+            aclrt_rt.config.default_device = config.default_device;
+            aclrt_rt.config.err_msg_mode = config.err_msg_mode;
+            atomic_store_explicit(&aclrt_errmsg_process_scope, config.err_msg_mode == 1, memory_order_relaxed);
+        } else {
+            aclrt_rt.config = config;
+            aclrt_rt.config_loaded = true;
+        }
+        aclrt_init_config_digest = digest;
+        aclrt_rt.init_count = 1;
+        aclrt_rt.finalized = false;
+    }
+    pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    return rc;
+}
+
+static aclError aclrt_finalize(bool by_reference, uint64_t *refCount)
+{
+    pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
+    aclError rc = ACL_SUCCESS;
+    if (aclrt_rt.init_count == 0) {
+        if (aclrt_rt.finalized || by_reference)
+            rc = aclrt_fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize was already called (or aclInit never was)");
+        else
+            aclrt_runtime_stop_locked(); /* no aclInit: tear down what lazy calls started */
+    } else {
+        aclrt_rt.init_count = by_reference ? aclrt_rt.init_count - 1 : 0;
+        if (aclrt_rt.init_count == 0) {
+            aclrt_runtime_stop_locked();
+            aclrt_rt.finalized = true;
+        }
+    }
+    if (refCount != NULL)
+        *refCount = (uint64_t)aclrt_rt.init_count;
+    pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    if (aclrt_tls.ctx_handle != NULL && aclrt_context_lookup(aclrt_tls.ctx_handle) == NULL)
+        aclrt_tls.ctx_handle = NULL;
+    return rc;
+}
+
+ACLRT_API aclError aclFinalize()
+{
+    ACLRT_ENTER();
+    return aclrt_finalize(false, NULL);
+}
+
+ACLRT_API aclError aclFinalizeReference(uint64_t *refCount)
+{
+    ACLRT_ENTER();
+    return aclrt_finalize(true, refCount);
+}
+
+ACLRT_API const char *aclGetRecentErrMsg()
+{
+    return aclrt_errmsg_take();
+}
+
+ACLRT_API aclError aclrtPeekAtLastError(aclrtLastErrLevel level)
+{
+    if (level != ACL_RT_THREAD_LEVEL) {
+        ACLRT_ENTER();
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "level %d is not ACL_RT_THREAD_LEVEL", (int)level);
+    }
+    return aclrt_tls.last_error;
+}
+
+ACLRT_API aclError aclrtGetLastError(aclrtLastErrLevel level)
+{
+    if (level != ACL_RT_THREAD_LEVEL) {
+        ACLRT_ENTER();
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "level %d is not ACL_RT_THREAD_LEVEL", (int)level);
+    }
+    aclError e = aclrt_tls.last_error;
+    aclrt_tls.last_error = ACL_RT_SUCCESS;
+    return e;
+}
+
+ACLRT_API const char *aclrtxGetBackendName(void)
+{
+    return aclrt_runtime_started() ? aclrt_rt.backend->name : NULL;
+}
+
+#endif /* ACLRT_IMPL_INIT_H */

@@ -1,0 +1,287 @@
+/*
+ * impl/memory.h - device and pinned host memory, copies and memsets.
+ *
+ * Allocations are recorded in a registry (sorted by address; a reader-writer
+ * lock, since allocation is not a hot path), so that
+ *   - aclrtFree / aclrtFreeHost of a pointer that is not a live allocation of
+ *     the right kind is an error code, not heap corruption;
+ *   - aclrtMemcpyAsync can tell pinned memory (ours) from pageable memory:
+ *     with pageable memory it returns only after the copy is done, as the
+ *     runtime documents.
+ * The host backend's "device" memory is host memory; the sizes and alignment
+ * follow the runtime (64-byte aligned, rounded up).
+ */
+#ifndef ACLRT_IMPL_MEMORY_H
+#define ACLRT_IMPL_MEMORY_H
+
+#include "base.h"
+#include "error.h"
+#include "runtime.h"
+#include "stream.h"
+
+enum aclrt_mem_kind {
+    ACLRT_MEM_DEVICE = 1,
+    ACLRT_MEM_HOST = 2,
+};
+
+struct aclrt_allocation {
+    uintptr_t base;
+    size_t size;
+    enum aclrt_mem_kind kind;
+    struct aclrt_device *device;
+};
+
+static struct {
+    pthread_rwlock_t lock;
+    struct aclrt_allocation *items; /* sorted by base */
+    size_t count, capacity;
+} aclrt_mem = {.lock = PTHREAD_RWLOCK_INITIALIZER};
+
+/* Index of the first allocation with base > addr. */
+static size_t aclrt_mem_upper(uintptr_t addr)
+{
+    size_t lo = 0, hi = aclrt_mem.count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (aclrt_mem.items[mid].base <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static bool aclrt_mem_register(uintptr_t base, size_t size, enum aclrt_mem_kind kind, struct aclrt_device *dev)
+{
+    pthread_rwlock_wrlock(&aclrt_mem.lock);
+    bool ok = true;
+    if (aclrt_mem.count == aclrt_mem.capacity) {
+        size_t cap = aclrt_mem.capacity ? aclrt_mem.capacity * 2 : 64;
+        struct aclrt_allocation *items =
+            (struct aclrt_allocation *)realloc(aclrt_mem.items, cap * sizeof *items);
+        if (items == NULL)
+            ok = false;
+        else {
+            aclrt_mem.items = items;
+            aclrt_mem.capacity = cap;
+        }
+    }
+    if (ok) {
+        size_t at = aclrt_mem_upper(base);
+        memmove(&aclrt_mem.items[at + 1], &aclrt_mem.items[at], (aclrt_mem.count - at) * sizeof *aclrt_mem.items);
+        aclrt_mem.items[at] = (struct aclrt_allocation){base, size, kind, dev};
+        aclrt_mem.count++;
+    }
+    pthread_rwlock_unlock(&aclrt_mem.lock);
+    return ok;
+}
+
+/* Remove the allocation that starts at `base` and has `kind`; false if there is none. */
+static bool aclrt_mem_unregister(uintptr_t base, enum aclrt_mem_kind kind, struct aclrt_allocation *out)
+{
+    pthread_rwlock_wrlock(&aclrt_mem.lock);
+    size_t at = aclrt_mem_upper(base);
+    bool found = at > 0 && aclrt_mem.items[at - 1].base == base && aclrt_mem.items[at - 1].kind == kind;
+    if (found) {
+        *out = aclrt_mem.items[at - 1];
+        memmove(&aclrt_mem.items[at - 1], &aclrt_mem.items[at], (aclrt_mem.count - at) * sizeof *aclrt_mem.items);
+        aclrt_mem.count--;
+    }
+    pthread_rwlock_unlock(&aclrt_mem.lock);
+    return found;
+}
+
+/* Does [addr, addr+len) lie inside one of our allocations (pinned)? */
+static bool aclrt_mem_is_ours(const void *addr, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr;
+    pthread_rwlock_rdlock(&aclrt_mem.lock);
+    size_t at = aclrt_mem_upper(a);
+    bool ours = at > 0 && a - aclrt_mem.items[at - 1].base + len <= aclrt_mem.items[at - 1].size;
+    pthread_rwlock_unlock(&aclrt_mem.lock);
+    return ours;
+}
+
+/* Free everything still allocated (aclFinalize). */
+static void aclrt_mem_release_all(void)
+{
+    pthread_rwlock_wrlock(&aclrt_mem.lock);
+    for (size_t i = 0; i < aclrt_mem.count; i++) {
+        struct aclrt_allocation *a = &aclrt_mem.items[i];
+        if (a->kind == ACLRT_MEM_DEVICE)
+            aclrt_rt.backend->mem_free(a->device, (void *)a->base);
+        else
+            free((void *)a->base);
+    }
+    free(aclrt_mem.items);
+    aclrt_mem.items = NULL;
+    aclrt_mem.count = aclrt_mem.capacity = 0;
+    pthread_rwlock_unlock(&aclrt_mem.lock);
+}
+
+ACLRT_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    ACLRT_ENTER();
+    (void)policy; /* page-size policies have no meaning for host memory; unknown ones are accepted, as in the runtime */
+    if (devPtr == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "devPtr (output) is NULL");
+    if (size == 0)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "size is 0");
+    struct aclrt_context *ctx;
+    aclError rc = aclrt_current_context(&ctx);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    void *p;
+    if (aclrt_rt.backend->mem_alloc(ctx->device, size, &p) != ACL_SUCCESS)
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot allocate %zu bytes of device memory", size);
+    if (!aclrt_mem_register((uintptr_t)p, size, ACLRT_MEM_DEVICE, ctx->device)) {
+        aclrt_rt.backend->mem_free(ctx->device, p);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording an allocation");
+    }
+    *devPtr = p;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtFree(void *devPtr)
+{
+    ACLRT_ENTER();
+    if (devPtr == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
+    struct aclrt_allocation a;
+    if (!aclrt_mem_unregister((uintptr_t)devPtr, ACLRT_MEM_DEVICE, &a))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%p was not returned by aclrtMalloc (or was already freed)",
+                          devPtr);
+    aclrt_rt.backend->mem_free(a.device, devPtr);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtMallocHost(void **hostPtr, size_t size)
+{
+    ACLRT_ENTER();
+    if (hostPtr == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "hostPtr (output) is NULL");
+    if (size == 0)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "size is 0");
+    size_t bytes = (size + 63) & ~(size_t)63;
+    void *p = aligned_alloc(64, bytes);
+    if (p == NULL)
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot allocate %zu bytes of host memory", size);
+    if (!aclrt_mem_register((uintptr_t)p, size, ACLRT_MEM_HOST, NULL)) {
+        free(p);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording an allocation");
+    }
+    *hostPtr = p;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtFreeHost(void *hostPtr)
+{
+    ACLRT_ENTER();
+    if (hostPtr == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "hostPtr is NULL");
+    struct aclrt_allocation a;
+    if (!aclrt_mem_unregister((uintptr_t)hostPtr, ACLRT_MEM_HOST, &a))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "%p was not returned by aclrtMallocHost (or was already freed)", hostPtr);
+    free(hostPtr);
+    return ACL_SUCCESS;
+}
+
+/* Common checks of copies: pointers, sizes, kind. */
+static aclError aclrt_copy_check(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
+{
+    if (dst == NULL || src == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", dst == NULL ? "dst" : "src");
+    if ((unsigned)kind > (unsigned)ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "copy kind %d is not an aclrtMemcpyKind", (int)kind);
+    if (count > 0 && (destMax == 0 || count > destMax))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "count %zu exceeds destMax %zu", count, destMax);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
+{
+    ACLRT_ENTER();
+    aclError rc = aclrt_copy_check(dst, destMax, src, count, kind);
+    if (rc != ACL_SUCCESS || count == 0)
+        return rc;
+    memmove(dst, src, count); /* synchronous, no implicit synchronization with streams */
+    return ACL_SUCCESS;
+}
+
+/* Submit a task and, if asked, wait until it has run (pageable memory). */
+static aclError aclrt_submit_maybe_wait(struct aclrt_stream *s, const struct aclrt_task *t, bool wait)
+{
+    uint64_t number;
+    aclError rc = aclrt_stream_submit(s, t, &number);
+    if (rc != ACL_SUCCESS || !wait)
+        return rc;
+    if (aclrt_running_stream() == s)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "a copy with pageable host memory from a task of the same stream would wait for itself");
+    aclrt_stream_wait_count(s, number, -1, ACL_SUCCESS);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
+                                    aclrtMemcpyKind kind, aclrtStream stream)
+{
+    ACLRT_ENTER();
+    aclError rc = aclrt_copy_check(dst, destMax, src, count, kind);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_stream *s;
+    if ((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS)
+        return rc;
+    if (count == 0)
+        return ACL_SUCCESS;
+    struct aclrt_task t;
+    memset(&t, 0, sizeof t);
+    t.kind = ACLRT_TASK_MEMCPY;
+    t.u.copy.dst = dst;
+    t.u.copy.src = src;
+    t.u.copy.count = count;
+    bool pinned = aclrt_mem_is_ours(dst, count) && aclrt_mem_is_ours(src, count);
+    return aclrt_submit_maybe_wait(s, &t, !pinned);
+}
+
+static aclError aclrt_memset_check(void *devPtr, size_t maxCount, size_t count)
+{
+    if (devPtr == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
+    if (count > 0 && (maxCount == 0 || count > maxCount))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "count %zu exceeds maxCount %zu", count, maxCount);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
+{
+    ACLRT_ENTER();
+    aclError rc = aclrt_memset_check(devPtr, maxCount, count);
+    if (rc != ACL_SUCCESS || count == 0)
+        return rc;
+    memset(devPtr, (int)(uint8_t)value, count);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)
+{
+    ACLRT_ENTER();
+    aclError rc = aclrt_memset_check(devPtr, maxCount, count);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_stream *s;
+    if ((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS)
+        return rc;
+    if (count == 0)
+        return ACL_SUCCESS;
+    struct aclrt_task t;
+    memset(&t, 0, sizeof t);
+    t.kind = ACLRT_TASK_MEMSET;
+    t.u32 = (uint32_t)(uint8_t)value;
+    t.u.fill.dst = devPtr;
+    t.u.fill.count = count;
+    return aclrt_submit_maybe_wait(s, &t, !aclrt_mem_is_ours(devPtr, count));
+}
+
+#endif /* ACLRT_IMPL_MEMORY_H */

@@ -1,0 +1,108 @@
+/*
+ * impl/runtime.h - the process-wide runtime: configuration, handle tables,
+ * devices and contexts, and each thread's current context.
+ *
+ * Nothing here runs before the first API call (no global constructors): the
+ * runtime starts lazily, on aclInit or on the first call that needs a
+ * device, and aclFinalize stops it. Lifecycle changes (init, finalize, set
+ * and reset device, create and destroy context) are rare and serialize on
+ * `lifecycle_lock`; nothing on the record / wait / query / launch paths
+ * takes it.
+ */
+#ifndef ACLRT_IMPL_RUNTIME_H
+#define ACLRT_IMPL_RUNTIME_H
+
+#include "base.h"
+#include "config.h"
+#include "error.h"
+#include "handle.h"
+#include "park.h"
+#include "thread.h"
+#include "../backends/backend.h"
+
+struct aclrt_stream;
+struct aclrt_event;
+
+/* A device: an execution resource of the backend (host: a pool of executors). */
+struct aclrt_device {
+    uint32_t id;
+    bool started;             /* backend resources are up (lifecycle_lock) */
+    int32_t set_count;        /* aclrtSetDevice references (lifecycle_lock) */
+    bool reset_done;          /* released by reset; further resets fail until the next set */
+    struct aclrt_context *default_ctx;
+    void *default_ctx_handle;
+    _Atomic uint32_t streams_in_use; /* quota: config.max_streams, default streams included */
+    _Atomic uint32_t events_in_use;  /* quota: config.max_events */
+    struct aclrt_park_list timers;   /* parked streams with deadlines (key: deadline ns) */
+    void *backend_state;
+};
+
+/*
+ * A context: a device plus a default stream. The default context of a device
+ * is shared by every thread that sets the device; explicit ones come from
+ * aclrtCreateContext. `failure` is the context-wide stop-on-failure state:
+ * once a stream of a stop-on-failure context fails, later tasks of every
+ * stream of the context are discarded and submissions return the failure.
+ */
+struct aclrt_context {
+    struct aclrt_slot hdr;
+    struct aclrt_device *device;
+    bool is_default;
+    struct aclrt_stream *default_stream;
+    void *default_stream_handle;
+    _Atomic bool stop_on_failure;
+    _Atomic int failure; /* 0, or the code of the task that stopped the context */
+};
+
+struct aclrt_runtime {
+    pthread_mutex_t lifecycle_lock;
+    int init_count;        /* aclInit references */
+    bool finalized;        /* aclFinalize ran and no aclInit since: a second finalize fails */
+    bool config_loaded;    /* aclInit read its file (the first init's file wins) */
+    _Atomic bool started;  /* backend opened, devices counted */
+    struct aclrt_config config;
+    const struct aclrt_backend *backend;
+    uint32_t device_count;
+    struct aclrt_device devices[ACLRT_MAX_DEVICES];
+    _Atomic uint32_t op_wait_timeout_s; /* aclrtSetOpWaitTimeout; 0 = none */
+    struct aclrt_table contexts;
+    struct aclrt_table streams;
+    struct aclrt_table events;
+};
+
+/* Tentative definition; the initialised one is in init.h, after every object type. */
+static struct aclrt_runtime aclrt_rt;
+
+ACLRT_INLINE bool aclrt_runtime_started(void)
+{
+    return atomic_load_explicit(&aclrt_rt.started, memory_order_acquire);
+}
+
+ACLRT_INLINE struct aclrt_context *aclrt_context_lookup(const void *handle)
+{
+    return (struct aclrt_context *)aclrt_table_lookup(&aclrt_rt.contexts, handle);
+}
+
+static aclError aclrt_current_context_slow(struct aclrt_context **out);
+
+/*
+ * The thread's current context, or ACL_ERROR_RT_CONTEXT_NULL. Fast path: the
+ * stored handle is still alive. The slow path applies the configured
+ * default device, if any.
+ */
+ACLRT_INLINE aclError aclrt_current_context(struct aclrt_context **out)
+{
+    struct aclrt_context *ctx = aclrt_context_lookup(aclrt_tls.ctx_handle);
+    if (ACLRT_LIKELY(ctx != NULL)) {
+        *out = ctx;
+        return ACL_SUCCESS;
+    }
+    return aclrt_current_context_slow(out);
+}
+
+ACLRT_INLINE uint32_t aclrt_device_index(const struct aclrt_device *dev)
+{
+    return dev->id;
+}
+
+#endif /* ACLRT_IMPL_RUNTIME_H */

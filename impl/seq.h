@@ -1,0 +1,192 @@
+/*
+ * impl/seq.h - sequence counters: a 64-bit count that only grows, which
+ * threads can read with one load and wait on (spin, then futex sleep).
+ *
+ * A stream's `completed` count is one: task N of the stream is done when
+ * completed >= N. Events, synchronize and stream waits are all "wait until
+ * this counter reaches that value", so this file is where every wait sleeps.
+ *
+ * Built on Concurrency Kit's ck_ec64 event count: advancing costs one atomic
+ * add and makes a futex syscall only when a waiter has flagged that it
+ * sleeps; reading is a plain load. ck_ec keeps the value in bits 1..63, so a
+ * counter holds up to 2^63 - 1, which no stream reaches.
+ */
+#ifndef ACLRT_IMPL_SEQ_H
+#define ACLRT_IMPL_SEQ_H
+
+#include "base.h"
+#include "clock.h"
+#include "futex.h"
+
+#include <ck_ec.h>
+
+struct aclrt_seq {
+    struct ck_ec64 ec;
+};
+
+static int aclrt_seq_gettime(const struct ck_ec_ops *ops, struct timespec *out)
+{
+    (void)ops;
+    return clock_gettime(CLOCK_MONOTONIC, out);
+}
+
+static void aclrt_seq_wait32(const struct ck_ec_wait_state *state, const uint32_t *word,
+                             uint32_t expected, const struct timespec *deadline)
+{
+    (void)state;
+    uint64_t ns = ACLRT_NO_DEADLINE;
+    if (deadline != NULL)
+        ns = (uint64_t)deadline->tv_sec * ACLRT_NS_PER_S + (uint64_t)deadline->tv_nsec;
+    aclrt_futex_wait(word, expected, ns);
+}
+
+/* The futex word is the low half of the 64-bit counter (little endian). */
+static void aclrt_seq_wait64(const struct ck_ec_wait_state *state, const uint64_t *word,
+                             uint64_t expected, const struct timespec *deadline)
+{
+    aclrt_seq_wait32(state, (const uint32_t *)word, (uint32_t)expected, deadline);
+}
+
+static void aclrt_seq_wake32(const struct ck_ec_ops *ops, const uint32_t *word)
+{
+    (void)ops;
+    aclrt_futex_wake(word, INT_MAX);
+}
+
+static void aclrt_seq_wake64(const struct ck_ec_ops *ops, const uint64_t *word)
+{
+    (void)ops;
+    aclrt_futex_wake(word, INT_MAX);
+}
+
+static const struct ck_ec_ops aclrt_seq_ops = {
+    .gettime = aclrt_seq_gettime,
+    .wait32 = aclrt_seq_wait32,
+    .wait64 = aclrt_seq_wait64,
+    .wake32 = aclrt_seq_wake32,
+    .wake64 = aclrt_seq_wake64,
+};
+
+/*
+ * Multiple-producer mode: the advance is a locked add, so a sleeper's flag
+ * is never lost and a wake-up is never late. (ck_ec's single-producer mode
+ * saves the lock prefix but may defer a wake-up to the waiter's backoff.)
+ */
+static const struct ck_ec_mode aclrt_seq_mode = {
+    .ops = &aclrt_seq_ops,
+    .single_producer = false,
+};
+
+/* Only while nobody else can see the counter (creation). */
+ACLRT_INLINE void aclrt_seq_init(struct aclrt_seq *seq, uint64_t value)
+{
+    ck_ec64_init(&seq->ec, value);
+}
+
+/*
+ * Acquire: pairs with the release in aclrt_seq_advance, so whatever the
+ * advancing thread wrote before counting (a task's effects) is visible to a
+ * reader that sees the new count.
+ */
+ACLRT_INLINE uint64_t aclrt_seq_read(const struct aclrt_seq *seq)
+{
+    uint64_t value = ck_ec64_value(&seq->ec);
+    ACLRT_TSAN_ACQUIRE(seq);
+    return value;
+}
+
+/*
+ * Release (see aclrt_seq_read); wakes every sleeper if one is flagged.
+ * Returns the new count. The add is a locked RMW and the fence after it
+ * orders the caller's next loads (a waiter list) after the advance: the
+ * store-load half of the park/wake hand-off (park.h).
+ */
+ACLRT_INLINE uint64_t aclrt_seq_advance(struct aclrt_seq *seq, uint64_t delta)
+{
+    ACLRT_TSAN_RELEASE(seq);
+    uint64_t before = ck_ec64_add(&seq->ec, &aclrt_seq_mode, delta);
+    ck_pr_fence_atomic_load();
+    return before + delta;
+}
+
+/* Reached: counts never go down, so `>=` is the whole test. */
+ACLRT_INLINE bool aclrt_seq_reached(const struct aclrt_seq *seq, uint64_t target)
+{
+    return aclrt_seq_read(seq) >= target;
+}
+
+/*
+ * A reason to stop waiting other than the counter: checked while spinning
+ * and at every wake-up. Returns 0 to keep waiting, else the value that
+ * aclrt_seq_wait_until returns.
+ */
+typedef int (*aclrt_seq_stop_fn)(void *data);
+
+struct aclrt_seq_stop_ctx {
+    aclrt_seq_stop_fn fn;
+    void *data;
+};
+
+static int aclrt_seq_pred(const struct ck_ec_wait_state *state, struct timespec *deadline)
+{
+    (void)deadline;
+    const struct aclrt_seq_stop_ctx *stop = (const struct aclrt_seq_stop_ctx *)state->data;
+    return stop->fn(stop->data);
+}
+
+#define ACLRT_SEQ_TIMEOUT (-1)
+
+/*
+ * Slow path: wait until seq >= target. Spins for spin_ns, then sleeps.
+ * Returns 0 when reached, ACLRT_SEQ_TIMEOUT after deadline_ns (absolute,
+ * ACLRT_NO_DEADLINE for none), or the non-zero value of stop_fn.
+ */
+ACLRT_INTERNAL ACLRT_NOINLINE int aclrt_seq_wait_until(struct aclrt_seq *seq, uint64_t target,
+                                                       uint64_t deadline_ns, uint64_t spin_ns,
+                                                       aclrt_seq_stop_fn stop_fn, void *stop_data)
+{
+    if (aclrt_seq_reached(seq, target))
+        return 0;
+
+    if (spin_ns > 0) {
+        uint64_t spin_end = aclrt_now_ns() + spin_ns;
+        unsigned i = 0;
+        for (;;) {
+            if (aclrt_seq_reached(seq, target))
+                return 0;
+            aclrt_cpu_relax();
+            if ((++i & 63) != 0)
+                continue;
+            if (stop_fn != NULL) {
+                int why = stop_fn(stop_data);
+                if (why != 0)
+                    return why;
+            }
+            uint64_t now = aclrt_now_ns();
+            if (now >= deadline_ns)
+                return aclrt_seq_reached(seq, target) ? 0 : ACLRT_SEQ_TIMEOUT;
+            if (now >= spin_end)
+                break;
+        }
+    }
+
+    struct aclrt_seq_stop_ctx stop = {stop_fn, stop_data};
+    for (;;) {
+        uint64_t seen = aclrt_seq_read(seq);
+        if (seen >= target)
+            return 0;
+        struct timespec ts = aclrt_timespec_from_ns(deadline_ns);
+        const struct timespec *tsp = deadline_ns == ACLRT_NO_DEADLINE ? NULL : &ts;
+        int r;
+        if (stop_fn != NULL)
+            r = ck_ec64_wait_pred(&seq->ec, &aclrt_seq_mode, seen, aclrt_seq_pred, &stop, tsp);
+        else
+            r = ck_ec64_wait(&seq->ec, &aclrt_seq_mode, seen, tsp);
+        if (r == -1)
+            return aclrt_seq_reached(seq, target) ? 0 : ACLRT_SEQ_TIMEOUT;
+        if (r != 0)
+            return r;
+    }
+}
+
+#endif /* ACLRT_IMPL_SEQ_H */

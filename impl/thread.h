@@ -1,0 +1,34 @@
+/*
+ * impl/thread.h - what aclrt keeps per calling thread.
+ *
+ * Small and hot (read on every call): the name of the API being executed,
+ * the last error code, the current context and, on executor threads, the
+ * stream being run. It uses the initial-exec TLS model, so that access is
+ * one instruction even when the implementation is built into a shared
+ * object (the Python module). The recent-error text is larger and only
+ * needed on failures; it is allocated on first use and freed at thread exit.
+ */
+#ifndef ACLRT_IMPL_THREAD_H
+#define ACLRT_IMPL_THREAD_H
+
+#include "base.h"
+
+struct aclrt_stream;
+struct aclrt_errmsg;
+
+struct aclrt_thread_state {
+    const char *api;                 /* public function being executed (for messages) */
+    aclError last_error;             /* aclrtGetLastError / aclrtPeekAtLastError */
+    void *ctx_handle;                /* current context (validated at every use) */
+    struct aclrt_stream *running;    /* executor threads: the stream whose task runs now */
+    struct aclrt_errmsg *msg;        /* recent-error text; NULL until the first failure */
+};
+
+#define ACLRT_TLS_MODEL __attribute__((tls_model("initial-exec")))
+
+static _Thread_local struct aclrt_thread_state aclrt_tls ACLRT_TLS_MODEL;
+
+/* Every public function starts here: remembers its name for error messages. */
+#define ACLRT_ENTER() (aclrt_tls.api = __func__)
+
+#endif /* ACLRT_IMPL_THREAD_H */
