@@ -17,6 +17,9 @@
  *     whether a wait may spin before parking.
  *   - timers_changed() is called when a parked stream's deadline became the
  *     earliest: some thread must call aclrt_device_fire_timers() by then.
+ *   - run_kernel() runs the blocks of a host kernel and returns the first
+ *     failing block's code; it may spread blocks over idle threads. NULL:
+ *     the core runs them in order on the calling thread.
  */
 #ifndef ACLRT_BACKENDS_BACKEND_H
 #define ACLRT_BACKENDS_BACKEND_H
@@ -37,6 +40,7 @@ struct aclrt_backend {
     void (*schedule)(struct aclrt_device *dev, struct aclrt_stream *s);
     bool (*has_other_work)(struct aclrt_device *dev);
     void (*timers_changed)(struct aclrt_device *dev);
+    aclError (*run_kernel)(struct aclrt_device *dev, aclrtxHostKernel fn, uint32_t blocks, void *args);
     /* Device memory. */
     aclError (*mem_alloc)(struct aclrt_device *dev, size_t size, void **out);
     void (*mem_free)(struct aclrt_device *dev, void *ptr);

@@ -14,6 +14,10 @@
  *     pairs with an executor incrementing `sleepers` then re-checking the
  *     queues, so one of the two always sees the other.
  *   - Sleepers also wake for the earliest parked deadline (timers).
+ *   - A host kernel's blocks are shared: the executor that reaches the task
+ *     publishes it in the device's kernel slot and claims blocks one by one;
+ *     idle executors (spinning, or woken for it) claim blocks too. The task
+ *     completes when every block has returned.
  *   - User code (host functions, host kernels) may block for seconds. A
  *     monitor thread adds an executor when ready work has waited through
  *     two periods of ACLRT_HOST_STUCK_NS with no executor free and no
@@ -42,6 +46,16 @@
 
 struct aclrt_host_device;
 
+/* A host kernel being run; lives on the stack of the executor that owns it. */
+struct aclrt_host_kernel_job {
+    aclrtxHostKernel fn;
+    void *args;
+    uint32_t blocks;
+    _Atomic uint32_t next_block; /* next block to claim */
+    _Atomic uint32_t done;       /* blocks returned */
+    _Atomic int error;           /* first failing block's code */
+};
+
 struct aclrt_host_executor {
     struct aclrt_host_device *hd;
     pthread_t thread;
@@ -58,6 +72,9 @@ struct aclrt_host_device {
     uint32_t executor_count;
     struct aclrt_host_executor *executors;
     _Atomic uint64_t dequeues; /* streams taken from the ready queues (progress, for the monitor) */
+    /* Host kernel shared with idle executors (one at a time). */
+    _Atomic(struct aclrt_host_kernel_job *) kernel;
+    _Atomic uint32_t kernel_helpers; /* executors that may be looking at `kernel` */
     /* Stuck-executor monitor. */
     pthread_t monitor;
     _Atomic uint32_t monitor_word;     /* futex word the monitor sleeps on */
@@ -143,6 +160,73 @@ static void aclrt_host_run(struct aclrt_host_device *hd, struct aclrt_stream *s)
     aclrt_stream_run(s);
 }
 
+/* Claim and run blocks of a job until none is left. */
+static void aclrt_host_kernel_work(struct aclrt_host_kernel_job *job)
+{
+    for (;;) {
+        uint32_t b = atomic_fetch_add_explicit(&job->next_block, 1, memory_order_relaxed);
+        if (b >= job->blocks)
+            return;
+        aclError rc = job->fn(b, job->blocks, job->args);
+        if (ACLRT_UNLIKELY(rc != ACL_SUCCESS)) {
+            int none = 0;
+            atomic_compare_exchange_strong_explicit(&job->error, &none, rc, memory_order_relaxed,
+                                                    memory_order_relaxed);
+            atomic_store_explicit(&job->next_block, job->blocks, memory_order_relaxed); /* stop issuing */
+        }
+        /* Release: the block's writes are visible to the owner that sees `done` reach `blocks`. */
+        atomic_fetch_add_explicit(&job->done, 1, memory_order_release);
+    }
+}
+
+/*
+ * An idle executor helps with the published kernel, if any. It announces
+ * itself in kernel_helpers *before* reading the slot (seq_cst), and the
+ * owner waits for kernel_helpers to drain after withdrawing the job, so no
+ * helper touches the job after its owner's frame is gone.
+ */
+static bool aclrt_host_kernel_help(struct aclrt_host_device *hd)
+{
+    if (atomic_load_explicit(&hd->kernel, memory_order_relaxed) == NULL)
+        return false;
+    atomic_fetch_add_explicit(&hd->kernel_helpers, 1, memory_order_seq_cst);
+    struct aclrt_host_kernel_job *job = atomic_load_explicit(&hd->kernel, memory_order_seq_cst);
+    if (job != NULL)
+        aclrt_host_kernel_work(job);
+    atomic_fetch_sub_explicit(&hd->kernel_helpers, 1, memory_order_release);
+    return job != NULL;
+}
+
+static aclError aclrt_host_run_kernel(struct aclrt_device *dev, aclrtxHostKernel fn, uint32_t blocks, void *args)
+{
+    struct aclrt_host_device *hd = aclrt_host_of(dev);
+    struct aclrt_host_kernel_job job = {.fn = fn, .args = args, .blocks = blocks};
+    atomic_init(&job.next_block, 0);
+    atomic_init(&job.done, 0);
+    atomic_init(&job.error, 0);
+    struct aclrt_host_kernel_job *none = NULL;
+    /* Seq_cst (publishes the job's fields too): pairs with the helpers' load. */
+    bool shared = atomic_compare_exchange_strong_explicit(&hd->kernel, &none, &job, memory_order_seq_cst,
+                                                          memory_order_relaxed);
+    if (shared) {
+        uint32_t sleepers = atomic_load_explicit(&hd->sleepers, memory_order_relaxed);
+        for (uint32_t i = 0; i < sleepers && i + 1 < blocks; i++)
+            aclrt_host_wake_one(hd);
+    }
+    aclrt_host_kernel_work(&job);
+    if (shared) {
+        atomic_store_explicit(&hd->kernel, NULL, memory_order_seq_cst);
+        while (atomic_load_explicit(&hd->kernel_helpers, memory_order_acquire) != 0)
+            aclrt_cpu_relax();
+    }
+    /* Acquire: pairs with each block's release; every block has returned. */
+    uint32_t claimed = atomic_load_explicit(&job.next_block, memory_order_relaxed);
+    uint32_t issued = claimed < blocks ? claimed : blocks;
+    while (atomic_load_explicit(&job.done, memory_order_acquire) < issued)
+        aclrt_cpu_relax();
+    return atomic_load_explicit(&job.error, memory_order_relaxed);
+}
+
 /* Spin for up to spin_ns waiting for work; true if some appeared. */
 static bool aclrt_host_spin(struct aclrt_host_device *hd)
 {
@@ -151,7 +235,7 @@ static bool aclrt_host_spin(struct aclrt_host_device *hd)
         return false;
     uint64_t end = aclrt_now_ns() + spin_ns;
     for (unsigned i = 1;; i++) {
-        if (aclrt_host_has_work(hd))
+        if (aclrt_host_has_work(hd) || aclrt_host_kernel_help(hd))
             return true;
         aclrt_cpu_relax();
         if ((i & 63) == 0 && (aclrt_now_ns() >= end || atomic_load_explicit(&hd->stopping, memory_order_relaxed)))
@@ -192,7 +276,7 @@ static void *aclrt_host_executor_main(void *arg)
             break;
         if (aclrt_park_list_min(&hd->dev->timers) != UINT64_MAX)
             aclrt_device_fire_timers(hd->dev);
-        if (aclrt_host_spin(hd))
+        if (aclrt_host_kernel_help(hd) || aclrt_host_spin(hd))
             continue;
         uint64_t limit = ACLRT_NO_DEADLINE;
         if (ex->extra) {
@@ -390,6 +474,7 @@ static const struct aclrt_backend aclrt_backend_host = {
     .schedule = aclrt_host_schedule,
     .has_other_work = aclrt_host_has_other_work,
     .timers_changed = aclrt_host_timers_changed,
+    .run_kernel = aclrt_host_run_kernel,
     .mem_alloc = aclrt_host_mem_alloc,
     .mem_free = aclrt_host_mem_free,
 };

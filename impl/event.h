@@ -16,8 +16,8 @@
  * under a per-event sequence lock, so a query never sees half of a record:
  * writers (record, reset, stamp, destroy, wait bookkeeping) take the
  * sequence from even to odd with a CAS and back with a release store;
- * readers retry while it is odd or changed. Every field is an atomic, read
- * relaxed between the two loads of the sequence.
+ * readers retry while it is odd or changed. Every field is an atomic
+ * (release stores, acquire loads: no fences, and ThreadSanitizer sees it).
  *
  * Flavours (ACL_REFERENCE.md §4):
  *   PLAIN   aclrtCreateEvent: timestamps; NOT_READY before the first record;
@@ -90,8 +90,11 @@ ACLRT_INLINE struct aclrt_event *aclrt_event_lookup(const void *handle)
 
 /*
  * Read the event consistently. Acquire on the first load of the sequence
- * pairs with the writer's release store that ended its section; the acquire
- * fence before the second load keeps the field loads inside the window.
+ * pairs with the writer's release store that ended its section. The field
+ * loads are acquires too, so the second load of the sequence cannot move
+ * before them; with the writer's release stores of the fields (see
+ * aclrt_event_write_begin) a reader that saw any new field sees the odd
+ * sequence, and retries. (On x86 all of these are plain moves.)
  */
 ACLRT_INLINE void aclrt_event_read(struct aclrt_event *e, struct aclrt_event_view *v)
 {
@@ -101,20 +104,23 @@ ACLRT_INLINE void aclrt_event_read(struct aclrt_event *e, struct aclrt_event_vie
             aclrt_cpu_relax();
             continue;
         }
-        v->generation = atomic_load_explicit(&e->hdr.generation, memory_order_relaxed);
-        v->info = atomic_load_explicit(&e->info, memory_order_relaxed);
-        v->stream = atomic_load_explicit(&e->stream, memory_order_relaxed);
-        v->target = atomic_load_explicit(&e->target, memory_order_relaxed);
-        v->timestamp = atomic_load_explicit(&e->timestamp, memory_order_relaxed);
-        v->records = atomic_load_explicit(&e->records, memory_order_relaxed);
-        v->waits_pending = atomic_load_explicit(&e->waits_pending, memory_order_relaxed);
-        atomic_thread_fence(memory_order_acquire);
+        v->generation = atomic_load_explicit(&e->hdr.generation, memory_order_acquire);
+        v->info = atomic_load_explicit(&e->info, memory_order_acquire);
+        v->stream = atomic_load_explicit(&e->stream, memory_order_acquire);
+        v->target = atomic_load_explicit(&e->target, memory_order_acquire);
+        v->timestamp = atomic_load_explicit(&e->timestamp, memory_order_acquire);
+        v->records = atomic_load_explicit(&e->records, memory_order_acquire);
+        v->waits_pending = atomic_load_explicit(&e->waits_pending, memory_order_acquire);
         if (ACLRT_LIKELY(atomic_load_explicit(&e->seq, memory_order_relaxed) == s1))
             return;
     }
 }
 
-/* Enter the writer section (spins while another writer is inside; sections are a few stores). */
+/*
+ * Enter the writer section (spins while another writer is inside; sections
+ * are a few stores). Inside, every field store is a release store, which
+ * keeps it after the CAS that made the sequence odd.
+ */
 ACLRT_INLINE uint32_t aclrt_event_write_begin(struct aclrt_event *e)
 {
     uint32_t seq = atomic_load_explicit(&e->seq, memory_order_relaxed);
@@ -129,8 +135,6 @@ ACLRT_INLINE uint32_t aclrt_event_write_begin(struct aclrt_event *e)
                                                   memory_order_relaxed))
             break;
     }
-    /* The odd sequence is visible before any field store (readers then retry). */
-    atomic_thread_fence(memory_order_release);
     return seq + 1;
 }
 
@@ -190,7 +194,7 @@ ACLRT_INTERNAL void aclrt_event_apply_stamp(const struct aclrt_event_ref *ref, u
     uint32_t odd = aclrt_event_write_begin(e);
     if (atomic_load_explicit(&e->hdr.generation, memory_order_relaxed) == ref->generation &&
         atomic_load_explicit(&e->records, memory_order_relaxed) == ref->record)
-        atomic_store_explicit(&e->timestamp, now, memory_order_relaxed);
+        atomic_store_explicit(&e->timestamp, now, memory_order_release);
     aclrt_event_write_end(e, odd);
 }
 
@@ -202,7 +206,7 @@ ACLRT_INTERNAL void aclrt_event_apply_reset(const struct aclrt_event_ref *ref)
     if (atomic_load_explicit(&e->hdr.generation, memory_order_relaxed) == ref->generation &&
         atomic_load_explicit(&e->records, memory_order_relaxed) == ref->record) {
         uint32_t info = atomic_load_explicit(&e->info, memory_order_relaxed);
-        atomic_store_explicit(&e->info, info & ~ACLRT_EVENT_INFO_RECORDED, memory_order_relaxed);
+        atomic_store_explicit(&e->info, info & ~ACLRT_EVENT_INFO_RECORDED, memory_order_release);
     }
     aclrt_event_write_end(e, odd);
 }
@@ -217,7 +221,7 @@ ACLRT_INTERNAL void aclrt_event_wait_done(const struct aclrt_event_ref *ref)
     if (atomic_load_explicit(&e->hdr.generation, memory_order_relaxed) == ref->generation) {
         uint32_t n = atomic_load_explicit(&e->waits_pending, memory_order_relaxed);
         if (n > 0)
-            atomic_store_explicit(&e->waits_pending, n - 1, memory_order_relaxed);
+            atomic_store_explicit(&e->waits_pending, n - 1, memory_order_release);
     }
     aclrt_event_write_end(e, odd);
 }
@@ -246,13 +250,13 @@ static aclError aclrt_event_create(aclrtEvent *event, uint32_t flags, enum aclrt
     }
     /* Racing readers of the dead slot (stale handles) see a writer section. */
     uint32_t odd = aclrt_event_write_begin(e);
-    atomic_store_explicit(&e->stream, NULL, memory_order_relaxed);
-    atomic_store_explicit(&e->target, 0, memory_order_relaxed);
-    atomic_store_explicit(&e->timestamp, 0, memory_order_relaxed);
-    atomic_store_explicit(&e->records, 0, memory_order_relaxed);
-    atomic_store_explicit(&e->waits_pending, 0, memory_order_relaxed);
-    atomic_store_explicit(&e->info, ACLRT_EVENT_INFO(flags, flavour, dev->id), memory_order_relaxed);
-    atomic_store_explicit(&e->waiters.head, NULL, memory_order_relaxed);
+    atomic_store_explicit(&e->stream, NULL, memory_order_release);
+    atomic_store_explicit(&e->target, 0, memory_order_release);
+    atomic_store_explicit(&e->timestamp, 0, memory_order_release);
+    atomic_store_explicit(&e->records, 0, memory_order_release);
+    atomic_store_explicit(&e->waits_pending, 0, memory_order_release);
+    atomic_store_explicit(&e->info, ACLRT_EVENT_INFO(flags, flavour, dev->id), memory_order_release);
+    atomic_store_explicit(&e->waiters.head, NULL, memory_order_release);
     *event = aclrt_table_publish(&aclrt_rt.events, &e->hdr);
     aclrt_event_write_end(e, odd);
     return ACL_SUCCESS;
@@ -380,11 +384,11 @@ static aclError aclrt_event_record(aclrtEvent event, aclrtStream stream)
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "event %p was destroyed by another thread", event);
     }
     uint32_t records = atomic_load_explicit(&e->records, memory_order_relaxed) + 1;
-    atomic_store_explicit(&e->stream, s, memory_order_relaxed);
-    atomic_store_explicit(&e->target, target, memory_order_relaxed);
-    atomic_store_explicit(&e->timestamp, stamp, memory_order_relaxed);
-    atomic_store_explicit(&e->records, records, memory_order_relaxed);
-    atomic_store_explicit(&e->info, info | ACLRT_EVENT_INFO_RECORDED, memory_order_relaxed);
+    atomic_store_explicit(&e->stream, s, memory_order_release);
+    atomic_store_explicit(&e->target, target, memory_order_release);
+    atomic_store_explicit(&e->timestamp, stamp, memory_order_release);
+    atomic_store_explicit(&e->records, records, memory_order_release);
+    atomic_store_explicit(&e->info, info | ACLRT_EVENT_INFO_RECORDED, memory_order_release);
     aclrt_event_write_end(e, odd);
 
     if (slot != NULL) {
@@ -683,7 +687,7 @@ static aclError aclrt_event_stream_wait(aclrtStream stream, aclrtEvent event, ui
         uint32_t odd = aclrt_event_write_begin(e);
         bool alive = atomic_load_explicit(&e->hdr.generation, memory_order_relaxed) == v.generation;
         if (alive)
-            atomic_fetch_add_explicit(&e->waits_pending, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&e->waits_pending, 1, memory_order_release);
         aclrt_event_write_end(e, odd);
         if (!alive)
             return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "event %p was destroyed by another thread", event);

@@ -102,9 +102,11 @@ static bool aclrt_task_spin_for(struct aclrt_stream *self, struct aclrt_stream *
     }
 }
 
-static aclError aclrt_task_run_kernel(struct aclrt_task *t)
+static aclError aclrt_task_run_kernel(struct aclrt_stream *s, struct aclrt_task *t)
 {
     uint32_t blocks = t->u32;
+    if (blocks > 1 && aclrt_rt.backend->run_kernel != NULL)
+        return aclrt_rt.backend->run_kernel(s->device, t->u.kernel.fn, blocks, t->u.kernel.args);
     for (uint32_t b = 0; b < blocks; b++) {
         aclError rc = t->u.kernel.fn(b, blocks, t->u.kernel.args);
         if (rc != ACL_SUCCESS)
@@ -122,7 +124,7 @@ static int aclrt_task_run(struct aclrt_stream *s, struct aclrt_task *t, struct a
     switch ((enum aclrt_task_kind)t->kind) {
     case ACLRT_TASK_NOP: return ACL_SUCCESS;
     case ACLRT_TASK_HOST_FUNC: t->u.host_func.fn(t->u.host_func.args); return ACL_SUCCESS;
-    case ACLRT_TASK_HOST_KERNEL: return aclrt_task_run_kernel(t);
+    case ACLRT_TASK_HOST_KERNEL: return aclrt_task_run_kernel(s, t);
     case ACLRT_TASK_MEMCPY: memmove(t->u.copy.dst, t->u.copy.src, t->u.copy.count); return ACL_SUCCESS;
     case ACLRT_TASK_MEMSET: memset(t->u.fill.dst, (int)(uint8_t)t->u32, t->u.fill.count); return ACL_SUCCESS;
     case ACLRT_TASK_EVENT_STAMP: aclrt_event_apply_stamp(&t->u.mark, aclrt_now_ns()); return ACL_SUCCESS;

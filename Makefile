@@ -1,0 +1,183 @@
+# aclrt - the AscendCL runtime API (streams, events, synchronization), header-only.
+#
+# The two commands of the README:
+#   make test    installs missing packages (as root), builds and runs the whole
+#                suite: normal, ThreadSanitizer, AddressSanitizer+UBSan, and
+#                against the one-file dist/aclrt.h; examples; install check
+#   make bench   builds and runs the benchmark harness, prints the table
+#
+# Other targets:
+#   make             library checks (gcc and clang, C11 and C++17), tests, examples
+#   make dist        dist/aclrt.h: the whole library as one header
+#   make install     PREFIX=/usr/local: headers and aclrt.pc for pkg-config
+#   make deps        install (as root) or name the Debian packages needed
+#   make clean
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+
+CC := gcc
+CXX := g++
+CLANG := clang
+CLANGXX := clang++
+PREFIX ?= /usr/local
+BUILD := build
+
+WARN := -Wall -Wextra -Wshadow -Wno-unused-function
+CSTD := -std=c11
+CXXSTD := -std=c++17
+LIBS := -lck -lpthread
+
+# Build variants of the test suite.
+VARIANTS := release tsan asan dist
+FLAGS_release := -O2 -g -I.
+FLAGS_tsan := -O1 -g -fsanitize=thread -Wno-tsan -I.
+FLAGS_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -I.
+FLAGS_dist := -O2 -g -I$(BUILD)/dist-include
+
+export TSAN_OPTIONS ?= halt_on_error=1 second_deadlock_stack=1
+export ASAN_OPTIONS ?= detect_leaks=1 abort_on_error=1
+export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
+
+SOURCES := aclrt.h $(wildcard acl/*.h acl/*/*.h impl/*.h backends/*.h)
+TESTS := $(patsubst tests/%.c,%,$(filter-out tests/impl.c tests/tsan_negative.c,$(wildcard tests/test_*.c)))
+EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
+
+# Debian packages: for the test suite, and in addition for the benchmark plots.
+TEST_PKGS := gcc g++ clang make libck-dev libjsmn-dev liburcu-dev python3 pkg-config
+BENCH_PKGS := $(TEST_PKGS) gnuplot-nox
+
+.PHONY: all test bench deps deps-bench dist install check examples clean \
+        $(addprefix test-,$(VARIANTS)) test-cpp test-install test-negative
+
+all: deps check $(foreach v,$(VARIANTS),$(addprefix $(BUILD)/$(v)/,$(TESTS))) examples
+
+# ---------------------------------------------------------------------------
+# deps: install what is missing when root, otherwise print the exact command.
+define install_pkgs
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "deps: installing$$missing"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	  else \
+	    echo "deps: missing packages. Run:"; echo "  sudo apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	fi
+endef
+
+deps:
+	$(call install_pkgs,$(TEST_PKGS))
+
+deps-bench:
+	$(call install_pkgs,$(BENCH_PKGS))
+
+# ---------------------------------------------------------------------------
+# dist: the one-file header, plus acl/ compat headers next to it for tests.
+dist: dist/aclrt.h
+
+dist/aclrt.h: $(SOURCES) scripts/amalgamate.py
+	python3 scripts/amalgamate.py aclrt.h $@
+
+$(BUILD)/dist-include/aclrt.h: dist/aclrt.h
+	@mkdir -p $(BUILD)/dist-include/acl/error_codes
+	cp dist/aclrt.h $@
+	cp acl/*.h $(BUILD)/dist-include/acl/
+	cp acl/error_codes/*.h $(BUILD)/dist-include/acl/error_codes/
+
+# ---------------------------------------------------------------------------
+# Test binaries: each tests/test_<capability>.c linked with the one
+# implementation unit tests/impl.c, per variant.
+define variant_rules
+$(BUILD)/$(1)/impl.o: tests/impl.c $(SOURCES) $(if $(filter dist,$(1)),$(BUILD)/dist-include/aclrt.h)
+	@mkdir -p $$(@D)
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) -c $$< -o $$@
+
+$(BUILD)/$(1)/%: tests/%.c tests/check.h $(BUILD)/$(1)/impl.o
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $$< $(BUILD)/$(1)/impl.o -o $$@ $(LIBS) -lm
+
+test-$(1): $(addprefix $(BUILD)/$(1)/,$(TESTS))
+	@echo "== $(1) =="
+	@for t in $(TESTS); do ./$(BUILD)/$(1)/$$$$t || exit 1; done
+endef
+$(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
+
+# A C++17 ACL-style program builds unchanged against acl/acl.h.
+$(BUILD)/release/cpp_program: tests/cpp_program.cpp $(BUILD)/release/impl.o $(SOURCES)
+	$(CXX) $(CXXSTD) $(WARN) -Werror -O2 -I. $< $(BUILD)/release/impl.o -o $@ $(LIBS)
+
+test-cpp: $(BUILD)/release/cpp_program
+	@echo "== C++ program =="
+	@./$(BUILD)/release/cpp_program
+	@if $(CXX) $(CXXSTD) -I. -c tests/cpp_impl_error.cpp -o /dev/null 2>$(BUILD)/cpp_impl_error.log; then \
+	  echo "FAIL: defining ACLRT_IMPLEMENTATION in C++ compiled"; exit 1; \
+	elif grep -q "implementation is C11" $(BUILD)/cpp_impl_error.log; then \
+	  echo "C++ translation unit with ACLRT_IMPLEMENTATION: clear #error (ok)"; \
+	else cat $(BUILD)/cpp_impl_error.log; exit 1; fi
+
+# ThreadSanitizer must still report a race planted in code like ours.
+test-negative: $(BUILD)/tsan/impl.o
+	@$(CC) $(CSTD) $(FLAGS_tsan) tests/tsan_negative.c $(BUILD)/tsan/impl.o -o $(BUILD)/tsan/tsan_negative $(LIBS)
+	@if TSAN_OPTIONS="halt_on_error=0 exitcode=66" ./$(BUILD)/tsan/tsan_negative >$(BUILD)/tsan_negative.log 2>&1; then \
+	  echo "FAIL: ThreadSanitizer missed the planted race"; exit 1; \
+	elif grep -q "data race" $(BUILD)/tsan_negative.log; then \
+	  echo "ThreadSanitizer negative check: planted race reported (ok)"; \
+	else cat $(BUILD)/tsan_negative.log; exit 1; fi
+
+# make install into a scratch prefix, then build an example with pkg-config.
+test-install: dist
+	@rm -rf $(BUILD)/prefix
+	@$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(BUILD)/prefix >/dev/null
+	@PKG_CONFIG_PATH=$(BUILD)/prefix/lib/pkgconfig; export PKG_CONFIG_PATH; \
+	  printf '#define ACLRT_IMPLEMENTATION\n#include "aclrt.h"\n' > $(BUILD)/prefix/impl.c; \
+	  $(CC) $(CSTD) -O2 $$(pkg-config --cflags aclrt) -c $(BUILD)/prefix/impl.c -o $(BUILD)/prefix/impl.o && \
+	  $(CXX) $(CXXSTD) -O2 $$(pkg-config --cflags aclrt) tests/cpp_program.cpp $(BUILD)/prefix/impl.o \
+	    -o $(BUILD)/prefix/cpp_program $$(pkg-config --libs aclrt) && ./$(BUILD)/prefix/cpp_program >/dev/null && \
+	  echo "make install + pkg-config aclrt: an ACL C++ program builds and runs (ok)"
+
+# ---------------------------------------------------------------------------
+# Library checks: warning-free under gcc and clang; the API in C11 and C++17.
+check: $(SOURCES)
+	@mkdir -p $(BUILD)/check
+	@printf '#include "acl/acl.h"\nint main(void){ aclrtStream s = 0; (void)s; return ACL_SUCCESS; }\n' > $(BUILD)/check/api.c
+	@cp $(BUILD)/check/api.c $(BUILD)/check/api.cpp
+	$(CC) $(CSTD) -pedantic $(WARN) -Werror -I. -c $(BUILD)/check/api.c -o /dev/null
+	$(CLANG) $(CSTD) -pedantic $(WARN) -Werror -I. -c $(BUILD)/check/api.c -o /dev/null
+	$(CXX) $(CXXSTD) $(WARN) -Werror -I. -c $(BUILD)/check/api.cpp -o /dev/null
+	$(CLANGXX) $(CXXSTD) $(WARN) -Werror -I. -c $(BUILD)/check/api.cpp -o /dev/null
+	$(CC) $(CSTD) $(WARN) -Werror -O2 -I. -c tests/impl.c -o /dev/null
+	$(CLANG) $(CSTD) $(WARN) -Werror -O2 -I. -c tests/impl.c -o /dev/null
+	$(CC) $(CSTD) $(WARN) -Werror -O2 -DACLRT_STATIC -I. -c tests/impl.c -o /dev/null
+
+# ---------------------------------------------------------------------------
+examples: $(addprefix $(BUILD)/examples/,$(EXAMPLES))
+
+$(BUILD)/examples/%: examples/%.c $(BUILD)/release/impl.o
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror -O2 -I. $< $(BUILD)/release/impl.o -o $@ $(LIBS) -lm
+
+run-examples: examples
+	@echo "== examples =="
+	@for e in $(EXAMPLES); do echo "-- $$e"; ./$(BUILD)/examples/$$e || exit 1; done
+
+# ---------------------------------------------------------------------------
+test: deps check $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install run-examples
+	@echo "make test: all passed"
+
+bench: deps-bench examples
+	@echo "The benchmark harness is not in yet; running the examples instead."
+	@$(MAKE) --no-print-directory run-examples
+
+install: dist
+	install -d $(DESTDIR)$(PREFIX)/include/acl/error_codes $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 dist/aclrt.h $(DESTDIR)$(PREFIX)/include/aclrt.h
+	install -m 644 acl/*.h $(DESTDIR)$(PREFIX)/include/acl/
+	install -m 644 acl/error_codes/*.h $(DESTDIR)$(PREFIX)/include/acl/error_codes/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(LIBS)|' scripts/aclrt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/aclrt.pc
+
+clean:
+	rm -rf $(BUILD) dist
+
+.PRECIOUS: $(BUILD)/%/impl.o
+.SECONDARY:

@@ -1,0 +1,98 @@
+/*
+ * tests/check.h - the test harness: checks that print what they expected
+ * and what they saw, and a runner that names each case.
+ *
+ *   TEST(re_record_does_not_change_a_pending_wait) { ... }
+ *   int main(void) { RUN(re_record_does_not_change_a_pending_wait); return check_report(); }
+ *
+ * A failing check prints file:line, the case, the expression, expected and
+ * seen values, then the runtime's recent error text, and the case stops.
+ */
+#ifndef ACLRT_TESTS_CHECK_H
+#define ACLRT_TESTS_CHECK_H
+
+#include "acl/acl.h"
+
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_failures;
+static int check_cases;
+static const char *check_case_name = "";
+static jmp_buf check_case_abort;
+
+#define TEST(name) static void name(void)
+
+static void check_failed_head(const char *file, int line, const char *expr)
+{
+    fprintf(stderr, "FAIL %s:%d [%s]\n  check: %s\n", file, line, check_case_name, expr);
+}
+
+static void check_failed_tail(void)
+{
+    const char *msg = aclGetRecentErrMsg();
+    if (msg != NULL)
+        fprintf(stderr, "  runtime said: %s\n", msg);
+    check_failures++;
+    longjmp(check_case_abort, 1);
+}
+
+#define CHECK(cond)                                                 \
+    do {                                                            \
+        if (!(cond)) {                                              \
+            check_failed_head(__FILE__, __LINE__, #cond);           \
+            check_failed_tail();                                    \
+        }                                                           \
+    } while (0)
+
+#define CHECK_EQ(expected, actual)                                                                  \
+    do {                                                                                            \
+        long long check_e_ = (long long)(expected), check_a_ = (long long)(actual);                 \
+        if (check_e_ != check_a_) {                                                                 \
+            check_failed_head(__FILE__, __LINE__, #actual " == " #expected);                        \
+            fprintf(stderr, "  expected %lld, saw %lld\n", check_e_, check_a_);                     \
+            check_failed_tail();                                                                    \
+        }                                                                                           \
+    } while (0)
+
+/* An ACL call that must succeed. */
+#define CHECK_OK(call) CHECK_EQ(ACL_SUCCESS, (call))
+
+#define CHECK_STR_CONTAINS(haystack, needle)                                                        \
+    do {                                                                                            \
+        const char *check_h_ = (haystack);                                                          \
+        if (check_h_ == NULL || strstr(check_h_, (needle)) == NULL) {                               \
+            check_failed_head(__FILE__, __LINE__, #haystack " contains " #needle);                  \
+            fprintf(stderr, "  expected text containing \"%s\", saw \"%s\"\n", (needle),            \
+                    check_h_ ? check_h_ : "(null)");                                                \
+            check_failed_tail();                                                                    \
+        }                                                                                           \
+    } while (0)
+
+static void check_run(const char *name, void (*fn)(void))
+{
+    check_case_name = name;
+    check_cases++;
+    aclGetRecentErrMsg(); /* start each case with no leftover text */
+    if (setjmp(check_case_abort) == 0) {
+        fn();
+        if (getenv("CHECK_VERBOSE"))
+            fprintf(stderr, "ok   %s\n", name);
+    }
+}
+
+#define RUN(name) check_run(#name, name)
+
+static int check_report(const char *suite)
+{
+    if (check_failures == 0)
+        printf("%-22s %3d cases passed\n", suite, check_cases);
+    else
+        printf("%-22s %d of %d cases FAILED\n", suite, check_failures, check_cases);
+    return check_failures == 0 ? 0 : 1;
+}
+
+#endif /* ACLRT_TESTS_CHECK_H */
