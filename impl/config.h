@@ -13,7 +13,10 @@
  *   aclrt.max_streams              ACLRT_MAX_STREAMS      1984 per device
  *   aclrt.max_events               ACLRT_MAX_EVENTS       65536 per device
  *
- * The file is parsed with jsmn (a real tokenizer, header-only). A missing or
+ * The file is parsed with jsmn (a real tokenizer, header-only, in strict
+ * mode), and the text between its tokens is checked for the separators
+ * jsmn does not enforce (":" after a key, "," between members, nothing after
+ * the document), so that only well-formed JSON is accepted. A missing or
  * unreadable file is ACL_ERROR_INVALID_FILE, malformed JSON or nesting deeper
  * than 10 levels is ACL_ERROR_PARSE_FILE, a known key with a bad value is
  * ACL_ERROR_FILE_ATTR_INVALID. Unknown keys are ignored (the real runtime
@@ -28,6 +31,7 @@
 
 #define JSMN_STATIC
 #define JSMN_PARENT_LINKS
+#define JSMN_STRICT
 #include <jsmn.h>
 
 #define ACLRT_MAX_DEVICES 64
@@ -124,13 +128,14 @@ static bool aclrt_json_eq(const char *js, const jsmntok_t *t, const char *s)
     return t->type == JSMN_STRING && (size_t)(t->end - t->start) == n && memcmp(js + t->start, s, n) == 0;
 }
 
-/* Index of the token after the subtree rooted at token i. */
+/* Index of the token after token i and everything below it (a key's value included). */
 static int aclrt_json_skip(const jsmntok_t *toks, int count, int i)
 {
-    int end = i + 1;
-    while (end < count && toks[end].start < toks[i].end)
-        end++;
-    return end;
+    int next = i + 1;
+    if (toks[i].type == JSMN_OBJECT || toks[i].type == JSMN_ARRAY || toks[i].type == JSMN_STRING)
+        for (int k = 0; k < toks[i].size && next < count; k++)
+            next = aclrt_json_skip(toks, count, next); /* members, elements, or a key's value */
+    return next;
 }
 
 static int aclrt_json_depth(const jsmntok_t *toks, int i)
@@ -142,8 +147,81 @@ static int aclrt_json_depth(const jsmntok_t *toks, int i)
     return depth;
 }
 
+/* Only whitespace and at most the one separator `sep` (0: none) in js[from, to). */
+static bool aclrt_json_gap(const char *js, int from, int to, char sep)
+{
+    bool seen = sep == 0;
+    for (int i = from; i < to; i++) {
+        char c = js[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+            continue;
+        if (c != sep || seen)
+            return false;
+        seen = true;
+    }
+    return seen;
+}
+
+/* Where a token's text starts and ends, quotes included. */
+static int aclrt_json_token_start(const jsmntok_t *t)
+{
+    return t->type == JSMN_STRING ? t->start - 1 : t->start;
+}
+
+static int aclrt_json_token_end(const jsmntok_t *t)
+{
+    return t->type == JSMN_STRING ? t->end + 1 : t->end;
+}
+
+/* Where the text of token i ends, counting a key's value as part of it. */
+static int aclrt_json_member_end(const jsmntok_t *toks, int count, int i)
+{
+    if (toks[i].type == JSMN_STRING && toks[i].size == 1 && i + 1 < count)
+        return aclrt_json_token_end(&toks[i + 1]);
+    return aclrt_json_token_end(&toks[i]);
+}
+
+/*
+ * The separators jsmn leaves unchecked. Children of an object are keys
+ * (strings with exactly one value), each followed by ':' and its value;
+ * siblings are separated by ','; nothing but whitespace before the first
+ * child, after the last, or around the document.
+ */
+static bool aclrt_json_well_formed(const char *js, size_t len, const jsmntok_t *toks, int count)
+{
+    if (!aclrt_json_gap(js, 0, aclrt_json_token_start(&toks[0]), 0) ||
+        !aclrt_json_gap(js, aclrt_json_token_end(&toks[0]), (int)len, 0))
+        return false;
+    for (int i = 0; i < count; i++) {
+        const jsmntok_t *t = &toks[i];
+        if (t->type == JSMN_STRING && t->size == 1) { /* a key: ':' before its value */
+            if (i + 1 >= count || !aclrt_json_gap(js, t->end + 1, aclrt_json_token_start(&toks[i + 1]), ':'))
+                return false;
+            continue;
+        }
+        if (t->type != JSMN_OBJECT && t->type != JSMN_ARRAY)
+            continue;
+        int prev_end = t->start + 1;
+        int c = i + 1;
+        for (int k = 0; k < t->size; k++) {
+            if (c >= count)
+                return false;
+            if (t->type == JSMN_OBJECT && (toks[c].type != JSMN_STRING || toks[c].size != 1))
+                return false; /* a member that is not "key": value */
+            if (!aclrt_json_gap(js, prev_end, aclrt_json_token_start(&toks[c]), k == 0 ? 0 : ','))
+                return false;
+            prev_end = aclrt_json_member_end(toks, count, c);
+            c = aclrt_json_skip(toks, count, c);
+        }
+        if (!aclrt_json_gap(js, prev_end, t->end - 1, 0))
+            return false;
+    }
+    return true;
+}
+
 /* Apply the keys of a parsed document: top-level, defaultDevice.*, aclrt.*. */
-static aclError aclrt_config_apply_json(struct aclrt_config *c, const char *js, const jsmntok_t *toks, int count)
+static aclError aclrt_config_apply_json(struct aclrt_config *c, const char *js, size_t len, const jsmntok_t *toks,
+                                        int count)
 {
     for (int i = 0; i < count; i++)
         if ((toks[i].type == JSMN_OBJECT || toks[i].type == JSMN_ARRAY) &&
@@ -151,6 +229,9 @@ static aclError aclrt_config_apply_json(struct aclrt_config *c, const char *js, 
             return aclrt_fail(ACL_ERROR_PARSE_FILE, "configuration nests deeper than %d levels", ACLRT_JSON_MAX_DEPTH);
     if (count == 0 || toks[0].type != JSMN_OBJECT)
         return aclrt_fail(ACL_ERROR_PARSE_FILE, "configuration is not a JSON object");
+    if (!aclrt_json_well_formed(js, len, toks, count))
+        return aclrt_fail(ACL_ERROR_PARSE_FILE, "configuration is not well-formed JSON (a missing ':' or ',', "
+                                                "a trailing ',', or text after the document)");
 
     /* Walk key/value pairs of the root and of its objects "aclrt" and "defaultDevice". */
     for (int i = 1; i < count;) {
@@ -241,7 +322,7 @@ ACLRT_INTERNAL aclError aclrt_config_load_file(struct aclrt_config *c, const cha
         if (count <= 0 || toks == NULL)
             rc = aclrt_fail(ACL_ERROR_PARSE_FILE, "configuration file '%s' is not valid JSON", path);
         else
-            rc = aclrt_config_apply_json(c, js, toks, count);
+            rc = aclrt_config_apply_json(c, js, n, toks, count);
         free(toks);
     }
     free(js);

@@ -54,13 +54,17 @@ static struct aclrt_errmsg *aclrt_thread_errmsg(void)
     return aclrt_tls.msg;
 }
 
+/* Newest first; when full, whole oldest lines are dropped. */
 static void aclrt_errmsg_prepend(struct aclrt_errmsg *m, const char *line, size_t n)
 {
-    if (n + 1 >= ACLRT_ERRMSG_CAP)
+    if (n + 2 >= ACLRT_ERRMSG_CAP)
         n = ACLRT_ERRMSG_CAP - 2;
     size_t keep = m->len;
-    if (n + 1 + keep >= ACLRT_ERRMSG_CAP) /* drop the oldest text */
+    if (n + 1 + keep >= ACLRT_ERRMSG_CAP) {
         keep = ACLRT_ERRMSG_CAP - 2 - n;
+        while (keep > 0 && m->text[keep - 1] != '\n') /* cut after a line's newline */
+            keep--;
+    }
     memmove(m->text + n + 1, m->text, keep);
     memcpy(m->text, line, n);
     m->text[n] = '\n';

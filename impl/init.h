@@ -101,6 +101,9 @@ static aclError aclrt_runtime_start(void)
 
 static void aclrt_runtime_stop_locked(void)
 {
+    /* What aclInit configured ends here, whether or not the runtime started. */
+    aclrt_rt.config_loaded = false;
+    atomic_store_explicit(&aclrt_errmsg_process_scope, false, memory_order_relaxed);
     if (!aclrt_runtime_started())
         return;
     /* Events first: waits for a record that will never come are released. */
@@ -140,7 +143,6 @@ static void aclrt_runtime_stop_locked(void)
     aclrt_rt.backend->close();
     atomic_store_explicit(&aclrt_rt.op_wait_timeout_s, 0, memory_order_relaxed);
     atomic_store_explicit(&aclrt_rt.started, false, memory_order_release);
-    aclrt_rt.config_loaded = false;
 }
 
 static uint64_t aclrt_file_digest(const char *path)
@@ -180,11 +182,11 @@ ACLRT_API aclError aclInit(const char *configPath)
     rc = aclrt_config_load_file(&config, configPath);
     if (rc == ACL_SUCCESS) {
         aclrt_config_load_env(&config);
+        atomic_store_explicit(&aclrt_errmsg_process_scope, config.err_msg_mode == 1, memory_order_relaxed);
         if (aclrt_runtime_started()) {
             /* Too late for sizes and backend; what can still change, changes. */
             aclrt_rt.config.default_device = config.default_device;
             aclrt_rt.config.err_msg_mode = config.err_msg_mode;
-            atomic_store_explicit(&aclrt_errmsg_process_scope, config.err_msg_mode == 1, memory_order_relaxed);
         } else {
             aclrt_rt.config = config;
             aclrt_rt.config_loaded = true;
@@ -204,8 +206,8 @@ static aclError aclrt_finalize(bool by_reference, uint64_t *refCount)
     if (aclrt_rt.init_count == 0) {
         if (aclrt_rt.finalized || by_reference)
             rc = aclrt_fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize was already called (or aclInit never was)");
-        else
-            aclrt_runtime_stop_locked(); /* no aclInit: tear down what lazy calls started */
+        if (!by_reference)
+            aclrt_runtime_stop_locked(); /* tear down what calls without aclInit started */
     } else {
         aclrt_rt.init_count = by_reference ? aclrt_rt.init_count - 1 : 0;
         if (aclrt_rt.init_count == 0) {
