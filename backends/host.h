@@ -25,7 +25,9 @@
  *     executors free to run ready streams recovers its configured size, like
  *     an OS scheduler handing the CPU to another thread. The monitor sleeps
  *     unless work is queued while no executor sleeps: the push that finds
- *     nobody asleep wakes it, so an idle process has no polling thread.
+ *     nobody asleep wakes it, so an idle process has no polling thread. It
+ *     also sleeps only until the earliest parked deadline and fires it, so
+ *     wait timeouts expire even while every executor is in user code.
  */
 #ifndef ACLRT_BACKENDS_HOST_H
 #define ACLRT_BACKENDS_HOST_H
@@ -135,11 +137,19 @@ static bool aclrt_host_has_other_work(struct aclrt_device *dev)
     return aclrt_host_has_work(aclrt_host_of(dev));
 }
 
+/*
+ * The earliest parked deadline moved earlier. A sleeping executor recomputes
+ * its sleep; with every executor busy (perhaps for seconds in user code),
+ * the monitor fires the timer instead, and the stream it wakes is ready
+ * work the monitor then finds an executor for.
+ */
 static void aclrt_host_timers_changed(struct aclrt_device *dev)
 {
     struct aclrt_host_device *hd = aclrt_host_of(dev);
     if (atomic_load_explicit(&hd->sleepers, memory_order_seq_cst) > 0)
-        aclrt_host_wake_one(hd); /* it recomputes its sleep deadline */
+        aclrt_host_wake_one(hd);
+    else
+        aclrt_host_wake_monitor(hd);
 }
 
 /* Take a dequeued stream from READY to RUNNING and run it. */
@@ -338,11 +348,18 @@ static void *aclrt_host_monitor_main(void *arg)
     unsigned stuck_periods = 0;
     while (!atomic_load_explicit(&hd->stopping, memory_order_acquire)) {
         uint32_t word = atomic_load_explicit(&hd->monitor_word, memory_order_acquire);
+        aclrt_device_fire_timers(hd->dev);
         if (!aclrt_host_backlogged(hd)) {
-            /* Sleep until a push finds nobody asleep (seq_cst flag, then re-check: pairs with the push). */
+            /*
+             * Sleep until a push finds nobody asleep (seq_cst flag, then
+             * re-check: pairs with the push), or until the earliest parked
+             * deadline, which it fires itself if no executor is free to.
+             */
             atomic_store_explicit(&hd->monitor_sleeping, true, memory_order_seq_cst);
-            if (!aclrt_host_backlogged(hd) && !atomic_load_explicit(&hd->stopping, memory_order_seq_cst))
-                aclrt_futex_wait(&hd->monitor_word, word, ACLRT_NO_DEADLINE);
+            if (!aclrt_host_backlogged(hd) && !atomic_load_explicit(&hd->stopping, memory_order_seq_cst)) {
+                uint64_t deadline = aclrt_park_list_min(&hd->dev->timers);
+                aclrt_futex_wait(&hd->monitor_word, word, deadline == UINT64_MAX ? ACLRT_NO_DEADLINE : deadline);
+            }
             atomic_store_explicit(&hd->monitor_sleeping, false, memory_order_relaxed);
             stuck_periods = 0;
             continue;

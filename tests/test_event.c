@@ -1,0 +1,1330 @@
+/*
+ * tests/test_event.c - pins "events" (docs/SEMANTICS.md, Events;
+ * ACL_REFERENCE.md section 4): the three flavours, record/query/synchronize,
+ * cross-stream waits, legacy SYNC stickiness and reset, destroy before
+ * completion, timestamps, timeouts, flag validation, ids and the quota.
+ *
+ * Ordering is proven with gates and probes, never with sleeps:
+ *   gate   a host function that spins on an atomic the test opens; it sets
+ *          `done` when it returns.
+ *   probe  a host function that records what it saw in a watched flag (e.g.
+ *          a gate's `done`) and that it ran.
+ * A probe queued behind a wait must see the producer's gate done. Before the
+ * test opens a gate it gives a broken wait a bounded chance to run the probe
+ * early (chance()), so a wait that does not block fails the case instead of
+ * passing by luck. Gates live in a static pool and are all opened after
+ * every case, so a failing case never leaves an executor spinning.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "check.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+/* ------------------------------------------------------------------------
+ * Helpers
+ * ------------------------------------------------------------------------ */
+
+struct gate {
+    atomic_int open;
+    atomic_int entered;
+    atomic_int done;
+};
+
+#define GATE_POOL 96
+static struct gate gate_pool[GATE_POOL];
+static int gate_next;
+
+static struct gate *new_gate(void)
+{
+    CHECK(gate_next < GATE_POOL);
+    return &gate_pool[gate_next++];
+}
+
+static void gate_fn(void *arg)
+{
+    struct gate *g = (struct gate *)arg;
+    atomic_store(&g->entered, 1);
+    while (!atomic_load(&g->open))
+        sched_yield();
+    atomic_store(&g->done, 1);
+}
+
+static void gate_open(struct gate *g)
+{
+    atomic_store(&g->open, 1);
+}
+
+/* Open every gate ever handed out (after each case). */
+static void gates_open_all(void)
+{
+    for (int i = 0; i < gate_next; i++)
+        atomic_store(&gate_pool[i].open, 1);
+}
+
+/* Wait (bounded) until a host function reached the gate: its stream is busy. */
+static int gate_wait_entered(struct gate *g)
+{
+    for (long i = 0; i < 20000000L; i++) {
+        if (atomic_load(&g->entered))
+            return 1;
+        sched_yield();
+    }
+    return 0;
+}
+
+/* Launch a gate on `stream` and wait until it runs. */
+static struct gate *busy(aclrtStream stream)
+{
+    struct gate *g = new_gate();
+    CHECK_OK(aclrtLaunchHostFunc(stream, gate_fn, g));
+    CHECK(gate_wait_entered(g));
+    return g;
+}
+
+struct probe {
+    const atomic_int *watch; /* what the probe reads when it runs (may be NULL) */
+    atomic_int saw;
+    atomic_int ran;
+};
+
+static void probe_fn(void *arg)
+{
+    struct probe *p = (struct probe *)arg;
+    atomic_store(&p->saw, p->watch != NULL ? atomic_load(p->watch) : 0);
+    atomic_store(&p->ran, 1);
+}
+
+static void probe_init(struct probe *p, const atomic_int *watch)
+{
+    p->watch = watch;
+    atomic_store(&p->saw, -1);
+    atomic_store(&p->ran, 0);
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Give work that must NOT run yet a bounded chance to run anyway (a broken
+ * wait), returning early if it did. Not a synchronization: correct
+ * behaviour never depends on how long this takes.
+ */
+static void chance(const atomic_int *flag)
+{
+    uint64_t end = mono_ns() + 2000000; /* at most 2 ms, or 3000 yields */
+    for (int i = 0; i < 3000 && !atomic_load(flag) && mono_ns() < end; i++)
+        sched_yield();
+}
+
+static atomic_long spin_counter;
+
+/* A known amount of work: a fixed number of atomic increments. */
+static void spin_fn(void *arg)
+{
+    long n = (long)(intptr_t)arg;
+    for (long i = 0; i < n; i++)
+        atomic_fetch_add(&spin_counter, 1);
+}
+
+static aclrtEventRecordedStatus status_of(aclrtEvent e)
+{
+    aclrtEventRecordedStatus st = (aclrtEventRecordedStatus)0x7777;
+    CHECK_OK(aclrtQueryEventStatus(e, &st));
+    return st;
+}
+
+static aclrtEventWaitStatus wait_status_of(aclrtEvent e)
+{
+    aclrtEventWaitStatus st = (aclrtEventWaitStatus)0x7777;
+    CHECK_OK(aclrtQueryEventWaitStatus(e, &st));
+    return st;
+}
+
+static aclrtStreamStatus stream_status_of(aclrtStream s)
+{
+    aclrtStreamStatus st = (aclrtStreamStatus)0x7777;
+    CHECK_OK(aclrtStreamQuery(s, &st));
+    return st;
+}
+
+/* The deprecated query, called in one place with the warning silenced. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static aclError query_event(aclrtEvent e, aclrtEventStatus *st)
+{
+    return aclrtQueryEvent(e, st);
+}
+#pragma GCC diagnostic pop
+
+static aclrtStream new_stream(void)
+{
+    aclrtStream s = NULL;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK(s != NULL);
+    return s;
+}
+
+enum flavour { PLAIN, LEGACY_SYNC, EX_SYNC };
+static const char *const flavour_name[] = {"aclrtCreateEvent", "WithFlag(SYNC)", "ExWithFlag(SYNC)"};
+
+static aclrtEvent new_event(enum flavour f)
+{
+    aclrtEvent e = NULL;
+    switch (f) {
+    case PLAIN: CHECK_OK(aclrtCreateEvent(&e)); break;
+    case LEGACY_SYNC: CHECK_OK(aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC)); break;
+    case EX_SYNC: CHECK_OK(aclrtCreateEventExWithFlag(&e, ACL_EVENT_SYNC)); break;
+    }
+    CHECK(e != NULL);
+    return e;
+}
+
+static aclrtContext main_context;
+
+/* The executor pool size this suite runs with (ACLRT_EXECUTORS, set in main). */
+#define POOL_EXECUTORS 2
+
+/* ------------------------------------------------------------------------
+ * Status polarity and the state before the first record
+ * ------------------------------------------------------------------------ */
+
+TEST(recorded_status_not_ready_is_0_and_a_finished_record_reports_complete_1)
+{
+    CHECK_EQ(0, ACL_EVENT_RECORDED_STATUS_NOT_READY);
+    CHECK_EQ(1, ACL_EVENT_RECORDED_STATUS_COMPLETE);
+    aclrtStream s = new_stream();
+    aclrtEvent e = new_event(PLAIN);
+    CHECK_OK(aclrtLaunchHostFunc(s, spin_fn, (void *)(intptr_t)1000));
+    CHECK_OK(aclrtRecordEvent(e, s));
+    CHECK_OK(aclrtSynchronizeEvent(e));
+    CHECK_EQ(1, status_of(e));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(never_recorded_query_status_not_ready_except_ex_complete)
+{
+    aclrtEvent plain = new_event(PLAIN), legacy = new_event(LEGACY_SYNC), ex = new_event(EX_SYNC);
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status_of(plain));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status_of(legacy));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(ex));
+    CHECK_OK(aclrtDestroyEvent(plain));
+    CHECK_OK(aclrtDestroyEvent(legacy));
+    CHECK_OK(aclrtDestroyEvent(ex));
+}
+
+TEST(never_recorded_deprecated_query_event_is_complete_and_rejects_ex)
+{
+    aclrtEvent plain = new_event(PLAIN), legacy = new_event(LEGACY_SYNC), ex = new_event(EX_SYNC);
+    aclrtEventStatus st = ACL_EVENT_STATUS_RESERVED;
+    CHECK_OK(query_event(plain, &st));
+    CHECK_EQ(ACL_EVENT_STATUS_COMPLETE, st);
+    st = ACL_EVENT_STATUS_RESERVED;
+    CHECK_OK(query_event(legacy, &st));
+    CHECK_EQ(ACL_EVENT_STATUS_COMPLETE, st);
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, query_event(ex, &st));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, query_event(plain, NULL));
+    CHECK_OK(aclrtDestroyEvent(plain));
+    CHECK_OK(aclrtDestroyEvent(legacy));
+    CHECK_OK(aclrtDestroyEvent(ex));
+}
+
+TEST(never_recorded_synchronize_event_succeeds_for_every_flavour)
+{
+    for (int f = PLAIN; f <= EX_SYNC; f++) {
+        aclrtEvent e = new_event((enum flavour)f);
+        CHECK_OK(aclrtSynchronizeEvent(e));
+        CHECK_OK(aclrtSynchronizeEventWithTimeout(e, 1000));
+        CHECK_OK(aclrtDestroyEvent(e));
+    }
+}
+
+TEST(never_recorded_ex_wait_passes_without_blocking_and_plain_wait_is_param_invalid)
+{
+    static struct probe p;
+    aclrtStream s = new_stream();
+    aclrtEvent ex = new_event(EX_SYNC), plain = new_event(PLAIN);
+    probe_init(&p, NULL);
+    CHECK_OK(aclrtStreamWaitEvent(s, ex));
+    CHECK_OK(aclrtLaunchHostFunc(s, probe_fn, &p));
+    /* A blocked stream would time out here instead of draining. */
+    CHECK_OK(aclrtSynchronizeStreamWithTimeout(s, 5000));
+    CHECK_EQ(1, atomic_load(&p.ran));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtStreamWaitEvent(s, plain));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtStreamWaitEventWithTimeout(s, plain, 1));
+    CHECK_OK(aclrtDestroyEvent(ex));
+    CHECK_OK(aclrtDestroyEvent(plain));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+/* ------------------------------------------------------------------------
+ * Record, query, cross-stream waits
+ * ------------------------------------------------------------------------ */
+
+TEST(record_on_busy_stream_is_not_ready_until_the_stream_drains)
+{
+    aclrtStream a = new_stream();
+    for (int f = PLAIN; f <= EX_SYNC; f++) {
+        aclrtEvent e = new_event((enum flavour)f);
+        struct gate *g = busy(a);
+        CHECK_OK(aclrtRecordEvent(e, a));
+        for (int i = 0; i < 100; i++)
+            CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status_of(e));
+        if (f != EX_SYNC) {
+            aclrtEventStatus st = ACL_EVENT_STATUS_RESERVED;
+            CHECK_OK(query_event(e, &st));
+            CHECK_EQ(ACL_EVENT_STATUS_NOT_READY, st);
+        }
+        CHECK_EQ(0, atomic_load(&g->done));
+        gate_open(g);
+        CHECK_OK(aclrtSynchronizeStream(a));
+        CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+        if (f != EX_SYNC) {
+            aclrtEventStatus st = ACL_EVENT_STATUS_RESERVED;
+            CHECK_OK(query_event(e, &st));
+            CHECK_EQ(ACL_EVENT_STATUS_COMPLETE, st);
+        }
+        CHECK_OK(aclrtDestroyEvent(e));
+    }
+    CHECK_OK(aclrtDestroyStream(a));
+}
+
+TEST(synchronize_event_waits_for_the_captured_work)
+{
+    static struct probe later;
+    aclrtStream a = new_stream();
+    aclrtEvent e = new_event(PLAIN);
+    struct gate *g = busy(a);
+    CHECK_OK(aclrtRecordEvent(e, a));
+    /* Work submitted after the record is not part of the capture. */
+    struct gate *g2 = new_gate();
+    CHECK_OK(aclrtLaunchHostFunc(a, gate_fn, g2));
+    probe_init(&later, NULL);
+    CHECK_OK(aclrtLaunchHostFunc(a, probe_fn, &later));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeEvent(e));
+    CHECK_EQ(1, atomic_load(&g->done));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+    CHECK_EQ(0, atomic_load(&later.ran)); /* still behind g2 */
+    gate_open(g2);
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_EQ(1, atomic_load(&later.ran));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyStream(a));
+}
+
+TEST(cross_stream_wait_runs_consumer_after_the_gated_producer)
+{
+    static struct probe p[3];
+    aclrtStream a = new_stream(), b = new_stream();
+    for (int f = PLAIN; f <= EX_SYNC; f++) {
+        aclrtEvent e = new_event((enum flavour)f);
+        struct gate *g = busy(a);
+        CHECK_OK(aclrtRecordEvent(e, a));
+        CHECK_OK(aclrtStreamWaitEvent(b, e));
+        probe_init(&p[f], &g->done);
+        CHECK_OK(aclrtLaunchHostFunc(b, probe_fn, &p[f]));
+        chance(&p[f].ran);
+        if (atomic_load(&p[f].ran))
+            fprintf(stderr, "  (%s)\n", flavour_name[f]);
+        CHECK_EQ(0, atomic_load(&p[f].ran));
+        CHECK_EQ(ACL_STREAM_STATUS_NOT_READY, stream_status_of(b));
+        gate_open(g);
+        CHECK_OK(aclrtSynchronizeStream(b));
+        CHECK_EQ(1, atomic_load(&p[f].ran));
+        CHECK_EQ(1, atomic_load(&p[f].saw)); /* the producer's gated task had finished */
+        CHECK_OK(aclrtSynchronizeStream(a));
+        CHECK_OK(aclrtDestroyEvent(e));
+    }
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+TEST(re_record_does_not_change_a_pending_wait)
+{
+    static struct probe p[3];
+    aclrtStream a = new_stream(), b = new_stream(), c = new_stream();
+    for (int f = PLAIN; f <= EX_SYNC; f++) {
+        aclrtEvent e = new_event((enum flavour)f);
+        struct gate *g = busy(a);
+        /* b reaches its wait only after the re-record: the wait must use the copy it took. */
+        struct gate *gb = busy(b);
+        CHECK_OK(aclrtRecordEvent(e, a)); /* record #1: behind the gate */
+        CHECK_OK(aclrtStreamWaitEvent(b, e));
+        probe_init(&p[f], &g->done);
+        CHECK_OK(aclrtLaunchHostFunc(b, probe_fn, &p[f]));
+        CHECK_OK(aclrtRecordEvent(e, c)); /* record #2: idle stream, complete */
+        CHECK_OK(aclrtSynchronizeStream(c));
+        CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+        gate_open(gb);
+        chance(&p[f].ran);
+        if (atomic_load(&p[f].ran))
+            fprintf(stderr, "  (%s)\n", flavour_name[f]);
+        CHECK_EQ(0, atomic_load(&p[f].ran));
+        gate_open(g);
+        CHECK_OK(aclrtSynchronizeStream(b));
+        CHECK_EQ(1, atomic_load(&p[f].saw));
+        CHECK_OK(aclrtSynchronizeStream(a));
+        CHECK_OK(aclrtDestroyEvent(e));
+    }
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+    CHECK_OK(aclrtDestroyStream(c));
+}
+
+TEST(ex_event_recaptures_on_every_record)
+{
+    aclrtStream a = new_stream(), c = new_stream();
+    aclrtEvent e = new_event(EX_SYNC);
+    struct gate *g = busy(a);
+    CHECK_OK(aclrtRecordEvent(e, a));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status_of(e));
+    CHECK_OK(aclrtRecordEvent(e, c));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+    CHECK_OK(aclrtSynchronizeEvent(e)); /* returns at once: the capture is the idle stream's */
+    CHECK_EQ(0, atomic_load(&g->done));
+    CHECK_OK(aclrtRecordEvent(e, a));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status_of(e));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeEvent(e));
+    CHECK_EQ(1, atomic_load(&g->done));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(c));
+}
+
+/* ------------------------------------------------------------------------
+ * Legacy SYNC events: sticky until reset
+ * ------------------------------------------------------------------------ */
+
+TEST(legacy_sync_event_is_sticky_until_reset_and_then_waits_for_the_next_record)
+{
+    static struct probe sticky[3], after_reset;
+    static atomic_int recorded_again;
+    aclrtStream a = new_stream(), w[3];
+    for (int i = 0; i < 3; i++)
+        w[i] = new_stream();
+    aclrtEvent e = new_event(LEGACY_SYNC);
+    CHECK_OK(aclrtRecordEvent(e, a));
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+    /* One record releases any number of waits, one after another. */
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < 3; i++) {
+            probe_init(&sticky[i], NULL);
+            CHECK_OK(aclrtStreamWaitEvent(w[i], e));
+            CHECK_OK(aclrtLaunchHostFunc(w[i], probe_fn, &sticky[i]));
+            CHECK_OK(aclrtSynchronizeStreamWithTimeout(w[i], 5000));
+            CHECK_EQ(1, atomic_load(&sticky[i].ran));
+        }
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, wait_status_of(e));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+
+    CHECK_OK(aclrtResetEvent(e, a));
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status_of(e));
+
+    atomic_store(&recorded_again, 0);
+    probe_init(&after_reset, &recorded_again);
+    CHECK_OK(aclrtStreamWaitEvent(w[0], e));
+    CHECK_OK(aclrtLaunchHostFunc(w[0], probe_fn, &after_reset));
+    chance(&after_reset.ran);
+    CHECK_EQ(0, atomic_load(&after_reset.ran));
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_NOT_READY, wait_status_of(e));
+    CHECK_EQ(ACL_STREAM_STATUS_NOT_READY, stream_status_of(w[0]));
+    atomic_store(&recorded_again, 1);
+    CHECK_OK(aclrtRecordEvent(e, a));
+    CHECK_OK(aclrtSynchronizeStream(w[0]));
+    CHECK_EQ(1, atomic_load(&after_reset.ran));
+    CHECK_EQ(1, atomic_load(&after_reset.saw));
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, wait_status_of(e));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyStream(a));
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(aclrtDestroyStream(w[i]));
+}
+
+TEST(legacy_wait_issued_before_any_record_waits_for_the_next_record)
+{
+    static struct probe p;
+    aclrtStream a = new_stream(), b = new_stream();
+    aclrtEvent e = new_event(LEGACY_SYNC);
+    struct gate *g = new_gate();
+    probe_init(&p, &g->done);
+    CHECK_OK(aclrtStreamWaitEvent(b, e));
+    CHECK_OK(aclrtLaunchHostFunc(b, probe_fn, &p));
+    chance(&p.ran);
+    CHECK_EQ(0, atomic_load(&p.ran));
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_NOT_READY, wait_status_of(e));
+    CHECK_EQ(ACL_STREAM_STATUS_NOT_READY, stream_status_of(b));
+    /* The record it binds to captures gated work: still blocked until the gate opens. */
+    CHECK_OK(aclrtLaunchHostFunc(a, gate_fn, g));
+    CHECK(gate_wait_entered(g));
+    CHECK_OK(aclrtRecordEvent(e, a));
+    chance(&p.ran);
+    CHECK_EQ(0, atomic_load(&p.ran));
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_NOT_READY, wait_status_of(e));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_EQ(1, atomic_load(&p.saw));
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, wait_status_of(e));
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+TEST(reset_is_applied_in_stream_order_and_a_later_record_survives_it)
+{
+    aclrtStream a = new_stream(), c = new_stream();
+    aclrtEvent e = new_event(LEGACY_SYNC);
+    CHECK_OK(aclrtRecordEvent(e, a));
+    CHECK_OK(aclrtSynchronizeStream(a));
+    /* Reset queued behind a gate: the event stays recorded until c reaches it. */
+    struct gate *g = busy(c);
+    CHECK_OK(aclrtResetEvent(e, c));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(c));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status_of(e));
+    /* A record made after the reset call survives the reset. */
+    g = busy(c);
+    CHECK_OK(aclrtResetEvent(e, c));
+    CHECK_OK(aclrtRecordEvent(e, a));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(c));
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(c));
+}
+
+TEST(reset_of_a_create_event_event_works_like_a_legacy_sync_reset)
+{
+    aclrtStream a = new_stream();
+    aclrtEvent e = new_event(PLAIN);
+    CHECK_OK(aclrtRecordEvent(e, a));
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+    CHECK_OK(aclrtResetEvent(e, a));
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status_of(e));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyStream(a));
+}
+
+TEST(reset_and_wait_reject_ex_events_and_events_without_sync)
+{
+    aclrtStream s = new_stream();
+    aclrtEvent ex = NULL, ex_tl = NULL, legacy_tl = NULL;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ex, ACL_EVENT_SYNC));
+    CHECK_OK(aclrtCreateEventExWithFlag(&ex_tl, ACL_EVENT_TIME_LINE));
+    CHECK_OK(aclrtCreateEventWithFlag(&legacy_tl, ACL_EVENT_TIME_LINE));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtResetEvent(ex, s));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtResetEvent(legacy_tl, s));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtStreamWaitEvent(s, legacy_tl));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtStreamWaitEvent(s, ex_tl));
+    /* Still rejected once recorded. */
+    CHECK_OK(aclrtRecordEvent(ex, s));
+    CHECK_OK(aclrtRecordEvent(ex_tl, s));
+    CHECK_OK(aclrtRecordEvent(legacy_tl, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtResetEvent(ex, s));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtStreamWaitEvent(s, legacy_tl));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtStreamWaitEvent(s, ex_tl));
+    CHECK_OK(aclrtDestroyEvent(ex));
+    CHECK_OK(aclrtDestroyEvent(ex_tl));
+    CHECK_OK(aclrtDestroyEvent(legacy_tl));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(device_use_only_and_external_events_are_limited_as_documented)
+{
+    aclrtStream s = new_stream();
+    aclrtEvent dev = NULL, ext = NULL;
+    CHECK_OK(aclrtCreateEventWithFlag(&dev, ACL_EVENT_DEVICE_USE_ONLY));
+    CHECK_OK(aclrtCreateEventWithFlag(&ext, ACL_EVENT_EXTERNAL));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtStreamWaitEvent(s, dev));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtRecordEvent(ext, s));
+    aclrtEventWaitStatus ws;
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtQueryEventWaitStatus(ext, &ws));
+    uint64_t ts;
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtEventGetTimestamp(ext, &ts));
+    CHECK_OK(aclrtDestroyEvent(dev));
+    CHECK_OK(aclrtDestroyEvent(ext));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(null_and_garbage_event_handles_are_rejected)
+{
+    aclrtStream s = new_stream();
+    aclrtEventRecordedStatus st;
+    aclrtEvent garbage = (aclrtEvent)(uintptr_t)0x5a5a5a5a5a5aull;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtRecordEvent(NULL, s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtQueryEventStatus(NULL, &st));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSynchronizeEvent(NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtStreamWaitEvent(s, NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDestroyEvent(NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtRecordEvent(garbage, s));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtQueryEventStatus(garbage, &st));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyEvent(garbage));
+    aclrtEvent e = new_event(PLAIN);
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtQueryEventStatus(e, NULL));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+/* ------------------------------------------------------------------------
+ * Flag validation
+ * ------------------------------------------------------------------------ */
+
+TEST(create_event_with_flag_validates_flags_like_the_runtime)
+{
+    static const uint32_t bad[] = {0x0, 0x40, 0x3F, 0x10 | 0x1, 0x20 | 0x1, 0x80, 0x41};
+    static const uint32_t good[] = {0x10, 0x20, 0x1 | 0x2 | 0x8, 0x1, 0x2, 0x8, 0xF};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        aclrtEvent e = NULL;
+        aclError rc = aclrtCreateEventWithFlag(&e, bad[i]);
+        if (rc != ACL_ERROR_RT_PARAM_INVALID)
+            fprintf(stderr, "  (flag 0x%x)\n", bad[i]);
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, rc);
+    }
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        aclrtEvent e = NULL;
+        aclError rc = aclrtCreateEventWithFlag(&e, good[i]);
+        if (rc != ACL_SUCCESS)
+            fprintf(stderr, "  (flag 0x%x)\n", good[i]);
+        CHECK_OK(rc);
+        CHECK(e != NULL);
+        CHECK_OK(aclrtDestroyEvent(e));
+    }
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateEventWithFlag(NULL, ACL_EVENT_SYNC));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateEvent(NULL));
+}
+
+TEST(create_event_ex_with_flag_validates_flags_and_ipc_is_not_supported_yet)
+{
+    static const uint32_t bad[] = {0x0, 0x20, 0x10, 0x41, 0x80, 0x49};
+    static const uint32_t good[] = {0x9, 0x1, 0x2, 0x8, 0xF};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        aclrtEvent e = NULL;
+        aclError rc = aclrtCreateEventExWithFlag(&e, bad[i]);
+        if (rc != ACL_ERROR_RT_PARAM_INVALID)
+            fprintf(stderr, "  (flag 0x%x)\n", bad[i]);
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, rc);
+    }
+    aclrtEvent ipc = NULL;
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtCreateEventExWithFlag(&ipc, ACL_EVENT_IPC));
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        aclrtEvent e = NULL;
+        aclError rc = aclrtCreateEventExWithFlag(&e, good[i]);
+        if (rc != ACL_SUCCESS)
+            fprintf(stderr, "  (flag 0x%x)\n", good[i]);
+        CHECK_OK(rc);
+        CHECK(e != NULL);
+        CHECK_OK(aclrtDestroyEvent(e));
+    }
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateEventExWithFlag(NULL, ACL_EVENT_SYNC));
+}
+
+/* ------------------------------------------------------------------------
+ * Destroy
+ * ------------------------------------------------------------------------ */
+
+TEST(destroy_before_completion_is_safe_and_an_earlier_wait_still_waits)
+{
+    static struct probe p;
+    aclrtStream a = new_stream(), b = new_stream();
+    aclrtEvent e = new_event(PLAIN);
+    struct gate *g = busy(a);
+    struct gate *gb = busy(b); /* b reaches the wait after the destroy */
+    CHECK_OK(aclrtRecordEvent(e, a));
+    CHECK_OK(aclrtStreamWaitEvent(b, e));
+    probe_init(&p, &g->done);
+    CHECK_OK(aclrtLaunchHostFunc(b, probe_fn, &p));
+    CHECK_OK(aclrtDestroyEvent(e));
+    gate_open(gb);
+    aclrtEventRecordedStatus st;
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtQueryEventStatus(e, &st));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtRecordEvent(e, a));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtSynchronizeEvent(e));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtStreamWaitEvent(b, e));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyEvent(e));
+    chance(&p.ran);
+    CHECK_EQ(0, atomic_load(&p.ran));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_EQ(1, atomic_load(&p.ran));
+    CHECK_EQ(1, atomic_load(&p.saw));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+TEST(destroy_of_a_timed_event_recorded_on_a_busy_stream_is_safe)
+{
+    /* The stamp task queued behind the gate must not touch the dead event's next life. */
+    aclrtStream a = new_stream();
+    aclrtEvent e = new_event(PLAIN);
+    struct gate *g = busy(a);
+    CHECK_OK(aclrtRecordEvent(e, a));
+    CHECK_OK(aclrtDestroyEvent(e));
+    aclrtEvent e2 = new_event(PLAIN); /* may reuse the slot */
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status_of(e2));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status_of(e2));
+    uint64_t ts = 0;
+    CHECK_EQ(ACL_ERROR_RT_INTERNAL_ERROR, aclrtEventGetTimestamp(e2, &ts));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtEventGetTimestamp(e, &ts));
+    CHECK_OK(aclrtDestroyEvent(e2));
+    CHECK_OK(aclrtDestroyStream(a));
+}
+
+TEST(destroying_a_legacy_event_releases_a_stream_waiting_for_its_next_record)
+{
+    static struct probe p;
+    aclrtStream b = new_stream();
+    aclrtEvent e = new_event(LEGACY_SYNC);
+    probe_init(&p, NULL);
+    CHECK_OK(aclrtStreamWaitEvent(b, e));
+    CHECK_OK(aclrtLaunchHostFunc(b, probe_fn, &p));
+    chance(&p.ran);
+    CHECK_EQ(0, atomic_load(&p.ran));
+    CHECK_EQ(ACL_STREAM_STATUS_NOT_READY, stream_status_of(b));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtSynchronizeStreamWithTimeout(b, 5000)); /* a stream left parked would time out */
+    CHECK_EQ(1, atomic_load(&p.ran));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+/* ------------------------------------------------------------------------
+ * Timestamps
+ * ------------------------------------------------------------------------ */
+
+TEST(elapsed_time_and_timestamps_around_known_work)
+{
+    aclrtStream s = new_stream();
+    aclrtEvent start = new_event(PLAIN), end = new_event(PLAIN);
+    atomic_store(&spin_counter, 0);
+    CHECK_OK(aclrtRecordEvent(start, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, spin_fn, (void *)(intptr_t)200000));
+    CHECK_OK(aclrtRecordEvent(end, s));
+    CHECK_OK(aclrtSynchronizeEvent(end));
+    CHECK_EQ(200000, atomic_load(&spin_counter));
+    float ms = -1.0f;
+    CHECK_OK(aclrtEventElapsedTime(&ms, start, end));
+    CHECK(ms >= 0.0f);
+    uint64_t t0 = 0, t1 = 0;
+    CHECK_OK(aclrtEventGetTimestamp(start, &t0));
+    CHECK_OK(aclrtEventGetTimestamp(end, &t1));
+    CHECK(t0 > 0);
+    CHECK(t1 >= t0);
+    /* Microseconds on CLOCK_MONOTONIC ("since boot"): not after now. */
+    CHECK(t1 <= mono_ns() / 1000u);
+    /* Legacy and Ex events with ACL_EVENT_TIME_LINE take timestamps too. */
+    aclrtEvent lt = NULL, xt = NULL;
+    CHECK_OK(aclrtCreateEventWithFlag(&lt, ACL_EVENT_TIME_LINE | ACL_EVENT_SYNC));
+    CHECK_OK(aclrtCreateEventExWithFlag(&xt, ACL_EVENT_TIME_LINE));
+    CHECK_OK(aclrtRecordEvent(lt, s));
+    CHECK_OK(aclrtRecordEvent(xt, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_OK(aclrtEventElapsedTime(&ms, start, lt));
+    CHECK_OK(aclrtEventElapsedTime(&ms, lt, xt));
+    CHECK(ms >= 0.0f);
+    CHECK_OK(aclrtDestroyEvent(lt));
+    CHECK_OK(aclrtDestroyEvent(xt));
+    CHECK_OK(aclrtDestroyEvent(start));
+    CHECK_OK(aclrtDestroyEvent(end));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(elapsed_time_works_across_two_streams)
+{
+    aclrtStream a = new_stream(), b = new_stream();
+    aclrtEvent start = new_event(PLAIN), end = new_event(PLAIN);
+    CHECK_OK(aclrtRecordEvent(start, a));
+    CHECK_OK(aclrtStreamWaitEvent(b, start));
+    CHECK_OK(aclrtLaunchHostFunc(b, spin_fn, (void *)(intptr_t)10000));
+    CHECK_OK(aclrtRecordEvent(end, b));
+    CHECK_OK(aclrtSynchronizeEvent(end));
+    CHECK_OK(aclrtSynchronizeEvent(start));
+    float ms = -1.0f;
+    CHECK_OK(aclrtEventElapsedTime(&ms, start, end));
+    CHECK(ms >= 0.0f);
+    CHECK_OK(aclrtDestroyEvent(start));
+    CHECK_OK(aclrtDestroyEvent(end));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+TEST(elapsed_time_and_timestamp_error_codes)
+{
+    aclrtStream s = new_stream();
+    aclrtEvent never = new_event(PLAIN), done = new_event(PLAIN), pending = new_event(PLAIN);
+    float ms = 0.0f;
+    uint64_t ts = 0;
+    CHECK_OK(aclrtRecordEvent(done, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+
+    /* Never recorded. */
+    CHECK_EQ(ACL_ERROR_RT_INTERNAL_ERROR, aclrtEventElapsedTime(&ms, never, done));
+    CHECK_EQ(ACL_ERROR_RT_INTERNAL_ERROR, aclrtEventElapsedTime(&ms, done, never));
+    CHECK_EQ(ACL_ERROR_RT_INTERNAL_ERROR, aclrtEventGetTimestamp(never, &ts));
+
+    /* Recorded, not complete. */
+    struct gate *g = busy(s);
+    CHECK_OK(aclrtRecordEvent(pending, s));
+    CHECK_EQ(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, aclrtEventElapsedTime(&ms, done, pending));
+    CHECK_EQ(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, aclrtEventGetTimestamp(pending, &ts));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_OK(aclrtEventElapsedTime(&ms, done, pending));
+    CHECK(ms >= 0.0f);
+
+    /* No ACL_EVENT_TIME_LINE: recorded and complete, still no timestamp. */
+    aclrtEvent ex = new_event(EX_SYNC), legacy = new_event(LEGACY_SYNC);
+    CHECK_OK(aclrtRecordEvent(ex, s));
+    CHECK_OK(aclrtRecordEvent(legacy, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, aclrtEventElapsedTime(&ms, done, ex));
+    CHECK_EQ(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, aclrtEventElapsedTime(&ms, ex, done));
+    CHECK_EQ(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, aclrtEventElapsedTime(&ms, legacy, done));
+    CHECK_EQ(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, aclrtEventGetTimestamp(ex, &ts));
+
+    /* NULL arguments. */
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtEventElapsedTime(NULL, done, pending));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtEventElapsedTime(&ms, NULL, pending));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtEventElapsedTime(&ms, done, NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtEventGetTimestamp(done, NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtEventGetTimestamp(NULL, &ts));
+
+    CHECK_OK(aclrtDestroyEvent(ex));
+    CHECK_OK(aclrtDestroyEvent(legacy));
+    CHECK_OK(aclrtDestroyEvent(never));
+    CHECK_OK(aclrtDestroyEvent(done));
+    CHECK_OK(aclrtDestroyEvent(pending));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(elapsed_time_of_end_completed_before_start_is_timestamp_reversal)
+{
+    aclrtStream s = new_stream();
+    aclrtEvent start = new_event(PLAIN), end = new_event(PLAIN);
+    CHECK_OK(aclrtRecordEvent(end, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    /* Let the clock move on (a read of the clock, not a sleep). */
+    uint64_t t = mono_ns();
+    while (mono_ns() < t + 2000)
+        ;
+    CHECK_OK(aclrtRecordEvent(start, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    float ms = 0.0f;
+    CHECK_EQ(ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL, aclrtEventElapsedTime(&ms, start, end));
+    CHECK_OK(aclrtEventElapsedTime(&ms, end, start));
+    CHECK(ms >= 0.0f);
+    CHECK_OK(aclrtDestroyEvent(start));
+    CHECK_OK(aclrtDestroyEvent(end));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+/* ------------------------------------------------------------------------
+ * Wait status, timeouts
+ * ------------------------------------------------------------------------ */
+
+TEST(query_event_wait_status_tracks_pending_waits)
+{
+    aclrtStream a = new_stream(), b = new_stream(), c = new_stream();
+    aclrtEvent e = new_event(PLAIN);
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, wait_status_of(e));
+    struct gate *g = busy(a);
+    CHECK_OK(aclrtRecordEvent(e, a));
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, wait_status_of(e));
+    CHECK_OK(aclrtStreamWaitEvent(b, e));
+    CHECK_OK(aclrtStreamWaitEvent(c, e));
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_NOT_READY, wait_status_of(e));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_OK(aclrtSynchronizeStream(c));
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, wait_status_of(e));
+
+    aclrtEvent ex = new_event(EX_SYNC);
+    aclrtEventWaitStatus ws;
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtQueryEventWaitStatus(ex, &ws));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtQueryEventWaitStatus(e, NULL));
+    CHECK_OK(aclrtDestroyEvent(ex));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+    CHECK_OK(aclrtDestroyStream(c));
+}
+
+TEST(synchronize_event_with_timeout_validates_and_times_out_on_gated_work)
+{
+    aclrtStream a = new_stream();
+    aclrtEvent e = new_event(EX_SYNC);
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSynchronizeEventWithTimeout(e, 0));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSynchronizeEventWithTimeout(e, -2));
+    struct gate *g = busy(a);
+    CHECK_OK(aclrtRecordEvent(e, a));
+    CHECK_EQ(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, aclrtSynchronizeEventWithTimeout(e, 5));
+    CHECK_EQ(0, atomic_load(&g->done));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeEventWithTimeout(e, -1));
+    CHECK_EQ(1, atomic_load(&g->done));
+    CHECK_OK(aclrtSynchronizeEventWithTimeout(e, 1));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyStream(a));
+}
+
+TEST(stream_wait_timeout_fails_the_wait_and_the_stream_goes_on)
+{
+    static struct probe p;
+    aclrtStream a = new_stream(), b = new_stream();
+    aclrtEvent e = new_event(EX_SYNC);
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtStreamWaitEventWithTimeout(b, e, -1));
+    struct gate *g = busy(a);
+    CHECK_OK(aclrtRecordEvent(e, a));
+    CHECK_OK(aclrtStreamWaitEventWithTimeout(b, e, 1));
+    probe_init(&p, &g->done);
+    CHECK_OK(aclrtLaunchHostFunc(b, probe_fn, &p));
+    /* The gate stays closed until the consumer's synchronize has returned. */
+    CHECK_EQ(ACL_ERROR_RT_TASK_TIMEOUT, aclrtSynchronizeStreamWithTimeout(b, 10000));
+    CHECK_EQ(1, atomic_load(&p.ran)); /* continue mode: later tasks ran */
+    CHECK_EQ(0, atomic_load(&p.saw));
+    CHECK_OK(aclrtSynchronizeStream(b)); /* reported once */
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+TEST(op_wait_timeout_makes_a_plain_stream_wait_time_out)
+{
+    static struct probe p;
+    aclrtStream a = new_stream(), b = new_stream();
+    aclrtEvent e = new_event(PLAIN);
+    struct gate *g = busy(a);
+    CHECK_OK(aclrtRecordEvent(e, a));
+    CHECK_OK(aclrtSetOpWaitTimeout(1));
+    aclError wrc = aclrtStreamWaitEvent(b, e);
+    CHECK_OK(aclrtSetOpWaitTimeout(0));
+    CHECK_OK(wrc);
+    probe_init(&p, &g->done);
+    CHECK_OK(aclrtLaunchHostFunc(b, probe_fn, &p));
+    CHECK_EQ(ACL_ERROR_RT_TASK_TIMEOUT, aclrtSynchronizeStreamWithTimeout(b, 10000));
+    CHECK_EQ(1, atomic_load(&p.ran));
+    CHECK_EQ(0, atomic_load(&p.saw));
+    CHECK_OK(aclrtSynchronizeStream(b));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, wait_status_of(e)); /* a timed-out wait is no longer pending */
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+/*
+ * Every executor of the configured pool (ACLRT_EXECUTORS=2, set in main) is
+ * busy in a host function: the pool adds an executor for the consumer (its
+ * ready work waits), and the consumer's wait must still time out after 1 s
+ * ("Expiry fails the wait task"; "an executor blocked in user code does not
+ * starve other streams").
+ */
+TEST(stream_wait_timeout_fires_while_every_executor_runs_user_code)
+{
+    static struct probe p;
+    aclrtStream a = new_stream(), b = new_stream(), busy_stream[POOL_EXECUTORS];
+    struct gate *hold[POOL_EXECUTORS];
+    aclrtEvent e = new_event(EX_SYNC);
+    struct gate *g = busy(a); /* the producer takes one executor */
+    for (int i = 0; i < POOL_EXECUTORS - 1; i++) {
+        busy_stream[i] = new_stream();
+        hold[i] = busy(busy_stream[i]);
+    }
+    CHECK_OK(aclrtRecordEvent(e, a));
+    CHECK_OK(aclrtStreamWaitEventWithTimeout(b, e, 1));
+    probe_init(&p, &g->done);
+    CHECK_OK(aclrtLaunchHostFunc(b, probe_fn, &p));
+    CHECK_EQ(ACL_ERROR_RT_TASK_TIMEOUT, aclrtSynchronizeStreamWithTimeout(b, 3000));
+    CHECK_EQ(1, atomic_load(&p.ran));
+    CHECK_EQ(0, atomic_load(&p.saw));
+    gate_open(g);
+    for (int i = 0; i < POOL_EXECUTORS - 1; i++) {
+        gate_open(hold[i]);
+        CHECK_OK(aclrtDestroyStream(busy_stream[i]));
+    }
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+/* The same when the executors become busy only after the consumer parked on its wait. */
+TEST(stream_wait_timeout_fires_when_every_executor_gets_busy_after_the_wait_parked)
+{
+    static struct probe p;
+    static atomic_int never;
+    aclrtStream a = new_stream(), b = new_stream(), busy_stream[POOL_EXECUTORS];
+    struct gate *hold[POOL_EXECUTORS];
+    aclrtEvent e = new_event(EX_SYNC);
+    struct gate *g = busy(a);
+    CHECK_OK(aclrtRecordEvent(e, a));
+    CHECK_OK(aclrtStreamWaitEventWithTimeout(b, e, 1));
+    probe_init(&p, &g->done);
+    CHECK_OK(aclrtLaunchHostFunc(b, probe_fn, &p));
+    chance(&never); /* a free executor reaches the wait and parks b (not needed for correctness) */
+    for (int i = 0; i < POOL_EXECUTORS - 1; i++) {
+        busy_stream[i] = new_stream();
+        hold[i] = busy(busy_stream[i]);
+    }
+    CHECK_EQ(ACL_ERROR_RT_TASK_TIMEOUT, aclrtSynchronizeStreamWithTimeout(b, 3000));
+    CHECK_EQ(1, atomic_load(&p.ran));
+    CHECK_EQ(0, atomic_load(&p.saw));
+    gate_open(g);
+    for (int i = 0; i < POOL_EXECUTORS - 1; i++) {
+        gate_open(hold[i]);
+        CHECK_OK(aclrtDestroyStream(busy_stream[i]));
+    }
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+/* ------------------------------------------------------------------------
+ * Record and wait flags
+ * ------------------------------------------------------------------------ */
+
+TEST(record_event_with_flag_default_records_and_other_flags_fail)
+{
+    aclrtStream a = new_stream();
+    aclrtEvent e = new_event(EX_SYNC);
+    struct gate *g = busy(a);
+    CHECK_OK(aclrtRecordEventWithFlag(e, a, ACL_EVENT_RECORD_DEFAULT));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status_of(e));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_NOT_CAPTURED, aclrtRecordEventWithFlag(e, a, ACL_EVENT_RECORD_EXTERNAL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtRecordEventWithFlag(e, a, 7));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyStream(a));
+}
+
+TEST(stream_wait_event_with_flag_validates_flag_and_external_timeout)
+{
+    static struct probe p;
+    aclrtStream a = new_stream(), b = new_stream();
+    aclrtEvent e = new_event(EX_SYNC);
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtStreamWaitEventWithFlag(b, e, 0, 7));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtStreamWaitEventWithFlag(b, e, 1, ACL_EVENT_WAIT_EXTERNAL));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_NOT_CAPTURED, aclrtStreamWaitEventWithFlag(b, e, 0, ACL_EVENT_WAIT_EXTERNAL));
+    /* WAIT_DEFAULT is an ordinary wait. */
+    struct gate *g = busy(a);
+    CHECK_OK(aclrtRecordEvent(e, a));
+    CHECK_OK(aclrtStreamWaitEventWithFlag(b, e, 0, ACL_EVENT_WAIT_DEFAULT));
+    probe_init(&p, &g->done);
+    CHECK_OK(aclrtLaunchHostFunc(b, probe_fn, &p));
+    chance(&p.ran);
+    CHECK_EQ(0, atomic_load(&p.ran));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_EQ(1, atomic_load(&p.saw));
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+/* ------------------------------------------------------------------------
+ * Ids, availability, quota
+ * ------------------------------------------------------------------------ */
+
+TEST(event_ids_are_distinct_and_avail_num_tracks_creation)
+{
+    enum { N = 12 };
+    aclrtEvent ev[N];
+    uint32_t id[N];
+    uint32_t avail0 = 0, avail = 0;
+    CHECK_OK(aclrtGetEventAvailNum(&avail0));
+    CHECK(avail0 >= N);
+    for (int i = 0; i < N; i++) {
+        ev[i] = new_event((enum flavour)(i % 3));
+        CHECK_OK(aclrtGetEventAvailNum(&avail));
+        CHECK_EQ(avail0 - (uint32_t)i - 1, avail);
+        CHECK_OK(aclrtGetEventId(ev[i], &id[i]));
+        for (int j = 0; j < i; j++)
+            CHECK(id[i] != id[j]);
+    }
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetEventId(ev[0], NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetEventAvailNum(NULL));
+    for (int i = 0; i < N; i++) {
+        CHECK_OK(aclrtDestroyEvent(ev[i]));
+        CHECK_OK(aclrtGetEventAvailNum(&avail));
+        CHECK_EQ(avail0 - (uint32_t)N + (uint32_t)i + 1, avail);
+    }
+    uint32_t stale = 0;
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtGetEventId(ev[0], &stale));
+}
+
+#define MAX_EVENTS 200 /* ACLRT_MAX_EVENTS for this suite (set in main) */
+
+TEST(event_quota_exhaustion_is_no_event_resource)
+{
+    static aclrtEvent ev[MAX_EVENTS + 1];
+    uint32_t avail = 0;
+    CHECK_OK(aclrtGetEventAvailNum(&avail));
+    CHECK(avail > 0 && avail <= MAX_EVENTS);
+    uint32_t made = 0;
+    for (; made < avail; made++) {
+        aclError rc;
+        switch (made % 3) {
+        case 0: rc = aclrtCreateEvent(&ev[made]); break;
+        case 1: rc = aclrtCreateEventWithFlag(&ev[made], ACL_EVENT_TIME_LINE); break;
+        default: rc = aclrtCreateEventExWithFlag(&ev[made], ACL_EVENT_SYNC); break;
+        }
+        CHECK_OK(rc);
+    }
+    uint32_t left = 99;
+    CHECK_OK(aclrtGetEventAvailNum(&left));
+    CHECK_EQ(0, left);
+    aclrtEvent extra = NULL;
+    CHECK_EQ(ACL_ERROR_RT_NO_EVENT_RESOURCE, aclrtCreateEvent(&extra));
+    CHECK_EQ(ACL_ERROR_RT_NO_EVENT_RESOURCE, aclrtCreateEventWithFlag(&extra, ACL_EVENT_SYNC));
+    CHECK_EQ(ACL_ERROR_RT_NO_EVENT_RESOURCE, aclrtCreateEventExWithFlag(&extra, ACL_EVENT_SYNC));
+    CHECK_OK(aclrtDestroyEvent(ev[0]));
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev[0], ACL_EVENT_SYNC));
+    for (uint32_t i = 0; i < made; i++)
+        CHECK_OK(aclrtDestroyEvent(ev[i]));
+    CHECK_OK(aclrtGetEventAvailNum(&left));
+    CHECK_EQ(avail, left);
+}
+
+/* ------------------------------------------------------------------------
+ * The default stream
+ * ------------------------------------------------------------------------ */
+
+TEST(events_work_on_the_default_stream)
+{
+    static struct probe p;
+    aclrtStream b = new_stream();
+    aclrtEvent e = new_event(PLAIN), start = new_event(PLAIN);
+    CHECK_OK(aclrtRecordEvent(start, NULL));
+    struct gate *g = busy(NULL);
+    CHECK_OK(aclrtRecordEvent(e, NULL));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status_of(e));
+    CHECK_OK(aclrtStreamWaitEvent(b, e));
+    probe_init(&p, &g->done);
+    CHECK_OK(aclrtLaunchHostFunc(b, probe_fn, &p));
+    chance(&p.ran);
+    CHECK_EQ(0, atomic_load(&p.ran));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeEvent(e));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+    float ms = -1.0f;
+    CHECK_OK(aclrtEventElapsedTime(&ms, start, e));
+    CHECK(ms >= 0.0f);
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_EQ(1, atomic_load(&p.saw));
+    /* The default stream waits too. */
+    static struct probe q;
+    struct gate *g2 = busy(b);
+    CHECK_OK(aclrtRecordEvent(e, b));
+    CHECK_OK(aclrtStreamWaitEvent(NULL, e));
+    probe_init(&q, &g2->done);
+    CHECK_OK(aclrtLaunchHostFunc(NULL, probe_fn, &q));
+    chance(&q.ran);
+    CHECK_EQ(0, atomic_load(&q.ran));
+    gate_open(g2);
+    CHECK_OK(aclrtSynchronizeStream(NULL));
+    CHECK_EQ(1, atomic_load(&q.saw));
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyEvent(start));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+/* ------------------------------------------------------------------------
+ * Concurrency
+ * ------------------------------------------------------------------------ */
+
+#define REC_THREADS 4
+#define REC_ROUNDS 150
+
+struct rec_arg {
+    aclrtEvent event;
+    aclrtStream stream;
+    int waiter; /* issue waits instead of records */
+    atomic_int *go;
+    atomic_int errors;
+};
+
+static atomic_int stop_query;
+static atomic_int query_errors;
+static atomic_long queries;
+
+static void *recorder(void *p)
+{
+    struct rec_arg *a = (struct rec_arg *)p;
+    if (aclrtSetCurrentContext(main_context) != ACL_SUCCESS) {
+        atomic_fetch_add(&a->errors, 1);
+        return NULL;
+    }
+    while (!atomic_load(a->go))
+        sched_yield();
+    for (int i = 0; i < REC_ROUNDS; i++) {
+        if (aclrtLaunchHostFunc(a->stream, spin_fn, (void *)(intptr_t)50) != ACL_SUCCESS)
+            atomic_fetch_add(&a->errors, 1);
+        aclError rc = a->waiter ? aclrtStreamWaitEvent(a->stream, a->event) : aclrtRecordEvent(a->event, a->stream);
+        if (rc != ACL_SUCCESS)
+            atomic_fetch_add(&a->errors, 1);
+    }
+    return NULL;
+}
+
+static void *querier(void *p)
+{
+    aclrtEvent e = (aclrtEvent)p;
+    while (!atomic_load(&stop_query)) {
+        aclrtEventRecordedStatus st = (aclrtEventRecordedStatus)0x7777;
+        aclError rc = aclrtQueryEventStatus(e, &st);
+        if (rc != ACL_SUCCESS ||
+            (st != ACL_EVENT_RECORDED_STATUS_COMPLETE && st != ACL_EVENT_RECORDED_STATUS_NOT_READY))
+            atomic_fetch_add(&query_errors, 1);
+        atomic_fetch_add(&queries, 1);
+        sched_yield();
+    }
+    return NULL;
+}
+
+TEST(records_from_many_threads_on_one_event_with_concurrent_queries_stay_consistent)
+{
+    static struct rec_arg args[REC_THREADS + 1];
+    static atomic_int go;
+    pthread_t th[REC_THREADS + 1], qt;
+    aclrtStream streams[REC_THREADS + 1];
+    aclrtEvent e = new_event(PLAIN);
+    for (int i = 0; i <= REC_THREADS; i++)
+        streams[i] = new_stream();
+    /* Record once first so the waiter thread's plain waits are valid. */
+    CHECK_OK(aclrtRecordEvent(e, streams[0]));
+    atomic_store(&go, 0);
+    atomic_store(&stop_query, 0);
+    atomic_store(&query_errors, 0);
+    atomic_store(&queries, 0);
+    for (int i = 0; i <= REC_THREADS; i++) {
+        args[i].event = e;
+        args[i].stream = streams[i];
+        args[i].waiter = i == REC_THREADS;
+        args[i].go = &go;
+        atomic_store(&args[i].errors, 0);
+        CHECK_EQ(0, pthread_create(&th[i], NULL, recorder, &args[i]));
+    }
+    CHECK_EQ(0, pthread_create(&qt, NULL, querier, e));
+    /* Start the recorders once the querier is querying. */
+    for (long i = 0; i < 20000000L && atomic_load(&queries) == 0; i++)
+        sched_yield();
+    atomic_store(&go, 1);
+    for (int i = 0; i <= REC_THREADS; i++)
+        CHECK_EQ(0, pthread_join(th[i], NULL));
+    atomic_store(&stop_query, 1);
+    CHECK_EQ(0, pthread_join(qt, NULL));
+    for (int i = 0; i <= REC_THREADS; i++)
+        CHECK_EQ(0, atomic_load(&args[i].errors));
+    CHECK_EQ(0, atomic_load(&query_errors));
+    for (int i = 0; i <= REC_THREADS; i++)
+        CHECK_OK(aclrtSynchronizeStream(streams[i]));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+    CHECK_OK(aclrtSynchronizeEvent(e));
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, wait_status_of(e));
+    float ms = -1.0f;
+    CHECK_OK(aclrtEventElapsedTime(&ms, e, e));
+    CHECK(ms == 0.0f);
+    /* Still an ordinary event afterwards. */
+    struct gate *g = busy(streams[1]);
+    CHECK_OK(aclrtRecordEvent(e, streams[1]));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status_of(e));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeEvent(e));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+    CHECK_OK(aclrtDestroyEvent(e));
+    for (int i = 0; i <= REC_THREADS; i++)
+        CHECK_OK(aclrtDestroyStream(streams[i]));
+}
+
+/* ------------------------------------------------------------------------ */
+
+#define RUN_CASE(name)                                                                              \
+    do {                                                                                            \
+        RUN(name);                                                                                  \
+        gates_open_all();                                                                           \
+        aclrtSetOpWaitTimeout(0);                                                                   \
+    } while (0)
+
+int main(void)
+{
+    /* Before the runtime starts: a quota the quota case can exhaust quickly. */
+    char quota[16];
+    snprintf(quota, sizeof quota, "%d", MAX_EVENTS);
+    setenv("ACLRT_MAX_EVENTS", quota, 1);
+    /* A known pool size, so a case can occupy every executor (the default is the CPU count). */
+    snprintf(quota, sizeof quota, "%d", POOL_EXECUTORS);
+    setenv("ACLRT_EXECUTORS", quota, 1);
+    if (aclrtSetDevice(0) != ACL_SUCCESS || aclrtGetCurrentContext(&main_context) != ACL_SUCCESS) {
+        fprintf(stderr, "event: aclrtSetDevice(0) failed: %s\n", aclGetRecentErrMsg());
+        return 1;
+    }
+    RUN_CASE(recorded_status_not_ready_is_0_and_a_finished_record_reports_complete_1);
+    RUN_CASE(never_recorded_query_status_not_ready_except_ex_complete);
+    RUN_CASE(never_recorded_deprecated_query_event_is_complete_and_rejects_ex);
+    RUN_CASE(never_recorded_synchronize_event_succeeds_for_every_flavour);
+    RUN_CASE(never_recorded_ex_wait_passes_without_blocking_and_plain_wait_is_param_invalid);
+    RUN_CASE(record_on_busy_stream_is_not_ready_until_the_stream_drains);
+    RUN_CASE(synchronize_event_waits_for_the_captured_work);
+    RUN_CASE(cross_stream_wait_runs_consumer_after_the_gated_producer);
+    RUN_CASE(re_record_does_not_change_a_pending_wait);
+    RUN_CASE(ex_event_recaptures_on_every_record);
+    RUN_CASE(legacy_sync_event_is_sticky_until_reset_and_then_waits_for_the_next_record);
+    RUN_CASE(legacy_wait_issued_before_any_record_waits_for_the_next_record);
+    RUN_CASE(reset_is_applied_in_stream_order_and_a_later_record_survives_it);
+    RUN_CASE(reset_of_a_create_event_event_works_like_a_legacy_sync_reset);
+    RUN_CASE(reset_and_wait_reject_ex_events_and_events_without_sync);
+    RUN_CASE(device_use_only_and_external_events_are_limited_as_documented);
+    RUN_CASE(null_and_garbage_event_handles_are_rejected);
+    RUN_CASE(create_event_with_flag_validates_flags_like_the_runtime);
+    RUN_CASE(create_event_ex_with_flag_validates_flags_and_ipc_is_not_supported_yet);
+    RUN_CASE(destroy_before_completion_is_safe_and_an_earlier_wait_still_waits);
+    RUN_CASE(destroy_of_a_timed_event_recorded_on_a_busy_stream_is_safe);
+    RUN_CASE(destroying_a_legacy_event_releases_a_stream_waiting_for_its_next_record);
+    RUN_CASE(elapsed_time_and_timestamps_around_known_work);
+    RUN_CASE(elapsed_time_works_across_two_streams);
+    RUN_CASE(elapsed_time_and_timestamp_error_codes);
+    RUN_CASE(elapsed_time_of_end_completed_before_start_is_timestamp_reversal);
+    RUN_CASE(query_event_wait_status_tracks_pending_waits);
+    RUN_CASE(synchronize_event_with_timeout_validates_and_times_out_on_gated_work);
+    RUN_CASE(stream_wait_timeout_fails_the_wait_and_the_stream_goes_on);
+    RUN_CASE(op_wait_timeout_makes_a_plain_stream_wait_time_out);
+    RUN_CASE(stream_wait_timeout_fires_while_every_executor_runs_user_code);
+    RUN_CASE(stream_wait_timeout_fires_when_every_executor_gets_busy_after_the_wait_parked);
+    RUN_CASE(record_event_with_flag_default_records_and_other_flags_fail);
+    RUN_CASE(stream_wait_event_with_flag_validates_flag_and_external_timeout);
+    RUN_CASE(event_ids_are_distinct_and_avail_num_tracks_creation);
+    RUN_CASE(event_quota_exhaustion_is_no_event_resource);
+    RUN_CASE(events_work_on_the_default_stream);
+    RUN_CASE(records_from_many_threads_on_one_event_with_concurrent_queries_stay_consistent);
+    return check_report("event");
+}
