@@ -54,8 +54,8 @@ struct aclrt_host_kernel_job {
     void *args;
     uint32_t blocks;
     _Atomic uint32_t next_block; /* next block to claim */
-    _Atomic uint32_t done;       /* blocks returned */
-    _Atomic int error;           /* first failing block's code */
+    _Atomic uint32_t done;       /* claimed blocks returned (run or skipped) */
+    _Atomic int error;           /* first failing block's code; later blocks are skipped */
 };
 
 struct aclrt_host_executor {
@@ -164,9 +164,17 @@ static void aclrt_host_run(struct aclrt_host_device *hd, struct aclrt_stream *s)
                                                   memory_order_relaxed))
             break;
     }
-    /* More ready work and someone asleep: pass the wake-up on. */
-    if (atomic_load_explicit(&hd->sleepers, memory_order_relaxed) > 0 && aclrt_host_has_work(hd))
-        aclrt_host_wake_one(hd);
+    /*
+     * More ready work: pass the wake-up on. Two pushes can both have counted
+     * the one sleeper that took this stream; with nobody left asleep, the
+     * monitor watches the rest (it adds an executor if they stay queued).
+     */
+    if (aclrt_host_has_work(hd)) {
+        if (atomic_load_explicit(&hd->sleepers, memory_order_seq_cst) > 0)
+            aclrt_host_wake_one(hd);
+        else if (atomic_load_explicit(&hd->monitor_sleeping, memory_order_seq_cst))
+            aclrt_host_wake_monitor(hd);
+    }
     aclrt_stream_run(s);
 }
 
@@ -177,12 +185,14 @@ static void aclrt_host_kernel_work(struct aclrt_host_kernel_job *job)
         uint32_t b = atomic_fetch_add_explicit(&job->next_block, 1, memory_order_relaxed);
         if (b >= job->blocks)
             return;
-        aclError rc = job->fn(b, job->blocks, job->args);
-        if (ACLRT_UNLIKELY(rc != ACL_SUCCESS)) {
-            int none = 0;
-            atomic_compare_exchange_strong_explicit(&job->error, &none, rc, memory_order_relaxed,
-                                                    memory_order_relaxed);
-            atomic_store_explicit(&job->next_block, job->blocks, memory_order_relaxed); /* stop issuing */
+        /* Every claimed block counts in `done`, so after a failure the rest are claimed and skipped. */
+        if (ACLRT_LIKELY(atomic_load_explicit(&job->error, memory_order_relaxed) == 0)) {
+            aclError rc = job->fn(b, job->blocks, job->args);
+            if (ACLRT_UNLIKELY(rc != ACL_SUCCESS)) {
+                int none = 0;
+                atomic_compare_exchange_strong_explicit(&job->error, &none, rc, memory_order_relaxed,
+                                                        memory_order_relaxed);
+            }
         }
         /* Release: the block's writes are visible to the owner that sees `done` reach `blocks`. */
         atomic_fetch_add_explicit(&job->done, 1, memory_order_release);

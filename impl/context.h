@@ -113,6 +113,15 @@ static aclError aclrt_device_set_locked(struct aclrt_device *dev)
 
 static aclError aclrt_current_context_slow(struct aclrt_context **out)
 {
+    /*
+     * A task (host function, host kernel) running on an executor thread that
+     * never set a context of its own works in its stream's context, which
+     * outlives the task (destroying a context waits for its streams).
+     */
+    if (aclrt_tls.running != NULL && aclrt_tls.ctx_handle == NULL) {
+        *out = aclrt_tls.running->ctx;
+        return ACL_SUCCESS;
+    }
     aclError rc = aclrt_runtime_start();
     if (rc != ACL_SUCCESS)
         return rc;

@@ -256,7 +256,8 @@ static aclError aclrt_event_create(aclrtEvent *event, uint32_t flags, enum aclrt
     atomic_store_explicit(&e->records, 0, memory_order_release);
     atomic_store_explicit(&e->waits_pending, 0, memory_order_release);
     atomic_store_explicit(&e->info, ACLRT_EVENT_INFO(flags, flavour, dev->id), memory_order_release);
-    atomic_store_explicit(&e->waiters.head, NULL, memory_order_release);
+    /* Notes a stream left after the previous life's destroy are stale: wake and free them. */
+    aclrt_park_stack_wake_all(&e->waiters);
     *event = aclrt_table_publish(&aclrt_rt.events, &e->hdr);
     aclrt_event_write_end(e, odd);
     return ACL_SUCCESS;
@@ -277,7 +278,7 @@ ACLRT_API aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
     if (event == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "event (output) is NULL");
     const uint32_t all = 0x3Fu;
-    if ((flag & all) == 0 || flag > all ||
+    if ((flag & all) == 0 || (flag & ~all) != 0 ||
         ((flag & ACL_EVENT_DEVICE_USE_ONLY) && flag != ACL_EVENT_DEVICE_USE_ONLY) ||
         ((flag & ACL_EVENT_EXTERNAL) && flag != ACL_EVENT_EXTERNAL))
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
@@ -293,7 +294,7 @@ ACLRT_API aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
     if (event == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "event (output) is NULL");
     const uint32_t all = 0x4Fu;
-    if ((flag & all) == 0 || flag > all || ((flag & ACL_EVENT_IPC) && flag != ACL_EVENT_IPC))
+    if ((flag & all) == 0 || (flag & ~all) != 0 || ((flag & ACL_EVENT_IPC) && flag != ACL_EVENT_IPC))
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "event flag 0x%x is invalid (an OR of ACL_EVENT_SYNC, _CAPTURE_STREAM_PROGRESS, _TIME_LINE; "
                           "or ACL_EVENT_IPC alone)",
@@ -445,7 +446,7 @@ ACLRT_API aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
                           "events from aclrtCreateEventExWithFlag re-capture on every record and cannot be reset");
     if (flags & ACL_EVENT_DEVICE_USE_ONLY)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "an ACL_EVENT_DEVICE_USE_ONLY event cannot be reset from the host");
-    if ((flags & (ACL_EVENT_SYNC | ACLRT_EVENT_FLAG_INTERNAL_SYNC | ACL_EVENT_EXTERNAL)) == 0)
+    if ((flags & (ACL_EVENT_SYNC | ACLRT_EVENT_FLAG_INTERNAL_SYNC)) == 0)
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "only events created with ACL_EVENT_SYNC can be reset");
     struct aclrt_stream *s;
     if ((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS)
@@ -654,7 +655,7 @@ static aclError aclrt_event_stream_wait(aclrtStream stream, aclrtEvent event, ui
     unsigned flavour = ACLRT_EVENT_INFO_FLAVOUR(v.info);
     if (ACLRT_UNLIKELY(flags & ACL_EVENT_DEVICE_USE_ONLY))
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "an ACL_EVENT_DEVICE_USE_ONLY event cannot be waited for here");
-    if (ACLRT_UNLIKELY((flags & (ACL_EVENT_SYNC | ACLRT_EVENT_FLAG_INTERNAL_SYNC | ACL_EVENT_EXTERNAL)) == 0))
+    if (ACLRT_UNLIKELY((flags & (ACL_EVENT_SYNC | ACLRT_EVENT_FLAG_INTERNAL_SYNC)) == 0))
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                           "event %p was created without ACL_EVENT_SYNC and cannot be waited for", event);
     if (timeout_s == 0)

@@ -97,11 +97,16 @@ static void aclrt_park_list_lower_min(struct aclrt_park_list *l, uint64_t key)
         ;
 }
 
-/* Push with a key: the note first, then the minimum (see aclrt_park_list_take). */
+/*
+ * Push with a key: the note first, then the minimum (see aclrt_park_list_take).
+ * The key is read before the push: once published, the note belongs to
+ * whoever takes the list and may already be freed.
+ */
 ACLRT_INLINE void aclrt_park_list_push(struct aclrt_park_list *l, struct aclrt_park_note *n)
 {
+    uint64_t key = n->key;
     aclrt_park_stack_push(&l->stack, n);
-    aclrt_park_list_lower_min(l, n->key);
+    aclrt_park_list_lower_min(l, key);
 }
 
 /* Is any note due at `value` (a count reached, or the time now)? One load. */

@@ -69,10 +69,21 @@ ACLRT_INLINE struct aclrt_task *aclrt_ring_reserve(struct aclrt_ring *r, unsigne
     return slot;
 }
 
-/* Publish the record written into a reserved slot (waits for earlier tickets). */
+/*
+ * Publish the record written into a reserved slot. Commits go in ticket
+ * order, so this waits for the launchers holding earlier tickets. ck_ring
+ * waits by spinning; with more launchers than CPUs the one we wait for may
+ * be preempted, so after a short spin we yield the CPU to it.
+ */
 ACLRT_INLINE void aclrt_ring_commit(struct aclrt_ring *r, struct aclrt_task *slot, unsigned int ticket)
 {
     ACLRT_TSAN_RELEASE(slot); /* pairs with the acquire in aclrt_ring_pop */
+    for (unsigned spins = 0; ck_pr_load_uint(&r->ring.p_tail) != ticket; spins++) {
+        if (spins < 128)
+            ck_pr_stall();
+        else
+            sched_yield();
+    }
     ck_ring_enqueue_commit_mpsc(&r->ring, ticket);
 }
 

@@ -393,7 +393,8 @@ ACLRT_INTERNAL aclError aclrt_stream_create_in(struct aclrt_context *ctx, uint32
     s->has_current = false;
     uint64_t seq = aclrt_stream_park_seq(atomic_load_explicit(&s->sched, memory_order_relaxed));
     atomic_store_explicit(&s->sched, ((seq + 1) << ACLRT_SCHED_SEQ_SHIFT) | ACLRT_SCHED_IDLE, memory_order_relaxed);
-    aclrt_park_list_init(&s->waiters);
+    /* Reset the list (a fresh slot is zeroed); notes left from a previous life are stale: wake and free them. */
+    aclrt_park_list_wake(&s->waiters, UINT64_MAX);
     atomic_store_explicit(&s->error, 0, memory_order_relaxed);
     atomic_store_explicit(&s->failure_mode, ACL_CONTINUE_ON_FAILURE, memory_order_relaxed);
     atomic_store_explicit(&s->overflow_switch, 0, memory_order_relaxed);
@@ -409,7 +410,6 @@ ACLRT_INTERNAL void aclrt_stream_free(struct aclrt_stream *s)
 {
     /* Everything submitted is done or discarded, so every note on us is due. */
     aclrt_park_list_wake(&s->waiters, aclrt_seq_read(&s->completed));
-    atomic_fetch_sub_explicit(&s->device->streams_in_use, 1, memory_order_relaxed);
     aclrt_table_free(&aclrt_rt.streams, &s->hdr);
 }
 
@@ -425,6 +425,12 @@ ACLRT_INTERNAL void aclrt_stream_destroy(struct aclrt_stream *s, bool force)
     if (!force)
         aclrt_stream_wait_count(s, aclrt_stream_submitted(s), -1, ACL_SUCCESS);
     aclrt_table_retire(&s->hdr);
+    /*
+     * The quota counts live handles, so a create right after a destroy
+     * succeeds even while an executor still holds the dying stream (the
+     * table itself grows past the quota for such slots).
+     */
+    atomic_fetch_sub_explicit(&s->device->streams_in_use, 1, memory_order_relaxed);
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
     for (;;) {
         uint32_t state = aclrt_stream_state(w);

@@ -1,0 +1,899 @@
+/*
+ * tests/test_memory.c - pins "tasks and memory" (docs/SEMANTICS.md, Tasks
+ * and memory; ACL_REFERENCE.md sections 5 and 11): host functions and their
+ * arguments, host kernels (every block exactly once, failures), device and
+ * pinned host memory (checks, alignment, foreign and double frees), copies
+ * and memsets (size checks, kinds, overlap, the low byte), the async forms
+ * (stream order with runtime memory, done-on-return with pageable memory),
+ * memory shared by streams, and aclFinalize freeing what is left.
+ *
+ * Ordering is proven with gates (host functions spinning on an atomic the
+ * test opens), never with sleeps. Everything a task touches lives in static
+ * storage; after every case all gates are opened and the device drained.
+ * The ASan build runs with detect_leaks=1: the finalize case leaves
+ * allocations behind on purpose, and only aclFinalize frees them.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "check.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------------
+ * Helpers
+ * ------------------------------------------------------------------------ */
+
+struct gate {
+    atomic_int open;
+    atomic_int entered;
+    atomic_int done;
+};
+
+#define GATE_POOL 64
+static struct gate gate_pool[GATE_POOL];
+static int gate_next; /* never reused */
+
+static struct gate *new_gate(void)
+{
+    CHECK(gate_next < GATE_POOL);
+    return &gate_pool[gate_next++];
+}
+
+static void gate_fn(void *arg)
+{
+    struct gate *g = (struct gate *)arg;
+    atomic_store(&g->entered, 1);
+    while (!atomic_load(&g->open))
+        sched_yield();
+    atomic_store(&g->done, 1);
+}
+
+static void gate_open(struct gate *g)
+{
+    atomic_store(&g->open, 1);
+}
+
+static struct gate *launch_gate(aclrtStream stream)
+{
+    struct gate *g = new_gate();
+    CHECK_OK(aclrtLaunchHostFunc(stream, gate_fn, g));
+    return g;
+}
+
+/* Opens a gate once its host function runs, after giving the main thread time to block. */
+static void *opener_main(void *arg)
+{
+    struct gate *g = (struct gate *)arg;
+    while (!atomic_load(&g->entered))
+        sched_yield();
+    for (int i = 0; i < 2000; i++)
+        sched_yield(); /* not synchronization: a wider window for a call that does not wait to be caught */
+    gate_open(g);
+    return NULL;
+}
+
+static void count_fn(void *arg)
+{
+    (*(int *)arg)++;
+}
+
+static int all_bytes_are(const void *p, size_t n, unsigned char v)
+{
+    const unsigned char *b = (const unsigned char *)p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != v)
+            return 0;
+    return 1;
+}
+
+static void fill_pattern(void *p, size_t n, unsigned seed)
+{
+    unsigned char *b = (unsigned char *)p;
+    for (size_t i = 0; i < n; i++)
+        b[i] = (unsigned char)(i * 31u + seed);
+}
+
+static int has_pattern(const void *p, size_t n, unsigned seed)
+{
+    const unsigned char *b = (const unsigned char *)p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != (unsigned char)(i * 31u + seed))
+            return 0;
+    return 1;
+}
+
+/* ------------------------------------------------------------------------
+ * Host functions and host kernels
+ * ------------------------------------------------------------------------ */
+
+TEST(launch_host_func_with_null_fn_is_invalid_param)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    static int x;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtLaunchHostFunc(NULL, NULL, &x));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtLaunchHostFunc(s, NULL, &x));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtLaunchHostFunc(s, NULL, NULL));
+    /* Nothing was enqueued. */
+    aclrtStreamStatus st = ACL_STREAM_STATUS_RESERVED;
+    CHECK_OK(aclrtStreamQuery(s, &st));
+    CHECK_EQ(ACL_STREAM_STATUS_COMPLETE, st);
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+struct arg_probe {
+    int id;
+    int calls;
+    void *seen;
+};
+static struct arg_probe probes[8];
+static void *null_arg_seen;
+static int null_arg_calls;
+
+static void probe_fn(void *arg)
+{
+    struct arg_probe *p = (struct arg_probe *)arg;
+    p->calls++;
+    p->seen = arg;
+}
+
+static void null_arg_fn(void *arg)
+{
+    null_arg_seen = arg;
+    null_arg_calls++;
+}
+
+TEST(host_func_receives_its_args_unchanged)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    for (int i = 0; i < 8; i++)
+        probes[i] = (struct arg_probe){i, 0, NULL};
+    for (int i = 0; i < 8; i++)
+        CHECK_OK(aclrtLaunchHostFunc(i % 2 ? s : NULL, probe_fn, &probes[i]));
+    null_arg_seen = &null_arg_seen;
+    null_arg_calls = 0;
+    CHECK_OK(aclrtLaunchHostFunc(s, null_arg_fn, NULL));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_OK(aclrtSynchronizeStream(NULL));
+    for (int i = 0; i < 8; i++) {
+        CHECK_EQ(i, probes[i].id);
+        CHECK_EQ(1, probes[i].calls);
+        CHECK(probes[i].seen == &probes[i]);
+    }
+    CHECK_EQ(1, null_arg_calls);
+    CHECK(null_arg_seen == NULL);
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+#define MAX_BLOCKS 1000
+static atomic_int block_runs[MAX_BLOCKS];
+static atomic_int block_bad; /* calls with a wrong block index, block count or argument */
+
+static aclError counting_kernel(uint32_t block, uint32_t blocks, void *arg)
+{
+    uint32_t expected = (uint32_t)(uintptr_t)(*(void **)arg);
+    if (blocks != expected || block >= blocks || block >= MAX_BLOCKS)
+        atomic_fetch_add(&block_bad, 1);
+    else
+        atomic_fetch_add(&block_runs[block], 1);
+    return ACL_SUCCESS;
+}
+
+TEST(host_kernel_runs_every_block_index_exactly_once)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    static void *expected_blocks;
+    for (uint32_t n = 1; n <= MAX_BLOCKS; n++) {
+        for (uint32_t b = 0; b < n; b++)
+            atomic_store(&block_runs[b], 0);
+        atomic_store(&block_bad, 0);
+        expected_blocks = (void *)(uintptr_t)n;
+        CHECK_OK(aclrtxLaunchHostKernel(s, n, counting_kernel, &expected_blocks));
+        CHECK_OK(aclrtSynchronizeStream(s));
+        CHECK_EQ(0, atomic_load(&block_bad));
+        for (uint32_t b = 0; b < n; b++)
+            CHECK_EQ(1, atomic_load(&block_runs[b]));
+    }
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+static int sum_seen;
+
+/* Reads the block counts with relaxed loads: only the stream order makes the blocks' work visible. */
+static void sum_blocks_fn(void *arg)
+{
+    (void)arg;
+    int sum = 0;
+    for (uint32_t b = 0; b < 512; b++)
+        sum += atomic_load_explicit(&block_runs[b], memory_order_relaxed) == 1;
+    sum_seen = sum;
+}
+
+TEST(host_kernel_is_done_when_its_task_completes)
+{
+    /* The task after a kernel sees every block's work: blocks of a task complete with it. */
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    static void *expected_blocks;
+    for (uint32_t b = 0; b < 512; b++)
+        atomic_store(&block_runs[b], 0);
+    atomic_store(&block_bad, 0);
+    expected_blocks = (void *)(uintptr_t)512;
+    sum_seen = -1;
+    CHECK_OK(aclrtxLaunchHostKernel(s, 512, counting_kernel, &expected_blocks));
+    CHECK_OK(aclrtLaunchHostFunc(s, sum_blocks_fn, NULL));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(512, sum_seen);
+    CHECK_EQ(0, atomic_load(&block_bad));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+static aclError noop_kernel(uint32_t block, uint32_t blocks, void *arg)
+{
+    (void)block;
+    (void)blocks;
+    (void)arg;
+    return ACL_SUCCESS;
+}
+
+TEST(host_kernel_with_zero_blocks_or_null_fn_is_rejected)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtxLaunchHostKernel(s, 0, noop_kernel, NULL));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtxLaunchHostKernel(NULL, 0, noop_kernel, NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtxLaunchHostKernel(s, 4, NULL, NULL));
+    aclrtStreamStatus st = ACL_STREAM_STATUS_RESERVED;
+    CHECK_OK(aclrtStreamQuery(s, &st));
+    CHECK_EQ(ACL_STREAM_STATUS_COMPLETE, st);
+    CHECK_OK(aclrtSynchronizeStream(s)); /* a refused launch is no failed task */
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+/* ------------------------------------------------------------------------
+ * aclrtMalloc / aclrtFree, aclrtMallocHost / aclrtFreeHost
+ * ------------------------------------------------------------------------ */
+
+TEST(malloc_rejects_null_output_and_size_zero)
+{
+    void *p = (void *)&p;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMalloc(NULL, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMalloc(&p, 0, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMallocHost(NULL, 64));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMallocHost(&p, 0));
+}
+
+static const size_t alloc_sizes[] = {1, 2, 31, 32, 33, 63, 64, 65, 100, 1000, 4096, 4097, 65536 + 7, 1u << 20,
+                                     (3u << 20) + 1};
+#define N_SIZES (sizeof alloc_sizes / sizeof alloc_sizes[0])
+
+TEST(malloc_returns_64_byte_aligned_memory_writable_across_its_size)
+{
+    const aclrtMemMallocPolicy policies[] = {ACL_MEM_MALLOC_HUGE_FIRST,      ACL_MEM_MALLOC_HUGE_ONLY,
+                                             ACL_MEM_MALLOC_NORMAL_ONLY,     ACL_MEM_MALLOC_HUGE_FIRST_P2P,
+                                             ACL_MEM_MALLOC_HUGE_ONLY_P2P,   ACL_MEM_MALLOC_NORMAL_ONLY_P2P,
+                                             ACL_MEM_MALLOC_HUGE1G_ONLY,     ACL_MEM_MALLOC_HUGE1G_ONLY_P2P,
+                                             ACL_MEM_TYPE_LOW_BAND_WIDTH,    ACL_MEM_TYPE_HIGH_BAND_WIDTH};
+    /* (ACL_MEM_ACCESS_USER_SPACE_READONLY is left out: this case writes the memory.) */
+    void *p[N_SIZES];
+    for (size_t i = 0; i < N_SIZES; i++) {
+        p[i] = NULL;
+        CHECK_OK(aclrtMalloc(&p[i], alloc_sizes[i], policies[i % (sizeof policies / sizeof policies[0])]));
+        CHECK(p[i] != NULL);
+        CHECK_EQ(0, (uintptr_t)p[i] % 64);
+        fill_pattern(p[i], alloc_sizes[i], (unsigned)i);
+    }
+    /* Distinct allocations do not overlap: each kept its own pattern. */
+    for (size_t i = 0; i < N_SIZES; i++)
+        CHECK(has_pattern(p[i], alloc_sizes[i], (unsigned)i));
+    for (size_t i = 0; i < N_SIZES; i++)
+        CHECK_OK(aclrtFree(p[i]));
+}
+
+TEST(malloc_host_returns_64_byte_aligned_memory_writable_across_its_size)
+{
+    void *p[N_SIZES];
+    for (size_t i = 0; i < N_SIZES; i++) {
+        p[i] = NULL;
+        CHECK_OK(aclrtMallocHost(&p[i], alloc_sizes[i]));
+        CHECK(p[i] != NULL);
+        CHECK_EQ(0, (uintptr_t)p[i] % 64);
+        fill_pattern(p[i], alloc_sizes[i], (unsigned)i + 7);
+    }
+    for (size_t i = 0; i < N_SIZES; i++)
+        CHECK(has_pattern(p[i], alloc_sizes[i], (unsigned)i + 7));
+    for (size_t i = 0; i < N_SIZES; i++)
+        CHECK_OK(aclrtFreeHost(p[i]));
+}
+
+TEST(free_rejects_null_foreign_interior_and_double_frees)
+{
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtFree(NULL));
+    /* A pointer aclrtMalloc did not return: refused, and not freed (we free it; ASan would catch a double free). */
+    char *foreign = (char *)malloc(256);
+    CHECK(foreign != NULL);
+    memset(foreign, 0x5A, 256);
+    aclError rc = aclrtFree(foreign);
+    int intact = all_bytes_are(foreign, 256, 0x5A);
+    free(foreign);
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, rc);
+    CHECK(intact);
+    static char not_heap[128];
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree(not_heap));
+    /* Interior pointers are not allocations; the allocation survives them. */
+    void *p = NULL;
+    CHECK_OK(aclrtMalloc(&p, 1024, ACL_MEM_MALLOC_HUGE_FIRST));
+    memset(p, 0x11, 1024);
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree((char *)p + 64));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree((char *)p + 1));
+    CHECK(all_bytes_are(p, 1024, 0x11));
+    CHECK_OK(aclrtFree(p));
+    /* Twice: the second is refused (and nothing is freed again). */
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree(p));
+    void *q = NULL;
+    CHECK_OK(aclrtMalloc(&q, 64, ACL_MEM_MALLOC_NORMAL_ONLY));
+    CHECK_OK(aclrtFree(q));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree(q));
+}
+
+TEST(free_host_rejects_null_foreign_and_double_frees)
+{
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtFreeHost(NULL));
+    char *foreign = (char *)malloc(256);
+    CHECK(foreign != NULL);
+    memset(foreign, 0x5A, 256);
+    aclError rc = aclrtFreeHost(foreign);
+    int intact = all_bytes_are(foreign, 256, 0x5A);
+    free(foreign);
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, rc);
+    CHECK(intact);
+    void *p = NULL;
+    CHECK_OK(aclrtMallocHost(&p, 512));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFreeHost((char *)p + 64));
+    CHECK_OK(aclrtFreeHost(p));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFreeHost(p));
+}
+
+TEST(free_and_free_host_do_not_accept_each_others_pointers)
+{
+    void *dev = NULL, *host = NULL;
+    CHECK_OK(aclrtMalloc(&dev, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMallocHost(&host, 256));
+    memset(dev, 0x22, 256);
+    memset(host, 0x33, 256);
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFreeHost(dev));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree(host));
+    /* Both are still allocated and intact; each frees with its own call. */
+    CHECK(all_bytes_are(dev, 256, 0x22));
+    CHECK(all_bytes_are(host, 256, 0x33));
+    CHECK_OK(aclrtFree(dev));
+    CHECK_OK(aclrtFreeHost(host));
+}
+
+/* ------------------------------------------------------------------------
+ * aclrtMemcpy / aclrtMemset
+ * ------------------------------------------------------------------------ */
+
+TEST(memcpy_of_zero_bytes_succeeds_and_copies_nothing)
+{
+    static unsigned char dst[64], src[64];
+    memset(dst, 0xEE, sizeof dst);
+    memset(src, 0x01, sizeof src);
+    CHECK_OK(aclrtMemcpy(dst, sizeof dst, src, 0, ACL_MEMCPY_HOST_TO_HOST));
+    CHECK_OK(aclrtMemcpy(dst, 1, src, 0, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    CHECK(all_bytes_are(dst, sizeof dst, 0xEE));
+}
+
+TEST(memcpy_rejects_count_over_dest_max_and_dest_max_zero)
+{
+    static unsigned char dst[64], src[64];
+    memset(dst, 0xEE, sizeof dst);
+    memset(src, 0x01, sizeof src);
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(dst, 32, src, 33, ACL_MEMCPY_HOST_TO_HOST));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(dst, 0, src, 1, ACL_MEMCPY_HOST_TO_HOST));
+    CHECK(all_bytes_are(dst, sizeof dst, 0xEE)); /* a refused copy writes nothing */
+    CHECK_OK(aclrtMemcpy(dst, 32, src, 32, ACL_MEMCPY_HOST_TO_HOST)); /* count == destMax is fine */
+    CHECK(all_bytes_are(dst, 32, 0x01));
+    CHECK(all_bytes_are(dst + 32, 32, 0xEE));
+}
+
+TEST(memcpy_rejects_null_pointers_and_unknown_kinds_and_accepts_every_kind)
+{
+    static unsigned char dst[64], src[64];
+    memset(dst, 0xEE, sizeof dst);
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(NULL, 64, src, 64, ACL_MEMCPY_HOST_TO_HOST));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(dst, 64, NULL, 64, ACL_MEMCPY_HOST_TO_HOST));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(dst, 64, src, 64, (aclrtMemcpyKind)99));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(dst, 64, src, 64, (aclrtMemcpyKind)8));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(dst, 64, src, 64, (aclrtMemcpyKind)-1));
+    CHECK(all_bytes_are(dst, sizeof dst, 0xEE));
+    void *dev = NULL;
+    CHECK_OK(aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    for (int kind = ACL_MEMCPY_HOST_TO_HOST; kind <= ACL_MEMCPY_INTER_DEVICE_TO_DEVICE; kind++) {
+        fill_pattern(src, sizeof src, (unsigned)kind);
+        memset(dev, 0, 64);
+        memset(dst, 0, sizeof dst);
+        CHECK_OK(aclrtMemcpy(dev, 64, src, 64, (aclrtMemcpyKind)kind));
+        CHECK_OK(aclrtMemcpy(dst, sizeof dst, dev, 64, (aclrtMemcpyKind)kind));
+        CHECK(has_pattern(dst, sizeof dst, (unsigned)kind));
+    }
+    CHECK_OK(aclrtFree(dev));
+}
+
+TEST(memcpy_with_overlapping_ranges_behaves_like_memmove)
+{
+    void *p = NULL;
+    CHECK_OK(aclrtMalloc(&p, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    unsigned char *b = (unsigned char *)p;
+    unsigned char expect[256];
+    /* Forward overlap: dst after src. */
+    for (int i = 0; i < 256; i++)
+        b[i] = (unsigned char)i;
+    memcpy(expect, b, 256);
+    memmove(expect + 16, expect, 200);
+    CHECK_OK(aclrtMemcpy(b + 16, 240, b, 200, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    CHECK_EQ(0, memcmp(expect, b, 256));
+    /* Backward overlap: dst before src. */
+    for (int i = 0; i < 256; i++)
+        b[i] = (unsigned char)(255 - i);
+    memcpy(expect, b, 256);
+    memmove(expect, expect + 3, 250);
+    CHECK_OK(aclrtMemcpy(b, 256, b + 3, 250, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    CHECK_EQ(0, memcmp(expect, b, 256));
+    /* The async form too. */
+    for (int i = 0; i < 256; i++)
+        b[i] = (unsigned char)(i * 7);
+    memcpy(expect, b, 256);
+    memmove(expect + 1, expect, 255);
+    CHECK_OK(aclrtMemcpyAsync(b + 1, 255, b, 255, ACL_MEMCPY_DEVICE_TO_DEVICE, NULL));
+    CHECK_OK(aclrtSynchronizeStream(NULL));
+    CHECK_EQ(0, memcmp(expect, b, 256));
+    CHECK_OK(aclrtFree(p));
+}
+
+TEST(memset_uses_the_low_byte_of_value)
+{
+    void *p = NULL;
+    CHECK_OK(aclrtMalloc(&p, 128, ACL_MEM_MALLOC_HUGE_FIRST));
+    const int32_t values[] = {0, 0xAB, 0x1234ABCD, -1, 0x100, 0x7FFFFF01, INT32_MIN};
+    const unsigned char bytes[] = {0x00, 0xAB, 0xCD, 0xFF, 0x00, 0x01, 0x00};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        memset(p, 0x77, 128);
+        CHECK_OK(aclrtMemset(p, 128, values[i], 100));
+        CHECK(all_bytes_are(p, 100, bytes[i]));
+        CHECK(all_bytes_are((char *)p + 100, 28, 0x77)); /* exactly count bytes */
+    }
+    CHECK_OK(aclrtFree(p));
+}
+
+TEST(memset_rejects_count_over_max_count_and_null)
+{
+    static unsigned char buf[64];
+    memset(buf, 0x77, sizeof buf);
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemset(buf, 32, 1, 33));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemset(buf, 0, 1, 1));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemset(NULL, 64, 1, 64));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemsetAsync(buf, 32, 1, 33, NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemsetAsync(NULL, 64, 1, 64, NULL));
+    CHECK(all_bytes_are(buf, sizeof buf, 0x77));
+    CHECK_OK(aclrtMemset(buf, 64, 1, 0)); /* count 0: nothing */
+    CHECK_OK(aclrtMemsetAsync(buf, 64, 1, 0, NULL));
+    CHECK_OK(aclrtSynchronizeStream(NULL));
+    CHECK(all_bytes_are(buf, sizeof buf, 0x77));
+    CHECK_OK(aclrtMemset(buf, 32, 1, 32));
+    CHECK(all_bytes_are(buf, 32, 0x01));
+    CHECK(all_bytes_are(buf + 32, 32, 0x77));
+}
+
+/* ------------------------------------------------------------------------
+ * The async forms
+ * ------------------------------------------------------------------------ */
+
+#define ASYNC_BYTES 4096
+static void *async_src, *async_dst;
+static int async_dst_ok, async_src_written;
+
+static void write_src_fn(void *arg)
+{
+    fill_pattern(async_src, ASYNC_BYTES, (unsigned)(uintptr_t)arg);
+    async_src_written = 1;
+}
+
+static void check_dst_fn(void *arg)
+{
+    async_dst_ok = has_pattern(async_dst, ASYNC_BYTES, (unsigned)(uintptr_t)arg);
+}
+
+TEST(memcpy_async_with_runtime_memory_runs_in_stream_order)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    for (int variant = 0; variant < 3; variant++) {
+        /* device -> device, pinned host -> device, device -> pinned host */
+        if (variant == 1)
+            CHECK_OK(aclrtMallocHost(&async_src, ASYNC_BYTES));
+        else
+            CHECK_OK(aclrtMalloc(&async_src, ASYNC_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
+        if (variant == 2)
+            CHECK_OK(aclrtMallocHost(&async_dst, ASYNC_BYTES));
+        else
+            CHECK_OK(aclrtMalloc(&async_dst, ASYNC_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
+        memset(async_src, 0, ASYNC_BYTES);
+        memset(async_dst, 0xEE, ASYNC_BYTES);
+        async_dst_ok = -1;
+        async_src_written = 0;
+        unsigned seed = 40u + (unsigned)variant;
+        struct gate *g = launch_gate(s);
+        CHECK_OK(aclrtLaunchHostFunc(s, write_src_fn, (void *)(uintptr_t)seed));
+        CHECK_OK(aclrtMemcpyAsync(async_dst, ASYNC_BYTES, async_src, ASYNC_BYTES, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+        CHECK_OK(aclrtLaunchHostFunc(s, check_dst_fn, (void *)(uintptr_t)seed));
+        /* Returned at once: the gate holds everything, nothing was copied yet. */
+        CHECK_EQ(0, atomic_load(&g->done));
+        CHECK(all_bytes_are(async_dst, ASYNC_BYTES, 0xEE));
+        gate_open(g);
+        CHECK_OK(aclrtSynchronizeStream(s));
+        CHECK_EQ(1, async_src_written);
+        CHECK_EQ(1, async_dst_ok); /* the copy ran after the writer and before the checker */
+        CHECK(has_pattern(async_dst, ASYNC_BYTES, seed));
+        if (variant == 1)
+            CHECK_OK(aclrtFreeHost(async_src));
+        else
+            CHECK_OK(aclrtFree(async_src));
+        if (variant == 2)
+            CHECK_OK(aclrtFreeHost(async_dst));
+        else
+            CHECK_OK(aclrtFree(async_dst));
+    }
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(memcpy_async_with_pageable_memory_has_completed_when_it_returns)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    static unsigned char pageable_src[ASYNC_BYTES], pageable_dst[ASYNC_BYTES];
+    void *dev = NULL;
+    CHECK_OK(aclrtMalloc(&dev, ASYNC_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
+    /* Idle stream: pageable -> pageable, pageable -> device, device -> pageable. */
+    fill_pattern(pageable_src, ASYNC_BYTES, 3);
+    memset(pageable_dst, 0, ASYNC_BYTES);
+    CHECK_OK(aclrtMemcpyAsync(pageable_dst, ASYNC_BYTES, pageable_src, ASYNC_BYTES, ACL_MEMCPY_HOST_TO_HOST, s));
+    CHECK(has_pattern(pageable_dst, ASYNC_BYTES, 3));
+    fill_pattern(pageable_src, ASYNC_BYTES, 4);
+    CHECK_OK(aclrtMemcpyAsync(dev, ASYNC_BYTES, pageable_src, ASYNC_BYTES, ACL_MEMCPY_HOST_TO_DEVICE, s));
+    CHECK(has_pattern(dev, ASYNC_BYTES, 4));
+    memset(pageable_dst, 0, ASYNC_BYTES);
+    CHECK_OK(aclrtMemcpyAsync(pageable_dst, ASYNC_BYTES, dev, ASYNC_BYTES, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    CHECK(has_pattern(pageable_dst, ASYNC_BYTES, 4));
+    /* Busy stream: the call waits for the earlier work, then for the copy. */
+    struct gate *g = launch_gate(s);
+    fill_pattern(pageable_src, ASYNC_BYTES, 5);
+    memset(pageable_dst, 0, ASYNC_BYTES);
+    pthread_t opener;
+    CHECK_EQ(0, pthread_create(&opener, NULL, opener_main, g));
+    aclError rc = aclrtMemcpyAsync(pageable_dst, ASYNC_BYTES, pageable_src, ASYNC_BYTES, ACL_MEMCPY_HOST_TO_HOST, s);
+    int gate_done = atomic_load(&g->done);
+    int copied = has_pattern(pageable_dst, ASYNC_BYTES, 5);
+    pthread_join(opener, NULL);
+    CHECK_OK(rc);
+    CHECK_EQ(1, gate_done);
+    CHECK(copied);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_OK(aclrtFree(dev));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(memcpy_async_checks_its_arguments)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    void *a = NULL, *b = NULL;
+    CHECK_OK(aclrtMalloc(&a, 128, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMalloc(&b, 128, ACL_MEM_MALLOC_HUGE_FIRST));
+    memset(a, 0xEE, 128);
+    memset(b, 0x01, 128);
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpyAsync(a, 64, b, 65, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpyAsync(a, 0, b, 1, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpyAsync(a, 128, b, 128, (aclrtMemcpyKind)99, s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpyAsync(NULL, 128, b, 128, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpyAsync(a, 128, NULL, 128, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    CHECK_OK(aclrtMemcpyAsync(a, 128, b, 0, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK(all_bytes_are(a, 128, 0xEE));
+    CHECK_OK(aclrtFree(a));
+    CHECK_OK(aclrtFree(b));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+static int memset_seen_ok;
+static void *memset_buf;
+
+static void check_memset_fn(void *arg)
+{
+    memset_seen_ok = all_bytes_are(memset_buf, ASYNC_BYTES, (unsigned char)(uintptr_t)arg);
+}
+
+TEST(memset_async_runs_in_stream_order_and_uses_the_low_byte)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_OK(aclrtMalloc(&memset_buf, ASYNC_BYTES + 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    memset(memset_buf, 0x77, ASYNC_BYTES + 64);
+    memset_seen_ok = -1;
+    struct gate *g = launch_gate(s);
+    CHECK_OK(aclrtMemsetAsync(memset_buf, ASYNC_BYTES + 64, 0x5A3C, ASYNC_BYTES, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, check_memset_fn, (void *)(uintptr_t)0x3C));
+    CHECK(all_bytes_are(memset_buf, ASYNC_BYTES, 0x77)); /* not yet: the gate holds it */
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(1, memset_seen_ok);
+    CHECK(all_bytes_are(memset_buf, ASYNC_BYTES, 0x3C));
+    CHECK(all_bytes_are((char *)memset_buf + ASYNC_BYTES, 64, 0x77));
+    CHECK_OK(aclrtFree(memset_buf));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(memset_async_with_pageable_memory_has_completed_when_it_returns)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    static unsigned char pageable[ASYNC_BYTES];
+    memset(pageable, 0x77, sizeof pageable);
+    CHECK_OK(aclrtMemsetAsync(pageable, sizeof pageable, -2, sizeof pageable, s));
+    CHECK(all_bytes_are(pageable, sizeof pageable, 0xFE));
+    struct gate *g = launch_gate(s);
+    pthread_t opener;
+    CHECK_EQ(0, pthread_create(&opener, NULL, opener_main, g));
+    aclError rc = aclrtMemsetAsync(pageable, sizeof pageable, 0x101, 100, s);
+    int gate_done = atomic_load(&g->done);
+    int set = all_bytes_are(pageable, 100, 0x01) && all_bytes_are(pageable + 100, sizeof pageable - 100, 0xFE);
+    pthread_join(opener, NULL);
+    CHECK_OK(rc);
+    CHECK_EQ(1, gate_done);
+    CHECK(set);
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+/* ------------------------------------------------------------------------
+ * Memory shared by streams; aclFinalize
+ * ------------------------------------------------------------------------ */
+
+static void *shared_buf;
+static int shared_seen_ok;
+
+static void check_shared_fn(void *arg)
+{
+    shared_seen_ok = all_bytes_are(shared_buf, ASYNC_BYTES, (unsigned char)(uintptr_t)arg);
+}
+
+TEST(memory_written_on_one_stream_is_read_on_another)
+{
+    aclrtStream a, b;
+    CHECK_OK(aclrtCreateStream(&a));
+    CHECK_OK(aclrtCreateStream(&b));
+    void *copy = NULL;
+    CHECK_OK(aclrtMalloc(&shared_buf, ASYNC_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMalloc(&copy, ASYNC_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
+    /* Ordered by a synchronize. */
+    CHECK_OK(aclrtMemsetAsync(shared_buf, ASYNC_BYTES, 0x42, ASYNC_BYTES, a));
+    CHECK_OK(aclrtSynchronizeStream(a));
+    memset(copy, 0, ASYNC_BYTES);
+    CHECK_OK(aclrtMemcpyAsync(copy, ASYNC_BYTES, shared_buf, ASYNC_BYTES, ACL_MEMCPY_DEVICE_TO_DEVICE, b));
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK(all_bytes_are(copy, ASYNC_BYTES, 0x42));
+    /* Ordered by an event: a writes behind a gate, b waits for it and reads. */
+    shared_seen_ok = -1;
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_SYNC));
+    struct gate *g = launch_gate(a);
+    CHECK_OK(aclrtMemsetAsync(shared_buf, ASYNC_BYTES, 0x24, ASYNC_BYTES, a));
+    CHECK_OK(aclrtRecordEvent(ev, a));
+    CHECK_OK(aclrtStreamWaitEvent(b, ev));
+    CHECK_OK(aclrtLaunchHostFunc(b, check_shared_fn, (void *)(uintptr_t)0x24));
+    CHECK_OK(aclrtMemcpyAsync(copy, ASYNC_BYTES, shared_buf, ASYNC_BYTES, ACL_MEMCPY_DEVICE_TO_DEVICE, b));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_EQ(1, shared_seen_ok);
+    CHECK(all_bytes_are(copy, ASYNC_BYTES, 0x24));
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtFree(shared_buf));
+    CHECK_OK(aclrtFree(copy));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+static aclrtContext main_context;
+
+#define LEFTOVERS 8
+#define HIDE_MASK ((uintptr_t)0x5A5A5A5A5A5A5A5Aull) /* leftovers are kept hidden from the leak checker */
+static int finalize_seen_ok, finalize_ran;
+static uintptr_t finalize_probe_hidden;
+
+static void finalize_probe_fn(void *arg)
+{
+    (void)arg;
+    finalize_seen_ok = all_bytes_are((void *)(finalize_probe_hidden ^ HIDE_MASK), 256, 0x6B);
+    finalize_ran = 1;
+}
+
+TEST(finalize_frees_leftover_memory_after_pending_work)
+{
+    uintptr_t dev[LEFTOVERS], host[LEFTOVERS];
+    for (int i = 0; i < LEFTOVERS; i++) {
+        void *p = NULL;
+        CHECK_OK(aclrtMalloc(&p, 1000u * (unsigned)(i + 1), ACL_MEM_MALLOC_HUGE_FIRST));
+        dev[i] = (uintptr_t)p ^ HIDE_MASK;
+        p = NULL;
+        CHECK_OK(aclrtMallocHost(&p, 500u * (unsigned)(i + 1)));
+        host[i] = (uintptr_t)p ^ HIDE_MASK;
+        p = NULL;
+    }
+    /* Work still pending on a leftover stream uses a leftover buffer: finalize runs it before freeing. */
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    finalize_seen_ok = -1;
+    finalize_ran = 0;
+    finalize_probe_hidden = dev[0];
+    struct gate *g = launch_gate(s);
+    CHECK_OK(aclrtMemsetAsync((void *)(dev[0] ^ HIDE_MASK), 1000, 0x6B, 256, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, finalize_probe_fn, NULL));
+    pthread_t opener;
+    CHECK_EQ(0, pthread_create(&opener, NULL, opener_main, g));
+    aclError rc = aclFinalize();
+    pthread_join(opener, NULL);
+    CHECK_OK(rc);
+    CHECK_EQ(1, finalize_ran);
+    CHECK_EQ(1, finalize_seen_ok);
+    /* The allocations are gone from the runtime's books (and, per the leak check at exit, freed). */
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree((void *)(dev[1] ^ HIDE_MASK)));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFreeHost((void *)(host[1] ^ HIDE_MASK)));
+    /* And the runtime starts again. */
+    CHECK_OK(aclInit(NULL));
+    CHECK_OK(aclrtSetDevice(0));
+    CHECK_OK(aclrtGetCurrentContext(&main_context));
+    void *p = NULL;
+    CHECK_OK(aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtFree(p));
+    memset(dev, 0, sizeof dev);
+    memset(host, 0, sizeof host);
+}
+
+/* ------------------------------------------------------------------------
+ * Host kernel failures (last: see below)
+ * ------------------------------------------------------------------------ */
+
+struct fail_at {
+    uint32_t block; /* the failing block */
+    aclError code;
+};
+
+static aclError failing_kernel(uint32_t block, uint32_t blocks, void *arg)
+{
+    (void)blocks;
+    const struct fail_at *f = (const struct fail_at *)arg;
+    return block == f->block ? f->code : ACL_SUCCESS;
+}
+
+/*
+ * A kernel whose blocks never finish would hang every later synchronize, so
+ * this case synchronizes with a limit (a hang reads as ACL_ERROR_RT_STREAM_SYNC_TIMEOUT),
+ * runs last, and main skips aclFinalize (which would wait forever) after a failure.
+ */
+#define KERNEL_SYNC_MS 5000
+
+TEST(host_kernel_failure_reports_the_failing_blocks_code_once)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    static struct fail_at one, mid, last;
+    static int after;
+    static struct fail_at first;
+    one = (struct fail_at){0, ACL_ERROR_RT_AICORE_EXCEPTION};
+    first = (struct fail_at){0, ACL_ERROR_RT_AICPU_EXCEPTION};
+    mid = (struct fail_at){499, ACL_ERROR_RT_AICORE_TRAP_EXCEPTION};
+    last = (struct fail_at){999, ACL_ERROR_RT_VECTOR_CORE_EXCEPTION};
+    after = 0;
+
+    CHECK_OK(aclrtxLaunchHostKernel(s, 1, failing_kernel, &one));
+    CHECK_OK(aclrtLaunchHostFunc(s, count_fn, &after));
+    CHECK_EQ(ACL_ERROR_RT_AICORE_EXCEPTION, aclrtSynchronizeStreamWithTimeout(s, KERNEL_SYNC_MS));
+    CHECK_EQ(1, after); /* continue mode: the next task ran */
+    CHECK_OK(aclrtSynchronizeStreamWithTimeout(s, KERNEL_SYNC_MS));
+
+    /* A failing block among many: the blocks not issued after it do not hold the task. */
+    CHECK_OK(aclrtxLaunchHostKernel(s, 1000, failing_kernel, &first));
+    CHECK_EQ(ACL_ERROR_RT_AICPU_EXCEPTION, aclrtSynchronizeStreamWithTimeout(s, KERNEL_SYNC_MS));
+    CHECK_OK(aclrtSynchronizeStreamWithTimeout(s, KERNEL_SYNC_MS));
+
+    CHECK_OK(aclrtxLaunchHostKernel(s, 1000, failing_kernel, &mid));
+    CHECK_EQ(ACL_ERROR_RT_AICORE_TRAP_EXCEPTION, aclrtSynchronizeStreamWithTimeout(s, KERNEL_SYNC_MS));
+    CHECK_OK(aclrtSynchronizeStreamWithTimeout(s, KERNEL_SYNC_MS));
+
+    CHECK_OK(aclrtxLaunchHostKernel(s, 1000, failing_kernel, &last));
+    CHECK_OK(aclrtLaunchHostFunc(s, count_fn, &after));
+    CHECK_EQ(ACL_ERROR_RT_VECTOR_CORE_EXCEPTION, aclrtSynchronizeStreamWithTimeout(s, KERNEL_SYNC_MS));
+    CHECK_EQ(2, after);
+    CHECK_OK(aclrtSynchronizeStreamWithTimeout(s, KERNEL_SYNC_MS));
+
+    /* Two failing kernels: the first task's code is the one reported. */
+    CHECK_OK(aclrtxLaunchHostKernel(s, 1000, failing_kernel, &mid));
+    CHECK_OK(aclrtxLaunchHostKernel(s, 1000, failing_kernel, &last));
+    CHECK_EQ(ACL_ERROR_RT_AICORE_TRAP_EXCEPTION, aclrtSynchronizeStreamWithTimeout(s, KERNEL_SYNC_MS));
+    CHECK_OK(aclrtSynchronizeStreamWithTimeout(s, KERNEL_SYNC_MS));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+/* ------------------------------------------------------------------------
+ * Runner
+ * ------------------------------------------------------------------------ */
+
+static void gates_open_all(void)
+{
+    for (int i = 0; i < gate_next; i++)
+        atomic_store(&gate_pool[i].open, 1);
+}
+
+static void case_cleanup(void)
+{
+    gates_open_all();
+    aclrtSetCurrentContext(main_context);
+    aclrtSynchronizeDeviceWithTimeout(2000); /* a limit: a stuck task must not hang the suite */
+    aclGetRecentErrMsg();
+}
+
+#define RUN_CASE(name)  \
+    do {                \
+        RUN(name);      \
+        case_cleanup(); \
+    } while (0)
+
+int main(void)
+{
+    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
+        aclrtGetCurrentContext(&main_context) != ACL_SUCCESS) {
+        fprintf(stderr, "FAIL: cannot start the runtime: %s\n", aclGetRecentErrMsg());
+        return 1;
+    }
+
+    RUN_CASE(launch_host_func_with_null_fn_is_invalid_param);
+    RUN_CASE(host_func_receives_its_args_unchanged);
+    RUN_CASE(host_kernel_runs_every_block_index_exactly_once);
+    RUN_CASE(host_kernel_is_done_when_its_task_completes);
+    RUN_CASE(host_kernel_with_zero_blocks_or_null_fn_is_rejected);
+
+    RUN_CASE(malloc_rejects_null_output_and_size_zero);
+    RUN_CASE(malloc_returns_64_byte_aligned_memory_writable_across_its_size);
+    RUN_CASE(malloc_host_returns_64_byte_aligned_memory_writable_across_its_size);
+    RUN_CASE(free_rejects_null_foreign_interior_and_double_frees);
+    RUN_CASE(free_host_rejects_null_foreign_and_double_frees);
+    RUN_CASE(free_and_free_host_do_not_accept_each_others_pointers);
+
+    RUN_CASE(memcpy_of_zero_bytes_succeeds_and_copies_nothing);
+    RUN_CASE(memcpy_rejects_count_over_dest_max_and_dest_max_zero);
+    RUN_CASE(memcpy_rejects_null_pointers_and_unknown_kinds_and_accepts_every_kind);
+    RUN_CASE(memcpy_with_overlapping_ranges_behaves_like_memmove);
+    RUN_CASE(memset_uses_the_low_byte_of_value);
+    RUN_CASE(memset_rejects_count_over_max_count_and_null);
+
+    RUN_CASE(memcpy_async_with_runtime_memory_runs_in_stream_order);
+    RUN_CASE(memcpy_async_with_pageable_memory_has_completed_when_it_returns);
+    RUN_CASE(memcpy_async_checks_its_arguments);
+    RUN_CASE(memset_async_runs_in_stream_order_and_uses_the_low_byte);
+    RUN_CASE(memset_async_with_pageable_memory_has_completed_when_it_returns);
+
+    RUN_CASE(memory_written_on_one_stream_is_read_on_another);
+    RUN_CASE(finalize_frees_leftover_memory_after_pending_work);
+    RUN_CASE(host_kernel_failure_reports_the_failing_blocks_code_once);
+
+    if (check_failures == 0) { /* after a failure, a stuck task would make aclFinalize wait forever */
+        aclrtResetDevice(0);
+        aclFinalize();
+    }
+    return check_report("memory");
+}
