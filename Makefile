@@ -5,6 +5,7 @@
 #                suite: normal, ThreadSanitizer, AddressSanitizer+UBSan, and
 #                against the one-file dist/aclrt.h; examples; install check
 #   make bench   builds and runs the benchmark harness, prints the table
+#                (QUICK=1: the short run that make test smoke-checks)
 #
 # Other targets:
 #   make             library checks (gcc and clang, C11 and C++17), tests, examples
@@ -162,12 +163,14 @@ run-examples: examples
 	@for e in $(EXAMPLES); do echo "-- $$e"; ./$(BUILD)/examples/$$e || exit 1; done
 
 # ---------------------------------------------------------------------------
-test: deps check $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install run-examples
+test: deps check $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install run-examples bench-smoke
 	@echo "make test: all passed"
 
-bench: deps-bench examples
-	@echo "The benchmark harness is not in yet; running the examples instead."
-	@$(MAKE) --no-print-directory run-examples
+# make bench: the benchmark harness on the host backend (QUICK=1: a short run).
+bench: deps-bench
+	@$(MAKE) --no-print-directory bench-run
+
+include bench/bench.mk
 
 install: dist
 	install -d $(DESTDIR)$(PREFIX)/include/acl/error_codes $(DESTDIR)$(PREFIX)/lib/pkgconfig

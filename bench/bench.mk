@@ -1,0 +1,59 @@
+# bench/bench.mk - the benchmark harness (issue #5), included by the top Makefile.
+#
+#   make bench-run [QUICK=1]   build, run, write bench/results/latest.{json,csv}
+#                              and (with gnuplot) latency.png, scaling.png
+#   make bench-smoke           QUICK run into $(BUILD)/bench/smoke + JSON shape
+#                              check; never fails on timing, no plot
+#
+# Standalone: make -f bench/bench.mk bench-run QUICK=1 CC=gcc BUILD=build
+#
+# The harness is built with -O2 against this source tree: one implementation
+# unit (bench/aclrt_impl.c: ACLRT_IMPLEMENTATION + aclrt.h) compiled as C11,
+# linked with -lck -lpthread -lm. Binaries go to $(BUILD)/bench/.
+
+BUILD ?= build
+BENCH_OUT ?= bench/results
+BENCH_BUILD := $(BUILD)/bench
+BENCH_BIN := $(BENCH_BUILD)/aclrt-bench
+BENCH_SRCS := $(filter-out bench/aclrt_impl.c,$(wildcard bench/*.c))
+BENCH_OBJS := $(patsubst bench/%.c,$(BENCH_BUILD)/%.o,$(BENCH_SRCS))
+BENCH_IMPL_OBJ := $(BENCH_BUILD)/aclrt_impl.o
+BENCH_ACLRT_SOURCES := aclrt.h $(wildcard acl/*.h acl/*/*.h impl/*.h backends/*.h)
+BENCH_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wshadow -Wno-unused-function -I. -Ibench
+BENCH_LIBS := -lck -lpthread -lm
+BENCH_QUICK_FLAG := $(if $(filter 1 yes true,$(QUICK)),--quick)
+BENCH_GIT = $(shell git rev-parse --short HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo +changes)
+
+.PHONY: bench-run bench-smoke bench-build
+
+bench-build: $(BENCH_BIN)
+
+$(BENCH_IMPL_OBJ): bench/aclrt_impl.c $(BENCH_ACLRT_SOURCES) bench/bench.mk
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -c $< -o $@
+
+$(BENCH_BUILD)/%.o: bench/%.c $(wildcard bench/*.h) aclrt.h bench/bench.mk
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -DBENCH_CFLAGS='"$(BENCH_CFLAGS)"' -c $< -o $@
+
+$(BENCH_BIN): $(BENCH_OBJS) $(BENCH_IMPL_OBJ)
+	$(CC) $(BENCH_CFLAGS) $^ -o $@ $(BENCH_LIBS)
+
+bench-run: $(BENCH_BIN)
+	@mkdir -p $(BENCH_OUT)
+	BENCH_GIT="$(BENCH_GIT)" $(BENCH_BIN) $(BENCH_QUICK_FLAG) --out $(BENCH_OUT) --data $(BENCH_BUILD)
+	@if command -v gnuplot >/dev/null 2>&1; then \
+	  gnuplot -e "datadir='$(BENCH_BUILD)'; outdir='$(BENCH_OUT)'; quick='$(BENCH_QUICK_FLAG)'" bench/plot.gp && \
+	  echo "wrote $(BENCH_OUT)/latency.png and $(BENCH_OUT)/scaling.png"; \
+	else \
+	  echo "gnuplot not found (Debian package gnuplot-nox): plot skipped"; \
+	fi
+
+bench-smoke: $(BENCH_BIN)
+	@mkdir -p $(BENCH_BUILD)/smoke
+	@echo "== benchmark harness smoke run (QUICK) =="
+	@if ! BENCH_GIT="$(BENCH_GIT)" $(BENCH_BIN) --quick --out $(BENCH_BUILD)/smoke --data $(BENCH_BUILD)/smoke \
+	      > $(BENCH_BUILD)/smoke/output.txt 2>&1; then \
+	  tail -n 40 $(BENCH_BUILD)/smoke/output.txt; echo "FAIL: the benchmark harness did not complete"; exit 1; \
+	fi
+	@python3 bench/check_results.py $(BENCH_BUILD)/smoke/latest.json $(BENCH_BUILD)/smoke/latest.csv

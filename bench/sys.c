@@ -1,0 +1,182 @@
+/*
+ * bench/sys.c - threads and the OS: pinning, sleeping, futexes, starting
+ * threads, and reading from /proc whether a runtime's threads are asleep.
+ */
+#include "bench.h"
+
+#include <dirent.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+void bench_pin_self(int cpu)
+{
+    if (cpu < 0 || cpu >= bench_opts.cpus)
+        return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set); /* best effort (cgroups may refuse) */
+}
+
+void bench_sleep_ns(uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+void bench_spin_ns(uint64_t ns)
+{
+    uint64_t end = bench_ticks() + bench_ticks_of_ns((double)ns);
+    while (bench_ticks() < end)
+        bench_relax();
+}
+
+int bench_gettid(void)
+{
+    return (int)syscall(SYS_gettid);
+}
+
+void bench_set_thread_name(const char *name)
+{
+    char buf[16];
+    snprintf(buf, sizeof buf, "%s", name);
+    pthread_setname_np(pthread_self(), buf);
+}
+
+/* The state letter of /proc/self/task/<tid>/stat: after the last ')'. */
+static char thread_state(const char *tid)
+{
+    char path[300], buf[512];
+    snprintf(path, sizeof path, "/proc/self/task/%s/stat", tid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return '?';
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    return (p != NULL && p[1] == ' ') ? p[2] : '?';
+}
+
+void bench_threads_asleep(const char *prefix, int *total, int *asleep)
+{
+    *total = *asleep = 0;
+    DIR *d = opendir("/proc/self/task");
+    if (d == NULL)
+        return;
+    char self[32];
+    snprintf(self, sizeof self, "%d", bench_gettid());
+    size_t plen = strlen(prefix);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || strcmp(e->d_name, self) == 0)
+            continue;
+        char path[300], comm[32] = "";
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            continue;
+        if (fgets(comm, sizeof comm, f) == NULL)
+            comm[0] = '\0';
+        fclose(f);
+        if (strncmp(comm, prefix, plen) != 0)
+            continue;
+        (*total)++;
+        char st = thread_state(e->d_name);
+        if (st == 'S' || st == 'D')
+            (*asleep)++;
+    }
+    closedir(d);
+}
+
+long bench_futex_wait(_Atomic uint32_t *word, uint32_t expected)
+{
+    return syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, expected, NULL, NULL, 0);
+}
+
+long bench_futex_wait_ns(_Atomic uint32_t *word, uint32_t expected, uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+    return syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, expected, &ts, NULL, 0);
+}
+
+long bench_futex_wake(_Atomic uint32_t *word, int count)
+{
+    return syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, count, NULL, NULL, 0);
+}
+
+bool bench_wait_flag(_Atomic uint64_t *flag, uint64_t timeout_ns, uint64_t poll_ns)
+{
+    uint64_t end = bench_ticks() + bench_ticks_of_ns((double)timeout_ns);
+    for (unsigned i = 0;; i++) {
+        if (atomic_load_explicit(flag, memory_order_acquire) != 0)
+            return true;
+        if (poll_ns > 0)
+            bench_sleep_ns(poll_ns);
+        else
+            bench_relax();
+        if ((poll_ns > 0 || (i & 255) == 0) && bench_ticks() > end)
+            return atomic_load_explicit(flag, memory_order_acquire) != 0;
+    }
+}
+
+uint64_t bench_thread_nvcsw(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    return (uint64_t)ru.ru_nvcsw;
+}
+
+void bench_threads_start(struct bench_threads *t, int n, void *(*fn)(void *), void *base, size_t stride)
+{
+    pthread_t *th = calloc((size_t)n, sizeof *th);
+    if (th == NULL)
+        abort();
+    for (int i = 0; i < n; i++) {
+        if (pthread_create(&th[i], NULL, fn, (char *)base + (size_t)i * stride) != 0) {
+            fprintf(stderr, "bench: cannot start a thread\n");
+            exit(2);
+        }
+    }
+    t->n = n;
+    t->threads = th;
+}
+
+void bench_threads_join(struct bench_threads *t)
+{
+    pthread_t *th = t->threads;
+    for (int i = 0; i < t->n; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    t->threads = NULL;
+    t->n = 0;
+}
+
+/* Tasks shared by the cases. */
+void bench_nop(void *arg)
+{
+    (void)arg;
+}
+
+aclError bench_nop_kernel(uint32_t block, uint32_t blocks, void *arg)
+{
+    (void)block;
+    (void)blocks;
+    (void)arg;
+    return ACL_SUCCESS;
+}
+
+void bench_stamp_fn(void *arg)
+{
+    struct bench_stamp *s = arg;
+    uint64_t now = bench_ticks();
+    s->cpu = sched_getcpu();
+    atomic_store_explicit(&s->t, now, memory_order_release);
+}
