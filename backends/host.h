@@ -9,10 +9,12 @@
  *   - A stream blocked on a wait is parked (impl/park.h) and holds no
  *     thread: 1,000 streams do not need 1,000 threads.
  *   - An idle executor spins for `spin_ns`, then sleeps on a futex. A
- *     launch wakes one sleeper with one futex call, and only when someone
- *     sleeps: pushing to a ready queue (seq_cst CAS) then reading `sleepers`
- *     pairs with an executor incrementing `sleepers` then re-checking the
- *     queues, so one of the two always sees the other.
+ *     launch that makes a stream READY wakes nobody while some executor
+ *     polls (spins, or lingers on an emptied stream: the device's
+ *     `pollers`), else one sleeper with one futex call: pushing to a ready
+ *     queue (seq_cst CAS) then reading `pollers` and `sleepers` pairs with
+ *     an executor incrementing `sleepers` (or decrementing `pollers`) then
+ *     re-checking the queues, so one of the two always sees the other.
  *   - Sleepers also wake for the earliest parked deadline (timers).
  *   - A host kernel's blocks are shared: the executor that reaches the task
  *     publishes it in the device's kernel slot and claims blocks one by one;
@@ -45,6 +47,7 @@
 #define ACLRT_HOST_STUCK_NS (2 * ACLRT_NS_PER_MS)      /* user code this long counts as stuck */
 #define ACLRT_HOST_EXTRA_IDLE_NS (200 * ACLRT_NS_PER_MS) /* an extra executor retires after this idle */
 #define ACLRT_HOST_MAX_EXTRA 256
+#define ACLRT_HOST_WOKEN_SPIN_DIVISOR 8 /* spin_ns / 8 right after a futex wake-up */
 
 struct aclrt_host_device;
 
@@ -126,6 +129,10 @@ static void aclrt_host_schedule(struct aclrt_device *dev, struct aclrt_stream *s
     /* Never full: a stream is queued at most once and queues hold max_streams. */
     while (!aclrt_mpmc_push(&hd->ready[s->priority], s))
         sched_yield();
+    /* Enough polling executors to take what is queued: no wake-up, no syscall. */
+    uint32_t pollers = atomic_load_explicit(&dev->pollers, memory_order_seq_cst);
+    if (pollers > 0 && aclrt_mpmc_length(&hd->ready[s->priority]) <= pollers)
+        return;
     if (atomic_load_explicit(&hd->sleepers, memory_order_seq_cst) > 0)
         aclrt_host_wake_one(hd);
     else if (ACLRT_UNLIKELY(atomic_load_explicit(&hd->monitor_sleeping, memory_order_seq_cst)))
@@ -248,19 +255,25 @@ static aclError aclrt_host_run_kernel(struct aclrt_device *dev, aclrtxHostKernel
 }
 
 /* Spin for up to spin_ns waiting for work; true if some appeared. */
-static bool aclrt_host_spin(struct aclrt_host_device *hd)
+static bool aclrt_host_spin(struct aclrt_host_device *hd, uint64_t spin_ns)
 {
-    uint64_t spin_ns = aclrt_rt.config.spin_ns;
     if (spin_ns == 0)
         return false;
     uint64_t end = aclrt_now_ns() + spin_ns;
+    /* A poller (runtime.h): seq_cst increment before the first look, decrement after the last. */
+    atomic_fetch_add_explicit(&hd->dev->pollers, 1, memory_order_seq_cst);
+    bool found = false;
     for (unsigned i = 1;; i++) {
-        if (aclrt_host_has_work(hd) || aclrt_host_kernel_help(hd))
-            return true;
+        if (aclrt_host_has_work(hd) || aclrt_host_kernel_help(hd)) {
+            found = true;
+            break;
+        }
         aclrt_cpu_relax();
         if ((i & 63) == 0 && (aclrt_now_ns() >= end || atomic_load_explicit(&hd->stopping, memory_order_relaxed)))
-            return false;
+            break;
     }
+    atomic_fetch_sub_explicit(&hd->dev->pollers, 1, memory_order_seq_cst);
+    return found;
 }
 
 /* Sleep until woken, until the earliest timer, or (extras) until it is time to retire. */
@@ -285,6 +298,7 @@ static void *aclrt_host_executor_main(void *arg)
     snprintf(name, sizeof name, "aclrt-d%u-e%u", hd->dev->id, ex->index);
     pthread_setname_np(pthread_self(), name);
     uint64_t idle_since = aclrt_now_ns();
+    bool woken = false; /* slept since it last found work by spinning */
     for (;;) {
         struct aclrt_stream *s = aclrt_host_next(hd);
         if (s != NULL) {
@@ -296,8 +310,21 @@ static void *aclrt_host_executor_main(void *arg)
             break;
         if (aclrt_park_list_min(&hd->dev->timers) != UINT64_MAX)
             aclrt_device_fire_timers(hd->dev);
-        if (aclrt_host_kernel_help(hd) || aclrt_host_spin(hd))
+        if (aclrt_host_kernel_help(hd))
             continue;
+        /*
+         * An executor just woken from its futex usually runs on its waker's
+         * CPU (the kernel's wake-affine placement), having preempted it: it
+         * spins briefly, so as not to hold the waker off its CPU for a whole
+         * spin_ns. One that keeps finding work spins the full time.
+         */
+        uint64_t spin_ns = aclrt_rt.config.spin_ns;
+        if (woken)
+            spin_ns /= ACLRT_HOST_WOKEN_SPIN_DIVISOR;
+        if (aclrt_host_spin(hd, spin_ns)) {
+            woken = false;
+            continue;
+        }
         uint64_t limit = ACLRT_NO_DEADLINE;
         if (ex->extra) {
             limit = idle_since + ACLRT_HOST_EXTRA_IDLE_NS;
@@ -305,6 +332,7 @@ static void *aclrt_host_executor_main(void *arg)
                 break; /* retire: the pool is back to its configured size */
         }
         aclrt_host_sleep(hd, limit);
+        woken = true;
     }
     if (ex->extra) {
         free(ex);

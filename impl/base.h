@@ -73,6 +73,7 @@ ACLRT_INLINE void aclrt_cpu_relax(void)
 #endif
 }
 
+
 ACLRT_INLINE uint64_t aclrt_min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 ACLRT_INLINE uint64_t aclrt_max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 

@@ -23,6 +23,8 @@
 
 /* Tasks a stream runs before it lets other ready streams have its thread. */
 #define ACLRT_RUN_BUDGET 64
+#define ACLRT_LINGER_NS (5 * ACLRT_NS_PER_US) /* at most spin_ns */
+#define ACLRT_LINGER_LOOK 16                   /* pauses between looks at the ring */
 /* A wait task whose deadline passed fails with this code (docs/SEMANTICS.md). */
 #define ACLRT_WAIT_TIMEOUT_CODE ACL_ERROR_RT_TASK_TIMEOUT
 
@@ -301,6 +303,71 @@ static bool aclrt_stream_release(struct aclrt_stream *s)
 }
 
 /*
+ * The ring is empty: keep s for a moment in case its launcher is in the
+ * middle of a burst. While s stays RUNNING a launch costs the launcher one
+ * load of the schedule word (aclrt_stream_kick); letting go at every empty
+ * ring would make each launch of a burst schedule the stream again (a CAS,
+ * a ready-queue push, a wake-up check). The executor would spin idle for
+ * spin_ns anyway; this spins on s's ring first, and stops as soon as other
+ * work is queued or s gets a flag (destroy, discard).
+ *
+ * While it lingers the executor counts as a poller, so a launch onto
+ * another stream wakes nobody (host.h). After its last look it checks the
+ * ready queues once more: work pushed meanwhile is its to take, so s
+ * yields if a task came too.
+ */
+enum aclrt_linger { ACLRT_LINGER_TASK, ACLRT_LINGER_EMPTY, ACLRT_LINGER_YIELD };
+
+static enum aclrt_linger aclrt_stream_linger(struct aclrt_stream *s)
+{
+    uint64_t linger_ns = aclrt_rt.config.spin_ns < ACLRT_LINGER_NS ? aclrt_rt.config.spin_ns : ACLRT_LINGER_NS;
+    if (linger_ns == 0)
+        return ACLRT_LINGER_EMPTY;
+    struct aclrt_device *dev = s->device;
+    if (aclrt_rt.backend->has_other_work(dev))
+        return ACLRT_LINGER_EMPTY; /* other streams are waiting: let go at once */
+    atomic_fetch_add_explicit(&dev->pollers, 1, memory_order_seq_cst);
+    bool came = false;
+    uint64_t end = 0;
+    for (unsigned i = 0;; i++) {
+        /*
+         * Look every ACLRT_LINGER_LOOK pauses, not at every one: each look
+         * pulls the line the launcher commits to, so a tight look makes every
+         * launch of a burst miss; a few pauses apart, tasks arrive in batches.
+         */
+        if ((i % ACLRT_LINGER_LOOK) == 0 && aclrt_ring_committed(&s->ring) != aclrt_ring_consumed(&s->ring)) {
+            came = true;
+            break;
+        }
+        aclrt_cpu_relax();
+        if ((i & 15) == 15) {
+            if (atomic_load_explicit(&s->sched, memory_order_relaxed) & ACLRT_SCHED_FLAGS)
+                break;
+            if (aclrt_rt.backend->has_other_work(dev))
+                break;
+            uint64_t now = aclrt_now_ns();
+            if (end == 0)
+                end = now + linger_ns;
+            else if (now >= end)
+                break;
+            /*
+             * A launch reserved a slot and has not committed it: its thread
+             * was preempted mid-launch (more launching threads than CPUs).
+             * Tasks commit in order, so nothing can run before it does: give
+             * the CPU away rather than spin while that thread waits for one.
+             */
+            if (aclrt_ring_reserved(&s->ring) != aclrt_ring_committed(&s->ring))
+                sched_yield();
+        }
+    }
+    /* Seq_cst, then the look: pairs with a launcher's push-then-read of `pollers`. */
+    atomic_fetch_sub_explicit(&dev->pollers, 1, memory_order_seq_cst);
+    if (aclrt_rt.backend->has_other_work(dev))
+        return came ? ACLRT_LINGER_YIELD : ACLRT_LINGER_EMPTY;
+    return came ? ACLRT_LINGER_TASK : ACLRT_LINGER_EMPTY;
+}
+
+/*
  * Run s, which the caller took from READY to RUNNING, until it is empty,
  * parked, or has used its budget while other work waits. After this returns
  * the caller must not touch s.
@@ -316,6 +383,14 @@ ACLRT_INTERNAL void aclrt_stream_run(struct aclrt_stream *s)
             aclrt_stream_discard(s);
         if (!s->has_current) {
             if (!aclrt_ring_pop(&s->ring, &s->current)) {
+                enum aclrt_linger l = aclrt_stream_linger(s);
+                if (l == ACLRT_LINGER_TASK)
+                    continue;
+                if (l == ACLRT_LINGER_YIELD) {
+                    if (aclrt_stream_yield(s))
+                        break;
+                    continue;
+                }
                 if (aclrt_stream_release(s))
                     break;
                 continue;

@@ -98,6 +98,14 @@ ACLRT_INLINE void *aclrt_mpmc_pop(struct aclrt_mpmc *q)
 }
 
 /* Anything claimed by a producer and not yet by a consumer? Seq_cst (sleep hand-off). */
+/* How many values are queued (a snapshot; seq_cst like aclrt_mpmc_nonempty). */
+ACLRT_INLINE uint64_t aclrt_mpmc_length(struct aclrt_mpmc *q)
+{
+    uint64_t head = atomic_load_explicit(&q->head, memory_order_seq_cst);
+    uint64_t tail = atomic_load_explicit(&q->tail, memory_order_seq_cst);
+    return tail > head ? tail - head : 0;
+}
+
 ACLRT_INLINE bool aclrt_mpmc_nonempty(struct aclrt_mpmc *q)
 {
     return atomic_load_explicit(&q->tail, memory_order_seq_cst) != atomic_load_explicit(&q->head, memory_order_seq_cst);

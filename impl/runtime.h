@@ -34,6 +34,13 @@ struct aclrt_device {
     _Atomic uint32_t streams_in_use; /* quota: config.max_streams, default streams included */
     _Atomic uint32_t events_in_use;  /* quota: config.max_events */
     struct aclrt_park_list timers;   /* parked streams with deadlines (key: deadline ns) */
+    /*
+     * Threads polling for this device's work (idle executors spinning, and
+     * executors lingering on an emptied stream, exec.h): they will see a new
+     * READY stream without being woken. Seq_cst increments before they look,
+     * decrements after their last look.
+     */
+    _Atomic uint32_t pollers;
     void *backend_state;
 };
 

@@ -64,9 +64,16 @@ struct aclrt_stream {
     /* Launchers. */
     struct aclrt_ring ring ACLRT_ALIGNED(ACLRT_CACHELINE);
 
+    /*
+     * Schedule state: read by every launch (aclrt_stream_kick), written only
+     * when the stream changes hands, so it has a line of its own (sharing
+     * one with `completed`, which moves at every task, costs each launch of
+     * a burst a cache miss).
+     */
+    _Atomic uint64_t sched ACLRT_ALIGNED(ACLRT_CACHELINE);
+
     /* The executor holding the stream. */
     struct aclrt_seq completed ACLRT_ALIGNED(ACLRT_CACHELINE);
-    _Atomic uint64_t sched;
     bool has_current;
     struct aclrt_task current ACLRT_ALIGNED(ACLRT_CACHELINE); /* popped, not completed */
 
