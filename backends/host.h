@@ -126,12 +126,17 @@ static void aclrt_host_wake_monitor(struct aclrt_host_device *hd)
 static void aclrt_host_schedule(struct aclrt_device *dev, struct aclrt_stream *s)
 {
     struct aclrt_host_device *hd = aclrt_host_of(dev);
-    /* Never full: a stream is queued at most once and queues hold max_streams. */
-    while (!aclrt_mpmc_push(&hd->ready[s->priority], s))
+    /*
+     * Never full: a stream is queued at most once and queues hold max_streams.
+     * Once pushed, s belongs to whichever executor pops it (which may free
+     * it), so nothing of s is read after the push.
+     */
+    struct aclrt_mpmc *queue = &hd->ready[s->priority];
+    while (!aclrt_mpmc_push(queue, s))
         sched_yield();
     /* Enough polling executors to take what is queued: no wake-up, no syscall. */
     uint32_t pollers = atomic_load_explicit(&dev->pollers, memory_order_seq_cst);
-    if (pollers > 0 && aclrt_mpmc_length(&hd->ready[s->priority]) <= pollers)
+    if (pollers > 0 && aclrt_mpmc_length(queue) <= pollers)
         return;
     if (atomic_load_explicit(&hd->sleepers, memory_order_seq_cst) > 0)
         aclrt_host_wake_one(hd);
