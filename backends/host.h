@@ -123,6 +123,24 @@ static void aclrt_host_wake_monitor(struct aclrt_host_device *hd)
     aclrt_futex_wake(&hd->monitor_word, 1);
 }
 
+/*
+ * `queued` streams wait in a ready queue: make sure an executor will take
+ * them. Enough polling executors need no wake-up (no syscall); otherwise a
+ * sleeper is woken, or, with every executor busy, the monitor is, to watch
+ * for executors stuck in user code. Seq_cst loads, after the caller's push:
+ * see the pairing in the comment at the top of this file.
+ */
+static void aclrt_host_find_taker(struct aclrt_host_device *hd, uint64_t queued)
+{
+    uint32_t pollers = atomic_load_explicit(&hd->dev->pollers, memory_order_seq_cst);
+    if (pollers > 0 && queued <= pollers)
+        return;
+    if (atomic_load_explicit(&hd->sleepers, memory_order_seq_cst) > 0)
+        aclrt_host_wake_one(hd);
+    else if (ACLRT_UNLIKELY(atomic_load_explicit(&hd->monitor_sleeping, memory_order_seq_cst)))
+        aclrt_host_wake_monitor(hd);
+}
+
 static void aclrt_host_schedule(struct aclrt_device *dev, struct aclrt_stream *s)
 {
     struct aclrt_host_device *hd = aclrt_host_of(dev);
@@ -134,14 +152,7 @@ static void aclrt_host_schedule(struct aclrt_device *dev, struct aclrt_stream *s
     struct aclrt_mpmc *queue = &hd->ready[s->priority];
     while (!aclrt_mpmc_push(queue, s))
         sched_yield();
-    /* Enough polling executors to take what is queued: no wake-up, no syscall. */
-    uint32_t pollers = atomic_load_explicit(&dev->pollers, memory_order_seq_cst);
-    if (pollers > 0 && aclrt_mpmc_length(queue) <= pollers)
-        return;
-    if (atomic_load_explicit(&hd->sleepers, memory_order_seq_cst) > 0)
-        aclrt_host_wake_one(hd);
-    else if (ACLRT_UNLIKELY(atomic_load_explicit(&hd->monitor_sleeping, memory_order_seq_cst)))
-        aclrt_host_wake_monitor(hd); /* every executor is busy: have them watched */
+    aclrt_host_find_taker(hd, aclrt_mpmc_length(queue));
 }
 
 static bool aclrt_host_has_other_work(struct aclrt_device *dev)
@@ -181,12 +192,8 @@ static void aclrt_host_run(struct aclrt_host_device *hd, struct aclrt_stream *s)
      * the one sleeper that took this stream; with nobody left asleep, the
      * monitor watches the rest (it adds an executor if they stay queued).
      */
-    if (aclrt_host_has_work(hd)) {
-        if (atomic_load_explicit(&hd->sleepers, memory_order_seq_cst) > 0)
-            aclrt_host_wake_one(hd);
-        else if (atomic_load_explicit(&hd->monitor_sleeping, memory_order_seq_cst))
-            aclrt_host_wake_monitor(hd);
-    }
+    if (aclrt_host_has_work(hd))
+        aclrt_host_find_taker(hd, 1);
     aclrt_stream_run(s);
 }
 

@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "check.h"
+#include "gate.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -28,54 +29,6 @@
 /* ------------------------------------------------------------------------
  * Helpers
  * ------------------------------------------------------------------------ */
-
-struct gate {
-    atomic_int open;
-    atomic_int entered;
-    atomic_int done;
-};
-
-#define GATE_POOL 96
-static struct gate gate_pool[GATE_POOL];
-static int gate_next;
-
-static struct gate *new_gate(void)
-{
-    CHECK(gate_next < GATE_POOL);
-    return &gate_pool[gate_next++];
-}
-
-static void gate_fn(void *arg)
-{
-    struct gate *g = (struct gate *)arg;
-    atomic_store(&g->entered, 1);
-    while (!atomic_load(&g->open))
-        sched_yield();
-    atomic_store(&g->done, 1);
-}
-
-static void gate_open(struct gate *g)
-{
-    atomic_store(&g->open, 1);
-}
-
-/* Open every gate ever handed out (after each case). */
-static void gates_open_all(void)
-{
-    for (int i = 0; i < gate_next; i++)
-        atomic_store(&gate_pool[i].open, 1);
-}
-
-/* Wait (bounded) until a host function reached the gate: its stream is busy. */
-static int gate_wait_entered(struct gate *g)
-{
-    for (long i = 0; i < 20000000L; i++) {
-        if (atomic_load(&g->entered))
-            return 1;
-        sched_yield();
-    }
-    return 0;
-}
 
 /* Launch a gate on `stream` and wait until it runs. */
 static struct gate *busy(aclrtStream stream)

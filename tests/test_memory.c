@@ -16,6 +16,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "check.h"
+#include "gate.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -25,55 +26,6 @@
 /* ------------------------------------------------------------------------
  * Helpers
  * ------------------------------------------------------------------------ */
-
-struct gate {
-    atomic_int open;
-    atomic_int entered;
-    atomic_int done;
-};
-
-#define GATE_POOL 64
-static struct gate gate_pool[GATE_POOL];
-static int gate_next; /* never reused */
-
-static struct gate *new_gate(void)
-{
-    CHECK(gate_next < GATE_POOL);
-    return &gate_pool[gate_next++];
-}
-
-static void gate_fn(void *arg)
-{
-    struct gate *g = (struct gate *)arg;
-    atomic_store(&g->entered, 1);
-    while (!atomic_load(&g->open))
-        sched_yield();
-    atomic_store(&g->done, 1);
-}
-
-static void gate_open(struct gate *g)
-{
-    atomic_store(&g->open, 1);
-}
-
-static struct gate *launch_gate(aclrtStream stream)
-{
-    struct gate *g = new_gate();
-    CHECK_OK(aclrtLaunchHostFunc(stream, gate_fn, g));
-    return g;
-}
-
-/* Opens a gate once its host function runs, after giving the main thread time to block. */
-static void *opener_main(void *arg)
-{
-    struct gate *g = (struct gate *)arg;
-    while (!atomic_load(&g->entered))
-        sched_yield();
-    for (int i = 0; i < 2000; i++)
-        sched_yield(); /* not synchronization: a wider window for a call that does not wait to be caught */
-    gate_open(g);
-    return NULL;
-}
 
 static void count_fn(void *arg)
 {
@@ -575,7 +527,7 @@ TEST(memcpy_async_with_pageable_memory_has_completed_when_it_returns)
     fill_pattern(pageable_src, ASYNC_BYTES, 5);
     memset(pageable_dst, 0, ASYNC_BYTES);
     pthread_t opener;
-    CHECK_EQ(0, pthread_create(&opener, NULL, opener_main, g));
+    CHECK_EQ(0, pthread_create(&opener, NULL, gate_opener_main, g));
     aclError rc = aclrtMemcpyAsync(pageable_dst, ASYNC_BYTES, pageable_src, ASYNC_BYTES, ACL_MEMCPY_HOST_TO_HOST, s);
     int gate_done = atomic_load(&g->done);
     int copied = has_pattern(pageable_dst, ASYNC_BYTES, 5);
@@ -648,7 +600,7 @@ TEST(memset_async_with_pageable_memory_has_completed_when_it_returns)
     CHECK(all_bytes_are(pageable, sizeof pageable, 0xFE));
     struct gate *g = launch_gate(s);
     pthread_t opener;
-    CHECK_EQ(0, pthread_create(&opener, NULL, opener_main, g));
+    CHECK_EQ(0, pthread_create(&opener, NULL, gate_opener_main, g));
     aclError rc = aclrtMemsetAsync(pageable, sizeof pageable, 0x101, 100, s);
     int gate_done = atomic_load(&g->done);
     int set = all_bytes_are(pageable, 100, 0x01) && all_bytes_are(pageable + 100, sizeof pageable - 100, 0xFE);
@@ -744,7 +696,7 @@ TEST(finalize_frees_leftover_memory_after_pending_work)
     CHECK_OK(aclrtMemsetAsync((void *)(dev[0] ^ HIDE_MASK), 1000, 0x6B, 256, s));
     CHECK_OK(aclrtLaunchHostFunc(s, finalize_probe_fn, NULL));
     pthread_t opener;
-    CHECK_EQ(0, pthread_create(&opener, NULL, opener_main, g));
+    CHECK_EQ(0, pthread_create(&opener, NULL, gate_opener_main, g));
     aclError rc = aclFinalize();
     pthread_join(opener, NULL);
     CHECK_OK(rc);
@@ -832,12 +784,6 @@ TEST(host_kernel_failure_reports_the_failing_blocks_code_once)
 /* ------------------------------------------------------------------------
  * Runner
  * ------------------------------------------------------------------------ */
-
-static void gates_open_all(void)
-{
-    for (int i = 0; i < gate_next; i++)
-        atomic_store(&gate_pool[i].open, 1);
-}
 
 static void case_cleanup(void)
 {

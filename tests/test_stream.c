@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "check.h"
+#include "gate.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -27,68 +28,6 @@
 /* ------------------------------------------------------------------------
  * Helpers
  * ------------------------------------------------------------------------ */
-
-struct gate {
-    atomic_int open;
-    atomic_int entered;
-    atomic_int done;
-};
-
-#define GATE_POOL 128
-static struct gate gate_pool[GATE_POOL];
-static int gate_next; /* gates are never reused: a late task only ever sees its own gate */
-
-static struct gate *new_gate(void)
-{
-    CHECK(gate_next < GATE_POOL);
-    return &gate_pool[gate_next++];
-}
-
-static void gate_fn(void *arg)
-{
-    struct gate *g = (struct gate *)arg;
-    atomic_store(&g->entered, 1);
-    while (!atomic_load(&g->open))
-        sched_yield();
-    atomic_store(&g->done, 1);
-}
-
-static void gate_open(struct gate *g)
-{
-    atomic_store(&g->open, 1);
-}
-
-static void gates_open_all(void)
-{
-    for (int i = 0; i < gate_next; i++)
-        atomic_store(&gate_pool[i].open, 1);
-}
-
-/* Wait until the gate's host function runs (it will: its stream was idle before it). */
-static void gate_wait_entered(struct gate *g)
-{
-    while (!atomic_load(&g->entered))
-        sched_yield();
-}
-
-/* Launch a gate on `stream` (NULL: the default stream). */
-static struct gate *launch_gate(aclrtStream stream)
-{
-    struct gate *g = new_gate();
-    CHECK_OK(aclrtLaunchHostFunc(stream, gate_fn, g));
-    return g;
-}
-
-/* A thread that opens a gate once its host function runs, after giving the main thread time to block. */
-static void *opener_main(void *arg)
-{
-    struct gate *g = (struct gate *)arg;
-    gate_wait_entered(g);
-    for (int i = 0; i < 2000; i++)
-        sched_yield(); /* not synchronization: a wider window for a wait that does not wait to be caught */
-    gate_open(g);
-    return NULL;
-}
 
 /* The log host functions append to. Tasks of one stream are ordered, so plain ints suffice (TSan checks it). */
 #define LOG_CAP 16384
@@ -204,7 +143,7 @@ TEST(synchronize_stream_waits_for_all_submitted_work)
     for (int i = 0; i < 100; i++)
         CHECK_OK(aclrtLaunchHostFunc(s, append_fn, (void *)(intptr_t)i));
     pthread_t opener;
-    CHECK_EQ(0, pthread_create(&opener, NULL, opener_main, g));
+    CHECK_EQ(0, pthread_create(&opener, NULL, gate_opener_main, g));
     aclError rc = aclrtSynchronizeStream(s); /* returns only once the opener opened the gate and all 100 ran */
     int seen = log_len;
     pthread_join(opener, NULL);
@@ -602,7 +541,7 @@ TEST(destroy_stream_waits_for_pending_work)
     struct gate *g = launch_gate(s);
     CHECK_OK(aclrtLaunchHostFunc(s, count_fn, &ran));
     pthread_t opener;
-    CHECK_EQ(0, pthread_create(&opener, NULL, opener_main, g));
+    CHECK_EQ(0, pthread_create(&opener, NULL, gate_opener_main, g));
     aclError rc = aclrtDestroyStream(s); /* returns after the opener opened the gate and count_fn ran */
     int seen = ran;
     pthread_join(opener, NULL);
