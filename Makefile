@@ -27,7 +27,7 @@ BUILD := build
 WARN := -Wall -Wextra -Wshadow -Wno-unused-function
 CSTD := -std=c11
 CXXSTD := -std=c++17
-LIBS := -lck -lpthread
+LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread
 
 # Build variants of the test suite.
 VARIANTS := release tsan asan dist

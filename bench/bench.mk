@@ -9,7 +9,7 @@
 #
 # The harness is built with -O2 against this source tree: one implementation
 # unit (bench/aclrt_impl.c: ACLRT_IMPLEMENTATION + aclrt.h) compiled as C11,
-# linked with -lck -lpthread -lm. Binaries go to $(BUILD)/bench/.
+# linked with -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm. Binaries go to $(BUILD)/bench/.
 
 BUILD ?= build
 BENCH_OUT ?= bench/results
@@ -20,7 +20,7 @@ BENCH_OBJS := $(patsubst bench/%.c,$(BENCH_BUILD)/%.o,$(BENCH_SRCS))
 BENCH_IMPL_OBJ := $(BENCH_BUILD)/aclrt_impl.o
 BENCH_ACLRT_SOURCES := aclrt.h $(wildcard acl/*.h acl/*/*.h impl/*.h backends/*.h)
 BENCH_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wshadow -Wno-unused-function -I. -Ibench
-BENCH_LIBS := -lck -lpthread -lm
+BENCH_LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm
 BENCH_QUICK_FLAG := $(if $(filter 1 yes true,$(QUICK)),--quick)
 BENCH_GIT = $(shell git rev-parse --short HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo +changes)
 

@@ -18,6 +18,7 @@
 #include "ring.h"      /* a stream's task ring (ck_ring MPSC) */
 #include "mpmc.h"      /* bounded MPMC queue (ready queues) */
 #include "park.h"      /* parking blocked streams */
+#include "registry.h"  /* name -> object maps (liburcu rculfhash) */
 #include "runtime.h"   /* devices, contexts, the runtime object */
 #include "stream.h"    /* streams: submit, synchronize, create, destroy */
 #include "event.h"     /* events: record, query, wait */

@@ -30,18 +30,40 @@
 
 #define ACLRT_RUN_BLOCKED (-1)
 
-/* Why a task cannot run yet: where to leave the park note, and until when. */
+/*
+ * Why a task cannot run yet: where to leave the park note, and until when.
+ * Any counter that only grows can be waited on: a stream's completed count,
+ * a notify's record count, a callback thread's done count. Whoever advances
+ * the counter wakes the notes due on its list (aclrt_counter_advance). A
+ * task that waits for a condition on other state (a counting notify's value,
+ * a memory word) waits for that state's version counter to move past the
+ * version it evaluated, and is run again to re-evaluate. A block with only
+ * a deadline is a poll: the stream is run again at that time.
+ */
 struct aclrt_block {
-    struct aclrt_stream *on_stream; /* waits for on_stream->completed >= key */
-    struct aclrt_event *on_event;   /* waits for the event's next record */
+    const struct aclrt_seq *seq;      /* waits for *seq >= key ... */
+    struct aclrt_park_list *list;     /* ... leaving its note here (advancer wakes it) */
     uint64_t key;
-    uint64_t deadline_ns;           /* ACLRT_NO_DEADLINE: none */
+    struct aclrt_event *on_event;     /* waits for the event's next record */
+    uint64_t deadline_ns;             /* ACLRT_NO_DEADLINE: none */
 };
+
+#define ACLRT_BLOCK_NONE {NULL, NULL, 0, NULL, ACLRT_NO_DEADLINE}
+
+/* Block on a counter: run again once *seq >= key. */
+ACLRT_INLINE void aclrt_block_on_count(struct aclrt_block *b, const struct aclrt_seq *seq,
+                                       struct aclrt_park_list *list, uint64_t key, uint64_t deadline_ns)
+{
+    b->seq = seq;
+    b->list = list;
+    b->key = key;
+    b->deadline_ns = deadline_ns;
+}
 
 /* Has the condition a block names come true (or its deadline passed)? */
 ACLRT_INLINE bool aclrt_block_over(const struct aclrt_block *b, const struct aclrt_event_ref *ref)
 {
-    if (b->on_stream != NULL && aclrt_seq_reached(&b->on_stream->completed, b->key))
+    if (b->seq != NULL && aclrt_seq_reached(b->seq, b->key))
         return true;
     if (b->on_event != NULL) {
         struct aclrt_event_view v;
@@ -152,9 +174,7 @@ static int aclrt_task_run(struct aclrt_stream *s, struct aclrt_task *t, struct a
             aclrt_event_wait_done(&t->u.wait.from);
             return ACLRT_WAIT_TIMEOUT_CODE;
         }
-        blk->on_stream = on;
-        blk->key = target;
-        blk->deadline_ns = deadline;
+        aclrt_block_on_count(blk, &on->completed, &on->waiters, target, deadline);
         return ACLRT_RUN_BLOCKED;
     }
     case ACLRT_TASK_KIND_COUNT: break;
@@ -193,19 +213,22 @@ static bool aclrt_stream_park(struct aclrt_stream *s, const struct aclrt_block *
 {
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_relaxed);
     uint64_t seq = aclrt_stream_park_seq(w);
-    struct aclrt_park_note *note = aclrt_park_note_new(s, seq, blk->key);
+    struct aclrt_park_note *note = NULL;
     struct aclrt_park_note *timer = NULL;
+    if (blk->list != NULL || blk->on_event != NULL)
+        note = aclrt_park_note_new(s, seq, blk->key);
     if (blk->deadline_ns != ACLRT_NO_DEADLINE)
         timer = aclrt_park_note_new(s, seq, blk->deadline_ns);
-    if (note == NULL || (blk->deadline_ns != ACLRT_NO_DEADLINE && timer == NULL)) {
+    if ((note == NULL && (blk->list != NULL || blk->on_event != NULL)) ||
+        (timer == NULL && blk->deadline_ns != ACLRT_NO_DEADLINE)) {
         free(note); /* out of memory: poll instead of parking */
         free(timer);
         sched_yield();
         return true;
     }
-    if (blk->on_stream != NULL)
-        aclrt_park_list_push(&blk->on_stream->waiters, note);
-    else
+    if (blk->list != NULL)
+        aclrt_park_list_push(blk->list, note);
+    else if (blk->on_event != NULL)
         aclrt_park_stack_push(&blk->on_event->waiters, note);
     if (timer != NULL) {
         uint64_t before = aclrt_park_list_min(&s->device->timers);
@@ -237,20 +260,28 @@ static bool aclrt_stream_park(struct aclrt_stream *s, const struct aclrt_block *
     }
 }
 
+/*
+ * A task is dropped without running (discarded, or its context stopped):
+ * undo the bookkeeping its submission did, so nothing waits for it.
+ */
+static void aclrt_task_drop(struct aclrt_task *t)
+{
+    if (t->kind == ACLRT_TASK_WAIT_STREAM || t->kind == ACLRT_TASK_WAIT_EVENT)
+        aclrt_event_wait_done(&t->u.wait.from);
+}
+
 /* Drop every task that has not started; they count as done. */
 static void aclrt_stream_discard(struct aclrt_stream *s)
 {
     uint64_t n = 0;
     if (s->has_current) {
-        if (s->current.kind == ACLRT_TASK_WAIT_STREAM || s->current.kind == ACLRT_TASK_WAIT_EVENT)
-            aclrt_event_wait_done(&s->current.u.wait.from);
+        aclrt_task_drop(&s->current);
         s->has_current = false;
         n++;
     }
     struct aclrt_task t;
     while (aclrt_ring_pop(&s->ring, &t)) {
-        if (t.kind == ACLRT_TASK_WAIT_STREAM || t.kind == ACLRT_TASK_WAIT_EVENT)
-            aclrt_event_wait_done(&t.u.wait.from);
+        aclrt_task_drop(&t);
         n++;
     }
     if (n > 0)
@@ -399,15 +430,15 @@ ACLRT_INTERNAL void aclrt_stream_run(struct aclrt_stream *s)
         }
         int rc = ACL_SUCCESS;
         if (ACLRT_LIKELY(atomic_load_explicit(&s->ctx->failure, memory_order_relaxed) == 0)) {
-            struct aclrt_block blk = {NULL, NULL, 0, ACLRT_NO_DEADLINE};
+            struct aclrt_block blk = ACLRT_BLOCK_NONE;
             rc = aclrt_task_run(s, &s->current, &blk);
             if (rc == ACLRT_RUN_BLOCKED) {
                 if (aclrt_stream_park(s, &blk))
                     continue;
                 break;
             }
-        } else if (s->current.kind == ACLRT_TASK_WAIT_STREAM || s->current.kind == ACLRT_TASK_WAIT_EVENT) {
-            aclrt_event_wait_done(&s->current.u.wait.from); /* discarded: the context stopped */
+        } else {
+            aclrt_task_drop(&s->current); /* discarded: the context stopped */
         }
         s->has_current = false;
         if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))

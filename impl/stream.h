@@ -231,16 +231,24 @@ ACLRT_INTERNAL void aclrt_park_stack_wake_all(struct aclrt_park_stack *st)
 }
 
 /*
- * Count `n` more tasks as done and wake the streams parked on us that are
- * now due. The advance is a locked add followed by ck_pr_fence_atomic_load
- * (seq.h); with the seq_cst load of the minimum it pairs with the parker's
- * push-then-recheck (park.h), so no parked stream is forgotten.
+ * Advance a counter that streams may be parked on (exec.h, struct
+ * aclrt_block) and wake the ones now due. Returns the new count. The advance
+ * is a locked add followed by ck_pr_fence_atomic_load (seq.h); with the
+ * seq_cst load of the minimum it pairs with the parker's push-then-recheck
+ * (park.h), so no parked stream is forgotten.
  */
+ACLRT_INLINE uint64_t aclrt_counter_advance(struct aclrt_seq *seq, struct aclrt_park_list *waiters, uint64_t n)
+{
+    uint64_t value = aclrt_seq_advance(seq, n);
+    if (ACLRT_UNLIKELY(aclrt_park_list_due(waiters, value)))
+        aclrt_park_list_wake(waiters, value);
+    return value;
+}
+
+/* Count `n` more tasks as done and wake the streams parked on us that are now due. */
 ACLRT_INLINE void aclrt_stream_complete(struct aclrt_stream *s, uint64_t n)
 {
-    uint64_t done = aclrt_seq_advance(&s->completed, n);
-    if (ACLRT_UNLIKELY(aclrt_park_list_due(&s->waiters, done)))
-        aclrt_park_list_wake(&s->waiters, done);
+    aclrt_counter_advance(&s->completed, &s->waiters, n);
 }
 
 static aclError aclrt_stream_submit_full(struct aclrt_stream *s, struct aclrt_task **slot, unsigned int *ticket);
