@@ -590,6 +590,9 @@ ACLRT_API aclError aclrtSetCurrentContext(aclrtContext context);
 ACLRT_API aclError aclrtGetCurrentContext(aclrtContext *context);
 ACLRT_API aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream);
 ACLRT_API aclError aclrtGetRunMode(aclrtRunMode *runMode);
+/* Called before/after every aclrtSetDevice and aclrtResetDevice(Force) on the calling thread; a NULL
+ * callback unregisters regName. Must not call device or context lifecycle functions. */
+ACLRT_API aclError aclrtRegDeviceStateCallback(const char *regName, aclrtDeviceStateCallback callback, void *args);
 
 /* ========================================================================
  * Streams
@@ -621,6 +624,18 @@ ACLRT_API aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr s
                                            aclrtStreamAttrValue *value);
 ACLRT_API aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority, int32_t *greatestPriority);
 ACLRT_API aclError aclrtGetStreamAvailableNum(uint32_t *streamCount);
+/*
+ * Stream control. Abort discards the stream's tasks that have not started
+ * (a running one finishes) and returns when the stream is empty; waits that
+ * were synchronizing it return ACL_ERROR_RT_STREAM_ABORT. Stop runs nothing
+ * more after the running task, keeping the queued tasks (synchronizers
+ * return ACL_ERROR_RT_TASK_ABORT_STOP) until an abort or a destroy. State
+ * callbacks run after every stream creation and before every destruction,
+ * default streams included; a NULL callback unregisters regName.
+ */
+ACLRT_API aclError aclrtStreamAbort(aclrtStream stream);
+ACLRT_API aclError aclrtStreamStop(aclrtStream stream);
+ACLRT_API aclError aclrtRegStreamStateCallback(const char *regName, aclrtStreamStateCallback callback, void *args);
 
 /* ========================================================================
  * Events
@@ -683,6 +698,50 @@ ACLRT_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, 
 ACLRT_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
 ACLRT_API aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
                                     aclrtStream stream);
+
+/* ========================================================================
+ * Callbacks and host-function threads
+ *
+ * A user thread subscribes to streams with its pthread_self() value and
+ * serves them by calling aclrtProcessReport (or aclrtProcessHostFunc) in a
+ * loop; callbacks launched on those streams run inside that call, in stream
+ * order, once each. A stream has one such thread; a thread serves streams of
+ * one device. ACL_CALLBACK_BLOCK holds the stream's later tasks until the
+ * callback has returned; NO_BLOCK does not. With a host-function thread
+ * subscribed, aclrtLaunchHostFunc's functions run in that thread (and always
+ * block the stream); without one, on a runtime thread. Process timeouts are
+ * milliseconds (-1 forever; 0 and values below -1 are invalid).
+ * Callbacks should not synchronize or destroy the stream they serve.
+ * ======================================================================== */
+ACLRT_API aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream);
+ACLRT_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
+                                       aclrtStream stream);
+ACLRT_API aclError aclrtProcessReport(int32_t timeout);
+ACLRT_API aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
+ACLRT_API aclError aclrtSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream);
+ACLRT_API aclError aclrtProcessHostFunc(int32_t timeout);
+ACLRT_API aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream);
+
+/* ========================================================================
+ * Exceptions
+ *
+ * When a task fails (a host kernel returns non-zero, a stream wait times
+ * out, ...), the exception callbacks run on the runtime thread that ran it,
+ * with the task id (as aclrtGetThreadLastTaskId gave it to the submitting
+ * thread), stream id, submitting thread id (gettid), device id and error
+ * code; then the stream's failure mode applies. aclrtSetExceptionInfoCallback
+ * is one slot (last wins, NULL clears); Register/Unregister keep a list.
+ * The getters return 0xFFFFFFFF for a NULL info.
+ * ======================================================================== */
+ACLRT_API aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback);
+ACLRT_API aclError aclrtExceptionInfoCallbackRegister(aclrtExceptionInfoCallback callback);
+ACLRT_API aclError aclrtExceptionInfoCallbackUnregister(aclrtExceptionInfoCallback callback);
+ACLRT_API uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACLRT_API uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACLRT_API uint32_t aclrtGetThreadIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACLRT_API uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo *info);
+ACLRT_API uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info);
+ACLRT_API aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
 
 /* ========================================================================
  * aclrtx: extensions beyond the ACL API (not part of the real runtime)

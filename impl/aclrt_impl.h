@@ -20,8 +20,13 @@
 #include "park.h"      /* parking blocked streams */
 #include "registry.h"  /* name -> object maps (liburcu rculfhash) */
 #include "runtime.h"   /* devices, contexts, the runtime object */
+#include "hooks.h"     /* user callbacks on state changes (stream/device state, exceptions) */
 #include "stream.h"    /* streams: submit, synchronize, create, destroy */
+#include "stream_control.h" /* aclrtStreamAbort, aclrtStreamStop */
 #include "event.h"     /* events: record, query, wait */
+#include "block.h"     /* why a task cannot run yet (parking conditions) */
+#include "exception.h" /* exception callbacks, task ids */
+#include "report.h"    /* report / host-function threads and callbacks */
 #include "exec.h"      /* running a stream's tasks */
 #include "launch.h"    /* host functions and host kernels */
 #include "context.h"   /* aclrtSetDevice, contexts */

@@ -156,12 +156,15 @@ ACLRT_API aclError aclrtSetDevice(int32_t deviceId)
     aclError rc = aclrt_device_check(deviceId, &dev);
     if (rc != ACL_SUCCESS)
         return rc;
+    aclrt_fire_device_state(deviceId, ACL_RT_DEVICE_STATE_SET_PRE);
     pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
     rc = aclrt_device_set_locked(dev);
     void *handle = dev->default_ctx_handle;
     pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
-    if (rc == ACL_SUCCESS)
+    if (rc == ACL_SUCCESS) {
         aclrt_tls.ctx_handle = handle;
+        aclrt_fire_device_state(deviceId, ACL_RT_DEVICE_STATE_SET_POST);
+    }
     return rc;
 }
 
@@ -171,6 +174,7 @@ static aclError aclrt_device_reset(int32_t deviceId, bool force)
     aclError rc = aclrt_device_check(deviceId, &dev);
     if (rc != ACL_SUCCESS)
         return rc;
+    aclrt_fire_device_state(deviceId, ACL_RT_DEVICE_STATE_RESET_PRE);
     pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
     if (dev->default_ctx == NULL || dev->set_count == 0) {
         pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
@@ -183,6 +187,7 @@ static aclError aclrt_device_reset(int32_t deviceId, bool force)
         dev->reset_done = true;
     }
     pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    aclrt_fire_device_state(deviceId, ACL_RT_DEVICE_STATE_RESET_POST);
     return ACL_SUCCESS;
 }
 
@@ -246,9 +251,9 @@ static aclError aclrt_device_synchronize(int32_t timeout_ms)
             uint64_t now = aclrt_now_ns();
             left = now >= deadline ? 1 : (int32_t)((deadline - now + ACLRT_NS_PER_MS - 1) / ACLRT_NS_PER_MS);
         }
-        if (aclrt_stream_wait_count(s, target, left, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT) != ACL_SUCCESS)
-            return aclrt_fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "device %u did not finish within %d ms", dev->id,
-                              (int)timeout_ms);
+        rc = aclrt_stream_wait_count(s, target, left, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+        if (rc != ACL_SUCCESS)
+            return aclrt_stream_wait_fail(s, rc, "the device", timeout_ms);
         aclError err = aclrt_stream_take_error(s);
         if (first == ACL_SUCCESS)
             first = err;

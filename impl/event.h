@@ -543,9 +543,9 @@ static aclError aclrt_event_synchronize(aclrtEvent event, int32_t timeout_ms)
     if (ACLRT_UNLIKELY(aclrt_running_stream() == v.stream && !aclrt_event_view_complete(&v)))
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "a task cannot synchronize an event captured on its own stream (it would wait for itself)");
-    if (aclrt_stream_wait_count(v.stream, v.target, timeout_ms, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT) != ACL_SUCCESS)
-        return aclrt_fail(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, "event %p did not complete within %d ms", event,
-                          (int)timeout_ms);
+    rc = aclrt_stream_wait_count(v.stream, v.target, timeout_ms, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT);
+    if (rc != ACL_SUCCESS)
+        return aclrt_stream_wait_fail(v.stream, rc, "the event's captured work", timeout_ms);
     int failure = atomic_load_explicit(&v.stream->ctx->failure, memory_order_acquire);
     if (failure != 0)
         return aclrt_fail(failure, "the work this event captured was stopped by a failure (stop-on-failure mode)");

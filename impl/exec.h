@@ -7,17 +7,25 @@
  * here, so every backend that runs tasks on CPU threads shares it.
  *
  * A failing task (a host kernel returning non-zero, a wait that timed out)
- * puts its stream in the error state (the next synchronize returns the code)
- * and, if the context stops on failure, stops the context: later tasks of
- * every stream of the context are discarded (counted as done, not run).
+ * is reported to the exception callbacks (exception.h), puts its stream in
+ * the error state (the next synchronize returns the code) and, if the
+ * context stops on failure, stops the context: later tasks of every stream
+ * of the context are discarded (counted as done, not run).
+ *
+ * A stream with the STOPPED flag (aclrtStreamStop) runs no further task: at
+ * the next task boundary its executor parks it without a note, so only
+ * aclrtStreamAbort or a destroy (which discard its tasks) make it run again.
  */
 #ifndef ACLRT_IMPL_EXEC_H
 #define ACLRT_IMPL_EXEC_H
 
 #include "base.h"
 #include "clock.h"
+#include "block.h"
 #include "event.h"
+#include "exception.h"
 #include "park.h"
+#include "report.h"
 #include "stream.h"
 #include "task.h"
 
@@ -27,38 +35,6 @@
 #define ACLRT_LINGER_LOOK 16                   /* pauses between looks at the ring */
 /* A wait task whose deadline passed fails with this code (docs/SEMANTICS.md). */
 #define ACLRT_WAIT_TIMEOUT_CODE ACL_ERROR_RT_TASK_TIMEOUT
-
-#define ACLRT_RUN_BLOCKED (-1)
-
-/*
- * Why a task cannot run yet: where to leave the park note, and until when.
- * Any counter that only grows can be waited on: a stream's completed count,
- * a notify's record count, a callback thread's done count. Whoever advances
- * the counter wakes the notes due on its list (aclrt_counter_advance). A
- * task that waits for a condition on other state (a counting notify's value,
- * a memory word) waits for that state's version counter to move past the
- * version it evaluated, and is run again to re-evaluate. A block with only
- * a deadline is a poll: the stream is run again at that time.
- */
-struct aclrt_block {
-    const struct aclrt_seq *seq;      /* waits for *seq >= key ... */
-    struct aclrt_park_list *list;     /* ... leaving its note here (advancer wakes it) */
-    uint64_t key;
-    struct aclrt_event *on_event;     /* waits for the event's next record */
-    uint64_t deadline_ns;             /* ACLRT_NO_DEADLINE: none */
-};
-
-#define ACLRT_BLOCK_NONE {NULL, NULL, 0, NULL, ACLRT_NO_DEADLINE}
-
-/* Block on a counter: run again once *seq >= key. */
-ACLRT_INLINE void aclrt_block_on_count(struct aclrt_block *b, const struct aclrt_seq *seq,
-                                       struct aclrt_park_list *list, uint64_t key, uint64_t deadline_ns)
-{
-    b->seq = seq;
-    b->list = list;
-    b->key = key;
-    b->deadline_ns = deadline_ns;
-}
 
 /* Has the condition a block names come true (or its deadline passed)? */
 ACLRT_INLINE bool aclrt_block_over(const struct aclrt_block *b, const struct aclrt_event_ref *ref)
@@ -147,7 +123,8 @@ static int aclrt_task_run(struct aclrt_stream *s, struct aclrt_task *t, struct a
 {
     switch ((enum aclrt_task_kind)t->kind) {
     case ACLRT_TASK_NOP: return ACL_SUCCESS;
-    case ACLRT_TASK_HOST_FUNC: t->u.host_func.fn(t->u.host_func.args); return ACL_SUCCESS;
+    case ACLRT_TASK_HOST_FUNC: return aclrt_host_func_task_run(s, t, blk);
+    case ACLRT_TASK_CALLBACK: return aclrt_callback_task_run(s, t, blk);
     case ACLRT_TASK_HOST_KERNEL: return aclrt_task_run_kernel(s, t);
     case ACLRT_TASK_MEMCPY: memmove(t->u.copy.dst, t->u.copy.src, t->u.copy.count); return ACL_SUCCESS;
     case ACLRT_TASK_MEMSET: memset(t->u.fill.dst, (int)(uint8_t)t->u32, t->u.fill.count); return ACL_SUCCESS;
@@ -182,10 +159,10 @@ static int aclrt_task_run(struct aclrt_stream *s, struct aclrt_task *t, struct a
     return ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT;
 }
 
-/* Task number `number` of stream s failed with `code`. */
-static void aclrt_stream_task_failed(struct aclrt_stream *s, uint64_t number, int code)
+/* Task number `number` of stream s (record t) failed with `code`. */
+static void aclrt_stream_task_failed(struct aclrt_stream *s, const struct aclrt_task *t, uint64_t number, int code)
 {
-    (void)number;
+    aclrt_exception_report(s, t, number, code);
     int none = 0;
     atomic_compare_exchange_strong_explicit(&s->error, &none, code, memory_order_release, memory_order_relaxed);
     if (atomic_load_explicit(&s->ctx->stop_on_failure, memory_order_acquire)) {
@@ -268,6 +245,19 @@ static void aclrt_task_drop(struct aclrt_task *t)
 {
     if (t->kind == ACLRT_TASK_WAIT_STREAM || t->kind == ACLRT_TASK_WAIT_EVENT)
         aclrt_event_wait_done(&t->u.wait.from);
+    aclrt_report_task_drop(t);
+}
+
+/*
+ * aclrtStreamStop: park s (RUNNING, held by the caller) without a note.
+ * Returns false if a flag changed meanwhile (the caller looks again).
+ * Release: whoever takes it next (abort, destroy) sees its current task.
+ */
+static bool aclrt_stream_park_stopped(struct aclrt_stream *s, uint64_t w)
+{
+    uint64_t parked = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_PARKED;
+    return atomic_compare_exchange_strong_explicit(&s->sched, &w, parked, memory_order_release,
+                                                   memory_order_relaxed);
 }
 
 /* Drop every task that has not started; they count as done. */
@@ -410,8 +400,15 @@ ACLRT_INTERNAL void aclrt_stream_run(struct aclrt_stream *s)
     uint32_t budget = ACLRT_RUN_BUDGET;
     for (;;) {
         uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
-        if (ACLRT_UNLIKELY(w & ACLRT_SCHED_DISCARD))
-            aclrt_stream_discard(s);
+        if (ACLRT_UNLIKELY(w & ACLRT_SCHED_FLAGS)) {
+            if (w & ACLRT_SCHED_DISCARD) {
+                aclrt_stream_discard(s);
+            } else if (w & ACLRT_SCHED_STOPPED) {
+                if (aclrt_stream_park_stopped(s, w))
+                    break;
+                continue;
+            }
+        }
         if (!s->has_current) {
             if (!aclrt_ring_pop(&s->ring, &s->current)) {
                 enum aclrt_linger l = aclrt_stream_linger(s);
@@ -440,9 +437,9 @@ ACLRT_INTERNAL void aclrt_stream_run(struct aclrt_stream *s)
         } else {
             aclrt_task_drop(&s->current); /* discarded: the context stopped */
         }
-        s->has_current = false;
         if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
-            aclrt_stream_task_failed(s, aclrt_seq_read(&s->completed) + 1, rc);
+            aclrt_stream_task_failed(s, &s->current, aclrt_seq_read(&s->completed) + 1, rc);
+        s->has_current = false;
         aclrt_stream_complete(s, 1);
         if (ACLRT_UNLIKELY(--budget == 0)) {
             budget = ACLRT_RUN_BUDGET;

@@ -23,6 +23,9 @@
 #include "context.h"
 #include "error.h"
 #include "event.h"
+#include "exception.h"
+#include "hooks.h"
+#include "report.h"
 #include "memory.h"
 #include "runtime.h"
 #include "stream.h"
@@ -140,6 +143,11 @@ static void aclrt_runtime_stop_locked(void)
         dev->set_count = 0;
     }
     aclrt_mem_release_all();
+    aclrt_report_finalize();
+    aclrt_hook_clear(&aclrt_exception_hooks);
+    aclrt_hook_clear(&aclrt_stream_state_hooks);
+    aclrt_hook_clear(&aclrt_device_state_hooks);
+    atomic_store_explicit(&aclrt_exception_slot, NULL, memory_order_relaxed);
     aclrt_rt.backend->close();
     atomic_store_explicit(&aclrt_rt.op_wait_timeout_s, 0, memory_order_relaxed);
     atomic_store_explicit(&aclrt_rt.started, false, memory_order_release);

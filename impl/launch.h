@@ -26,6 +26,7 @@ ACLRT_API aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, voi
     t.u32 = 0;
     t.u.host_func.fn = fn;
     t.u.host_func.args = args;
+    t.u.host_func.item = NULL;
     return aclrt_stream_submit(s, &t, NULL);
 }
 

@@ -76,7 +76,9 @@ struct aclrt_registry_match_ctx {
 static int aclrt_registry_match_thunk(struct cds_lfht_node *node, const void *arg)
 {
     const struct aclrt_registry_match_ctx *m = (const struct aclrt_registry_match_ctx *)arg;
-    return m->match(caa_container_of(node, struct aclrt_registry_node, node), m->key);
+    struct aclrt_registry_node *candidate = caa_container_of(node, struct aclrt_registry_node, node);
+    ACLRT_TSAN_ACQUIRE(candidate); /* the key is read before the lookup returns: pairs with the add's release */
+    return m->match(candidate, m->key);
 }
 
 /* Inside a read section: the node `key` names, or NULL. */
@@ -146,6 +148,23 @@ ACLRT_INTERNAL void aclrt_registry_remove_locked(struct aclrt_registry *r, struc
     aclrt_rcu_read_unlock();
     urcu_bp_synchronize_rcu();
     ACLRT_TSAN_ACQUIRE(&aclrt_rcu_tsan_token);
+}
+
+/* Call visit(node, data) for every node (caller holds r->lock; visit must not remove nodes). */
+ACLRT_INTERNAL void aclrt_registry_foreach_locked(struct aclrt_registry *r,
+                                                  void (*visit)(struct aclrt_registry_node *node, void *data),
+                                                  void *data)
+{
+    if (r->table == NULL)
+        return;
+    struct cds_lfht_iter it;
+    aclrt_rcu_read_lock();
+    for (cds_lfht_first(r->table, &it); cds_lfht_iter_get_node(&it) != NULL; cds_lfht_next(r->table, &it)) {
+        struct aclrt_registry_node *n = caa_container_of(cds_lfht_iter_get_node(&it), struct aclrt_registry_node, node);
+        ACLRT_TSAN_ACQUIRE(n);
+        visit(n, data);
+    }
+    aclrt_rcu_read_unlock();
 }
 
 typedef void (*aclrt_registry_free_fn)(struct aclrt_registry_node *node);

@@ -109,6 +109,16 @@ ACLRT_INLINE uint64_t aclrt_seq_advance(struct aclrt_seq *seq, uint64_t delta)
     return before + delta;
 }
 
+/*
+ * Wake every thread sleeping on the counter without changing it, so that
+ * each re-checks its stop condition (aclrt_seq_wait_until's stop_fn).
+ * The sleepers wait on the low half of the counter (aclrt_seq_wait64).
+ */
+ACLRT_INLINE void aclrt_seq_wake_all(struct aclrt_seq *seq)
+{
+    aclrt_futex_wake(&seq->ec.counter, INT_MAX);
+}
+
 /* Reached: counts never go down, so `>=` is the whole test. */
 ACLRT_INLINE bool aclrt_seq_reached(const struct aclrt_seq *seq, uint64_t target)
 {

@@ -29,6 +29,7 @@
 #include "clock.h"
 #include "error.h"
 #include "handle.h"
+#include "hooks.h"
 #include "park.h"
 #include "ring.h"
 #include "runtime.h"
@@ -42,7 +43,8 @@
 #define ACLRT_SCHED_STATE 3u
 #define ACLRT_SCHED_DYING 4u   /* destroyed: whoever holds it last frees the slot */
 #define ACLRT_SCHED_DISCARD 8u /* drop every task that has not started */
-#define ACLRT_SCHED_FLAGS (ACLRT_SCHED_DYING | ACLRT_SCHED_DISCARD)
+#define ACLRT_SCHED_STOPPED 16u /* aclrtStreamStop: run nothing more until an abort or destroy */
+#define ACLRT_SCHED_FLAGS (ACLRT_SCHED_DYING | ACLRT_SCHED_DISCARD | ACLRT_SCHED_STOPPED)
 #define ACLRT_SCHED_SEQ_SHIFT 8
 
 #define ACLRT_STREAM_PRIORITY_LEAST 7u
@@ -60,6 +62,8 @@ struct aclrt_stream {
     uint32_t priority; /* 0 (greatest) .. 7 */
     bool is_default;
     uint64_t life_base; /* completed count when this life began: task ids are relative to it */
+    /* The threads its callbacks and host functions go to (report.h); NULL: none. */
+    struct aclrt_report_thread *_Atomic report_threads[2];
 
     /* Launchers. */
     struct aclrt_ring ring ACLRT_ALIGNED(ACLRT_CACHELINE);
@@ -82,6 +86,7 @@ struct aclrt_stream {
 
     /* Status and attributes. */
     _Atomic int error; /* first task failure not yet returned by a synchronize */
+    _Atomic uint32_t aborts; /* aclrtStreamAbort: odd while one runs (synchronizers compare, stream_control.h) */
     _Atomic uint64_t failure_mode;
     _Atomic uint32_t overflow_switch;
     _Atomic uint32_t user_custom_tag;
@@ -252,6 +257,7 @@ ACLRT_INLINE void aclrt_stream_complete(struct aclrt_stream *s, uint64_t n)
 }
 
 static aclError aclrt_stream_submit_full(struct aclrt_stream *s, struct aclrt_task **slot, unsigned int *ticket);
+static void aclrt_report_stream_gone(struct aclrt_stream *s); /* report.h */
 
 /*
  * Reserve the next ring slot (waiting for space if the ring is full: back
@@ -301,6 +307,9 @@ ACLRT_INLINE aclError aclrt_stream_submit(struct aclrt_stream *s, const struct a
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     *slot = *task;
+    slot->tid = aclrt_thread_tid();
+    /* Task ids count from 1 in each life of the stream; ticket + 1 is the task's number mod 2^32 (ring.h). */
+    aclrt_tls.last_task_id = ticket + 1u - (uint32_t)s->life_base;
     aclrt_stream_commit(s, slot, ticket);
     return ACL_SUCCESS;
 }
@@ -324,24 +333,72 @@ static ACLRT_NOINLINE aclError aclrt_stream_submit_full(struct aclrt_stream *s, 
     }
 }
 
+/* The abort epoch (odd while an abort runs): a synchronizer reads it before it waits. */
+ACLRT_INLINE uint32_t aclrt_stream_abort_epoch(const struct aclrt_stream *s)
+{
+    return atomic_load_explicit(&s->aborts, memory_order_acquire);
+}
+
+/*
+ * Did an abort overlap a wait that read `epoch` when it began: running then
+ * (odd), begun since (changed), or discarding now (the flag is set before the
+ * epoch moves, so a waiter woken by the discards sees one or the other)?
+ */
+ACLRT_INLINE bool aclrt_stream_aborted_since(const struct aclrt_stream *s, uint32_t epoch)
+{
+    if ((epoch & 1u) || atomic_load_explicit(&s->aborts, memory_order_acquire) != epoch)
+        return true;
+    uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
+    return (w & (ACLRT_SCHED_DISCARD | ACLRT_SCHED_DYING)) == ACLRT_SCHED_DISCARD;
+}
+
+/* Checked while a synchronizer waits: a stopped stream will not get there. */
+static int aclrt_stream_stopped_check(void *data)
+{
+    const struct aclrt_stream *s = (const struct aclrt_stream *)data;
+    uint64_t w = atomic_load_explicit(&s->sched, memory_order_relaxed);
+    /* Stopped, and not being discarded (a destroy of a stopped stream discards its tasks: they will count). */
+    if ((w & (ACLRT_SCHED_STOPPED | ACLRT_SCHED_DISCARD)) == ACLRT_SCHED_STOPPED)
+        return ACL_ERROR_RT_TASK_ABORT_STOP;
+    return 0;
+}
+
 /*
  * Wait until the stream's completed count reaches `target`. Timeout in ms
- * (-1: forever). Returns ACL_SUCCESS, or `timeout_code` (no message: the
- * caller words it).
+ * (-1: forever). Returns ACL_SUCCESS, `timeout_code`, ACL_ERROR_RT_STREAM_ABORT
+ * (an abort discarded the work meanwhile) or ACL_ERROR_RT_TASK_ABORT_STOP
+ * (the stream is stopped short of it); no message: aclrt_stream_wait_fail
+ * words it.
  */
 ACLRT_INTERNAL aclError aclrt_stream_wait_count(struct aclrt_stream *s, uint64_t target, int32_t timeout_ms,
                                                 aclError timeout_code)
 {
     if (ACLRT_LIKELY(aclrt_seq_reached(&s->completed, target)))
         return ACL_SUCCESS;
+    uint32_t epoch = aclrt_stream_abort_epoch(s);
     uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
                                        : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
     uint64_t spin = aclrt_rt.config.spin_ns;
     if (s->flags & ACL_STREAM_FAST_SYNC)
         spin *= 50; /* "poll actively": a long spin before sleeping */
-    if (aclrt_seq_wait_until(&s->completed, target, deadline, spin, NULL, NULL) == ACLRT_SEQ_TIMEOUT)
-        return timeout_code;
-    return ACL_SUCCESS;
+    int r = aclrt_seq_wait_until(&s->completed, target, deadline, spin, aclrt_stream_stopped_check, s);
+    if (r != 0 && r != ACLRT_SEQ_TIMEOUT)
+        return r; /* stopped */
+    if (aclrt_stream_aborted_since(s, epoch))
+        return ACL_ERROR_RT_STREAM_ABORT; /* even when it also timed out: the wait was active during an abort */
+    return r == ACLRT_SEQ_TIMEOUT ? timeout_code : ACL_SUCCESS;
+}
+
+/* Word the failure of a wait on s (aclrt_stream_wait_count's codes); `what` names what was waited for. */
+ACLRT_INTERNAL aclError aclrt_stream_wait_fail(const struct aclrt_stream *s, aclError rc, const char *what,
+                                               int32_t timeout_ms)
+{
+    int id = (int)aclrt_slot_index(&s->hdr);
+    if (rc == ACL_ERROR_RT_STREAM_ABORT)
+        return aclrt_fail(rc, "%s: stream %d was aborted while this call waited", what, id);
+    if (rc == ACL_ERROR_RT_TASK_ABORT_STOP)
+        return aclrt_fail(rc, "%s: stream %d is stopped (aclrtStreamStop) short of the work waited for", what, id);
+    return aclrt_fail(rc, "%s did not finish within %d ms", what, (int)timeout_ms);
 }
 
 /* The error a synchronize reports: the context's stop, or the stream's first failure (cleared). */
@@ -364,9 +421,9 @@ ACLRT_INTERNAL aclError aclrt_stream_synchronize(struct aclrt_stream *s, int32_t
     if (s->flags & (ACL_STREAM_PERSISTENT | ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_CPU_SCHEDULE))
         return ACL_SUCCESS;
     uint64_t target = aclrt_stream_submitted(s);
-    if (aclrt_stream_wait_count(s, target, timeout_ms, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT) != ACL_SUCCESS)
-        return aclrt_fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "stream %d did not finish within %d ms",
-                          (int)aclrt_slot_index(&s->hdr), (int)timeout_ms);
+    aclError rc = aclrt_stream_wait_count(s, target, timeout_ms, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return aclrt_stream_wait_fail(s, rc, "the stream", timeout_ms);
     aclError err = aclrt_stream_take_error(s);
     if (err != ACL_SUCCESS)
         return aclrt_fail(err, "a task of stream %d failed", (int)aclrt_slot_index(&s->hdr));
@@ -415,8 +472,12 @@ ACLRT_INTERNAL aclError aclrt_stream_create_in(struct aclrt_context *ctx, uint32
     atomic_store_explicit(&s->overflow_switch, 0, memory_order_relaxed);
     atomic_store_explicit(&s->user_custom_tag, 0, memory_order_relaxed);
     atomic_store_explicit(&s->cache_op_info, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->aborts, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->report_threads[0], NULL, memory_order_relaxed);
+    atomic_store_explicit(&s->report_threads[1], NULL, memory_order_relaxed);
     *out_handle = aclrt_table_publish(&aclrt_rt.streams, &s->hdr); /* release: the fields above */
     *out = s;
+    aclrt_fire_stream_state(*out_handle, ACL_RT_STREAM_STATE_CREATE_POST);
     return ACL_SUCCESS;
 }
 
@@ -437,8 +498,13 @@ ACLRT_INTERNAL void aclrt_stream_free(struct aclrt_stream *s)
  */
 ACLRT_INTERNAL void aclrt_stream_destroy(struct aclrt_stream *s, bool force)
 {
+    aclrt_fire_stream_state(aclrt_stream_handle(s), ACL_RT_STREAM_STATE_DESTROY_PRE);
+    /* A stopped stream would never finish its work: its tasks are discarded, as with force. */
+    if (atomic_load_explicit(&s->sched, memory_order_acquire) & ACLRT_SCHED_STOPPED)
+        force = true;
     if (!force)
         aclrt_stream_wait_count(s, aclrt_stream_submitted(s), -1, ACL_SUCCESS);
+    aclrt_report_stream_gone(s);
     aclrt_table_retire(&s->hdr);
     /*
      * The quota counts live handles, so a create right after a destroy

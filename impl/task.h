@@ -25,6 +25,7 @@ enum aclrt_task_kind {
     ACLRT_TASK_WAIT_EVENT,   /* legacy event not recorded yet: until its next record */
     ACLRT_TASK_EVENT_STAMP,  /* timestamp an event record when the stream reaches it */
     ACLRT_TASK_EVENT_RESET,  /* aclrtResetEvent, in stream order */
+    ACLRT_TASK_CALLBACK,     /* aclrtLaunchCallback: hand fn to the stream's report thread */
     ACLRT_TASK_KIND_COUNT
 };
 
@@ -35,15 +36,25 @@ struct aclrt_event_ref {
     uint32_t record; /* the event's record count at the time */
 };
 
+struct aclrt_report_item;
+
 struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
     uint8_t kind;
     uint8_t reserved[3];
-    uint32_t u32; /* host kernel: block count; memset: byte value; waits: timeout in seconds (0 = none) */
+    uint32_t u32; /* host kernel: block count; memset: byte value; waits: timeout in seconds (0 = none);
+                     callback: ACL_CALLBACK_BLOCK or _NO_BLOCK */
+    uint32_t tid; /* the submitting thread (exception info); set by aclrt_stream_submit */
     union {
         struct {
             aclrtHostFunc fn;
             void *args;
+            struct aclrt_report_item *item; /* handed to a subscribed thread, not yet back */
         } host_func;
+        struct {
+            aclrtCallback fn;
+            void *user_data;
+            struct aclrt_report_item *item; /* BLOCK: handed off, the stream waits for it */
+        } callback;
         struct {
             aclrtxHostKernel fn;
             void *args;

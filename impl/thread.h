@@ -13,6 +13,8 @@
 
 #include "base.h"
 
+#include <sys/syscall.h>
+
 struct aclrt_stream;
 struct aclrt_errmsg;
 
@@ -22,11 +24,21 @@ struct aclrt_thread_state {
     void *ctx_handle;                /* current context (validated at every use) */
     struct aclrt_stream *running;    /* executor threads: the stream whose task runs now */
     struct aclrt_errmsg *msg;        /* recent-error text; NULL until the first failure */
+    uint32_t tid;                    /* the kernel's thread id (gettid), 0 until first needed */
+    uint32_t last_task_id;           /* aclrtGetThreadLastTaskId: id of the last task submitted */
 };
 
 #define ACLRT_TLS_MODEL __attribute__((tls_model("initial-exec")))
 
 static _Thread_local struct aclrt_thread_state aclrt_tls ACLRT_TLS_MODEL;
+
+/* The calling thread's kernel thread id (what exception info reports), cached. */
+ACLRT_INLINE uint32_t aclrt_thread_tid(void)
+{
+    if (ACLRT_UNLIKELY(aclrt_tls.tid == 0))
+        aclrt_tls.tid = (uint32_t)syscall(SYS_gettid);
+    return aclrt_tls.tid;
+}
 
 /* Every public function starts here: remembers its name for error messages. */
 #define ACLRT_ENTER() (aclrt_tls.api = __func__)

@@ -1,0 +1,51 @@
+/*
+ * impl/block.h - why a task cannot run yet.
+ *
+ * A task's run function (exec.h) that cannot finish now fills a block and
+ * returns ACLRT_RUN_BLOCKED; the executor then parks the stream (no thread
+ * held) with a note where the blocking condition will change, and runs the
+ * task again when it has.
+ */
+#ifndef ACLRT_IMPL_BLOCK_H
+#define ACLRT_IMPL_BLOCK_H
+
+#include "base.h"
+#include "clock.h"
+#include "park.h"
+#include "seq.h"
+
+struct aclrt_event;
+
+#define ACLRT_RUN_BLOCKED (-1)
+
+/*
+ * Why a task cannot run yet: where to leave the park note, and until when.
+ * Any counter that only grows can be waited on: a stream's completed count,
+ * a notify's record count, a callback thread's done count. Whoever advances
+ * the counter wakes the notes due on its list (aclrt_counter_advance). A
+ * task that waits for a condition on other state (a counting notify's value,
+ * a memory word) waits for that state's version counter to move past the
+ * version it evaluated, and is run again to re-evaluate. A block with only
+ * a deadline is a poll: the stream is run again at that time.
+ */
+struct aclrt_block {
+    const struct aclrt_seq *seq;      /* waits for *seq >= key ... */
+    struct aclrt_park_list *list;     /* ... leaving its note here (advancer wakes it) */
+    uint64_t key;
+    struct aclrt_event *on_event;     /* waits for the event's next record */
+    uint64_t deadline_ns;             /* ACLRT_NO_DEADLINE: none */
+};
+
+#define ACLRT_BLOCK_NONE {NULL, NULL, 0, NULL, ACLRT_NO_DEADLINE}
+
+/* Block on a counter: run again once *seq >= key. */
+ACLRT_INLINE void aclrt_block_on_count(struct aclrt_block *b, const struct aclrt_seq *seq,
+                                       struct aclrt_park_list *list, uint64_t key, uint64_t deadline_ns)
+{
+    b->seq = seq;
+    b->list = list;
+    b->key = key;
+    b->deadline_ns = deadline_ns;
+}
+
+#endif /* ACLRT_IMPL_BLOCK_H */

@@ -1,0 +1,488 @@
+/*
+ * impl/report.h - report threads: user threads that run a stream's
+ * callbacks (aclrtSubscribeReport + aclrtProcessReport) or host functions
+ * (aclrtSubscribeHostFunc + aclrtProcessHostFunc).
+ *
+ *   - A report thread is registered under (kind, thread id) in an rculfhash
+ *     registry (registry.h); thread ids are pthread_self() values. A stream
+ *     has at most one thread of each kind (stream->report_thread,
+ *     stream->hostfunc_thread); a thread serves any number of streams, all
+ *     of one device; at most ACLRT_REPORT_MAX_THREADS threads of a kind are
+ *     subscribed at once.
+ *   - When the executor reaches a callback task (or a host function on a
+ *     stream with a host-function thread) it hands an item {fn, arg} to the
+ *     thread through a liburcu wait-free queue (wfcqueue: the enqueue is
+ *     wait-free) and counts it in the thread's `posted` sequence counter,
+ *     which wakes the thread if it sleeps in aclrtProcess* (ck_ec: a futex
+ *     call only when someone sleeps; no polling loop).
+ *   - A blocking item (ACL_CALLBACK_BLOCK, and every host function) holds
+ *     its stream: the stream parks on the item's `done` counter (exec.h's
+ *     struct aclrt_block), so no executor waits for the user thread. The
+ *     thread runs fn, advances `done` (which wakes the stream), and drops
+ *     its reference. An item has one reference per holder (the thread, and
+ *     the waiting stream for blocking ones); the last one frees it.
+ *   - Thread objects are never freed while the process lives (about 200
+ *     bytes per subscribing thread id, reused when an id subscribes again),
+ *     so a stream may keep a plain pointer to its thread and a thread still
+ *     inside aclrtProcessReport during aclFinalize touches valid memory.
+ */
+#ifndef ACLRT_IMPL_REPORT_H
+#define ACLRT_IMPL_REPORT_H
+
+#include "base.h"
+#include "block.h"
+#include "error.h"
+#include "registry.h"
+#include "seq.h"
+#include "stream.h"
+#include "task.h"
+
+#include <urcu/wfcqueue.h>
+
+#define ACLRT_REPORT_MAX_THREADS 1024 /* subscribed threads per kind, per process */
+#define ACLRT_REPORT_BATCH 64         /* items one aclrtProcess* call runs at most */
+
+enum aclrt_report_kind {
+    ACLRT_REPORT_CALLBACK = 0,  /* aclrtSubscribeReport / aclrtProcessReport */
+    ACLRT_REPORT_HOST_FUNC = 1, /* aclrtSubscribeHostFunc / aclrtProcessHostFunc */
+    ACLRT_REPORT_KINDS
+};
+
+struct aclrt_report_item {
+    struct cds_wfcq_node node;
+    void (*fn)(void *);
+    void *arg;
+    _Atomic uint32_t refs;
+    struct aclrt_seq done;          /* 1 once fn has returned */
+    struct aclrt_park_list waiters; /* the stream parked on `done` */
+};
+
+struct aclrt_report_thread {
+    struct aclrt_registry_node reg; /* key: (kind, thread_id) */
+    uint64_t thread_id;
+    uint32_t kind;
+    /* Subscriptions: written under aclrt_report_registry's lock. */
+    _Atomic uint32_t streams; /* streams bound to this thread */
+    int32_t device;           /* their device; -1 while none */
+    /* The hand-off queue: executors enqueue, then count in `posted`. */
+    struct cds_wfcq_head head;
+    struct cds_wfcq_tail tail;
+    struct aclrt_seq posted;   /* items enqueued so far */
+    _Atomic uint64_t taken;    /* items dequeued so far */
+};
+
+static struct aclrt_registry aclrt_report_registry = ACLRT_REGISTRY_INIT;
+static uint32_t aclrt_report_subscribed[ACLRT_REPORT_KINDS]; /* threads with streams > 0 (registry lock) */
+
+struct aclrt_report_key {
+    uint64_t thread_id;
+    uint32_t kind;
+};
+
+ACLRT_INLINE uint64_t aclrt_report_hash(const struct aclrt_report_key *k)
+{
+    uint64_t words[2] = {k->thread_id, k->kind};
+    return aclrt_hash_bytes(words, sizeof words);
+}
+
+static bool aclrt_report_match(const struct aclrt_registry_node *node, const void *key)
+{
+    const struct aclrt_report_thread *t = caa_container_of(node, struct aclrt_report_thread, reg);
+    const struct aclrt_report_key *k = (const struct aclrt_report_key *)key;
+    return t->thread_id == k->thread_id && t->kind == k->kind;
+}
+
+/* The thread object for (kind, id), or NULL if that id never subscribed. Objects are never freed. */
+static struct aclrt_report_thread *aclrt_report_find(uint32_t kind, uint64_t thread_id)
+{
+    struct aclrt_report_key key = {thread_id, kind};
+    aclrt_rcu_read_lock();
+    struct aclrt_registry_node *n =
+        aclrt_registry_find(&aclrt_report_registry, aclrt_report_hash(&key), aclrt_report_match, &key);
+    aclrt_rcu_read_unlock();
+    return n != NULL ? caa_container_of(n, struct aclrt_report_thread, reg) : NULL;
+}
+
+/* Find or create the object for (kind, id). Caller holds the registry lock. */
+static struct aclrt_report_thread *aclrt_report_get_locked(uint32_t kind, uint64_t thread_id)
+{
+    struct aclrt_report_thread *t = aclrt_report_find(kind, thread_id);
+    if (t != NULL)
+        return t;
+    t = (struct aclrt_report_thread *)calloc(1, sizeof *t);
+    if (t == NULL)
+        return NULL;
+    struct aclrt_report_key key = {thread_id, kind};
+    t->reg.hash = aclrt_report_hash(&key);
+    t->thread_id = thread_id;
+    t->kind = kind;
+    t->device = -1;
+    cds_wfcq_init(&t->head, &t->tail);
+    aclrt_seq_init(&t->posted, 0);
+    struct aclrt_registry_node *got =
+        aclrt_registry_add_locked(&aclrt_report_registry, &t->reg, aclrt_report_match, &key);
+    if (got != &t->reg) { /* cannot happen under the lock; or the table could not be made */
+        cds_wfcq_destroy(&t->head, &t->tail);
+        free(t);
+        return got != NULL ? caa_container_of(got, struct aclrt_report_thread, reg) : NULL;
+    }
+    return t;
+}
+
+/* ------------------------------------------------------------------------
+ * Items
+ * ------------------------------------------------------------------------ */
+
+static struct aclrt_report_item *aclrt_report_item_new(void (*fn)(void *), void *arg, uint32_t refs)
+{
+    struct aclrt_report_item *item = (struct aclrt_report_item *)malloc(sizeof *item);
+    if (item == NULL)
+        return NULL;
+    cds_wfcq_node_init(&item->node);
+    item->fn = fn;
+    item->arg = arg;
+    atomic_init(&item->refs, refs);
+    aclrt_seq_init(&item->done, 0);
+    aclrt_park_list_init(&item->waiters);
+    return item;
+}
+
+/* Drop one reference; the last holder frees the item (and any stale park note left on it). */
+static void aclrt_report_item_put(struct aclrt_report_item *item)
+{
+    /* Acq_rel: the last holder sees everything the others did to the item. */
+    if (atomic_fetch_sub_explicit(&item->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    aclrt_park_list_wake(&item->waiters, UINT64_MAX);
+    free(item);
+}
+
+/* Hand an item to its thread: enqueue (wait-free), then count it, waking the thread if it sleeps. */
+static void aclrt_report_post(struct aclrt_report_thread *t, struct aclrt_report_item *item)
+{
+    ACLRT_TSAN_RELEASE(item); /* pairs with the acquire after the dequeue (liburcu is not instrumented) */
+    cds_wfcq_enqueue(&t->head, &t->tail, &item->node);
+    aclrt_seq_advance(&t->posted, 1);
+}
+
+/* The next item, or NULL. The locked dequeue: the thread itself and aclFinalize may both take. */
+static struct aclrt_report_item *aclrt_report_take(struct aclrt_report_thread *t)
+{
+    struct cds_wfcq_node *node = cds_wfcq_dequeue_blocking(&t->head, &t->tail);
+    if (node == NULL)
+        return NULL;
+    atomic_fetch_add_explicit(&t->taken, 1, memory_order_relaxed);
+    struct aclrt_report_item *item = caa_container_of(node, struct aclrt_report_item, node);
+    ACLRT_TSAN_ACQUIRE(item);
+    return item;
+}
+
+/* Has an item been handed to t and not taken yet? */
+ACLRT_INLINE bool aclrt_report_queued(struct aclrt_report_thread *t)
+{
+    return aclrt_seq_read(&t->posted) > atomic_load_explicit(&t->taken, memory_order_relaxed);
+}
+
+/* Run an item's function in the calling thread, then release whoever waits for it. */
+static void aclrt_report_run(struct aclrt_report_item *item)
+{
+    item->fn(item->arg);
+    aclrt_counter_advance(&item->done, &item->waiters, 1);
+    aclrt_report_item_put(item);
+}
+
+/* ------------------------------------------------------------------------
+ * The executor's side: callback and host-function tasks (exec.h)
+ * ------------------------------------------------------------------------ */
+
+/*
+ * Run a task whose function goes to a report thread. First run: hand it off
+ * (blocking ones keep a reference in the task record and park the stream on
+ * the item); later runs: the stream was woken, the item is done. Returns
+ * ACL_SUCCESS, ACLRT_RUN_BLOCKED (blk filled), or an error code.
+ */
+static int aclrt_report_task_run(struct aclrt_report_thread *t, void (*fn)(void *), void *arg, bool blocking,
+                                 struct aclrt_report_item **slot, struct aclrt_block *blk)
+{
+    struct aclrt_report_item *item = *slot;
+    if (item == NULL) {
+        item = aclrt_report_item_new(fn, arg, blocking ? 2u : 1u);
+        if (item == NULL)
+            return ACL_ERROR_RT_MEMORY_ALLOCATION;
+        aclrt_report_post(t, item);
+        if (!blocking)
+            return ACL_SUCCESS;
+        *slot = item;
+    }
+    if (!aclrt_seq_reached(&item->done, 1)) {
+        aclrt_block_on_count(blk, &item->done, &item->waiters, 1, ACLRT_NO_DEADLINE);
+        return ACLRT_RUN_BLOCKED;
+    }
+    *slot = NULL;
+    aclrt_report_item_put(item);
+    return ACL_SUCCESS;
+}
+
+/* The report thread a stream's tasks go to (acquire: pairs with the release in subscribe). */
+ACLRT_INLINE struct aclrt_report_thread *aclrt_stream_report_thread(struct aclrt_stream *s, uint32_t kind)
+{
+    return atomic_load_explicit(&s->report_threads[kind], memory_order_acquire);
+}
+
+/* ACLRT_TASK_CALLBACK. A stream whose thread unsubscribed meanwhile fails the task. */
+static int aclrt_callback_task_run(struct aclrt_stream *s, struct aclrt_task *task, struct aclrt_block *blk)
+{
+    struct aclrt_report_thread *t = aclrt_stream_report_thread(s, ACLRT_REPORT_CALLBACK);
+    if (task->u.callback.item == NULL && t == NULL)
+        return ACL_ERROR_RT_STREAM_NO_CB_REG;
+    return aclrt_report_task_run(t, task->u.callback.fn, task->u.callback.user_data,
+                                 task->u32 == ACL_CALLBACK_BLOCK, &task->u.callback.item, blk);
+}
+
+/* ACLRT_TASK_HOST_FUNC: on the executor, unless a host-function thread serves the stream. */
+ACLRT_INLINE int aclrt_host_func_task_run(struct aclrt_stream *s, struct aclrt_task *task, struct aclrt_block *blk)
+{
+    struct aclrt_report_thread *t = aclrt_stream_report_thread(s, ACLRT_REPORT_HOST_FUNC);
+    if (ACLRT_LIKELY(t == NULL && task->u.host_func.item == NULL)) {
+        task->u.host_func.fn(task->u.host_func.args);
+        return ACL_SUCCESS;
+    }
+    return aclrt_report_task_run(t, task->u.host_func.fn, task->u.host_func.args, true, &task->u.host_func.item,
+                                 blk);
+}
+
+/* A callback or host-function task dropped without running: let go of its item. */
+ACLRT_INLINE void aclrt_report_task_drop(struct aclrt_task *task)
+{
+    struct aclrt_report_item **slot = task->kind == ACLRT_TASK_CALLBACK ? &task->u.callback.item
+                                      : task->kind == ACLRT_TASK_HOST_FUNC ? &task->u.host_func.item
+                                                                           : NULL;
+    if (slot != NULL && *slot != NULL) {
+        aclrt_report_item_put(*slot);
+        *slot = NULL;
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Subscribe, process, unsubscribe
+ * ------------------------------------------------------------------------ */
+
+static const char *const aclrt_report_what[ACLRT_REPORT_KINDS] = {"report", "host-function"};
+
+static aclError aclrt_report_subscribe(uint32_t kind, uint64_t thread_id, struct aclrt_stream *s)
+{
+    aclError rc = ACL_SUCCESS;
+    aclrt_registry_lock(&aclrt_report_registry);
+    struct aclrt_report_thread *t = aclrt_report_get_locked(kind, thread_id);
+    uint32_t streams = t != NULL ? atomic_load_explicit(&t->streams, memory_order_relaxed) : 0;
+    if (t == NULL)
+        rc = aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory subscribing a thread");
+    else if (atomic_load_explicit(&s->report_threads[kind], memory_order_relaxed) != NULL)
+        rc = aclrt_fail(ACL_ERROR_RT_STREAM_SUBSCRIBE,
+                        "stream %d already has a %s thread (a stream is served by one thread)",
+                        (int)aclrt_slot_index(&s->hdr), aclrt_report_what[kind]);
+    else if (streams > 0 && t->device != (int32_t)s->device->id)
+        rc = aclrt_fail(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                        "thread %llu serves streams of device %d; a thread serves one device (this stream is on "
+                        "device %u)",
+                        (unsigned long long)thread_id, (int)t->device, s->device->id);
+    else if (streams == 0 && aclrt_report_subscribed[kind] >= ACLRT_REPORT_MAX_THREADS)
+        rc = aclrt_fail(ACL_ERROR_RT_OVER_LIMIT, "%d threads are subscribed already (the limit)",
+                        ACLRT_REPORT_MAX_THREADS);
+    if (rc == ACL_SUCCESS) {
+        if (streams == 0) {
+            t->device = (int32_t)s->device->id;
+            aclrt_report_subscribed[kind]++;
+        }
+        atomic_store_explicit(&t->streams, streams + 1, memory_order_relaxed);
+        /* Release: the thread object is complete before an executor can post to it. */
+        atomic_store_explicit(&s->report_threads[kind], t, memory_order_release);
+    }
+    aclrt_registry_unlock(&aclrt_report_registry);
+    return rc;
+}
+
+/* Unbind s from its thread of `kind` (caller holds the registry lock). */
+static void aclrt_report_unbind_locked(struct aclrt_stream *s, uint32_t kind, struct aclrt_report_thread *t)
+{
+    atomic_store_explicit(&s->report_threads[kind], NULL, memory_order_relaxed);
+    uint32_t streams = atomic_load_explicit(&t->streams, memory_order_relaxed) - 1;
+    atomic_store_explicit(&t->streams, streams, memory_order_relaxed);
+    if (streams == 0) {
+        t->device = -1;
+        aclrt_report_subscribed[kind]--;
+    }
+}
+
+static aclError aclrt_report_unsubscribe(uint32_t kind, uint64_t thread_id, struct aclrt_stream *s)
+{
+    aclError rc = ACL_SUCCESS;
+    aclrt_registry_lock(&aclrt_report_registry);
+    struct aclrt_report_thread *t = aclrt_report_find(kind, thread_id);
+    if (t == NULL || atomic_load_explicit(&t->streams, memory_order_relaxed) == 0)
+        rc = aclrt_fail(ACL_ERROR_RT_THREAD_SUBSCRIBE, "thread %llu is not subscribed as a %s thread",
+                        (unsigned long long)thread_id, aclrt_report_what[kind]);
+    else if (atomic_load_explicit(&s->report_threads[kind], memory_order_relaxed) != t)
+        rc = aclrt_fail(ACL_ERROR_RT_STREAM_SUBSCRIBE, "stream %d is not subscribed to thread %llu",
+                        (int)aclrt_slot_index(&s->hdr), (unsigned long long)thread_id);
+    else
+        aclrt_report_unbind_locked(s, kind, t);
+    aclrt_registry_unlock(&aclrt_report_registry);
+    return rc;
+}
+
+/* A stream is being destroyed: it leaves its threads (stream.h calls this). */
+static void aclrt_report_stream_gone(struct aclrt_stream *s)
+{
+    if (atomic_load_explicit(&s->report_threads[0], memory_order_relaxed) == NULL &&
+        atomic_load_explicit(&s->report_threads[1], memory_order_relaxed) == NULL)
+        return;
+    aclrt_registry_lock(&aclrt_report_registry);
+    for (uint32_t kind = 0; kind < ACLRT_REPORT_KINDS; kind++) {
+        struct aclrt_report_thread *t = atomic_load_explicit(&s->report_threads[kind], memory_order_relaxed);
+        if (t != NULL)
+            aclrt_report_unbind_locked(s, kind, t);
+    }
+    aclrt_registry_unlock(&aclrt_report_registry);
+}
+
+/*
+ * aclrtProcessReport / aclrtProcessHostFunc: wait up to timeout_ms (-1:
+ * forever) for items handed to the calling thread, then run what is queued
+ * (at most ACLRT_REPORT_BATCH). Spins for spin_ns first, then sleeps.
+ */
+static aclError aclrt_report_process(uint32_t kind, int32_t timeout_ms)
+{
+    if (timeout_ms == 0 || timeout_ms < -1)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "timeout %d ms is invalid (-1 waits forever, > 0 is a limit)",
+                          (int)timeout_ms);
+    struct aclrt_report_thread *t = aclrt_report_find(kind, (uint64_t)pthread_self());
+    /* A thread that unsubscribed its last stream still runs what was handed to it before. */
+    if (t == NULL || (atomic_load_explicit(&t->streams, memory_order_relaxed) == 0 && !aclrt_report_queued(t)))
+        return aclrt_fail(ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                          "the calling thread is not subscribed as a %s thread (aclrtSubscribe%s with its "
+                          "pthread_self() id first)",
+                          aclrt_report_what[kind], kind == ACLRT_REPORT_CALLBACK ? "Report" : "HostFunc");
+    uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
+                                       : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
+    for (;;) {
+        uint64_t next = atomic_load_explicit(&t->taken, memory_order_relaxed) + 1;
+        if (aclrt_seq_wait_until(&t->posted, next, deadline, aclrt_rt.config.spin_ns, NULL, NULL) != 0)
+            return aclrt_fail(ACL_ERROR_RT_REPORT_TIMEOUT, "no %s arrived within %d ms",
+                              kind == ACLRT_REPORT_CALLBACK ? "callback" : "host function", (int)timeout_ms);
+        struct aclrt_report_item *item = aclrt_report_take(t);
+        if (item == NULL)
+            continue; /* counted but still being linked in, or taken by aclFinalize's drain */
+        aclrt_report_run(item);
+        for (int i = 1; i < ACLRT_REPORT_BATCH && (item = aclrt_report_take(t)) != NULL; i++)
+            aclrt_report_run(item);
+        return ACL_SUCCESS;
+    }
+}
+
+/* aclFinalize (every stream is gone): items still queued are dropped, not run. */
+static void aclrt_report_drop_queued(struct aclrt_registry_node *node, void *data)
+{
+    (void)data;
+    struct aclrt_report_thread *t = caa_container_of(node, struct aclrt_report_thread, reg);
+    struct aclrt_report_item *item;
+    while ((item = aclrt_report_take(t)) != NULL)
+        aclrt_report_item_put(item);
+}
+
+static void aclrt_report_finalize(void)
+{
+    aclrt_registry_lock(&aclrt_report_registry);
+    aclrt_registry_foreach_locked(&aclrt_report_registry, aclrt_report_drop_queued, NULL);
+    aclrt_registry_unlock(&aclrt_report_registry);
+}
+
+/* ------------------------------------------------------------------------
+ * API
+ * ------------------------------------------------------------------------ */
+
+static aclError aclrt_report_resolve_stream(aclrtStream stream, bool null_is_default, struct aclrt_stream **out)
+{
+    if (stream == NULL && !null_is_default)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "exeStream is NULL");
+    return aclrt_stream_resolve(stream, false, out);
+}
+
+ACLRT_API aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_report_resolve_stream(stream, true, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return aclrt_report_subscribe(ACLRT_REPORT_CALLBACK, threadId, s);
+}
+
+ACLRT_API aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_report_resolve_stream(stream, true, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return aclrt_report_unsubscribe(ACLRT_REPORT_CALLBACK, threadId, s);
+}
+
+ACLRT_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
+                                       aclrtStream stream)
+{
+    ACLRT_ENTER();
+    if (fn == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "fn is NULL");
+    if (blockType != ACL_CALLBACK_NO_BLOCK && blockType != ACL_CALLBACK_BLOCK)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "blockType %d is neither ACL_CALLBACK_NO_BLOCK nor ACL_CALLBACK_BLOCK",
+                          (int)blockType);
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve(stream, true, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (aclrt_stream_report_thread(s, ACLRT_REPORT_CALLBACK) == NULL)
+        return aclrt_fail(ACL_ERROR_RT_STREAM_NO_CB_REG,
+                          "stream %d has no report thread (aclrtSubscribeReport first)", (int)aclrt_slot_index(&s->hdr));
+    struct aclrt_task t;
+    memset(&t, 0, sizeof t);
+    t.kind = ACLRT_TASK_CALLBACK;
+    t.u32 = (uint32_t)blockType;
+    t.u.callback.fn = fn;
+    t.u.callback.user_data = userData;
+    return aclrt_stream_submit(s, &t, NULL);
+}
+
+ACLRT_API aclError aclrtProcessReport(int32_t timeout)
+{
+    ACLRT_ENTER();
+    return aclrt_report_process(ACLRT_REPORT_CALLBACK, timeout);
+}
+
+ACLRT_API aclError aclrtSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_report_resolve_stream(exeStream, false, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return aclrt_report_subscribe(ACLRT_REPORT_HOST_FUNC, hostFuncThreadId, s);
+}
+
+ACLRT_API aclError aclrtProcessHostFunc(int32_t timeout)
+{
+    ACLRT_ENTER();
+    return aclrt_report_process(ACLRT_REPORT_HOST_FUNC, timeout);
+}
+
+ACLRT_API aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_report_resolve_stream(exeStream, false, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return aclrt_report_unsubscribe(ACLRT_REPORT_HOST_FUNC, hostFuncThreadId, s);
+}
+
+#endif /* ACLRT_IMPL_REPORT_H */

@@ -1,0 +1,114 @@
+/*
+ * impl/stream_control.h - stopping a stream's work from the host:
+ * aclrtStreamAbort and aclrtStreamStop.
+ *
+ *   - Abort discards every task of the stream that has not started (they
+ *     count as done, so nothing waiting on them hangs), lets a running task
+ *     finish (host code cannot be interrupted: work stops at the next task
+ *     boundary), and returns once the stream is empty; the stream is then
+ *     usable again. Tasks submitted while it runs may be discarded too.
+ *     Synchronizers of the stream (stream, event, device) that were waiting
+ *     when it began, or began while it ran, return ACL_ERROR_RT_STREAM_ABORT
+ *     (with a timeout too, if it expired meanwhile): the stream's `aborts`
+ *     epoch is odd while an abort runs, and a waiter compares it before and
+ *     after (stream.h, aclrt_stream_wait_count).
+ *   - Stop lets a running task finish and then runs nothing more: the
+ *     stream's tasks stay queued (not cleared, as documented) and it is
+ *     parked without a note. Submissions are still accepted. Synchronizers
+ *     return ACL_ERROR_RT_TASK_ABORT_STOP instead of waiting forever. An
+ *     abort (which discards the queued tasks and clears the stop) or a
+ *     destroy (which then discards instead of waiting) ends the stopped
+ *     state; there is no resume in the API.
+ *   - Neither applies to the default stream (NULL: ACL_ERROR_INVALID_PARAM),
+ *     nor may a task call them on its own stream (ACL_ERROR_RT_PARAM_INVALID).
+ */
+#ifndef ACLRT_IMPL_STREAM_CONTROL_H
+#define ACLRT_IMPL_STREAM_CONTROL_H
+
+#include "base.h"
+#include "error.h"
+#include "seq.h"
+#include "stream.h"
+
+static aclError aclrt_stream_control_resolve(aclrtStream stream, const char *what, struct aclrt_stream **out)
+{
+    if (stream == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream cannot be %s)", what);
+    aclError rc = aclrt_stream_resolve(stream, true, out);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (aclrt_running_stream() == *out)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "a task cannot be %s on the stream it runs on (it would wait "
+                                                      "for itself)", what);
+    return ACL_SUCCESS;
+}
+
+/*
+ * Set `set` and clear `clear` in the schedule word. A parked stream is made
+ * READY and handed to its backend so that an executor acts on the flags
+ * (its park notes go stale: the park sequence moves on). Acq_rel CAS, like
+ * every change of hands (stream.h).
+ */
+static void aclrt_stream_flag_and_wake(struct aclrt_stream *s, uint64_t set, uint64_t clear)
+{
+    uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
+    for (;;) {
+        uint64_t flagged = (w | set) & ~clear;
+        if (aclrt_stream_state(w) == ACLRT_SCHED_PARKED) {
+            uint64_t ready = ((aclrt_stream_park_seq(w) + 1) << ACLRT_SCHED_SEQ_SHIFT) |
+                             (flagged & ACLRT_SCHED_FLAGS) | ACLRT_SCHED_READY;
+            if (atomic_compare_exchange_weak_explicit(&s->sched, &w, ready, memory_order_acq_rel,
+                                                      memory_order_acquire)) {
+                aclrt_rt.backend->schedule(s->device, s);
+                return;
+            }
+        } else if (atomic_compare_exchange_weak_explicit(&s->sched, &w, flagged, memory_order_acq_rel,
+                                                         memory_order_acquire)) {
+            return;
+        }
+    }
+}
+
+ACLRT_API aclError aclrtStreamAbort(aclrtStream stream)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_control_resolve(stream, "aborted", &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    /*
+     * The flag first, then the odd epoch: a synchronizer that sees the epoch
+     * moved knows the discards have begun (stream.h, aclrt_stream_aborted_since).
+     * Acq_rel on both: pairs with the synchronizers' acquire loads.
+     */
+    aclrt_stream_flag_and_wake(s, ACLRT_SCHED_DISCARD, ACLRT_SCHED_STOPPED);
+    atomic_fetch_add_explicit(&s->aborts, 1, memory_order_acq_rel);
+    uint64_t target = aclrt_stream_submitted(s);
+    aclrt_seq_wait_until(&s->completed, target, ACLRT_NO_DEADLINE, aclrt_rt.config.spin_ns, NULL, NULL);
+    atomic_fetch_and_explicit(&s->sched, ~(uint64_t)ACLRT_SCHED_DISCARD, memory_order_acq_rel);
+    /* Even again. Release: pairs with the acquire in aclrt_stream_aborted_since. */
+    atomic_fetch_add_explicit(&s->aborts, 1, memory_order_release);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtStreamStop(aclrtStream stream)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_control_resolve(stream, "stopped", &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    atomic_fetch_or_explicit(&s->sched, ACLRT_SCHED_STOPPED, memory_order_acq_rel);
+    aclrt_seq_wake_all(&s->completed); /* sleeping synchronizers re-check and return */
+    /* Return once no task of s runs: its executor parks it at the next task boundary. */
+    for (;;) {
+        uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
+        if (aclrt_stream_state(w) != ACLRT_SCHED_RUNNING || !(w & ACLRT_SCHED_STOPPED))
+            return ACL_SUCCESS;
+        uint64_t done = aclrt_seq_read(&s->completed);
+        aclrt_seq_wait_until(&s->completed, done + 1, aclrt_deadline_after(ACLRT_NS_PER_MS), aclrt_rt.config.spin_ns,
+                             NULL, NULL);
+    }
+}
+
+#endif /* ACLRT_IMPL_STREAM_CONTROL_H */

@@ -1,0 +1,353 @@
+/*
+ * tests/test_stream_control.c - pins "stream control" (docs/SEMANTICS.md,
+ * Stream control; ACL_REFERENCE.md section 3): aclrtStreamAbort discards
+ * pending work and makes concurrent synchronizers return
+ * ACL_ERROR_RT_STREAM_ABORT, aclrtStreamStop keeps the queue but runs
+ * nothing more, and the stream/device state callbacks.
+ *
+ * An abort or stop waits for the task that is running, so these cases hold
+ * the stream with a gate, call abort/stop from a helper thread, and open the
+ * gate only once a synchronize in the main thread has observed the abort or
+ * stop (it returns the abort/stop code instead of timing out): no sleeps.
+ */
+#define _GNU_SOURCE
+
+#include "check.h"
+#include "gate.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+static aclrtContext main_ctx;
+
+static void count_fn(void *arg)
+{
+    atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+struct control_call {
+    pthread_t thread;
+    aclrtStream stream;
+    int stop; /* aclrtStreamStop instead of aclrtStreamAbort */
+    aclError rc;
+};
+
+static void *control_main(void *arg)
+{
+    struct control_call *c = (struct control_call *)arg;
+    aclrtSetCurrentContext(main_ctx);
+    c->rc = c->stop ? aclrtStreamStop(c->stream) : aclrtStreamAbort(c->stream);
+    return NULL;
+}
+
+static void control_start(struct control_call *c, aclrtStream s, int stop)
+{
+    c->stream = s;
+    c->stop = stop;
+    c->rc = -1;
+    CHECK_EQ(0, pthread_create(&c->thread, NULL, control_main, c));
+}
+
+/* Synchronize with a 1 ms timeout until something other than a timeout comes back. */
+static aclError sync_until_not_timeout(aclrtStream s)
+{
+    aclError rc;
+    while ((rc = aclrtSynchronizeStreamWithTimeout(s, 1)) == ACL_ERROR_RT_STREAM_SYNC_TIMEOUT)
+        ;
+    return rc;
+}
+
+static void case_cleanup(void)
+{
+    gates_open_all();
+}
+
+/* ------------------------------------------------------------------------
+ * Abort
+ * ------------------------------------------------------------------------ */
+
+TEST(abort_lets_the_running_task_finish_and_discards_the_queued_ones)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    static atomic_int count;
+    atomic_store(&count, 0);
+    struct gate *g = launch_gate(s);
+    for (int i = 0; i < 100; i++)
+        CHECK_OK(aclrtLaunchHostFunc(s, count_fn, &count));
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_SYNC));
+    CHECK_OK(aclrtRecordEvent(ev, s));
+    CHECK(gate_wait_entered(g));
+    struct control_call c;
+    control_start(&c, s, 0);
+    /* A synchronize active during the abort returns the abort code (here: instead of its timeout). */
+    CHECK_EQ(ACL_ERROR_RT_STREAM_ABORT, sync_until_not_timeout(s));
+    gate_open(g);
+    pthread_join(c.thread, NULL);
+    CHECK_OK(c.rc);
+    CHECK_EQ(1, atomic_load(&g->done)); /* the running task finished */
+    CHECK_EQ(0, atomic_load(&count));   /* none of the queued ones ran */
+    aclrtStreamStatus st;
+    CHECK_OK(aclrtStreamQuery(s, &st));
+    CHECK_EQ(ACL_STREAM_STATUS_COMPLETE, st);
+    aclrtEventRecordedStatus es;
+    CHECK_OK(aclrtQueryEventStatus(ev, &es)); /* discarded work counts as done: nothing waits forever */
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, es);
+    /* The stream is usable again. */
+    CHECK_OK(aclrtLaunchHostFunc(s, count_fn, &count));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(1, atomic_load(&count));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(abort_releases_a_stream_parked_on_a_wait_that_would_never_end)
+{
+    aclrtStream s;
+    aclrtEvent never;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_OK(aclrtCreateEventWithFlag(&never, ACL_EVENT_SYNC)); /* never recorded: the wait waits for a record */
+    static atomic_int count;
+    atomic_store(&count, 0);
+    CHECK_OK(aclrtStreamWaitEvent(s, never));
+    CHECK_OK(aclrtLaunchHostFunc(s, count_fn, &count));
+    CHECK_OK(aclrtStreamAbort(s));
+    CHECK_EQ(0, atomic_load(&count));
+    aclrtEventWaitStatus ws;
+    CHECK_OK(aclrtQueryEventWaitStatus(never, &ws)); /* the discarded wait is no longer outstanding */
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, ws);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_OK(aclrtDestroyEvent(never));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+/* A BLOCK callback that aborts the very stream that waits for it. */
+static aclrtStream cb_stream;
+static atomic_int cb_abort_rc = -1;
+
+static void abort_from_callback(void *arg)
+{
+    (void)arg;
+    atomic_store(&cb_abort_rc, aclrtStreamAbort(cb_stream));
+}
+
+TEST(abort_of_a_stream_waiting_for_a_block_callback_discards_it_without_waiting_for_the_callback)
+{
+    CHECK_OK(aclrtCreateStream(&cb_stream));
+    uint64_t me = (uint64_t)pthread_self();
+    CHECK_OK(aclrtSubscribeReport(me, cb_stream));
+    static atomic_int count;
+    atomic_store(&count, 0);
+    /* The stream parks on the callback; the callback (run here) aborts the stream and returns only after. */
+    CHECK_OK(aclrtLaunchCallback(abort_from_callback, NULL, ACL_CALLBACK_BLOCK, cb_stream));
+    CHECK_OK(aclrtLaunchHostFunc(cb_stream, count_fn, &count));
+    CHECK_OK(aclrtProcessReport(-1));
+    CHECK_OK(atomic_load(&cb_abort_rc));
+    CHECK_EQ(0, atomic_load(&count)); /* the task after the callback was discarded */
+    CHECK_OK(aclrtSynchronizeStream(cb_stream));
+    CHECK_OK(aclrtLaunchCallback(count_fn, &count, ACL_CALLBACK_BLOCK, cb_stream)); /* usable again */
+    CHECK_OK(aclrtProcessReport(-1));
+    CHECK_OK(aclrtSynchronizeStream(cb_stream));
+    CHECK_EQ(1, atomic_load(&count));
+    CHECK_OK(aclrtUnSubscribeReport(me, cb_stream));
+    CHECK_OK(aclrtDestroyStream(cb_stream));
+}
+
+static atomic_int inner_rc = -1;
+static aclrtStream inner_stream;
+
+static void abort_self_fn(void *arg)
+{
+    (void)arg;
+    atomic_store(&inner_rc, aclrtStreamAbort(inner_stream));
+}
+
+TEST(abort_bad_input_has_the_documented_codes)
+{
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtStreamAbort(NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtStreamStop(NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtStreamAbort((aclrtStream)0x77));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtStreamStop((aclrtStream)0x77));
+    CHECK_OK(aclrtCreateStream(&inner_stream));
+    CHECK_OK(aclrtLaunchHostFunc(inner_stream, abort_self_fn, NULL));
+    CHECK_OK(aclrtSynchronizeStream(inner_stream));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, atomic_load(&inner_rc)); /* it would wait for itself */
+    aclrtStream dead;
+    CHECK_OK(aclrtCreateStream(&dead));
+    CHECK_OK(aclrtDestroyStream(dead));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtStreamAbort(dead));
+    CHECK_OK(aclrtDestroyStream(inner_stream));
+}
+
+/* ------------------------------------------------------------------------
+ * Stop
+ * ------------------------------------------------------------------------ */
+
+TEST(stop_lets_the_running_task_finish_and_keeps_the_queued_ones_unrun)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    static atomic_int count;
+    atomic_store(&count, 0);
+    struct gate *g = launch_gate(s);
+    for (int i = 0; i < 10; i++)
+        CHECK_OK(aclrtLaunchHostFunc(s, count_fn, &count));
+    CHECK(gate_wait_entered(g));
+    struct control_call c;
+    control_start(&c, s, 1);
+    CHECK_EQ(ACL_ERROR_RT_TASK_ABORT_STOP, sync_until_not_timeout(s));
+    gate_open(g);
+    pthread_join(c.thread, NULL);
+    CHECK_OK(c.rc);
+    CHECK_EQ(1, atomic_load(&g->done));
+    /* Stopped: nothing more runs, submissions are accepted, synchronizers do not hang. */
+    CHECK_OK(aclrtLaunchHostFunc(s, count_fn, &count));
+    CHECK_EQ(ACL_ERROR_RT_TASK_ABORT_STOP, aclrtSynchronizeStream(s));
+    aclrtStreamStatus st;
+    CHECK_OK(aclrtStreamQuery(s, &st));
+    CHECK_EQ(ACL_STREAM_STATUS_NOT_READY, st);
+    CHECK_EQ(0, atomic_load(&count));
+    /* Abort clears the queue and the stop. */
+    CHECK_OK(aclrtStreamAbort(s));
+    CHECK_EQ(0, atomic_load(&count));
+    CHECK_OK(aclrtLaunchHostFunc(s, count_fn, &count));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(1, atomic_load(&count));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(destroying_a_stopped_stream_discards_its_queue_instead_of_waiting)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    static atomic_int count;
+    atomic_store(&count, 0);
+    CHECK_OK(aclrtStreamStop(s));
+    for (int i = 0; i < 10; i++)
+        CHECK_OK(aclrtLaunchHostFunc(s, count_fn, &count));
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_SYNC));
+    CHECK_OK(aclrtRecordEvent(ev, s));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtSynchronizeEvent(ev)); /* the discarded work counts as done */
+    CHECK_EQ(0, atomic_load(&count));
+    CHECK_OK(aclrtDestroyEvent(ev));
+}
+
+/* ------------------------------------------------------------------------
+ * State callbacks
+ * ------------------------------------------------------------------------ */
+
+#define STATE_CAP 64
+static struct {
+    aclrtStream stream;
+    int state;
+    void *args;
+} stream_states[STATE_CAP];
+static int stream_state_count;
+static struct {
+    int32_t device;
+    int state;
+} device_states[STATE_CAP];
+static int device_state_count;
+
+static void stream_state_cb(aclrtStream stm, aclrtStreamState state, void *args)
+{
+    if (stream_state_count < STATE_CAP) {
+        stream_states[stream_state_count].stream = stm;
+        stream_states[stream_state_count].state = (int)state;
+        stream_states[stream_state_count].args = args;
+    }
+    stream_state_count++;
+}
+
+static void device_state_cb(int32_t deviceId, aclrtDeviceState state, void *args)
+{
+    (void)args;
+    if (device_state_count < STATE_CAP) {
+        device_states[device_state_count].device = deviceId;
+        device_states[device_state_count].state = (int)state;
+    }
+    device_state_count++;
+}
+
+TEST(stream_state_callback_runs_after_create_and_before_destroy)
+{
+    static int tag;
+    stream_state_count = 0;
+    CHECK_OK(aclrtRegStreamStateCallback("test", stream_state_cb, &tag));
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_EQ(1, stream_state_count);
+    CHECK(stream_states[0].stream == s);
+    CHECK_EQ(ACL_RT_STREAM_STATE_CREATE_POST, stream_states[0].state);
+    CHECK(stream_states[0].args == &tag);
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_EQ(2, stream_state_count);
+    CHECK(stream_states[1].stream == s);
+    CHECK_EQ(ACL_RT_STREAM_STATE_DESTROY_PRE, stream_states[1].state);
+    /* Names are unique; a NULL callback unregisters. */
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtRegStreamStateCallback("test", stream_state_cb, NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtRegStreamStateCallback(NULL, stream_state_cb, NULL));
+    CHECK_OK(aclrtRegStreamStateCallback("test", NULL, NULL));
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_EQ(2, stream_state_count);
+}
+
+TEST(device_state_callbacks_bracket_set_and_reset_and_default_streams_count_as_streams)
+{
+    device_state_count = 0;
+    stream_state_count = 0;
+    CHECK_OK(aclrtRegDeviceStateCallback("dev", device_state_cb, NULL));
+    CHECK_OK(aclrtRegStreamStateCallback("str", stream_state_cb, NULL));
+    CHECK_OK(aclrtSetDevice(1)); /* first set: creates device 1's default stream */
+    aclrtStream def1;
+    CHECK_OK(aclrtCtxGetCurrentDefaultStream(&def1));
+    CHECK_OK(aclrtResetDevice(1));
+    CHECK_EQ(4, device_state_count);
+    int want[4] = {ACL_RT_DEVICE_STATE_SET_PRE, ACL_RT_DEVICE_STATE_SET_POST, ACL_RT_DEVICE_STATE_RESET_PRE,
+                   ACL_RT_DEVICE_STATE_RESET_POST};
+    for (int i = 0; i < 4; i++) {
+        CHECK_EQ(1, device_states[i].device);
+        CHECK_EQ(want[i], device_states[i].state);
+    }
+    CHECK_EQ(2, stream_state_count);
+    CHECK(stream_states[0].stream == def1);
+    CHECK_EQ(ACL_RT_STREAM_STATE_CREATE_POST, stream_states[0].state);
+    CHECK(stream_states[1].stream == def1);
+    CHECK_EQ(ACL_RT_STREAM_STATE_DESTROY_PRE, stream_states[1].state);
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtRegDeviceStateCallback(NULL, device_state_cb, NULL));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtRegDeviceStateCallback("", device_state_cb, NULL));
+    CHECK_OK(aclrtRegDeviceStateCallback("dev", NULL, NULL));
+    CHECK_OK(aclrtRegStreamStateCallback("str", NULL, NULL));
+    CHECK_OK(aclrtSetCurrentContext(main_ctx));
+}
+
+int main(void)
+{
+    setenv("ACLRT_DEVICES", "2", 1);
+    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
+        aclrtGetCurrentContext(&main_ctx) != ACL_SUCCESS) {
+        fprintf(stderr, "FAIL: cannot start the runtime: %s\n", aclGetRecentErrMsg());
+        return 1;
+    }
+#define RUN_CASE(name)  \
+    do {                \
+        RUN(name);      \
+        case_cleanup(); \
+    } while (0)
+    RUN_CASE(abort_lets_the_running_task_finish_and_discards_the_queued_ones);
+    RUN_CASE(abort_releases_a_stream_parked_on_a_wait_that_would_never_end);
+    RUN_CASE(abort_of_a_stream_waiting_for_a_block_callback_discards_it_without_waiting_for_the_callback);
+    RUN_CASE(abort_bad_input_has_the_documented_codes);
+    RUN_CASE(stop_lets_the_running_task_finish_and_keeps_the_queued_ones_unrun);
+    RUN_CASE(destroying_a_stopped_stream_discards_its_queue_instead_of_waiting);
+    RUN_CASE(stream_state_callback_runs_after_create_and_before_destroy);
+    RUN_CASE(device_state_callbacks_bracket_set_and_reset_and_default_streams_count_as_streams);
+    aclrtResetDevice(0);
+    aclFinalize();
+    return check_report("stream_control");
+}
