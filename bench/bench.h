@@ -286,6 +286,9 @@ void case_first_launch_sleeping(const struct rt *rt);
 void case_cross_stream_hot(const struct rt *rt);
 void case_cross_stream_asleep(const struct rt *rt);
 
+/* cases_callback.c: report callbacks (aclrt only) */
+void case_callback_round_trip(const struct rt *rt);
+
 /* cases_scaling.c: throughput, streams, threads */
 void case_throughput_one_stream(const struct rt *rt);
 void case_scaling_streams(const struct rt *rt);

@@ -55,7 +55,8 @@ static const struct bench_case cases[] = {
     {"throughput_one_stream", NULL, case_throughput_one_stream},
     {"scaling_streams", NULL, case_scaling_streams},
     {"scaling_threads", NULL, case_scaling_threads},
-    /* Later issues: callback_round_trip, notify_release, value_wait_release. */
+    {"callback_round_trip", NULL, case_callback_round_trip},
+    /* Later issues: notify_release, value_wait_release. */
 };
 
 /* Which physical limit an aclrt result is compared with: first matching prefix. */
@@ -71,6 +72,7 @@ static const struct {
     {"first_launch_sleeping", "limit_futex_wake"},
     {"cross_stream_hot", "limit_handoff_oneway"},
     {"cross_stream_asleep", "limit_futex_roundtrip"},
+    {"callback", "limit_handoff_oneway"},
     {"throughput", "limit_ring_stream"},
 };
 

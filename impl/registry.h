@@ -25,6 +25,8 @@
 #include <urcu/urcu-bp.h>
 #include <urcu/rculfhash.h>
 
+#define ACLRT_REGISTRY_BUCKETS 1024 /* a power of two */
+
 /* Every registered object starts with this. */
 struct aclrt_registry_node {
     struct cds_lfht_node node;
@@ -110,7 +112,14 @@ ACLRT_INTERNAL struct aclrt_registry_node *aclrt_registry_add_locked(struct aclr
                                                                      aclrt_registry_match_fn match, const void *key)
 {
     if (r->table == NULL) {
-        struct cds_lfht *table = cds_lfht_new_flavor(16, 16, 0, CDS_LFHT_AUTO_RESIZE, &urcu_bp_flavor, NULL);
+        /*
+         * A fixed number of buckets, no automatic resizing: resizing runs on a
+         * worker thread liburcu starts (a thread the program did not ask for,
+         * whose start-up ThreadSanitizer cannot see into). Registries hold
+         * at most a few thousand names; longer chains stay correct.
+         */
+        struct cds_lfht *table = cds_lfht_new_flavor(ACLRT_REGISTRY_BUCKETS, ACLRT_REGISTRY_BUCKETS,
+                                                     ACLRT_REGISTRY_BUCKETS, 0, &urcu_bp_flavor, NULL);
         if (table == NULL)
             return NULL;
         __atomic_store_n(&r->table, table, __ATOMIC_RELEASE);

@@ -1082,6 +1082,25 @@ static bool fz_new_scratch_event(uint64_t *rng)
     return rc == ACL_SUCCESS;
 }
 
+static void fz_exception_cb(aclrtExceptionInfo *info)
+{
+    (void)info;
+}
+
+static void fz_stream_state_cb(aclrtStream stm, aclrtStreamState state, void *args)
+{
+    (void)stm;
+    (void)state;
+    (void)args;
+}
+
+static void fz_device_state_cb(int32_t deviceId, aclrtDeviceState state, void *args)
+{
+    (void)deviceId;
+    (void)state;
+    (void)args;
+}
+
 static void fz_one_call(uint64_t *rng)
 {
     aclError last_rc = ACL_SUCCESS;
@@ -1108,7 +1127,7 @@ static void fz_one_call(uint64_t *rng)
                                0xFFFFFFFFu};
     size_t sizes[] = {0, 1, 16, FZ_BUF};
     size_t maxes[] = {0, 1, 16, FZ_BUF, SIZE_MAX};
-    unsigned op = (unsigned)(rng_next(rng) % 58);
+    unsigned op = (unsigned)(rng_next(rng) % 64);
     memset(&av, 0, sizeof av);
     switch (op) {
     case 0:
@@ -1365,6 +1384,66 @@ static void fz_one_call(uint64_t *rng)
         if (rc != ACL_ERROR_REPEAT_INITIALIZE && fz_bad++ < 10)
             fprintf(stderr, "  fuzz: aclInit(NULL) returned %d\n", rc);
         (void)aclGetRecentErrMsg();
+        break;
+    }
+    case 57:
+        /* Never subscribed by the fuzz: refused, nothing queued. */
+        FZ(CODES(SUBMIT, ACL_ERROR_RT_STREAM_NO_CB_REG),
+           aclrtLaunchCallback(rng_next(rng) % 6 ? noop_func : NULL, NULL, (aclrtCallbackBlockType)(rng_next(rng) % 3),
+                               fz_stream(rng, false)));
+        break;
+    case 58: {
+        /* Subscribe and unsubscribe at once (a subscribed stream would take callbacks nobody runs). */
+        uint64_t tid = rng_next(rng) % 2 ? (uint64_t)pthread_self() : rng_next(rng);
+        s = fz_stream(rng, false);
+        bool host = rng_next(rng) % 2 != 0;
+        const int *codes = CODES(P, H, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_STREAM_SUBSCRIBE,
+                                 ACL_ERROR_RT_THREAD_SUBSCRIBE, ACL_ERROR_RT_OVER_LIMIT);
+        if (host) {
+            FZ(codes, aclrtSubscribeHostFunc(tid, s));
+            FZ(codes, aclrtUnSubscribeHostFunc(tid, s));
+        } else {
+            FZ(codes, aclrtSubscribeReport(tid, s));
+            FZ(codes, aclrtUnSubscribeReport(tid, s));
+        }
+        break;
+    }
+    case 59: {
+        int32_t timeouts[] = {0, -2, 1, INT32_MIN};
+        int32_t t = timeouts[rng_next(rng) % 4];
+        if (rng_next(rng) % 2)
+            FZ(CODES(P, ACL_ERROR_RT_THREAD_SUBSCRIBE, ACL_ERROR_RT_REPORT_TIMEOUT), aclrtProcessReport(t));
+        else
+            FZ(CODES(P, ACL_ERROR_RT_THREAD_SUBSCRIBE, ACL_ERROR_RT_REPORT_TIMEOUT), aclrtProcessHostFunc(t));
+        break;
+    }
+    case 60:
+        /* Only streams whose work the fuzz may lose; a stop is always undone by an abort. */
+        s = fz_stream(rng, true);
+        if (s == g_default)
+            s = NULL;
+        if (rng_next(rng) % 2)
+            FZ(CODES(P, H, R, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_STREAM_CONTEXT), aclrtStreamStop(s));
+        FZ(CODES(P, H, R, ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_STREAM_CONTEXT), aclrtStreamAbort(s));
+        break;
+    case 61: {
+        aclrtExceptionInfoCallback cb = rng_next(rng) % 3 ? fz_exception_cb : NULL;
+        switch (rng_next(rng) % 3) {
+        case 0: FZ(CODES(R), aclrtExceptionInfoCallbackRegister(cb)); break;
+        case 1: FZ(CODES(R), aclrtExceptionInfoCallbackUnregister(cb)); break;
+        default: FZ(CODES(R), aclrtSetExceptionInfoCallback(cb)); break;
+        }
+        if (aclrtGetTaskIdFromExceptionInfo(NULL) != 0xFFFFFFFFu && fz_bad++ < 10)
+            fprintf(stderr, "  fuzz: aclrtGetTaskIdFromExceptionInfo(NULL) is not 0xFFFFFFFF\n");
+        break;
+    }
+    case 62: {
+        const char *names[] = {NULL, "", "fuzz", "fuzz2"};
+        const char *name = names[rng_next(rng) % 4];
+        if (rng_next(rng) % 2)
+            FZ(CODES(P, R), aclrtRegStreamStateCallback(name, rng_next(rng) % 2 ? fz_stream_state_cb : NULL, NULL));
+        else
+            FZ(CODES(P, R), aclrtRegDeviceStateCallback(name, rng_next(rng) % 2 ? fz_device_state_cb : NULL, NULL));
         break;
     }
     default: {

@@ -448,6 +448,76 @@ TEST(streams_waiting_for_block_callbacks_hold_no_executor_thread)
     CHECK_OK(aclrtDestroyStream(free_stream));
 }
 
+/* ------------------------------------------------------------------------
+ * Concurrency: several launching threads, streams and report threads
+ * ------------------------------------------------------------------------ */
+
+enum { CC_STREAMS = 4, CC_PER_STREAM = 1500 };
+static aclrtStream cc_streams[CC_STREAMS];
+static int cc_next[CC_STREAMS];       /* per stream: the index its next callback must carry */
+static atomic_int cc_out_of_order;
+static pthread_t cc_served_by[CC_STREAMS];
+static atomic_int cc_wrong_thread;
+
+static void cc_cb(void *arg)
+{
+    intptr_t v = (intptr_t)arg;
+    int which = (int)(v / CC_PER_STREAM), index = (int)(v % CC_PER_STREAM);
+    if (cc_next[which] != index) /* a stream's callbacks run one after another: plain ints suffice */
+        atomic_fetch_add(&cc_out_of_order, 1);
+    cc_next[which] = index + 1;
+    if (!pthread_equal(pthread_self(), cc_served_by[which]))
+        atomic_fetch_add(&cc_wrong_thread, 1);
+}
+
+static void *cc_launcher(void *arg)
+{
+    int which = (int)(intptr_t)arg;
+    aclrtSetCurrentContext(main_context);
+    for (int i = 0; i < CC_PER_STREAM; i++) {
+        aclrtCallbackBlockType type = (i % 7 == 0 || i == CC_PER_STREAM - 1) ? ACL_CALLBACK_BLOCK : ACL_CALLBACK_NO_BLOCK;
+        if (aclrtLaunchCallback(cc_cb, (void *)(intptr_t)(which * CC_PER_STREAM + i), type, cc_streams[which]) !=
+            ACL_SUCCESS)
+            atomic_fetch_add(&cc_out_of_order, 1000000);
+    }
+    return NULL;
+}
+
+TEST(callbacks_from_many_threads_and_streams_each_run_once_in_order_in_their_thread)
+{
+    struct server two[2];
+    for (int k = 0; k < 2; k++) {
+        memset(&two[k], 0, sizeof two[k]);
+        CHECK_EQ(0, pthread_create(&two[k].thread, NULL, server_main, &two[k]));
+    }
+    for (int i = 0; i < CC_STREAMS; i++) {
+        CHECK_OK(aclrtCreateStream(&cc_streams[i]));
+        cc_next[i] = 0;
+        cc_served_by[i] = two[i % 2].thread;
+        CHECK_OK(aclrtSubscribeReport(tid_of(cc_served_by[i]), cc_streams[i]));
+    }
+    atomic_store(&cc_out_of_order, 0);
+    atomic_store(&cc_wrong_thread, 0);
+    pthread_t launchers[CC_STREAMS];
+    for (int i = 0; i < CC_STREAMS; i++)
+        CHECK_EQ(0, pthread_create(&launchers[i], NULL, cc_launcher, (void *)(intptr_t)i));
+    for (int i = 0; i < CC_STREAMS; i++)
+        pthread_join(launchers[i], NULL);
+    for (int i = 0; i < CC_STREAMS; i++)
+        CHECK_OK(aclrtSynchronizeStream(cc_streams[i])); /* the last callback blocks: all have run */
+    for (int k = 0; k < 2; k++) {
+        atomic_store(&two[k].stop, 1);
+        pthread_join(two[k].thread, NULL);
+    }
+    CHECK_EQ(0, atomic_load(&cc_out_of_order));
+    CHECK_EQ(0, atomic_load(&cc_wrong_thread));
+    for (int i = 0; i < CC_STREAMS; i++) {
+        CHECK_EQ(CC_PER_STREAM, cc_next[i]);
+        CHECK_OK(aclrtUnSubscribeReport(tid_of(cc_served_by[i]), cc_streams[i]));
+        CHECK_OK(aclrtDestroyStream(cc_streams[i]));
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 
 int main(void)
@@ -479,6 +549,7 @@ int main(void)
     RUN_CASE(host_functions_run_in_the_subscribed_host_function_thread_in_stream_order);
     RUN_CASE(host_function_thread_subscription_errors);
     RUN_CASE(streams_waiting_for_block_callbacks_hold_no_executor_thread);
+    RUN_CASE(callbacks_from_many_threads_and_streams_each_run_once_in_order_in_their_thread);
     aclrtResetDevice(0);
     aclFinalize();
     return check_report("callback");

@@ -181,6 +181,51 @@ TEST(abort_bad_input_has_the_documented_codes)
     CHECK_OK(aclrtDestroyStream(inner_stream));
 }
 
+/* Aborts racing a launching thread: what runs, runs once and in order; nothing hangs. */
+enum { RACE_TASKS = 20000 };
+static aclrtStream race_stream;
+static int race_last = -1; /* the stream's tasks run one after another: a plain int */
+static atomic_int race_out_of_order, race_ran;
+
+static void race_fn(void *arg)
+{
+    int v = (int)(intptr_t)arg;
+    if (v <= race_last)
+        atomic_fetch_add(&race_out_of_order, 1);
+    race_last = v;
+    atomic_fetch_add(&race_ran, 1);
+}
+
+static void *race_launcher(void *arg)
+{
+    (void)arg;
+    aclrtSetCurrentContext(main_ctx);
+    for (int i = 0; i < RACE_TASKS; i++)
+        aclrtLaunchHostFunc(race_stream, race_fn, (void *)(intptr_t)i);
+    return NULL;
+}
+
+TEST(aborts_racing_launches_keep_what_runs_in_order_and_lose_nothing_after_them)
+{
+    CHECK_OK(aclrtCreateStream(&race_stream));
+    race_last = -1;
+    atomic_store(&race_out_of_order, 0);
+    atomic_store(&race_ran, 0);
+    pthread_t t;
+    CHECK_EQ(0, pthread_create(&t, NULL, race_launcher, NULL));
+    for (int i = 0; i < 50; i++)
+        CHECK_OK(aclrtStreamAbort(race_stream));
+    pthread_join(t, NULL);
+    CHECK_OK(aclrtSynchronizeStream(race_stream));
+    CHECK_EQ(0, atomic_load(&race_out_of_order));
+    CHECK(atomic_load(&race_ran) <= RACE_TASKS);
+    int before = atomic_load(&race_ran);
+    CHECK_OK(aclrtLaunchHostFunc(race_stream, race_fn, (void *)(intptr_t)RACE_TASKS));
+    CHECK_OK(aclrtSynchronizeStream(race_stream));
+    CHECK_EQ(before + 1, atomic_load(&race_ran)); /* after the last abort, work runs again */
+    CHECK_OK(aclrtDestroyStream(race_stream));
+}
+
 /* ------------------------------------------------------------------------
  * Stop
  * ------------------------------------------------------------------------ */
@@ -343,6 +388,7 @@ int main(void)
     RUN_CASE(abort_releases_a_stream_parked_on_a_wait_that_would_never_end);
     RUN_CASE(abort_of_a_stream_waiting_for_a_block_callback_discards_it_without_waiting_for_the_callback);
     RUN_CASE(abort_bad_input_has_the_documented_codes);
+    RUN_CASE(aborts_racing_launches_keep_what_runs_in_order_and_lose_nothing_after_them);
     RUN_CASE(stop_lets_the_running_task_finish_and_keeps_the_queued_ones_unrun);
     RUN_CASE(destroying_a_stopped_stream_discards_its_queue_instead_of_waiting);
     RUN_CASE(stream_state_callback_runs_after_create_and_before_destroy);
