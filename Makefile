@@ -175,13 +175,13 @@ test: deps check $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-inst
 # would otherwise import as an (empty) namespace package. Elsewhere: set
 # PYTHONPATH=<this repo>/python/build, or make install-python.
 PYTHON ?= python3
-PY_INCLUDE := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
+PY_INCLUDE = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
 PY_EXT := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
 PY_BUILD := python/build
 PY_MODULE := $(PY_BUILD)/acl$(PY_EXT)
 PY_OBJS := $(patsubst python/%.c,$(PY_BUILD)/%.o,$(wildcard python/*.c))
 # Only PyInit_acl is exported: the runtime's symbols stay inside the module.
-PY_CFLAGS := $(CSTD) $(WARN) -Werror -O2 -g -fPIC -fvisibility=hidden -I. -Ipython -I$(PY_INCLUDE)
+PY_CFLAGS = $(CSTD) $(WARN) -Werror -O2 -g -fPIC -fvisibility=hidden -I. -Ipython -I$(PY_INCLUDE)
 PYTHON_SITE ?= $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])' 2>/dev/null)
 
 .PHONY: python test-python install-python clean-python
