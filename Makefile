@@ -45,7 +45,7 @@ TESTS := $(patsubst tests/%.c,%,$(filter-out tests/impl.c tests/tsan_negative.c,
 EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 
 # Debian packages: for the test suite, and in addition for the benchmark plots.
-TEST_PKGS := gcc g++ clang make libck-dev libjsmn-dev liburcu-dev python3 pkg-config
+TEST_PKGS := gcc g++ clang make libck-dev libjsmn-dev liburcu-dev python3 python3-dev pkg-config
 BENCH_PKGS := $(TEST_PKGS) gnuplot-nox
 
 .PHONY: all test bench deps deps-bench dist install check examples clean \
@@ -165,6 +165,54 @@ run-examples: examples
 # ---------------------------------------------------------------------------
 test: deps check $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install run-examples bench-smoke
 	@echo "make test: all passed"
+
+# ---------------------------------------------------------------------------
+# python: the `acl` extension module (pyACL's interface, python/*.c), built
+# against the aclrt.h of this tree for the python3 on PATH (PYTHON=...).
+# Objects and the module go to python/build/; a copy of the module goes to
+# the repository root, so that `python3 -c "import acl"` works there: a
+# module file takes precedence over the acl/ header directory, which Python
+# would otherwise import as an (empty) namespace package. Elsewhere: set
+# PYTHONPATH=<this repo>/python/build, or make install-python.
+PYTHON ?= python3
+PY_INCLUDE = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
+PY_EXT := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
+PY_BUILD := python/build
+PY_MODULE := $(PY_BUILD)/acl$(PY_EXT)
+PY_OBJS := $(patsubst python/%.c,$(PY_BUILD)/%.o,$(wildcard python/*.c))
+# Only PyInit_acl is exported: the runtime's symbols stay inside the module.
+PY_CFLAGS = $(CSTD) $(WARN) -Werror -O2 -g -fPIC -fvisibility=hidden -I. -Ipython -I$(PY_INCLUDE)
+PYTHON_SITE ?= $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])' 2>/dev/null)
+
+.PHONY: python test-python install-python clean-python
+
+python: acl$(PY_EXT)
+
+$(PY_BUILD)/%.o: python/%.c $(wildcard python/*.h) $(SOURCES)
+	@mkdir -p $(@D)
+	@test -f $(PY_INCLUDE)/Python.h || { echo "python: no Python.h for $(PYTHON) (Debian: apt-get install python3-dev)"; exit 1; }
+	$(CC) $(PY_CFLAGS) -c $< -o $@
+
+$(PY_MODULE): $(PY_OBJS)
+	$(CC) -shared $(PY_OBJS) -o $@ $(LIBS)
+
+acl$(PY_EXT): $(PY_MODULE)
+	cp $< $@
+
+# unittest, run from python/build so that `import acl` is the module just built.
+test-python: python
+	@echo "== python (acl module) =="
+	@cd $(PY_BUILD) && $(PYTHON) -m unittest discover -s $(CURDIR)/tests/python -t $(CURDIR)/tests/python
+
+install-python: $(PY_MODULE)
+	install -D -m 755 $(PY_MODULE) $(DESTDIR)$(PYTHON_SITE)/acl$(PY_EXT)
+
+clean-python:
+	rm -rf $(PY_BUILD) acl$(PY_EXT)
+
+# make test and make clean include the python module.
+test: test-python
+clean: clean-python
 
 # make bench: the benchmark harness on the host backend (QUICK=1: a short run).
 bench: deps-bench
