@@ -37,6 +37,7 @@ struct aclrt_registry {
 };
 
 #define ACLRT_REGISTRY_INIT {NULL, PTHREAD_MUTEX_INITIALIZER}
+#define ACLRT_REGISTRY_BUCKETS 1024
 
 /* Is this node the one `key` names? */
 typedef bool (*aclrt_registry_match_fn)(const struct aclrt_registry_node *node, const void *key);
@@ -108,7 +109,16 @@ ACLRT_INTERNAL struct aclrt_registry_node *aclrt_registry_add_locked(struct aclr
                                                                      aclrt_registry_match_fn match, const void *key)
 {
     if (r->table == NULL) {
-        struct cds_lfht *table = cds_lfht_new_flavor(16, 16, 0, CDS_LFHT_AUTO_RESIZE, &urcu_bp_flavor, NULL);
+        /*
+         * A fixed size, no CDS_LFHT_AUTO_RESIZE: resizing runs on liburcu's
+         * worker thread, which hands memory to and from the caller through
+         * synchronization ThreadSanitizer cannot see (it reports the
+         * worker's free of the caller's calloc as a race, in liburcu's own
+         * code, where no annotation of ours can reach). Registries hold few
+         * names (HCOM groups, report threads); 1024 buckets keep chains short.
+         */
+        struct cds_lfht *table = cds_lfht_new_flavor(ACLRT_REGISTRY_BUCKETS, ACLRT_REGISTRY_BUCKETS,
+                                                     ACLRT_REGISTRY_BUCKETS, 0, &urcu_bp_flavor, NULL);
         if (table == NULL)
             return NULL;
         __atomic_store_n(&r->table, table, __ATOMIC_RELEASE);
