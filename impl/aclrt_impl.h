@@ -23,6 +23,11 @@
 #include "stream.h"    /* streams: submit, synchronize, create, destroy */
 #include "event.h"     /* events: record, query, wait */
 #include "exec.h"      /* running a stream's tasks */
+#include "task_wait.h" /* what wait tasks share: deadlines, spinning, stale notes */
+#include "notify.h"    /* notifies: one record releases one wait */
+#include "cnt_notify.h" /* counting notifies */
+#include "value.h"     /* aclrtValueWrite / aclrtValueWait */
+#include "hcom.h"      /* HCOM group record/wait tasks (aclrtx) */
 #include "launch.h"    /* host functions and host kernels */
 #include "context.h"   /* aclrtSetDevice, contexts */
 #include "memory.h"    /* memory, copies, memsets */
