@@ -286,6 +286,11 @@ void case_first_launch_sleeping(const struct rt *rt);
 void case_cross_stream_hot(const struct rt *rt);
 void case_cross_stream_asleep(const struct rt *rt);
 
+/* cases_notify.c: notify and value-op release latency (aclrt only) */
+void case_notify_release_hot(const struct rt *rt);
+void case_value_release_hot(const struct rt *rt);
+void case_value_foreign_poll(const struct rt *rt);
+
 /* cases_scaling.c: throughput, streams, threads */
 void case_throughput_one_stream(const struct rt *rt);
 void case_scaling_streams(const struct rt *rt);

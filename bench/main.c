@@ -55,7 +55,10 @@ static const struct bench_case cases[] = {
     {"throughput_one_stream", NULL, case_throughput_one_stream},
     {"scaling_streams", NULL, case_scaling_streams},
     {"scaling_threads", NULL, case_scaling_threads},
-    /* Later issues: callback_round_trip, notify_release, value_wait_release. */
+    {"notify_release_hot", NULL, case_notify_release_hot},
+    {"value_release_hot", NULL, case_value_release_hot},
+    {"value_foreign_poll", NULL, case_value_foreign_poll},
+    /* Later issues: callback_round_trip. */
 };
 
 /* Which physical limit an aclrt result is compared with: first matching prefix. */
@@ -71,6 +74,8 @@ static const struct {
     {"first_launch_sleeping", "limit_futex_wake"},
     {"cross_stream_hot", "limit_handoff_oneway"},
     {"cross_stream_asleep", "limit_futex_roundtrip"},
+    {"notify_release_hot", "limit_handoff_oneway"},
+    {"value_release_hot", "limit_handoff_oneway"},
     {"throughput", "limit_ring_stream"},
 };
 
@@ -92,6 +97,8 @@ static const struct {
     {"first_launch_sleeping", X_LIMIT_AT_MOST, 1.5, "<= 1 futex wake (p50 <= 1.5 x FUTEX_WAKE)"},
     {"cross_stream_hot", X_LIMIT_AT_MOST, 3, "p50 <= 3 x one-way hand-off"},
     {"cross_stream_asleep", X_LIMIT_AT_MOST, 1.5, "p50 <= 1.5 x futex round trip"},
+    {"notify_release_hot", X_LIMIT_AT_MOST, 3, "p50 <= 3 x one-way hand-off (as cross_stream_hot)"},
+    {"value_release_hot", X_LIMIT_AT_MOST, 3, "p50 <= 3 x one-way hand-off (as cross_stream_hot)"},
     {"sync_finished_stream", P50_AT_MOST, 10, "p50 <= 10 ns"},
     {"throughput_one_stream", X_LIMIT_AT_LEAST, 0.7, ">= 0.7 x bare ck_ring stream"},
     {"query_event_status", SPEEDUP_AT_LEAST, 10, ">= 10 x baseline"},
