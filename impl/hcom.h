@@ -411,7 +411,12 @@ ACLRT_API aclError aclrtxLaunchHcomTaskList(const void *bytes, size_t size)
     /* Pass 2: the groups (created on first use) and the streams' state; still nothing submitted. */
     size_t at = 0;
     for (size_t i = 0; i < count; i++) {
-        at += aclrt_hcom_parse_one(p, size, at, i, ctx, &tasks[i]);
+        size_t n = aclrt_hcom_parse_one(p, size, at, i, ctx, &tasks[i]);
+        if (n == 0) { /* a stream destroyed since pass 1 (a race in the caller): still nothing submitted */
+            free(tasks);
+            return ACL_ERROR_RT_PARAM_INVALID;
+        }
+        at += n;
         tasks[i].group = aclrt_hcom_group_get(tasks[i].name, tasks[i].name_len);
         if (tasks[i].group == NULL) {
             rc = aclrt_fail(ACL_ERROR_BAD_ALLOC, "out of memory for HCOM group \"%.*s\"", (int)tasks[i].name_len,
