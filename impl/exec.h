@@ -347,7 +347,14 @@ static bool aclrt_stream_release(struct aclrt_stream *s)
     /* Its commit is a few instructions away, unless the launcher was preempted. */
     for (int i = 0; i < 1000 && aclrt_ring_committed(&s->ring) == aclrt_ring_consumed(&s->ring); i++)
         aclrt_cpu_relax();
-    if (aclrt_ring_committed(&s->ring) == aclrt_ring_consumed(&s->ring))
+    /*
+     * Other streams queued while we lingered were pushed without a wake-up
+     * (we counted as a poller): they are ours to take, so s goes back to the
+     * queue behind them (its push wakes a sleeper now) instead of keeping
+     * this thread, perhaps in user code that waits for one of them.
+     */
+    if (aclrt_ring_committed(&s->ring) == aclrt_ring_consumed(&s->ring) ||
+        aclrt_rt.backend->has_other_work(s->device))
         return aclrt_stream_yield(s);
     return false;
 }
