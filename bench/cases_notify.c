@@ -16,8 +16,11 @@
  *                        once the backoff has reached its cap
  *
  * Hot cases follow cases_latency.c's cross_stream_hot: the gate spins until
- * B's marker has run, then 5 us more (B's executor reaches the wait and
- * spins in it), then takes t_a and returns; the stamp takes t_b. Iterations
+ * B's marker has run and the main thread has submitted B's wait and stamp
+ * (so that the record cannot come before B has a wait to release: on a
+ * loaded two-CPU machine the main thread is often late), then 5 us more (B's
+ * executor reaches the wait and spins in it), then takes t_a and returns;
+ * the stamp takes t_b. Iterations
  * where B's executor slept in between (the marker and the stamp ran on
  * different threads, or the thread had a voluntary context switch) are
  * discarded: that is the asleep regime, not the one measured.
@@ -33,6 +36,7 @@ enum release_kind { RELEASE_NOTIFY, RELEASE_VALUE, RELEASE_FOREIGN };
 
 struct release {
     _Atomic uint64_t b_ready BENCH_ALIGNED; /* the marker ran */
+    _Atomic uint64_t launched BENCH_ALIGNED; /* the main thread has submitted B's wait and stamp */
     _Atomic uint64_t t_a BENCH_ALIGNED;     /* A's task ends / the store */
     _Atomic uint64_t t_b BENCH_ALIGNED;     /* B's next task starts */
     _Atomic uint32_t done BENCH_ALIGNED;    /* futex word: the stamp ran */
@@ -44,7 +48,7 @@ struct release {
 static void release_gate(void *arg)
 {
     struct release *x = arg;
-    if (!bench_wait_flag(&x->b_ready, TIMEOUT_NS, 0))
+    if (!bench_wait_flag(&x->b_ready, TIMEOUT_NS, 0) || !bench_wait_flag(&x->launched, TIMEOUT_NS, 0))
         x->timed_out = true;
     bench_spin_ns(5000);
     atomic_store_explicit(&x->t_a, bench_ticks(), memory_order_release);
@@ -101,6 +105,7 @@ static void release_case(const struct rt *rt, enum release_kind kind)
     double start = bench_now_s();
     for (size_t i = 0; smp.n < n && i < 3 * (n + warm); i++) {
         atomic_store_explicit(&x.b_ready, 0, memory_order_relaxed);
+        atomic_store_explicit(&x.launched, 0, memory_order_relaxed);
         atomic_store_explicit(&x.t_a, 0, memory_order_relaxed);
         atomic_store_explicit(&x.t_b, 0, memory_order_relaxed);
         atomic_store_explicit(&x.done, 0, memory_order_relaxed);
@@ -119,6 +124,7 @@ static void release_case(const struct rt *rt, enum release_kind kind)
         else
             check(aclrtValueWait(word, target, ACL_STREAM_WAIT_VALUE_GEQ, b), "aclrtValueWait");
         rt->launch(b, release_stamp, &x);
+        atomic_store_explicit(&x.launched, 1, memory_order_release);
         if (foreign) {
             if (!bench_wait_flag(&x.b_ready, TIMEOUT_NS, 0))
                 x.timed_out = true;
