@@ -144,10 +144,13 @@ ACLRT_INTERNAL int aclrt_notify_wait_run(struct aclrt_stream *s, struct aclrt_ta
     struct aclrt_notify *n = t->u.notify.notify;
     uint64_t deadline = aclrt_wait_deadline(&t->u.notify.deadline_ns, t->u32);
     for (;;) {
-        uint64_t seen = aclrt_seq_read(&n->records); /* acquire: before looking at `pending` */
-        enum aclrt_notify_take took = aclrt_notify_take(n, t->u.notify.generation);
-        if (took != ACLRT_NOTIFY_NONE)
+        /* First look: the common case after a spin saw a record, one cache line. */
+        if (aclrt_notify_take(n, t->u.notify.generation) != ACLRT_NOTIFY_NONE)
             return ACL_SUCCESS; /* released by a record, or by the notify's destroy */
+        /* Before parking: the count, then a second look, so a record after the first look is not missed. */
+        uint64_t seen = aclrt_seq_read(&n->records); /* acquire: before looking at `pending` again */
+        if (aclrt_notify_take(n, t->u.notify.generation) != ACLRT_NOTIFY_NONE)
+            return ACL_SUCCESS;
         if (aclrt_wait_spin(s, aclrt_notify_wait_ready, t, deadline))
             continue;
         if (aclrt_wait_expired(deadline))

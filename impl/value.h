@@ -89,7 +89,10 @@ ACLRT_INTERNAL int aclrt_value_wait_run(struct aclrt_stream *s, struct aclrt_tas
 {
     struct aclrt_device *dev = t->u.value.device;
     for (;;) {
-        uint64_t seen = aclrt_seq_read(&dev->value_writes); /* before the look: a write after it wakes us */
+        if (aclrt_value_check(t)) /* first look: the common case after a spin saw the write */
+            return ACL_SUCCESS;
+        /* Before parking: the count, then a second look, so a write after the first look wakes us. */
+        uint64_t seen = aclrt_seq_read(&dev->value_writes);
         if (aclrt_value_check(t) || atomic_load_explicit(&aclrt_value_releasing, memory_order_acquire))
             return ACL_SUCCESS;
         bool parked_before = t->u.value.backoff_ns != 0;
