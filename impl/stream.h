@@ -315,6 +315,21 @@ ACLRT_INLINE aclError aclrt_stream_check_context(const struct aclrt_stream *s)
     return ACL_SUCCESS;
 }
 
+/*
+ * Write `task` into a reserved slot and commit it: the second half of a
+ * submission, for callers that must act between reserving and committing
+ * (a reservation can be refused; after it, nothing can).
+ */
+ACLRT_INLINE void aclrt_stream_commit_task(struct aclrt_stream *s, struct aclrt_task *slot, unsigned int ticket,
+                                           const struct aclrt_task *task)
+{
+    *slot = *task;
+    slot->tid = aclrt_thread_tid();
+    /* Task ids count from 1 in each life of the stream; ticket + 1 is the task's number mod 2^32 (ring.h). */
+    aclrt_tls.last_task_id = ticket + 1u - (uint32_t)s->life_base;
+    aclrt_stream_commit(s, slot, ticket);
+}
+
 /* Submit one task record: the launch fast path. */
 ACLRT_INLINE aclError aclrt_stream_submit(struct aclrt_stream *s, const struct aclrt_task *task, uint64_t *number)
 {
@@ -326,11 +341,7 @@ ACLRT_INLINE aclError aclrt_stream_submit(struct aclrt_stream *s, const struct a
     rc = aclrt_stream_reserve(s, &slot, &ticket, number);
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
-    *slot = *task;
-    slot->tid = aclrt_thread_tid();
-    /* Task ids count from 1 in each life of the stream; ticket + 1 is the task's number mod 2^32 (ring.h). */
-    aclrt_tls.last_task_id = ticket + 1u - (uint32_t)s->life_base;
-    aclrt_stream_commit(s, slot, ticket);
+    aclrt_stream_commit_task(s, slot, ticket, task);
     return ACL_SUCCESS;
 }
 
