@@ -128,7 +128,8 @@ static void aclrt_runtime_stop_locked(void)
         aclrt_park_stack_wake_all(&e->waiters);
         aclrt_table_free(&aclrt_rt.events, &e->hdr);
     }
-    /* Likewise notifies, counting notifies, value waits and HCOM waits. */
+    /* Likewise notifies, counting notifies, value waits, HCOM waits and callbacks nobody will process. */
+    aclrt_report_close();
     aclrt_notify_release_all();
     aclrt_cnt_notify_release_all();
     aclrt_value_release_waits(true);

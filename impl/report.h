@@ -73,6 +73,12 @@ struct aclrt_report_thread {
 
 static struct aclrt_registry aclrt_report_registry = ACLRT_REGISTRY_INIT;
 static uint32_t aclrt_report_subscribed[ACLRT_REPORT_KINDS]; /* threads with streams > 0 (registry lock) */
+/*
+ * Set while aclFinalize runs (aclrt_report_close): nothing more is handed
+ * to report threads, so no stream waits for a thread that may never process
+ * again.
+ */
+static atomic_bool aclrt_report_closing;
 
 struct aclrt_report_key {
     uint64_t thread_id;
@@ -191,6 +197,13 @@ static void aclrt_report_run(struct aclrt_report_item *item)
     aclrt_report_item_put(item);
 }
 
+/* Drop an item without running it (aclFinalize); a stream waiting for it goes on. */
+static void aclrt_report_drop(struct aclrt_report_item *item)
+{
+    aclrt_counter_advance(&item->done, &item->waiters, 1);
+    aclrt_report_item_put(item);
+}
+
 /* ------------------------------------------------------------------------
  * The executor's side: callback and host-function tasks (exec.h)
  * ------------------------------------------------------------------------ */
@@ -199,19 +212,33 @@ static void aclrt_report_run(struct aclrt_report_item *item)
  * Run a task whose function goes to a report thread. First run: hand it off
  * (blocking ones keep a reference in the task record and park the stream on
  * the item); later runs: the stream was woken, the item is done. Returns
- * ACL_SUCCESS, ACLRT_RUN_BLOCKED (blk filled), or an error code.
+ * ACL_SUCCESS, ACLRT_RUN_BLOCKED (blk filled), or an error code. While
+ * aclFinalize runs nothing is handed off: the function is dropped, not run.
  */
 static int aclrt_report_task_run(struct aclrt_report_thread *t, void (*fn)(void *), void *arg, bool blocking,
                                  struct aclrt_report_item **slot, struct aclrt_block *blk)
 {
     struct aclrt_report_item *item = *slot;
     if (item == NULL) {
+        /* Relaxed: a hint that saves the hand-off; the look after posting decides. */
+        if (ACLRT_UNLIKELY(atomic_load_explicit(&aclrt_report_closing, memory_order_relaxed)))
+            return ACL_SUCCESS;
         item = aclrt_report_item_new(fn, arg, blocking ? 2u : 1u);
         if (item == NULL)
             return ACL_ERROR_RT_MEMORY_ALLOCATION;
         aclrt_report_post(t, item);
         if (!blocking)
             return ACL_SUCCESS;
+        /*
+         * Seq_cst, after the enqueue (an atomic exchange): pairs with the
+         * store in aclrt_report_close. Either the close's drain comes after
+         * our enqueue and drops the item (releasing us), or we see the flag
+         * here and do not wait: the item stays queued for the final drain.
+         */
+        if (ACLRT_UNLIKELY(atomic_load_explicit(&aclrt_report_closing, memory_order_seq_cst))) {
+            aclrt_report_item_put(item);
+            return ACL_SUCCESS;
+        }
         *slot = item;
     }
     if (!aclrt_seq_reached(&item->done, 1)) {
@@ -380,21 +407,40 @@ static aclError aclrt_report_process(uint32_t kind, int32_t timeout_ms)
     }
 }
 
-/* aclFinalize (every stream is gone): items still queued are dropped, not run. */
 static void aclrt_report_drop_queued(struct aclrt_registry_node *node, void *data)
 {
     (void)data;
     struct aclrt_report_thread *t = caa_container_of(node, struct aclrt_report_thread, reg);
     struct aclrt_report_item *item;
     while ((item = aclrt_report_take(t)) != NULL)
-        aclrt_report_item_put(item);
+        aclrt_report_drop(item);
 }
 
-static void aclrt_report_finalize(void)
+static void aclrt_report_drop_all_queued(void)
 {
     aclrt_registry_lock(&aclrt_report_registry);
     aclrt_registry_foreach_locked(&aclrt_report_registry, aclrt_report_drop_queued, NULL);
     aclrt_registry_unlock(&aclrt_report_registry);
+}
+
+/*
+ * aclFinalize, before it waits for the streams: hand nothing more to report
+ * threads and drop what is queued, so the streams waiting for those
+ * callbacks go on (a thread may never process again: it may be the one
+ * finalizing). Seq_cst store, then the drain: pairs with the executor's
+ * enqueue-then-load in aclrt_report_task_run.
+ */
+ACLRT_INTERNAL void aclrt_report_close(void)
+{
+    atomic_store_explicit(&aclrt_report_closing, true, memory_order_seq_cst);
+    aclrt_report_drop_all_queued();
+}
+
+/* aclFinalize, every stream gone: drop what is still queued; the next runtime hands off again. */
+ACLRT_INTERNAL void aclrt_report_finalize(void)
+{
+    aclrt_report_drop_all_queued();
+    atomic_store_explicit(&aclrt_report_closing, false, memory_order_relaxed); /* under the lifecycle lock */
 }
 
 /* ------------------------------------------------------------------------
