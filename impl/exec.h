@@ -37,14 +37,14 @@
 #define ACLRT_WAIT_TIMEOUT_CODE ACL_ERROR_RT_TASK_TIMEOUT
 
 /* Has the condition a block names come true (or its deadline passed)? */
-ACLRT_INLINE bool aclrt_block_over(const struct aclrt_block *b, const struct aclrt_event_ref *ref)
+ACLRT_INLINE bool aclrt_block_over(const struct aclrt_block *b)
 {
     if (b->seq != NULL && aclrt_seq_reached(b->seq, b->key))
         return true;
-    if (b->on_event != NULL) {
+    if (b->event.event != NULL) {
         struct aclrt_event_view v;
-        aclrt_event_read(b->on_event, &v);
-        if (v.generation != ref->generation || v.records != ref->record)
+        aclrt_event_read(b->event.event, &v);
+        if (v.generation != b->event.generation || v.records != b->event.record)
             return true;
     }
     return b->deadline_ns != ACLRT_NO_DEADLINE && aclrt_now_ns() >= b->deadline_ns;
@@ -72,7 +72,7 @@ static int aclrt_task_bind_event_wait(struct aclrt_task *t, struct aclrt_block *
     if (v.generation != t->u.wait.from.generation)
         return 0; /* destroyed: nothing left to wait for */
     if (v.records == t->u.wait.from.record) {
-        blk->on_event = t->u.wait.from.event;
+        blk->event = t->u.wait.from;
         blk->deadline_ns = aclrt_task_wait_deadline(t);
         if (blk->deadline_ns != ACLRT_NO_DEADLINE && aclrt_now_ns() >= blk->deadline_ns)
             return ACLRT_WAIT_TIMEOUT_CODE;
@@ -205,18 +205,18 @@ ACLRT_INTERNAL void aclrt_device_fire_timers(struct aclrt_device *dev)
  * came true while parking, or the stream is being discarded); false if it
  * let go (a waker will schedule it).
  */
-static bool aclrt_stream_park(struct aclrt_stream *s, const struct aclrt_block *blk)
+static bool aclrt_stream_park_on(struct aclrt_stream *s, const struct aclrt_block *blk)
 {
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_relaxed);
     uint64_t seq = aclrt_stream_park_seq(w);
     struct aclrt_park_note *note = NULL;
     struct aclrt_park_note *timer = NULL;
-    if (blk->list != NULL || blk->on_event != NULL)
+    bool noted = blk->list != NULL || blk->event.event != NULL;
+    if (noted)
         note = aclrt_park_note_new(s, seq, blk->key);
     if (blk->deadline_ns != ACLRT_NO_DEADLINE)
         timer = aclrt_park_note_new(s, seq, blk->deadline_ns);
-    if ((note == NULL && (blk->list != NULL || blk->on_event != NULL)) ||
-        (timer == NULL && blk->deadline_ns != ACLRT_NO_DEADLINE)) {
+    if ((noted && note == NULL) || (timer == NULL && blk->deadline_ns != ACLRT_NO_DEADLINE)) {
         free(note); /* out of memory: poll instead of parking */
         free(timer);
         sched_yield();
@@ -224,8 +224,8 @@ static bool aclrt_stream_park(struct aclrt_stream *s, const struct aclrt_block *
     }
     if (blk->list != NULL)
         aclrt_park_list_push(blk->list, note);
-    else if (blk->on_event != NULL)
-        aclrt_park_stack_push(&blk->on_event->waiters, note);
+    else if (noted)
+        aclrt_park_stack_push(&blk->event.event->waiters, note);
     if (timer != NULL) {
         uint64_t before = aclrt_park_list_min(&s->device->timers);
         aclrt_park_list_push(&s->device->timers, timer);
@@ -241,8 +241,12 @@ static bool aclrt_stream_park(struct aclrt_stream *s, const struct aclrt_block *
                                                   memory_order_relaxed))
             break;
     }
-    /* Re-check after publishing the note (park.h): the waker may have come just before. */
-    if (!aclrt_block_over(blk, &s->current.u.wait.from))
+    /*
+     * Re-check after publishing the note (park.h): the waker may have come
+     * just before. From here on s may be another executor's: only `blk`
+     * (a copy, and what it holds) is looked at, never s->current.
+     */
+    if (!aclrt_block_over(blk))
         return false;
     /* Take it back unless a waker already did (then it is READY and queued). */
     uint64_t parked = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_PARKED;
@@ -254,6 +258,14 @@ static bool aclrt_stream_park(struct aclrt_stream *s, const struct aclrt_block *
         if (aclrt_stream_state(parked) != ACLRT_SCHED_PARKED || aclrt_stream_park_seq(parked) != seq)
             return false;
     }
+}
+
+static bool aclrt_stream_park(struct aclrt_stream *s, const struct aclrt_block *blk)
+{
+    bool keep = aclrt_stream_park_on(s, blk);
+    if (blk->held != NULL)
+        aclrt_report_item_put(blk->held);
+    return keep;
 }
 
 /*

@@ -19,8 +19,9 @@
  *     its stream: the stream parks on the item's `done` counter (exec.h's
  *     struct aclrt_block), so no executor waits for the user thread. The
  *     thread runs fn, advances `done` (which wakes the stream), and drops
- *     its reference. An item has one reference per holder (the thread, and
- *     the waiting stream for blocking ones); the last one frees it.
+ *     its reference. An item has one reference per holder (the thread, the
+ *     waiting stream for blocking ones, and a park while it looks at the
+ *     item, exec.h); the last one frees it.
  *   - Thread objects are never freed while the process lives (about 200
  *     bytes per subscribing thread id, reused when an id subscribes again),
  *     so a stream may keep a plain pointer to its thread and a thread still
@@ -243,6 +244,13 @@ static int aclrt_report_task_run(struct aclrt_report_thread *t, void (*fn)(void 
     }
     if (!aclrt_seq_reached(&item->done, 1)) {
         aclrt_block_on_count(blk, &item->done, &item->waiters, 1, ACLRT_NO_DEADLINE);
+        /*
+         * The park looks at `done` once more after the stream is parked, when
+         * the task's reference may be gone (a woken stream runs on and drops
+         * it): the block holds one of its own. Relaxed: we hold one already.
+         */
+        atomic_fetch_add_explicit(&item->refs, 1, memory_order_relaxed);
+        blk->held = item;
         return ACLRT_RUN_BLOCKED;
     }
     *slot = NULL;
