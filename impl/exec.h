@@ -191,12 +191,27 @@ static void aclrt_stream_task_failed(struct aclrt_stream *s, const struct aclrt_
     }
 }
 
+/*
+ * Notes went back on the device's timer list after a take. While they were
+ * off it, its minimum read "none": a thread that chose how long to sleep
+ * then (an executor, the backend's monitor) sleeps past their deadlines,
+ * and may be the only one left to fire them (every other executor in user
+ * code). So the backend hears of it as of a new earliest deadline. Its
+ * seq_cst loads of who sleeps come after our seq_cst push-back; a sleeper
+ * announces itself (seq_cst) before it reads the minimum: either we see it
+ * and wake it, or it reads the minimum with the notes back.
+ */
+ACLRT_INTERNAL void aclrt_device_timers_put_back(struct aclrt_device *dev)
+{
+    aclrt_rt.backend->timers_changed(dev);
+}
+
 /* Timers: wake the parked streams whose deadline passed (any thread may call this). */
 ACLRT_INTERNAL void aclrt_device_fire_timers(struct aclrt_device *dev)
 {
     uint64_t now = aclrt_now_ns();
-    if (aclrt_park_list_due(&dev->timers, now))
-        aclrt_park_list_wake(&dev->timers, now);
+    if (aclrt_park_list_due(&dev->timers, now) && aclrt_park_list_wake(&dev->timers, now))
+        aclrt_device_timers_put_back(dev);
 }
 
 /*

@@ -207,9 +207,10 @@ ACLRT_INTERNAL bool aclrt_stream_unpark(struct aclrt_stream *s, uint64_t park_se
     }
 }
 
-/* Wake the notes on a list that are due at `value`; put the others back. */
-ACLRT_INTERNAL void aclrt_park_list_wake(struct aclrt_park_list *l, uint64_t value)
+/* Wake the notes on a list that are due at `value`; put the others back (true if any). */
+ACLRT_INTERNAL bool aclrt_park_list_wake(struct aclrt_park_list *l, uint64_t value)
 {
+    bool put_back = false;
     struct aclrt_park_note *n = aclrt_park_list_take(l);
     while (n != NULL) {
         struct aclrt_park_note *next = n->next;
@@ -218,9 +219,11 @@ ACLRT_INTERNAL void aclrt_park_list_wake(struct aclrt_park_list *l, uint64_t val
             free(n);
         } else {
             aclrt_park_list_push(l, n);
+            put_back = true;
         }
         n = next;
     }
+    return put_back;
 }
 
 /* Wake every note of a keyless list (an event was recorded or destroyed). */

@@ -105,8 +105,10 @@ static ACLRT_NOINLINE void aclrt_wait_prune(struct aclrt_stream *self, const str
         if (aclrt_park_list_due(list, value))
             aclrt_counter_wake_slow(seq, list, value);
     }
-    if (timers && aclrt_wait_drop_own_notes(&self->device->timers, self))
+    if (timers && aclrt_wait_drop_own_notes(&self->device->timers, self)) {
         aclrt_device_fire_timers(self->device);
+        aclrt_device_timers_put_back(self->device);
+    }
 }
 
 #endif /* ACLRT_IMPL_TASK_WAIT_H */
