@@ -28,13 +28,12 @@
 #include "report.h"
 #include "stream.h"
 #include "task.h"
+#include "task_wait.h"
 
 /* Tasks a stream runs before it lets other ready streams have its thread. */
 #define ACLRT_RUN_BUDGET 64
 #define ACLRT_LINGER_NS (5 * ACLRT_NS_PER_US) /* at most spin_ns */
 #define ACLRT_LINGER_LOOK 16                   /* pauses between looks at the ring */
-/* A wait task whose deadline passed fails with this code (docs/SEMANTICS.md). */
-#define ACLRT_WAIT_TIMEOUT_CODE ACL_ERROR_RT_TASK_TIMEOUT
 
 /* Has the condition a block names come true (or its deadline passed)? */
 ACLRT_INLINE bool aclrt_block_over(const struct aclrt_block *b)
@@ -50,16 +49,6 @@ ACLRT_INLINE bool aclrt_block_over(const struct aclrt_block *b)
     return b->deadline_ns != ACLRT_NO_DEADLINE && aclrt_now_ns() >= b->deadline_ns;
 }
 
-/* Start a wait's clock the first time the executor reaches it. */
-ACLRT_INLINE uint64_t aclrt_task_wait_deadline(struct aclrt_task *t)
-{
-    if (t->u32 == 0)
-        return ACLRT_NO_DEADLINE;
-    if (t->u.wait.deadline_ns == 0)
-        t->u.wait.deadline_ns = aclrt_now_ns() + (uint64_t)t->u32 * ACLRT_NS_PER_S;
-    return t->u.wait.deadline_ns;
-}
-
 /*
  * A legacy wait issued before any record: once the event has been recorded
  * (its record count moved past the one the wait saw), bind to that record's
@@ -73,10 +62,8 @@ static int aclrt_task_bind_event_wait(struct aclrt_task *t, struct aclrt_block *
         return 0; /* destroyed: nothing left to wait for */
     if (v.records == t->u.wait.from.record) {
         blk->event = t->u.wait.from;
-        blk->deadline_ns = aclrt_task_wait_deadline(t);
-        if (blk->deadline_ns != ACLRT_NO_DEADLINE && aclrt_now_ns() >= blk->deadline_ns)
-            return ACLRT_WAIT_TIMEOUT_CODE;
-        return ACLRT_RUN_BLOCKED;
+        blk->deadline_ns = aclrt_wait_deadline(&t->u.wait.deadline_ns, t->u32);
+        return aclrt_wait_expired(blk->deadline_ns) ? ACLRT_WAIT_TIMEOUT_CODE : ACLRT_RUN_BLOCKED;
     }
     t->kind = ACLRT_TASK_WAIT_STREAM;
     t->u.wait.stream = v.stream;
@@ -84,22 +71,10 @@ static int aclrt_task_bind_event_wait(struct aclrt_task *t, struct aclrt_block *
     return 1; /* run again as a count wait */
 }
 
-/* Spin for a short while on a count if nobody else needs this thread. */
-static bool aclrt_task_spin_for(struct aclrt_stream *self, struct aclrt_stream *on, uint64_t target, uint64_t deadline)
+/* A count wait may go on: the stream it waits for has completed the target. */
+static bool aclrt_task_wait_stream_ready(const struct aclrt_task *t)
 {
-    uint64_t spin_ns = aclrt_rt.config.spin_ns;
-    if (spin_ns == 0)
-        return false;
-    uint64_t end = aclrt_min_u64(aclrt_now_ns() + spin_ns, deadline);
-    for (unsigned i = 1;; i++) {
-        if (aclrt_seq_reached(&on->completed, target))
-            return true;
-        aclrt_cpu_relax();
-        if ((i & 255) == 0 &&
-            (aclrt_now_ns() >= end || aclrt_rt.backend->has_other_work(self->device) ||
-             (atomic_load_explicit(&self->sched, memory_order_relaxed) & ACLRT_SCHED_DISCARD)))
-            return false;
-    }
+    return aclrt_seq_reached(&t->u.wait.stream->completed, t->u.wait.target);
 }
 
 static aclError aclrt_task_run_kernel(struct aclrt_stream *s, struct aclrt_task *t)
@@ -150,18 +125,17 @@ static int aclrt_task_run(struct aclrt_stream *s, struct aclrt_task *t, struct a
     } /* fall through: now a count wait */
     /* FALLTHRU */
     case ACLRT_TASK_WAIT_STREAM: {
-        struct aclrt_stream *on = t->u.wait.stream;
-        uint64_t target = t->u.wait.target;
-        uint64_t deadline = aclrt_task_wait_deadline(t);
-        if (aclrt_seq_reached(&on->completed, target) || aclrt_task_spin_for(s, on, target, deadline)) {
+        uint64_t deadline = aclrt_wait_deadline(&t->u.wait.deadline_ns, t->u32);
+        if (aclrt_task_wait_stream_ready(t) || aclrt_wait_spin(s, aclrt_task_wait_stream_ready, t, deadline)) {
             aclrt_event_wait_done(&t->u.wait.from);
             return ACL_SUCCESS;
         }
-        if (deadline != ACLRT_NO_DEADLINE && aclrt_now_ns() >= deadline) {
+        if (aclrt_wait_expired(deadline)) {
             aclrt_event_wait_done(&t->u.wait.from);
             return ACLRT_WAIT_TIMEOUT_CODE;
         }
-        aclrt_block_on_count(blk, &on->completed, &on->waiters, target, deadline);
+        struct aclrt_stream *on = t->u.wait.stream;
+        aclrt_block_on_count(blk, &on->completed, &on->waiters, t->u.wait.target, deadline);
         return ACLRT_RUN_BLOCKED;
     }
     case ACLRT_TASK_NOTIFY_RECORD: return aclrt_notify_record_run(t);
@@ -189,29 +163,6 @@ static void aclrt_stream_task_failed(struct aclrt_stream *s, const struct aclrt_
         atomic_compare_exchange_strong_explicit(&s->ctx->failure, &none, code, memory_order_release,
                                                 memory_order_relaxed);
     }
-}
-
-/*
- * Notes went back on the device's timer list after a take. While they were
- * off it, its minimum read "none": a thread that chose how long to sleep
- * then (an executor, the backend's monitor) sleeps past their deadlines,
- * and may be the only one left to fire them (every other executor in user
- * code). So the backend hears of it as of a new earliest deadline. Its
- * seq_cst loads of who sleeps come after our seq_cst push-back; a sleeper
- * announces itself (seq_cst) before it reads the minimum: either we see it
- * and wake it, or it reads the minimum with the notes back.
- */
-ACLRT_INTERNAL void aclrt_device_timers_put_back(struct aclrt_device *dev)
-{
-    aclrt_rt.backend->timers_changed(dev);
-}
-
-/* Timers: wake the parked streams whose deadline passed (any thread may call this). */
-ACLRT_INTERNAL void aclrt_device_fire_timers(struct aclrt_device *dev)
-{
-    uint64_t now = aclrt_now_ns();
-    if (aclrt_park_list_due(&dev->timers, now) && aclrt_park_list_wake(&dev->timers, now))
-        aclrt_device_timers_put_back(dev);
 }
 
 /*
