@@ -282,9 +282,7 @@ static aclError aclrt_cnt_notify_submit_change(aclrtCntNotify cntNotify, aclrtSt
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     struct aclrt_stream *s;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS))
-        return rc;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_check_context(s)) != ACL_SUCCESS))
+    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve_for_submit(stream, &s)) != ACL_SUCCESS))
         return rc;
     if (aclrt_stream_idle(s)) {
         if (!aclrt_cnt_notify_change(c, generation, mode, value))
@@ -338,9 +336,7 @@ ACLRT_API aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclrt
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     struct aclrt_stream *s;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS))
-        return rc;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_check_context(s)) != ACL_SUCCESS))
+    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve_for_submit(stream, &s)) != ACL_SUCCESS))
         return rc;
     bool clear = info->isClear != 0;
     /* Nothing before it on the stream and the condition holds: the wait is over at once. */

@@ -272,9 +272,7 @@ ACLRT_API aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     struct aclrt_stream *s;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS))
-        return rc;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_check_context(s)) != ACL_SUCCESS))
+    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve_for_submit(stream, &s)) != ACL_SUCCESS))
         return rc;
     if (aclrt_stream_idle(s)) { /* nothing before it on the stream: the record happens now */
         if (!aclrt_notify_add_record(n, generation))
@@ -298,9 +296,7 @@ ACLRT_API aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream strea
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     struct aclrt_stream *s;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS))
-        return rc;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_check_context(s)) != ACL_SUCCESS))
+    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve_for_submit(stream, &s)) != ACL_SUCCESS))
         return rc;
     if (timeout == ACLRT_NOTIFY_TIMEOUT_OP_WAIT)
         timeout = atomic_load_explicit(&aclrt_rt.op_wait_timeout_s, memory_order_relaxed);

@@ -333,6 +333,20 @@ ACLRT_INLINE void aclrt_stream_commit_task(struct aclrt_stream *s, struct aclrt_
     aclrt_stream_commit(s, slot, ticket);
 }
 
+/*
+ * The stream a call submits to: resolved in the caller's current context,
+ * whose stop-on-failure state must still accept work. For calls with an
+ * idle-stream fast path that acts at the call instead of going through
+ * aclrt_stream_submit (which checks the context itself).
+ */
+ACLRT_INLINE aclError aclrt_stream_resolve_for_submit(aclrtStream handle, struct aclrt_stream **out)
+{
+    aclError rc = aclrt_stream_resolve(handle, true, out);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return rc;
+    return aclrt_stream_check_context(*out);
+}
+
 /* Submit one task record: the launch fast path. */
 ACLRT_INLINE aclError aclrt_stream_submit(struct aclrt_stream *s, const struct aclrt_task *task, uint64_t *number)
 {

@@ -137,10 +137,7 @@ static aclError aclrt_value_prepare(void *devAddr, aclrtStream stream, struct ac
                           "devAddr %p is not in device memory from aclrtMalloc (8 bytes from it must be inside one "
                           "allocation)",
                           devAddr);
-    aclError rc = aclrt_stream_resolve(stream, true, s);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    return aclrt_stream_check_context(*s);
+    return aclrt_stream_resolve_for_submit(stream, s);
 }
 
 ACLRT_API aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)
