@@ -40,8 +40,8 @@ static struct aclrt_runtime aclrt_rt = {
     .contexts = ACLRT_TABLE_INIT(ACLRT_KIND_CONTEXT, struct aclrt_context, "context"),
     .streams = ACLRT_TABLE_INIT(ACLRT_KIND_STREAM, struct aclrt_stream, "stream"),
     .events = ACLRT_TABLE_INIT(ACLRT_KIND_EVENT, struct aclrt_event, "event"),
-    .notifies = ACLRT_TABLE_INIT(ACLRT_KIND_NOTIFY, struct aclrt_notify, "notify"),
-    .cnt_notifies = ACLRT_TABLE_INIT(ACLRT_KIND_CNT_NOTIFY, struct aclrt_cnt_notify, "cnt_notify"),
+    .notifies = ACLRT_TABLE_INIT(ACLRT_KIND_NOTIFY, struct aclrt_notify_object, "notify"),
+    .cnt_notifies = ACLRT_TABLE_INIT(ACLRT_KIND_CNT_NOTIFY, struct aclrt_notify_object, "cnt_notify"),
 };
 
 /* FNV-1a of the configuration text, to tell a repeated aclInit with other content. */
