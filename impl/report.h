@@ -5,10 +5,9 @@
  *
  *   - A report thread is registered under (kind, thread id) in an rculfhash
  *     registry (registry.h); thread ids are pthread_self() values. A stream
- *     has at most one thread of each kind (stream->report_thread,
- *     stream->hostfunc_thread); a thread serves any number of streams, all
- *     of one device; at most ACLRT_REPORT_MAX_THREADS threads of a kind are
- *     subscribed at once.
+ *     has at most one thread of each kind (stream->report_threads[kind]);
+ *     a thread serves any number of streams, all of one device; at most
+ *     ACLRT_REPORT_MAX_THREADS threads of a kind are subscribed at once.
  *   - When the executor reaches a callback task (or a host function on a
  *     stream with a host-function thread) it hands an item {fn, arg} to the
  *     thread through a liburcu wait-free queue (wfcqueue: the enqueue is
@@ -304,9 +303,23 @@ ACLRT_INLINE void aclrt_report_task_drop(struct aclrt_task *task)
 
 static const char *const aclrt_report_what[ACLRT_REPORT_KINDS] = {"report", "host-function"};
 
-static aclError aclrt_report_subscribe(uint32_t kind, uint64_t thread_id, struct aclrt_stream *s)
+/*
+ * The stream a (un)subscription names: any live stream. NULL is the default
+ * stream for a report thread; the host-function calls refuse it.
+ */
+static aclError aclrt_report_resolve_stream(uint32_t kind, aclrtStream stream, struct aclrt_stream **out)
 {
-    aclError rc = ACL_SUCCESS;
+    if (stream == NULL && kind == ACLRT_REPORT_HOST_FUNC)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "exeStream is NULL");
+    return aclrt_stream_resolve(stream, false, out);
+}
+
+static aclError aclrt_report_subscribe(uint32_t kind, uint64_t thread_id, aclrtStream stream)
+{
+    struct aclrt_stream *s;
+    aclError rc = aclrt_report_resolve_stream(kind, stream, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
     aclrt_registry_lock(&aclrt_report_registry);
     struct aclrt_report_thread *t = aclrt_report_get_locked(kind, thread_id);
     uint32_t streams = t != NULL ? atomic_load_explicit(&t->streams, memory_order_relaxed) : 0;
@@ -349,9 +362,12 @@ static void aclrt_report_unbind_locked(struct aclrt_stream *s, uint32_t kind, st
     }
 }
 
-static aclError aclrt_report_unsubscribe(uint32_t kind, uint64_t thread_id, struct aclrt_stream *s)
+static aclError aclrt_report_unsubscribe(uint32_t kind, uint64_t thread_id, aclrtStream stream)
 {
-    aclError rc = ACL_SUCCESS;
+    struct aclrt_stream *s;
+    aclError rc = aclrt_report_resolve_stream(kind, stream, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
     aclrt_registry_lock(&aclrt_report_registry);
     struct aclrt_report_thread *t = aclrt_report_find(kind, thread_id);
     if (t == NULL || atomic_load_explicit(&t->streams, memory_order_relaxed) == 0)
@@ -455,31 +471,16 @@ ACLRT_INTERNAL void aclrt_report_finalize(void)
  * API
  * ------------------------------------------------------------------------ */
 
-static aclError aclrt_report_resolve_stream(aclrtStream stream, bool null_is_default, struct aclrt_stream **out)
-{
-    if (stream == NULL && !null_is_default)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "exeStream is NULL");
-    return aclrt_stream_resolve(stream, false, out);
-}
-
 ACLRT_API aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
 {
     ACLRT_ENTER();
-    struct aclrt_stream *s;
-    aclError rc = aclrt_report_resolve_stream(stream, true, &s);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    return aclrt_report_subscribe(ACLRT_REPORT_CALLBACK, threadId, s);
+    return aclrt_report_subscribe(ACLRT_REPORT_CALLBACK, threadId, stream);
 }
 
 ACLRT_API aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
 {
     ACLRT_ENTER();
-    struct aclrt_stream *s;
-    aclError rc = aclrt_report_resolve_stream(stream, true, &s);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    return aclrt_report_unsubscribe(ACLRT_REPORT_CALLBACK, threadId, s);
+    return aclrt_report_unsubscribe(ACLRT_REPORT_CALLBACK, threadId, stream);
 }
 
 ACLRT_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
@@ -516,11 +517,7 @@ ACLRT_API aclError aclrtProcessReport(int32_t timeout)
 ACLRT_API aclError aclrtSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream)
 {
     ACLRT_ENTER();
-    struct aclrt_stream *s;
-    aclError rc = aclrt_report_resolve_stream(exeStream, false, &s);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    return aclrt_report_subscribe(ACLRT_REPORT_HOST_FUNC, hostFuncThreadId, s);
+    return aclrt_report_subscribe(ACLRT_REPORT_HOST_FUNC, hostFuncThreadId, exeStream);
 }
 
 ACLRT_API aclError aclrtProcessHostFunc(int32_t timeout)
@@ -532,11 +529,7 @@ ACLRT_API aclError aclrtProcessHostFunc(int32_t timeout)
 ACLRT_API aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream)
 {
     ACLRT_ENTER();
-    struct aclrt_stream *s;
-    aclError rc = aclrt_report_resolve_stream(exeStream, false, &s);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    return aclrt_report_unsubscribe(ACLRT_REPORT_HOST_FUNC, hostFuncThreadId, s);
+    return aclrt_report_unsubscribe(ACLRT_REPORT_HOST_FUNC, hostFuncThreadId, exeStream);
 }
 
 #endif /* ACLRT_IMPL_REPORT_H */
