@@ -217,7 +217,7 @@ static bool aclrt_stream_park_on(struct aclrt_stream *s, const struct aclrt_bloc
     /* Take it back unless a waker already did (then it is READY and queued). */
     uint64_t parked = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_PARKED;
     for (;;) {
-        uint64_t running = ((seq + 1) << ACLRT_SCHED_SEQ_SHIFT) | (parked & ACLRT_SCHED_FLAGS) | ACLRT_SCHED_RUNNING;
+        uint64_t running = aclrt_sched_unparked(parked, parked, ACLRT_SCHED_RUNNING);
         if (atomic_compare_exchange_weak_explicit(&s->sched, &parked, running, memory_order_acq_rel,
                                                   memory_order_acquire))
             return true;
