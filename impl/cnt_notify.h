@@ -122,7 +122,11 @@ static enum aclrt_cnt_check aclrt_cnt_notify_check(struct aclrt_notify_object *c
             return ACLRT_CNT_NOT_YET;
         if (!clear || (uint32_t)w == 0)
             return ACLRT_CNT_PASSED;
-        /* Clear only the value we judged: a record that came in between makes us judge again. */
+        /*
+         * Clear only the value we judged: a record that came in between makes
+         * us judge again. Acq_rel: acquires what the records we judged
+         * released; releases it on to the next wait that sees the counter.
+         */
         if (atomic_compare_exchange_weak_explicit(&c->state, &w, aclrt_notify_pack(generation, 0), memory_order_acq_rel,
                                                   memory_order_acquire)) {
             aclrt_counter_advance(&c->changes, &c->waiters, 1); /* waits for LESS may pass now */

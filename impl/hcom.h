@@ -293,6 +293,7 @@ struct aclrt_hcom_parsed {
 /* The live stream of context `ctx` with id `id`, or NULL. */
 static struct aclrt_stream *aclrt_hcom_stream_by_id(int32_t id, const struct aclrt_context *ctx)
 {
+    /* Acquire: pairs with the release CAS that hands out a new slot (aclrt_table_alloc). */
     if (id < 0 || (uint32_t)id >= atomic_load_explicit(&aclrt_rt.streams.high_water, memory_order_acquire))
         return NULL;
     struct aclrt_stream *s = (struct aclrt_stream *)(void *)aclrt_table_slot(&aclrt_rt.streams, (uint32_t)id);

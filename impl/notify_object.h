@@ -175,6 +175,7 @@ ACLRT_INTERNAL void aclrt_notify_object_release_all(const struct aclrt_notify_ki
 {
     ACLRT_TABLE_FOREACH(k->table, struct aclrt_notify_object, o)
     {
+        /* Acquire: pairs with the publish, as in aclrt_notify_object_lookup. */
         uint32_t gen = atomic_load_explicit(&o->hdr.generation, memory_order_acquire);
         if (gen & 1u)
             aclrt_notify_object_end_life(k, o, gen);

@@ -438,6 +438,7 @@ ACLRT_INLINE bool aclrt_stream_aborted_since(const struct aclrt_stream *s, uint3
 static int aclrt_stream_stopped_check(void *data)
 {
     const struct aclrt_stream *s = (const struct aclrt_stream *)data;
+    /* Relaxed: a reason to stop waiting, read again at every wake-up (aclrtStreamStop wakes the sleepers). */
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_relaxed);
     /* Stopped, and not being discarded (a destroy of a stopped stream discards its tasks: they will count). */
     if ((w & (ACLRT_SCHED_STOPPED | ACLRT_SCHED_DISCARD)) == ACLRT_SCHED_STOPPED)

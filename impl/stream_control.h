@@ -76,6 +76,7 @@ ACLRT_API aclError aclrtStreamStop(aclrtStream stream)
     aclrt_seq_wake_all(&s->completed); /* sleeping synchronizers re-check and return */
     /* Return once no task of s runs: its executor parks it at the next task boundary. */
     for (;;) {
+        /* Acquire: pairs with the executor's release CAS to PARKED (aclrt_stream_park_stopped): its task is over. */
         uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
         if (aclrt_stream_state(w) != ACLRT_SCHED_RUNNING || !(w & ACLRT_SCHED_STOPPED))
             return ACL_SUCCESS;
