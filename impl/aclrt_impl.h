@@ -27,8 +27,9 @@
 #include "block.h"     /* why a task cannot run yet (parking conditions) */
 #include "exception.h" /* exception callbacks, task ids */
 #include "report.h"    /* report / host-function threads and callbacks */
+#include "task_wait.h" /* what wait tasks share: deadlines and timers, spinning, stale notes */
 #include "exec.h"      /* running a stream's tasks */
-#include "task_wait.h" /* what wait tasks share: deadlines, spinning, stale notes */
+#include "notify_object.h" /* what notifies and counting notifies share: handles, lives, quota */
 #include "notify.h"    /* notifies: one record releases one wait */
 #include "cnt_notify.h" /* counting notifies */
 #include "value.h"     /* aclrtValueWrite / aclrtValueWait */

@@ -341,10 +341,7 @@ static aclError aclrt_event_record(aclrtEvent event, aclrtStream stream)
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     struct aclrt_stream *s;
-    rc = aclrt_stream_resolve(stream, true, &s);
-    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
-        return rc;
-    rc = aclrt_stream_check_context(s);
+    rc = aclrt_stream_resolve_for_submit(stream, &s);
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     uint32_t info = atomic_load_explicit(&e->info, memory_order_relaxed);

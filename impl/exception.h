@@ -50,6 +50,7 @@ ACLRT_INLINE uint32_t aclrt_stream_task_id(const struct aclrt_stream *s, uint64_
 ACLRT_INTERNAL void aclrt_exception_report(struct aclrt_stream *s, const struct aclrt_task *t, uint64_t number,
                                            aclError code)
 {
+    /* Acquire: pairs with the release in aclrtSetExceptionInfoCallback. */
     aclrtExceptionInfoCallback slot = atomic_load_explicit(&aclrt_exception_slot, memory_order_acquire);
     struct aclrt_hook buf[ACLRT_HOOK_STACK], *hooks;
     size_t n = aclrt_hook_snapshot(&aclrt_exception_hooks, buf, ACLRT_HOOK_STACK, &hooks);

@@ -28,36 +28,25 @@
 #include "report.h"
 #include "stream.h"
 #include "task.h"
+#include "task_wait.h"
 
 /* Tasks a stream runs before it lets other ready streams have its thread. */
 #define ACLRT_RUN_BUDGET 64
 #define ACLRT_LINGER_NS (5 * ACLRT_NS_PER_US) /* at most spin_ns */
 #define ACLRT_LINGER_LOOK 16                   /* pauses between looks at the ring */
-/* A wait task whose deadline passed fails with this code (docs/SEMANTICS.md). */
-#define ACLRT_WAIT_TIMEOUT_CODE ACL_ERROR_RT_TASK_TIMEOUT
 
 /* Has the condition a block names come true (or its deadline passed)? */
-ACLRT_INLINE bool aclrt_block_over(const struct aclrt_block *b, const struct aclrt_event_ref *ref)
+ACLRT_INLINE bool aclrt_block_over(const struct aclrt_block *b)
 {
     if (b->seq != NULL && aclrt_seq_reached(b->seq, b->key))
         return true;
-    if (b->on_event != NULL) {
+    if (b->event.event != NULL) {
         struct aclrt_event_view v;
-        aclrt_event_read(b->on_event, &v);
-        if (v.generation != ref->generation || v.records != ref->record)
+        aclrt_event_read(b->event.event, &v);
+        if (v.generation != b->event.generation || v.records != b->event.record)
             return true;
     }
     return b->deadline_ns != ACLRT_NO_DEADLINE && aclrt_now_ns() >= b->deadline_ns;
-}
-
-/* Start a wait's clock the first time the executor reaches it. */
-ACLRT_INLINE uint64_t aclrt_task_wait_deadline(struct aclrt_task *t)
-{
-    if (t->u32 == 0)
-        return ACLRT_NO_DEADLINE;
-    if (t->u.wait.deadline_ns == 0)
-        t->u.wait.deadline_ns = aclrt_now_ns() + (uint64_t)t->u32 * ACLRT_NS_PER_S;
-    return t->u.wait.deadline_ns;
 }
 
 /*
@@ -72,11 +61,9 @@ static int aclrt_task_bind_event_wait(struct aclrt_task *t, struct aclrt_block *
     if (v.generation != t->u.wait.from.generation)
         return 0; /* destroyed: nothing left to wait for */
     if (v.records == t->u.wait.from.record) {
-        blk->on_event = t->u.wait.from.event;
-        blk->deadline_ns = aclrt_task_wait_deadline(t);
-        if (blk->deadline_ns != ACLRT_NO_DEADLINE && aclrt_now_ns() >= blk->deadline_ns)
-            return ACLRT_WAIT_TIMEOUT_CODE;
-        return ACLRT_RUN_BLOCKED;
+        blk->event = t->u.wait.from;
+        blk->deadline_ns = aclrt_wait_deadline(&t->u.wait.deadline_ns, t->u32);
+        return aclrt_wait_expired(blk->deadline_ns) ? ACLRT_WAIT_TIMEOUT_CODE : ACLRT_RUN_BLOCKED;
     }
     t->kind = ACLRT_TASK_WAIT_STREAM;
     t->u.wait.stream = v.stream;
@@ -84,22 +71,10 @@ static int aclrt_task_bind_event_wait(struct aclrt_task *t, struct aclrt_block *
     return 1; /* run again as a count wait */
 }
 
-/* Spin for a short while on a count if nobody else needs this thread. */
-static bool aclrt_task_spin_for(struct aclrt_stream *self, struct aclrt_stream *on, uint64_t target, uint64_t deadline)
+/* A count wait may go on: the stream it waits for has completed the target. */
+static bool aclrt_task_wait_stream_ready(const struct aclrt_task *t)
 {
-    uint64_t spin_ns = aclrt_rt.config.spin_ns;
-    if (spin_ns == 0)
-        return false;
-    uint64_t end = aclrt_min_u64(aclrt_now_ns() + spin_ns, deadline);
-    for (unsigned i = 1;; i++) {
-        if (aclrt_seq_reached(&on->completed, target))
-            return true;
-        aclrt_cpu_relax();
-        if ((i & 255) == 0 &&
-            (aclrt_now_ns() >= end || aclrt_rt.backend->has_other_work(self->device) ||
-             (atomic_load_explicit(&self->sched, memory_order_relaxed) & ACLRT_SCHED_DISCARD)))
-            return false;
-    }
+    return aclrt_seq_reached(&t->u.wait.stream->completed, t->u.wait.target);
 }
 
 static aclError aclrt_task_run_kernel(struct aclrt_stream *s, struct aclrt_task *t)
@@ -150,18 +125,17 @@ static int aclrt_task_run(struct aclrt_stream *s, struct aclrt_task *t, struct a
     } /* fall through: now a count wait */
     /* FALLTHRU */
     case ACLRT_TASK_WAIT_STREAM: {
-        struct aclrt_stream *on = t->u.wait.stream;
-        uint64_t target = t->u.wait.target;
-        uint64_t deadline = aclrt_task_wait_deadline(t);
-        if (aclrt_seq_reached(&on->completed, target) || aclrt_task_spin_for(s, on, target, deadline)) {
+        uint64_t deadline = aclrt_wait_deadline(&t->u.wait.deadline_ns, t->u32);
+        if (aclrt_task_wait_stream_ready(t) || aclrt_wait_spin(s, aclrt_task_wait_stream_ready, t, deadline)) {
             aclrt_event_wait_done(&t->u.wait.from);
             return ACL_SUCCESS;
         }
-        if (deadline != ACLRT_NO_DEADLINE && aclrt_now_ns() >= deadline) {
+        if (aclrt_wait_expired(deadline)) {
             aclrt_event_wait_done(&t->u.wait.from);
             return ACLRT_WAIT_TIMEOUT_CODE;
         }
-        aclrt_block_on_count(blk, &on->completed, &on->waiters, target, deadline);
+        struct aclrt_stream *on = t->u.wait.stream;
+        aclrt_block_on_count(blk, &on->completed, &on->waiters, t->u.wait.target, deadline);
         return ACLRT_RUN_BLOCKED;
     }
     case ACLRT_TASK_NOTIFY_RECORD: return aclrt_notify_record_run(t);
@@ -191,32 +165,24 @@ static void aclrt_stream_task_failed(struct aclrt_stream *s, const struct aclrt_
     }
 }
 
-/* Timers: wake the parked streams whose deadline passed (any thread may call this). */
-ACLRT_INTERNAL void aclrt_device_fire_timers(struct aclrt_device *dev)
-{
-    uint64_t now = aclrt_now_ns();
-    if (aclrt_park_list_due(&dev->timers, now))
-        aclrt_park_list_wake(&dev->timers, now);
-}
-
 /*
  * Park s (RUNNING, held by the caller) on what `blk` names. Returns true if
  * the caller still holds the stream and should run it again (the condition
  * came true while parking, or the stream is being discarded); false if it
  * let go (a waker will schedule it).
  */
-static bool aclrt_stream_park(struct aclrt_stream *s, const struct aclrt_block *blk)
+static bool aclrt_stream_park_on(struct aclrt_stream *s, const struct aclrt_block *blk)
 {
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_relaxed);
     uint64_t seq = aclrt_stream_park_seq(w);
     struct aclrt_park_note *note = NULL;
     struct aclrt_park_note *timer = NULL;
-    if (blk->list != NULL || blk->on_event != NULL)
+    bool noted = blk->list != NULL || blk->event.event != NULL;
+    if (noted)
         note = aclrt_park_note_new(s, seq, blk->key);
     if (blk->deadline_ns != ACLRT_NO_DEADLINE)
         timer = aclrt_park_note_new(s, seq, blk->deadline_ns);
-    if ((note == NULL && (blk->list != NULL || blk->on_event != NULL)) ||
-        (timer == NULL && blk->deadline_ns != ACLRT_NO_DEADLINE)) {
+    if ((noted && note == NULL) || (timer == NULL && blk->deadline_ns != ACLRT_NO_DEADLINE)) {
         free(note); /* out of memory: poll instead of parking */
         free(timer);
         sched_yield();
@@ -224,8 +190,8 @@ static bool aclrt_stream_park(struct aclrt_stream *s, const struct aclrt_block *
     }
     if (blk->list != NULL)
         aclrt_park_list_push(blk->list, note);
-    else if (blk->on_event != NULL)
-        aclrt_park_stack_push(&blk->on_event->waiters, note);
+    else if (noted)
+        aclrt_park_stack_push(&blk->event.event->waiters, note);
     if (timer != NULL) {
         uint64_t before = aclrt_park_list_min(&s->device->timers);
         aclrt_park_list_push(&s->device->timers, timer);
@@ -241,19 +207,31 @@ static bool aclrt_stream_park(struct aclrt_stream *s, const struct aclrt_block *
                                                   memory_order_relaxed))
             break;
     }
-    /* Re-check after publishing the note (park.h): the waker may have come just before. */
-    if (!aclrt_block_over(blk, &s->current.u.wait.from))
+    /*
+     * Re-check after publishing the note (park.h): the waker may have come
+     * just before. From here on s may be another executor's: only `blk`
+     * (a copy, and what it holds) is looked at, never s->current.
+     */
+    if (!aclrt_block_over(blk))
         return false;
     /* Take it back unless a waker already did (then it is READY and queued). */
     uint64_t parked = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_PARKED;
     for (;;) {
-        uint64_t running = ((seq + 1) << ACLRT_SCHED_SEQ_SHIFT) | (parked & ACLRT_SCHED_FLAGS) | ACLRT_SCHED_RUNNING;
+        uint64_t running = aclrt_sched_unparked(parked, parked, ACLRT_SCHED_RUNNING);
         if (atomic_compare_exchange_weak_explicit(&s->sched, &parked, running, memory_order_acq_rel,
                                                   memory_order_acquire))
             return true;
         if (aclrt_stream_state(parked) != ACLRT_SCHED_PARKED || aclrt_stream_park_seq(parked) != seq)
             return false;
     }
+}
+
+static bool aclrt_stream_park(struct aclrt_stream *s, const struct aclrt_block *blk)
+{
+    bool keep = aclrt_stream_park_on(s, blk);
+    if (blk->held != NULL)
+        aclrt_report_item_put(blk->held);
+    return keep;
 }
 
 /*

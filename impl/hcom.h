@@ -293,6 +293,7 @@ struct aclrt_hcom_parsed {
 /* The live stream of context `ctx` with id `id`, or NULL. */
 static struct aclrt_stream *aclrt_hcom_stream_by_id(int32_t id, const struct aclrt_context *ctx)
 {
+    /* Acquire: pairs with the release CAS that hands out a new slot (aclrt_table_alloc). */
     if (id < 0 || (uint32_t)id >= atomic_load_explicit(&aclrt_rt.streams.high_water, memory_order_acquire))
         return NULL;
     struct aclrt_stream *s = (struct aclrt_stream *)(void *)aclrt_table_slot(&aclrt_rt.streams, (uint32_t)id);
@@ -362,26 +363,58 @@ static size_t aclrt_hcom_parse_one(const unsigned char *p, size_t size, size_t a
     return ACLRT_HCOM_HEADER_BYTES + len;
 }
 
+/* The ticket of the next wait launched on g: it is the k-th (relaxed: only the count matters). */
+ACLRT_INLINE uint64_t aclrt_hcom_take_ticket(struct aclrt_hcom_group *g)
+{
+    return atomic_fetch_add_explicit(&g->waits_issued, 1, memory_order_relaxed) + 1;
+}
+
+/*
+ * Submit a wait. It takes its ticket only once it is sure to be queued (its
+ * ring slot reserved): a refused launch (a task launching into its own full
+ * stream) takes none, or every later wait of the group would be released by
+ * the record before its own. On an idle stream, a wait whose record has run
+ * is over at once, with no task.
+ */
+static aclError aclrt_hcom_submit_wait(struct aclrt_stream *s, struct aclrt_hcom_group *g)
+{
+    aclError rc = aclrt_stream_check_context(s);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return rc;
+    struct aclrt_task t;
+    memset(&t, 0, sizeof t);
+    t.kind = ACLRT_TASK_HCOM_WAIT;
+    t.u.hcom.group = g;
+    if (aclrt_stream_idle(s)) {
+        t.u.hcom.ticket = aclrt_hcom_take_ticket(g);
+        if (aclrt_seq_reached(&g->records, t.u.hcom.ticket))
+            return ACL_SUCCESS;
+    }
+    /* Never refused after an idle look: only a task of s is refused, and s is busy with that task. */
+    struct aclrt_task *slot;
+    unsigned int ring_ticket;
+    if ((rc = aclrt_stream_reserve(s, &slot, &ring_ticket, NULL)) != ACL_SUCCESS)
+        return rc;
+    if (t.u.hcom.ticket == 0)
+        t.u.hcom.ticket = aclrt_hcom_take_ticket(g);
+    aclrt_stream_commit_task(s, slot, ring_ticket, &t);
+    return ACL_SUCCESS;
+}
+
 /* Submit one parsed task (on an idle stream, what it does happens at once). */
 static aclError aclrt_hcom_submit(const struct aclrt_hcom_parsed *p)
 {
     struct aclrt_hcom_group *g = p->group;
+    if (p->kind == ACLRT_HCOM_KIND_WAIT)
+        return aclrt_hcom_submit_wait(p->stream, g);
+    if (aclrt_stream_idle(p->stream)) {
+        aclrt_counter_advance(&g->records, &g->waiters, 1);
+        return ACL_SUCCESS;
+    }
     struct aclrt_task t;
     memset(&t, 0, sizeof t);
+    t.kind = ACLRT_TASK_HCOM_RECORD;
     t.u.hcom.group = g;
-    if (p->kind == ACLRT_HCOM_KIND_RECORD) {
-        if (aclrt_stream_idle(p->stream)) {
-            aclrt_counter_advance(&g->records, &g->waiters, 1);
-            return ACL_SUCCESS;
-        }
-        t.kind = ACLRT_TASK_HCOM_RECORD;
-    } else {
-        /* The ticket: this wait is the k-th launched on the group (relaxed: only the count matters). */
-        t.u.hcom.ticket = atomic_fetch_add_explicit(&g->waits_issued, 1, memory_order_relaxed) + 1;
-        if (aclrt_stream_idle(p->stream) && aclrt_seq_reached(&g->records, t.u.hcom.ticket))
-            return ACL_SUCCESS;
-        t.kind = ACLRT_TASK_HCOM_WAIT;
-    }
     return aclrt_stream_submit(p->stream, &t, NULL);
 }
 

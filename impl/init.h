@@ -40,8 +40,8 @@ static struct aclrt_runtime aclrt_rt = {
     .contexts = ACLRT_TABLE_INIT(ACLRT_KIND_CONTEXT, struct aclrt_context, "context"),
     .streams = ACLRT_TABLE_INIT(ACLRT_KIND_STREAM, struct aclrt_stream, "stream"),
     .events = ACLRT_TABLE_INIT(ACLRT_KIND_EVENT, struct aclrt_event, "event"),
-    .notifies = ACLRT_TABLE_INIT(ACLRT_KIND_NOTIFY, struct aclrt_notify, "notify"),
-    .cnt_notifies = ACLRT_TABLE_INIT(ACLRT_KIND_CNT_NOTIFY, struct aclrt_cnt_notify, "cnt_notify"),
+    .notifies = ACLRT_TABLE_INIT(ACLRT_KIND_NOTIFY, struct aclrt_notify_object, "notify"),
+    .cnt_notifies = ACLRT_TABLE_INIT(ACLRT_KIND_CNT_NOTIFY, struct aclrt_notify_object, "cnt_notify"),
 };
 
 /* FNV-1a of the configuration text, to tell a repeated aclInit with other content. */
@@ -128,7 +128,8 @@ static void aclrt_runtime_stop_locked(void)
         aclrt_park_stack_wake_all(&e->waiters);
         aclrt_table_free(&aclrt_rt.events, &e->hdr);
     }
-    /* Likewise notifies, counting notifies, value waits and HCOM waits. */
+    /* Likewise notifies, counting notifies, value waits, HCOM waits and callbacks nobody will process. */
+    aclrt_report_close();
     aclrt_notify_release_all();
     aclrt_cnt_notify_release_all();
     aclrt_value_release_waits(true);

@@ -123,7 +123,11 @@ ACLRT_INLINE uint64_t aclrt_park_list_min(struct aclrt_park_list *l)
 /*
  * Take every note. The minimum is reset *before* the exchange: a note pushed
  * after the exchange lowers the minimum after the reset, so it is never
- * hidden; notes pushed back by the taker lower it again.
+ * hidden; notes pushed back by the taker lower it again. Until then the
+ * minimum reads "none" for notes the taker holds: whoever reads it then must
+ * hear from the taker once they are back (a counter's advancer: the taker
+ * reads the counter again, aclrt_counter_wake_slow; a timer's sleeper: the
+ * taker tells the backend, aclrt_device_timers_put_back).
  */
 ACLRT_INLINE struct aclrt_park_note *aclrt_park_list_take(struct aclrt_park_list *l)
 {

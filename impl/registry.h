@@ -124,7 +124,7 @@ ACLRT_INTERNAL struct aclrt_registry_node *aclrt_registry_add_locked(struct aclr
                                                      ACLRT_REGISTRY_BUCKETS, 0, &urcu_bp_flavor, NULL);
         if (table == NULL)
             return NULL;
-        __atomic_store_n(&r->table, table, __ATOMIC_RELEASE);
+        __atomic_store_n(&r->table, table, __ATOMIC_RELEASE); /* pairs with the acquire in aclrt_registry_find */
     }
     struct aclrt_registry_match_ctx m = {match, key};
     ACLRT_TSAN_RELEASE(node); /* pairs with the acquire in aclrt_registry_find */
@@ -198,7 +198,7 @@ ACLRT_INTERNAL void aclrt_registry_clear_locked(struct aclrt_registry *r, aclrt_
         free_node(n);
     }
     cds_lfht_destroy(r->table, NULL);
-    __atomic_store_n(&r->table, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&r->table, NULL, __ATOMIC_RELEASE); /* finalize: nobody looks up meanwhile; release as at the add */
 }
 
 #endif /* ACLRT_IMPL_REGISTRY_H */

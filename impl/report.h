@@ -5,10 +5,9 @@
  *
  *   - A report thread is registered under (kind, thread id) in an rculfhash
  *     registry (registry.h); thread ids are pthread_self() values. A stream
- *     has at most one thread of each kind (stream->report_thread,
- *     stream->hostfunc_thread); a thread serves any number of streams, all
- *     of one device; at most ACLRT_REPORT_MAX_THREADS threads of a kind are
- *     subscribed at once.
+ *     has at most one thread of each kind (stream->report_threads[kind]);
+ *     a thread serves any number of streams, all of one device; at most
+ *     ACLRT_REPORT_MAX_THREADS threads of a kind are subscribed at once.
  *   - When the executor reaches a callback task (or a host function on a
  *     stream with a host-function thread) it hands an item {fn, arg} to the
  *     thread through a liburcu wait-free queue (wfcqueue: the enqueue is
@@ -19,8 +18,9 @@
  *     its stream: the stream parks on the item's `done` counter (exec.h's
  *     struct aclrt_block), so no executor waits for the user thread. The
  *     thread runs fn, advances `done` (which wakes the stream), and drops
- *     its reference. An item has one reference per holder (the thread, and
- *     the waiting stream for blocking ones); the last one frees it.
+ *     its reference. An item has one reference per holder (the thread, the
+ *     waiting stream for blocking ones, and a park while it looks at the
+ *     item, exec.h); the last one frees it.
  *   - Thread objects are never freed while the process lives (about 200
  *     bytes per subscribing thread id, reused when an id subscribes again),
  *     so a stream may keep a plain pointer to its thread and a thread still
@@ -73,6 +73,12 @@ struct aclrt_report_thread {
 
 static struct aclrt_registry aclrt_report_registry = ACLRT_REGISTRY_INIT;
 static uint32_t aclrt_report_subscribed[ACLRT_REPORT_KINDS]; /* threads with streams > 0 (registry lock) */
+/*
+ * Set while aclFinalize runs (aclrt_report_close): nothing more is handed
+ * to report threads, so no stream waits for a thread that may never process
+ * again.
+ */
+static atomic_bool aclrt_report_closing;
 
 struct aclrt_report_key {
     uint64_t thread_id;
@@ -191,6 +197,13 @@ static void aclrt_report_run(struct aclrt_report_item *item)
     aclrt_report_item_put(item);
 }
 
+/* Drop an item without running it (aclFinalize); a stream waiting for it goes on. */
+static void aclrt_report_drop(struct aclrt_report_item *item)
+{
+    aclrt_counter_advance(&item->done, &item->waiters, 1);
+    aclrt_report_item_put(item);
+}
+
 /* ------------------------------------------------------------------------
  * The executor's side: callback and host-function tasks (exec.h)
  * ------------------------------------------------------------------------ */
@@ -199,23 +212,44 @@ static void aclrt_report_run(struct aclrt_report_item *item)
  * Run a task whose function goes to a report thread. First run: hand it off
  * (blocking ones keep a reference in the task record and park the stream on
  * the item); later runs: the stream was woken, the item is done. Returns
- * ACL_SUCCESS, ACLRT_RUN_BLOCKED (blk filled), or an error code.
+ * ACL_SUCCESS, ACLRT_RUN_BLOCKED (blk filled), or an error code. While
+ * aclFinalize runs nothing is handed off: the function is dropped, not run.
  */
 static int aclrt_report_task_run(struct aclrt_report_thread *t, void (*fn)(void *), void *arg, bool blocking,
                                  struct aclrt_report_item **slot, struct aclrt_block *blk)
 {
     struct aclrt_report_item *item = *slot;
     if (item == NULL) {
+        /* Relaxed: a hint that saves the hand-off; the look after posting decides. */
+        if (ACLRT_UNLIKELY(atomic_load_explicit(&aclrt_report_closing, memory_order_relaxed)))
+            return ACL_SUCCESS;
         item = aclrt_report_item_new(fn, arg, blocking ? 2u : 1u);
         if (item == NULL)
             return ACL_ERROR_RT_MEMORY_ALLOCATION;
         aclrt_report_post(t, item);
         if (!blocking)
             return ACL_SUCCESS;
+        /*
+         * Seq_cst, after the enqueue (an atomic exchange): pairs with the
+         * store in aclrt_report_close. Either the close's drain comes after
+         * our enqueue and drops the item (releasing us), or we see the flag
+         * here and do not wait: the item stays queued for the final drain.
+         */
+        if (ACLRT_UNLIKELY(atomic_load_explicit(&aclrt_report_closing, memory_order_seq_cst))) {
+            aclrt_report_item_put(item);
+            return ACL_SUCCESS;
+        }
         *slot = item;
     }
     if (!aclrt_seq_reached(&item->done, 1)) {
         aclrt_block_on_count(blk, &item->done, &item->waiters, 1, ACLRT_NO_DEADLINE);
+        /*
+         * The park looks at `done` once more after the stream is parked, when
+         * the task's reference may be gone (a woken stream runs on and drops
+         * it): the block holds one of its own. Relaxed: we hold one already.
+         */
+        atomic_fetch_add_explicit(&item->refs, 1, memory_order_relaxed);
+        blk->held = item;
         return ACLRT_RUN_BLOCKED;
     }
     *slot = NULL;
@@ -269,9 +303,23 @@ ACLRT_INLINE void aclrt_report_task_drop(struct aclrt_task *task)
 
 static const char *const aclrt_report_what[ACLRT_REPORT_KINDS] = {"report", "host-function"};
 
-static aclError aclrt_report_subscribe(uint32_t kind, uint64_t thread_id, struct aclrt_stream *s)
+/*
+ * The stream a (un)subscription names: any live stream. NULL is the default
+ * stream for a report thread; the host-function calls refuse it.
+ */
+static aclError aclrt_report_resolve_stream(uint32_t kind, aclrtStream stream, struct aclrt_stream **out)
 {
-    aclError rc = ACL_SUCCESS;
+    if (stream == NULL && kind == ACLRT_REPORT_HOST_FUNC)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "exeStream is NULL");
+    return aclrt_stream_resolve(stream, false, out);
+}
+
+static aclError aclrt_report_subscribe(uint32_t kind, uint64_t thread_id, aclrtStream stream)
+{
+    struct aclrt_stream *s;
+    aclError rc = aclrt_report_resolve_stream(kind, stream, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
     aclrt_registry_lock(&aclrt_report_registry);
     struct aclrt_report_thread *t = aclrt_report_get_locked(kind, thread_id);
     uint32_t streams = t != NULL ? atomic_load_explicit(&t->streams, memory_order_relaxed) : 0;
@@ -314,9 +362,12 @@ static void aclrt_report_unbind_locked(struct aclrt_stream *s, uint32_t kind, st
     }
 }
 
-static aclError aclrt_report_unsubscribe(uint32_t kind, uint64_t thread_id, struct aclrt_stream *s)
+static aclError aclrt_report_unsubscribe(uint32_t kind, uint64_t thread_id, aclrtStream stream)
 {
-    aclError rc = ACL_SUCCESS;
+    struct aclrt_stream *s;
+    aclError rc = aclrt_report_resolve_stream(kind, stream, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
     aclrt_registry_lock(&aclrt_report_registry);
     struct aclrt_report_thread *t = aclrt_report_find(kind, thread_id);
     if (t == NULL || atomic_load_explicit(&t->streams, memory_order_relaxed) == 0)
@@ -380,52 +431,56 @@ static aclError aclrt_report_process(uint32_t kind, int32_t timeout_ms)
     }
 }
 
-/* aclFinalize (every stream is gone): items still queued are dropped, not run. */
 static void aclrt_report_drop_queued(struct aclrt_registry_node *node, void *data)
 {
     (void)data;
     struct aclrt_report_thread *t = caa_container_of(node, struct aclrt_report_thread, reg);
     struct aclrt_report_item *item;
     while ((item = aclrt_report_take(t)) != NULL)
-        aclrt_report_item_put(item);
+        aclrt_report_drop(item);
 }
 
-static void aclrt_report_finalize(void)
+static void aclrt_report_drop_all_queued(void)
 {
     aclrt_registry_lock(&aclrt_report_registry);
     aclrt_registry_foreach_locked(&aclrt_report_registry, aclrt_report_drop_queued, NULL);
     aclrt_registry_unlock(&aclrt_report_registry);
 }
 
+/*
+ * aclFinalize, before it waits for the streams: hand nothing more to report
+ * threads and drop what is queued, so the streams waiting for those
+ * callbacks go on (a thread may never process again: it may be the one
+ * finalizing). Seq_cst store, then the drain: pairs with the executor's
+ * enqueue-then-load in aclrt_report_task_run.
+ */
+ACLRT_INTERNAL void aclrt_report_close(void)
+{
+    atomic_store_explicit(&aclrt_report_closing, true, memory_order_seq_cst);
+    aclrt_report_drop_all_queued();
+}
+
+/* aclFinalize, every stream gone: drop what is still queued; the next runtime hands off again. */
+ACLRT_INTERNAL void aclrt_report_finalize(void)
+{
+    aclrt_report_drop_all_queued();
+    atomic_store_explicit(&aclrt_report_closing, false, memory_order_relaxed); /* under the lifecycle lock */
+}
+
 /* ------------------------------------------------------------------------
  * API
  * ------------------------------------------------------------------------ */
 
-static aclError aclrt_report_resolve_stream(aclrtStream stream, bool null_is_default, struct aclrt_stream **out)
-{
-    if (stream == NULL && !null_is_default)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "exeStream is NULL");
-    return aclrt_stream_resolve(stream, false, out);
-}
-
 ACLRT_API aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream)
 {
     ACLRT_ENTER();
-    struct aclrt_stream *s;
-    aclError rc = aclrt_report_resolve_stream(stream, true, &s);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    return aclrt_report_subscribe(ACLRT_REPORT_CALLBACK, threadId, s);
+    return aclrt_report_subscribe(ACLRT_REPORT_CALLBACK, threadId, stream);
 }
 
 ACLRT_API aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream)
 {
     ACLRT_ENTER();
-    struct aclrt_stream *s;
-    aclError rc = aclrt_report_resolve_stream(stream, true, &s);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    return aclrt_report_unsubscribe(ACLRT_REPORT_CALLBACK, threadId, s);
+    return aclrt_report_unsubscribe(ACLRT_REPORT_CALLBACK, threadId, stream);
 }
 
 ACLRT_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCallbackBlockType blockType,
@@ -462,11 +517,7 @@ ACLRT_API aclError aclrtProcessReport(int32_t timeout)
 ACLRT_API aclError aclrtSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream)
 {
     ACLRT_ENTER();
-    struct aclrt_stream *s;
-    aclError rc = aclrt_report_resolve_stream(exeStream, false, &s);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    return aclrt_report_subscribe(ACLRT_REPORT_HOST_FUNC, hostFuncThreadId, s);
+    return aclrt_report_subscribe(ACLRT_REPORT_HOST_FUNC, hostFuncThreadId, exeStream);
 }
 
 ACLRT_API aclError aclrtProcessHostFunc(int32_t timeout)
@@ -478,11 +529,7 @@ ACLRT_API aclError aclrtProcessHostFunc(int32_t timeout)
 ACLRT_API aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream)
 {
     ACLRT_ENTER();
-    struct aclrt_stream *s;
-    aclError rc = aclrt_report_resolve_stream(exeStream, false, &s);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    return aclrt_report_unsubscribe(ACLRT_REPORT_HOST_FUNC, hostFuncThreadId, s);
+    return aclrt_report_unsubscribe(ACLRT_REPORT_HOST_FUNC, hostFuncThreadId, exeStream);
 }
 
 #endif /* ACLRT_IMPL_REPORT_H */

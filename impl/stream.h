@@ -160,6 +160,16 @@ ACLRT_INLINE uint64_t aclrt_stream_park_seq(uint64_t sched)
     return sched >> ACLRT_SCHED_SEQ_SHIFT;
 }
 
+/*
+ * The schedule word of a stream leaving the park that `parked` names, into
+ * `state`, with `flags`: the park sequence moves on, so the notes left for
+ * that park go stale.
+ */
+ACLRT_INLINE uint64_t aclrt_sched_unparked(uint64_t parked, uint64_t flags, uint32_t state)
+{
+    return ((aclrt_stream_park_seq(parked) + 1) << ACLRT_SCHED_SEQ_SHIFT) | (flags & ACLRT_SCHED_FLAGS) | state;
+}
+
 /* The stream became READY: hand it to its backend. */
 static ACLRT_NOINLINE void aclrt_stream_kick_slow(struct aclrt_stream *s, uint64_t w)
 {
@@ -198,7 +208,7 @@ ACLRT_INTERNAL bool aclrt_stream_unpark(struct aclrt_stream *s, uint64_t park_se
     for (;;) {
         if (aclrt_stream_state(w) != ACLRT_SCHED_PARKED || aclrt_stream_park_seq(w) != park_seq)
             return false;
-        uint64_t ready = ((park_seq + 1) << ACLRT_SCHED_SEQ_SHIFT) | (w & ACLRT_SCHED_FLAGS) | ACLRT_SCHED_READY;
+        uint64_t ready = aclrt_sched_unparked(w, w, ACLRT_SCHED_READY);
         if (atomic_compare_exchange_weak_explicit(&s->sched, &w, ready, memory_order_acq_rel,
                                                   memory_order_acquire)) {
             aclrt_rt.backend->schedule(s->device, s);
@@ -207,9 +217,34 @@ ACLRT_INTERNAL bool aclrt_stream_unpark(struct aclrt_stream *s, uint64_t park_se
     }
 }
 
-/* Wake the notes on a list that are due at `value`; put the others back. */
-ACLRT_INTERNAL void aclrt_park_list_wake(struct aclrt_park_list *l, uint64_t value)
+/*
+ * Set `set` and clear `clear` among the stream's flags; returns the state it
+ * was in. With `wake_parked`, a PARKED stream is also made READY and handed
+ * to its backend, so that an executor acts on the flags (the notes of its
+ * park go stale). Acq_rel CAS, like every change of hands: pairs with the
+ * executor's CASes (exec.h) and with aclrt_stream_unpark.
+ */
+ACLRT_INTERNAL uint32_t aclrt_stream_change_flags(struct aclrt_stream *s, uint64_t set, uint64_t clear,
+                                                  bool wake_parked)
 {
+    uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
+    for (;;) {
+        uint32_t state = aclrt_stream_state(w);
+        uint64_t flagged = (w | set) & ~clear;
+        bool wake = wake_parked && state == ACLRT_SCHED_PARKED;
+        uint64_t next = wake ? aclrt_sched_unparked(w, flagged, ACLRT_SCHED_READY) : flagged;
+        if (atomic_compare_exchange_weak_explicit(&s->sched, &w, next, memory_order_acq_rel, memory_order_acquire)) {
+            if (wake)
+                aclrt_rt.backend->schedule(s->device, s);
+            return state;
+        }
+    }
+}
+
+/* Wake the notes on a list that are due at `value`; put the others back (true if any). */
+ACLRT_INTERNAL bool aclrt_park_list_wake(struct aclrt_park_list *l, uint64_t value)
+{
+    bool put_back = false;
     struct aclrt_park_note *n = aclrt_park_list_take(l);
     while (n != NULL) {
         struct aclrt_park_note *next = n->next;
@@ -218,9 +253,11 @@ ACLRT_INTERNAL void aclrt_park_list_wake(struct aclrt_park_list *l, uint64_t val
             free(n);
         } else {
             aclrt_park_list_push(l, n);
+            put_back = true;
         }
         n = next;
     }
+    return put_back;
 }
 
 /* Wake every note of a keyless list (an event was recorded or destroyed). */
@@ -315,6 +352,35 @@ ACLRT_INLINE aclError aclrt_stream_check_context(const struct aclrt_stream *s)
     return ACL_SUCCESS;
 }
 
+/*
+ * Write `task` into a reserved slot and commit it: the second half of a
+ * submission, for callers that must act between reserving and committing
+ * (a reservation can be refused; after it, nothing can).
+ */
+ACLRT_INLINE void aclrt_stream_commit_task(struct aclrt_stream *s, struct aclrt_task *slot, unsigned int ticket,
+                                           const struct aclrt_task *task)
+{
+    *slot = *task;
+    slot->tid = aclrt_thread_tid();
+    /* Task ids count from 1 in each life of the stream; ticket + 1 is the task's number mod 2^32 (ring.h). */
+    aclrt_tls.last_task_id = ticket + 1u - (uint32_t)s->life_base;
+    aclrt_stream_commit(s, slot, ticket);
+}
+
+/*
+ * The stream a call submits to: resolved in the caller's current context,
+ * whose stop-on-failure state must still accept work. For calls with an
+ * idle-stream fast path that acts at the call instead of going through
+ * aclrt_stream_submit (which checks the context itself).
+ */
+ACLRT_INLINE aclError aclrt_stream_resolve_for_submit(aclrtStream handle, struct aclrt_stream **out)
+{
+    aclError rc = aclrt_stream_resolve(handle, true, out);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return rc;
+    return aclrt_stream_check_context(*out);
+}
+
 /* Submit one task record: the launch fast path. */
 ACLRT_INLINE aclError aclrt_stream_submit(struct aclrt_stream *s, const struct aclrt_task *task, uint64_t *number)
 {
@@ -326,11 +392,7 @@ ACLRT_INLINE aclError aclrt_stream_submit(struct aclrt_stream *s, const struct a
     rc = aclrt_stream_reserve(s, &slot, &ticket, number);
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
-    *slot = *task;
-    slot->tid = aclrt_thread_tid();
-    /* Task ids count from 1 in each life of the stream; ticket + 1 is the task's number mod 2^32 (ring.h). */
-    aclrt_tls.last_task_id = ticket + 1u - (uint32_t)s->life_base;
-    aclrt_stream_commit(s, slot, ticket);
+    aclrt_stream_commit_task(s, slot, ticket, task);
     return ACL_SUCCESS;
 }
 
@@ -376,6 +438,7 @@ ACLRT_INLINE bool aclrt_stream_aborted_since(const struct aclrt_stream *s, uint3
 static int aclrt_stream_stopped_check(void *data)
 {
     const struct aclrt_stream *s = (const struct aclrt_stream *)data;
+    /* Relaxed: a reason to stop waiting, read again at every wake-up (aclrtStreamStop wakes the sleepers). */
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_relaxed);
     /* Stopped, and not being discarded (a destroy of a stopped stream discards its tasks: they will count). */
     if ((w & (ACLRT_SCHED_STOPPED | ACLRT_SCHED_DISCARD)) == ACLRT_SCHED_STOPPED)
@@ -532,38 +595,23 @@ ACLRT_INTERNAL void aclrt_stream_destroy(struct aclrt_stream *s, bool force)
      * table itself grows past the quota for such slots).
      */
     atomic_fetch_sub_explicit(&s->device->streams_in_use, 1, memory_order_relaxed);
-    uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
-    for (;;) {
-        uint32_t state = aclrt_stream_state(w);
-        uint64_t dying = w | ACLRT_SCHED_DYING | (force ? ACLRT_SCHED_DISCARD : 0);
-        if (state == ACLRT_SCHED_IDLE) {
-            /* Acq_rel: nobody holds it; taking DYING makes it ours to free. */
-            if (atomic_compare_exchange_weak_explicit(&s->sched, &w, dying, memory_order_acq_rel,
-                                                      memory_order_acquire)) {
-                if (!aclrt_stream_idle(s)) { /* tasks submitted after the wait (a racing launch) */
-                    uint64_t n = aclrt_stream_submitted(s) - aclrt_seq_read(&s->completed);
-                    struct aclrt_task t;
-                    while (aclrt_ring_pop(&s->ring, &t))
-                        ;
-                    aclrt_stream_complete(s, n);
-                }
-                aclrt_stream_free(s);
-                return;
-            }
-        } else if (state == ACLRT_SCHED_PARKED && force) {
-            /* Wake it so that an executor discards its tasks and frees it. */
-            uint64_t ready = ((aclrt_stream_park_seq(w) + 1) << ACLRT_SCHED_SEQ_SHIFT) | (dying & ACLRT_SCHED_FLAGS) |
-                             ACLRT_SCHED_READY;
-            if (atomic_compare_exchange_weak_explicit(&s->sched, &w, ready, memory_order_acq_rel,
-                                                      memory_order_acquire)) {
-                aclrt_rt.backend->schedule(s->device, s);
-                return;
-            }
-        } else if (atomic_compare_exchange_weak_explicit(&s->sched, &w, dying, memory_order_acq_rel,
-                                                         memory_order_acquire)) {
-            return; /* its executor (or the next one) sees DYING and frees it */
-        }
+    /*
+     * DYING on an idle stream makes it ours to free (it is never scheduled
+     * again); otherwise its executor, or the next one, sees DYING and frees
+     * it. A parked stream is woken only to discard its tasks (force); without
+     * force the park it is in ends as any other.
+     */
+    uint64_t dying = ACLRT_SCHED_DYING | (force ? ACLRT_SCHED_DISCARD : 0);
+    if (aclrt_stream_change_flags(s, dying, 0, force) != ACLRT_SCHED_IDLE)
+        return;
+    if (!aclrt_stream_idle(s)) { /* tasks submitted after the wait (a racing launch) */
+        uint64_t n = aclrt_stream_submitted(s) - aclrt_seq_read(&s->completed);
+        struct aclrt_task t;
+        while (aclrt_ring_pop(&s->ring, &t))
+            ;
+        aclrt_stream_complete(s, n);
     }
+    aclrt_stream_free(s);
 }
 
 /* ------------------------------------------------------------------------

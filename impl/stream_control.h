@@ -43,32 +43,6 @@ static aclError aclrt_stream_control_resolve(aclrtStream stream, const char *wha
     return ACL_SUCCESS;
 }
 
-/*
- * Set `set` and clear `clear` in the schedule word. A parked stream is made
- * READY and handed to its backend so that an executor acts on the flags
- * (its park notes go stale: the park sequence moves on). Acq_rel CAS, like
- * every change of hands (stream.h).
- */
-static void aclrt_stream_flag_and_wake(struct aclrt_stream *s, uint64_t set, uint64_t clear)
-{
-    uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
-    for (;;) {
-        uint64_t flagged = (w | set) & ~clear;
-        if (aclrt_stream_state(w) == ACLRT_SCHED_PARKED) {
-            uint64_t ready = ((aclrt_stream_park_seq(w) + 1) << ACLRT_SCHED_SEQ_SHIFT) |
-                             (flagged & ACLRT_SCHED_FLAGS) | ACLRT_SCHED_READY;
-            if (atomic_compare_exchange_weak_explicit(&s->sched, &w, ready, memory_order_acq_rel,
-                                                      memory_order_acquire)) {
-                aclrt_rt.backend->schedule(s->device, s);
-                return;
-            }
-        } else if (atomic_compare_exchange_weak_explicit(&s->sched, &w, flagged, memory_order_acq_rel,
-                                                         memory_order_acquire)) {
-            return;
-        }
-    }
-}
-
 ACLRT_API aclError aclrtStreamAbort(aclrtStream stream)
 {
     ACLRT_ENTER();
@@ -81,11 +55,11 @@ ACLRT_API aclError aclrtStreamAbort(aclrtStream stream)
      * moved knows the discards have begun (stream.h, aclrt_stream_aborted_since).
      * Acq_rel on both: pairs with the synchronizers' acquire loads.
      */
-    aclrt_stream_flag_and_wake(s, ACLRT_SCHED_DISCARD, ACLRT_SCHED_STOPPED);
+    aclrt_stream_change_flags(s, ACLRT_SCHED_DISCARD, ACLRT_SCHED_STOPPED, true);
     atomic_fetch_add_explicit(&s->aborts, 1, memory_order_acq_rel);
     uint64_t target = aclrt_stream_submitted(s);
     aclrt_seq_wait_until(&s->completed, target, ACLRT_NO_DEADLINE, aclrt_rt.config.spin_ns, NULL, NULL);
-    atomic_fetch_and_explicit(&s->sched, ~(uint64_t)ACLRT_SCHED_DISCARD, memory_order_acq_rel);
+    aclrt_stream_change_flags(s, 0, ACLRT_SCHED_DISCARD, false);
     /* Even again. Release: pairs with the acquire in aclrt_stream_aborted_since. */
     atomic_fetch_add_explicit(&s->aborts, 1, memory_order_release);
     return ACL_SUCCESS;
@@ -98,10 +72,11 @@ ACLRT_API aclError aclrtStreamStop(aclrtStream stream)
     aclError rc = aclrt_stream_control_resolve(stream, "stopped", &s);
     if (rc != ACL_SUCCESS)
         return rc;
-    atomic_fetch_or_explicit(&s->sched, ACLRT_SCHED_STOPPED, memory_order_acq_rel);
+    aclrt_stream_change_flags(s, ACLRT_SCHED_STOPPED, 0, false); /* a parked stream stops when its park ends */
     aclrt_seq_wake_all(&s->completed); /* sleeping synchronizers re-check and return */
     /* Return once no task of s runs: its executor parks it at the next task boundary. */
     for (;;) {
+        /* Acquire: pairs with the executor's release CAS to PARKED (aclrt_stream_park_stopped): its task is over. */
         uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
         if (aclrt_stream_state(w) != ACLRT_SCHED_RUNNING || !(w & ACLRT_SCHED_STOPPED))
             return ACL_SUCCESS;

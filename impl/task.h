@@ -14,8 +14,7 @@
 
 struct aclrt_stream;
 struct aclrt_event;
-struct aclrt_notify;
-struct aclrt_cnt_notify;
+struct aclrt_notify_object;
 struct aclrt_device;
 struct aclrt_hcom_group;
 
@@ -89,13 +88,13 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
         } wait;
         struct aclrt_event_ref mark; /* stamp / reset */
         struct {
-            struct aclrt_notify *notify; /* slot pointer: stays valid for the process */
+            struct aclrt_notify_object *notify; /* slot pointer: stays valid for the process */
             uint32_t generation;         /* the life the task belongs to */
             uint32_t parked;             /* wait: has parked before (stale notes to prune) */
             uint64_t deadline_ns;        /* wait: set when it starts; 0 = not started */
         } notify;
         struct {
-            struct aclrt_cnt_notify *cnt; /* slot pointer */
+            struct aclrt_notify_object *cnt; /* slot pointer */
             uint32_t generation;
             uint32_t mode;  /* aclrtCntNotifyRecordMode / aclrtCntNotifyWaitMode */
             uint32_t value;

@@ -1,12 +1,12 @@
 /*
- * impl/task_wait.h - what the wait tasks of notifies, counting notifies,
- * value waits and HCOM waits share: a deadline that starts when the
- * executor first reaches the wait, a short spin while the executor has
- * nothing else to do, and no pile-up of stale park notes when a wait parks
- * again and again.
+ * impl/task_wait.h - what wait tasks share (event waits, notifies, counting
+ * notifies, value waits, HCOM waits): a deadline that starts when the
+ * executor first reaches the wait and the device timer list that fires it,
+ * a short spin while the executor has nothing else to do, and no pile-up of
+ * stale park notes when a wait parks again and again.
  *
  * A wait task that cannot go on yet returns ACLRT_RUN_BLOCKED with a block
- * on a counter (exec.h): its stream is parked and holds no executor thread.
+ * on a counter (block.h): its stream is parked and holds no executor thread.
  * Waits that park repeatedly (a value wait polling for a write the runtime
  * does not see, a counting-notify wait whose condition a record did not
  * make true) would leave one stale note per park on a list that may not be
@@ -18,11 +18,38 @@
 
 #include "base.h"
 #include "clock.h"
-#include "exec.h"
 #include "park.h"
 #include "runtime.h"
 #include "seq.h"
 #include "stream.h"
+#include "task.h"
+
+/* A wait task whose deadline passed fails with this code (docs/SEMANTICS.md). */
+#define ACLRT_WAIT_TIMEOUT_CODE ACL_ERROR_RT_TASK_TIMEOUT
+
+/*
+ * Notes went back on the device's timer list after a take. While they were
+ * off it, its minimum read "none": a thread that chose how long to sleep
+ * then (an executor, the backend's monitor) sleeps past their deadlines,
+ * and may be the only one left to fire them (every other executor in user
+ * code). So the backend hears of it as of a new earliest deadline. Its
+ * seq_cst loads of who sleeps come after our seq_cst push-back; a sleeper
+ * announces itself (seq_cst) before it reads the minimum: either we see it
+ * and wake it, or it reads the minimum with the notes back.
+ */
+ACLRT_INTERNAL void aclrt_device_timers_put_back(struct aclrt_device *dev)
+{
+    aclrt_rt.backend->timers_changed(dev);
+}
+
+/* Timers: wake the parked streams whose deadline passed (any thread may call this). */
+ACLRT_INTERNAL void aclrt_device_fire_timers(struct aclrt_device *dev)
+{
+    uint64_t now = aclrt_now_ns();
+    if (aclrt_park_list_due(&dev->timers, now) && aclrt_park_list_wake(&dev->timers, now))
+        aclrt_device_timers_put_back(dev);
+}
+
 
 /* The deadline of a wait with a timeout in seconds (0: none); the clock starts at the first run. */
 ACLRT_INLINE uint64_t aclrt_wait_deadline(uint64_t *deadline_ns, uint32_t timeout_s)
@@ -105,8 +132,10 @@ static ACLRT_NOINLINE void aclrt_wait_prune(struct aclrt_stream *self, const str
         if (aclrt_park_list_due(list, value))
             aclrt_counter_wake_slow(seq, list, value);
     }
-    if (timers && aclrt_wait_drop_own_notes(&self->device->timers, self))
+    if (timers && aclrt_wait_drop_own_notes(&self->device->timers, self)) {
         aclrt_device_fire_timers(self->device);
+        aclrt_device_timers_put_back(self->device);
+    }
 }
 
 #endif /* ACLRT_IMPL_TASK_WAIT_H */

@@ -93,6 +93,7 @@ ACLRT_INTERNAL int aclrt_value_wait_run(struct aclrt_stream *s, struct aclrt_tas
             return ACL_SUCCESS;
         /* Before parking: the count, then a second look, so a write after the first look wakes us. */
         uint64_t seen = aclrt_seq_read(&dev->value_writes);
+        /* Acquire: pairs with the release in aclrt_value_release_waits (finalize lets every wait go). */
         if (aclrt_value_check(t) || atomic_load_explicit(&aclrt_value_releasing, memory_order_acquire))
             return ACL_SUCCESS;
         bool parked_before = t->u.value.backoff_ns != 0;
@@ -113,6 +114,7 @@ ACLRT_INTERNAL int aclrt_value_wait_run(struct aclrt_stream *s, struct aclrt_tas
 /* aclFinalize: release every value wait (begin), and stop doing so once the streams are gone (end). */
 ACLRT_INTERNAL void aclrt_value_release_waits(bool begin)
 {
+    /* Release: pairs with the wait's acquire; then the advance wakes the parked ones to look. */
     atomic_store_explicit(&aclrt_value_releasing, begin, memory_order_release);
     if (!begin)
         return;
@@ -137,10 +139,7 @@ static aclError aclrt_value_prepare(void *devAddr, aclrtStream stream, struct ac
                           "devAddr %p is not in device memory from aclrtMalloc (8 bytes from it must be inside one "
                           "allocation)",
                           devAddr);
-    aclError rc = aclrt_stream_resolve(stream, true, s);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    return aclrt_stream_check_context(*s);
+    return aclrt_stream_resolve_for_submit(stream, s);
 }
 
 ACLRT_API aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)

@@ -3,8 +3,9 @@
  * host-function threads; ACL_REFERENCE.md section 5): report callbacks run
  * in the subscribed thread, exactly once each, in stream order; BLOCK holds
  * the stream and NO_BLOCK does not; process timeouts and subscription
- * errors; host functions served by a subscribed thread; and that a blocked
- * callback holds no executor thread.
+ * errors; host functions served by a subscribed thread; that a blocked
+ * callback holds no executor thread; and that aclFinalize drops callbacks
+ * nobody processes instead of waiting for them.
  *
  * A "report thread" here is a pthread looping on aclrtProcessReport (or
  * aclrtProcessHostFunc) until told to stop. Ordering is proven by what the
@@ -14,11 +15,13 @@
 
 #include "check.h"
 #include "gate.h"
+#include "probe.h"
 
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------------
  * A report thread
@@ -518,6 +521,89 @@ TEST(callbacks_from_many_threads_and_streams_each_run_once_in_order_in_their_thr
     }
 }
 
+/* ------------------------------------------------------------------------
+ * aclFinalize
+ * ------------------------------------------------------------------------ */
+
+static atomic_int fin_ran;      /* callbacks and host functions that ran (none should) */
+static atomic_int fin_returned; /* aclFinalize returned */
+static aclError fin_rc;
+static struct gate *fin_gate;
+
+static void fin_count(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&fin_ran, 1);
+}
+
+/* Finalize destroys the streams; the first destroy opens the gate that held a callback back. */
+static void fin_open_gate(aclrtStream which, aclrtStreamState state, void *args)
+{
+    (void)which;
+    (void)args;
+    if (state == ACL_RT_STREAM_STATE_DESTROY_PRE)
+        gate_open(fin_gate);
+}
+
+/* A host kernel runs on the runtime's threads even where host functions go to a host-function thread. */
+static aclError fin_kernel_probe(uint32_t block, uint32_t blocks, void *args)
+{
+    (void)block;
+    (void)blocks;
+    atomic_store(&((struct probe *)args)->ran, 1);
+    return ACL_SUCCESS;
+}
+
+static void *fin_main(void *arg)
+{
+    (void)arg;
+    fin_rc = aclFinalize();
+    atomic_store(&fin_returned, 1);
+    return NULL;
+}
+
+/* Last: the calling thread serves these streams but never processes; finalize must not wait for it. */
+TEST(finalize_drops_callbacks_nobody_processes_and_the_streams_go_on)
+{
+    static struct probe after_queued, after_late, after_host_func;
+    aclrtStream queued = NULL, late = NULL, host_func = NULL;
+    CHECK_OK(aclrtCreateStream(&queued));
+    CHECK_OK(aclrtCreateStream(&late));
+    CHECK_OK(aclrtCreateStream(&host_func));
+    uint64_t me = tid_of(pthread_self());
+    CHECK_OK(aclrtSubscribeReport(me, queued));
+    CHECK_OK(aclrtSubscribeReport(me, late));
+    CHECK_OK(aclrtSubscribeHostFunc(me, host_func));
+    /* Handed over before finalize begins (most likely: nothing holds it back). */
+    CHECK_OK(aclrtLaunchCallback(fin_count, NULL, ACL_CALLBACK_BLOCK, queued));
+    launch_probe(queued, &after_queued, NULL);
+    CHECK_OK(aclrtLaunchHostFunc(host_func, fin_count, NULL));
+    probe_init(&after_host_func, NULL);
+    CHECK_OK(aclrtxLaunchHostKernel(host_func, 1, fin_kernel_probe, &after_host_func));
+    /* Reached only while finalize runs: a gate holds it back until finalize destroys the first stream. */
+    fin_gate = launch_gate(late);
+    CHECK_OK(aclrtLaunchCallback(fin_count, NULL, ACL_CALLBACK_BLOCK, late));
+    launch_probe(late, &after_late, NULL);
+    CHECK_OK(aclrtRegStreamStateCallback("fin", fin_open_gate, NULL));
+    pthread_t t;
+    CHECK_EQ(0, pthread_create(&t, NULL, fin_main, NULL));
+    if (!eventually(&fin_returned)) { /* it waits for this thread to process: it never returns, nor could we */
+        fprintf(stderr, "FAIL [%s]: aclFinalize did not return while callbacks waited for a thread that never "
+                        "processes\n", check_case_name);
+        _exit(1);
+    }
+    pthread_join(t, NULL);
+    CHECK_OK(fin_rc);
+    CHECK_EQ(0, atomic_load(&fin_ran)); /* dropped, not run */
+    CHECK_EQ(1, atomic_load(&after_queued.ran));
+    CHECK_EQ(1, atomic_load(&after_late.ran));
+    CHECK_EQ(1, atomic_load(&after_host_func.ran));
+    CHECK_EQ(ACL_ERROR_RT_THREAD_SUBSCRIBE, aclrtProcessReport(1)); /* nothing left for this thread */
+    CHECK_OK(aclInit(NULL));
+    CHECK_OK(aclrtSetDevice(0));
+    CHECK_OK(aclrtGetCurrentContext(&main_context));
+}
+
 /* ------------------------------------------------------------------------ */
 
 int main(void)
@@ -550,6 +636,7 @@ int main(void)
     RUN_CASE(host_function_thread_subscription_errors);
     RUN_CASE(streams_waiting_for_block_callbacks_hold_no_executor_thread);
     RUN_CASE(callbacks_from_many_threads_and_streams_each_run_once_in_order_in_their_thread);
+    RUN_CASE(finalize_drops_callbacks_nobody_processes_and_the_streams_go_on);
     aclrtResetDevice(0);
     aclFinalize();
     return check_report("callback");

@@ -5,8 +5,9 @@
  * releasing the wait on another, the k-th wait released by the k-th record
  * over many iterations of a pipeline of host kernels, a serialized list
  * launched again and again, groups independent of each other, waits that
- * hold no executor, every malformed list rejected with nothing run, and
- * aclFinalize releasing waits that nothing will record for.
+ * hold no executor, every malformed list rejected with nothing run, a wait
+ * whose launch is refused taking no ticket, and aclFinalize releasing waits
+ * that nothing will record for.
  *
  * Ordering is proven with gates and probes (tests/gate.h, tests/probe.h),
  * never with sleeps.
@@ -361,6 +362,53 @@ TEST(a_malformed_list_is_rejected_whole_and_runs_nothing)
     CHECK_OK(aclrtDestroyStream(b));
 }
 
+/* A host function that fills its own stream's ring, then launches an HCOM wait onto it: refused. */
+struct fill_then_wait {
+    aclrtStream self;
+    int launched;      /* host functions accepted before the ring was full */
+    aclError filled;   /* what the launch that found the ring full returned */
+    aclError hcom;     /* what the HCOM wait launch returned */
+};
+
+static void nothing(void *arg)
+{
+    (void)arg;
+}
+
+static void fill_then_wait_fn(void *arg)
+{
+    struct fill_then_wait *f = (struct fill_then_wait *)arg;
+    f->filled = ACL_SUCCESS;
+    for (f->launched = 0; f->launched < 1000000; f->launched++) {
+        f->filled = aclrtLaunchHostFunc(f->self, nothing, NULL);
+        if (f->filled != ACL_SUCCESS)
+            break;
+    }
+    f->hcom = launch_one('w', "refused", f->self);
+}
+
+TEST(a_wait_whose_launch_is_refused_takes_no_ticket)
+{
+    static struct fill_then_wait f;
+    aclrtStream a = new_stream(), b = new_stream();
+    f.self = b;
+    CHECK_OK(aclrtLaunchHostFunc(b, fill_then_wait_fn, &f));
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_TASK_FULL, f.filled);
+    CHECK(f.launched > 0);
+    CHECK_EQ(ACL_ERROR_RT_STREAM_TASK_FULL, f.hcom);
+    /* No wait of "refused" was launched, so the next one is the group's first: its record is the first. */
+    static struct probe p;
+    CHECK_OK(launch_one('w', "refused", b));
+    launch_probe(b, &p, NULL);
+    CHECK_OK(launch_one('r', "refused", a));
+    CHECK_OK(aclrtSynchronizeStreamWithTimeout(b, 10000));
+    CHECK_EQ(1, atomic_load(&p.ran));
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
 /* Last: aclFinalize does not hang on an HCOM wait that no record will come for. */
 TEST(finalize_releases_hcom_waits_nothing_will_record_for)
 {
@@ -414,6 +462,7 @@ int main(void)
     RUN_CASE(one_serialized_list_round_trips_and_runs_again_and_again_without_resets);
     RUN_CASE(hcom_waits_hold_no_executor);
     RUN_CASE(a_malformed_list_is_rejected_whole_and_runs_nothing);
+    RUN_CASE(a_wait_whose_launch_is_refused_takes_no_ticket);
     RUN_CASE(finalize_releases_hcom_waits_nothing_will_record_for);
     aclrtResetDevice(0);
     aclFinalize();
