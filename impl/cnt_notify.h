@@ -194,7 +194,7 @@ static aclError aclrt_cnt_notify_submit_change(aclrtCntNotify cntNotify, aclrtSt
     struct aclrt_stream *s;
     if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve_for_submit(stream, &s)) != ACL_SUCCESS))
         return rc;
-    if (aclrt_stream_idle(s)) {
+    if (aclrt_stream_acts_now(s)) {
         if (!aclrt_cnt_notify_change(c, generation, mode, value))
             return aclrt_notify_object_gone(&aclrt_cnt_notify_kind, cntNotify);
         return ACL_SUCCESS;
@@ -250,7 +250,7 @@ ACLRT_API aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclrt
         return rc;
     bool clear = info->isClear != 0;
     /* Nothing before it on the stream and the condition holds: the wait is over at once. */
-    if (aclrt_stream_idle(s) && aclrt_cnt_notify_check(c, generation, (uint32_t)info->mode, info->value, clear) ==
+    if (aclrt_stream_acts_now(s) && aclrt_cnt_notify_check(c, generation, (uint32_t)info->mode, info->value, clear) ==
                                     ACLRT_CNT_PASSED)
         return ACL_SUCCESS;
     struct aclrt_task t;

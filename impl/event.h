@@ -449,7 +449,7 @@ ACLRT_API aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
     if ((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS)
         return rc;
     struct aclrt_event_ref ref = {e, v.generation, v.records};
-    if (aclrt_stream_idle(s)) { /* nothing before it on the stream: apply now */
+    if (aclrt_stream_acts_now(s)) { /* nothing before it on the stream: apply now */
         aclrt_event_apply_reset(&ref);
         return ACL_SUCCESS;
     }

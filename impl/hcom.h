@@ -385,7 +385,7 @@ static aclError aclrt_hcom_submit_wait(struct aclrt_stream *s, struct aclrt_hcom
     memset(&t, 0, sizeof t);
     t.kind = ACLRT_TASK_HCOM_WAIT;
     t.u.hcom.group = g;
-    if (aclrt_stream_idle(s)) {
+    if (aclrt_stream_acts_now(s)) {
         t.u.hcom.ticket = aclrt_hcom_take_ticket(g);
         if (aclrt_seq_reached(&g->records, t.u.hcom.ticket))
             return ACL_SUCCESS;
@@ -407,7 +407,7 @@ static aclError aclrt_hcom_submit(const struct aclrt_hcom_parsed *p)
     struct aclrt_hcom_group *g = p->group;
     if (p->kind == ACLRT_HCOM_KIND_WAIT)
         return aclrt_hcom_submit_wait(p->stream, g);
-    if (aclrt_stream_idle(p->stream)) {
+    if (aclrt_stream_acts_now(p->stream)) {
         aclrt_counter_advance(&g->records, &g->waiters, 1);
         return ACL_SUCCESS;
     }

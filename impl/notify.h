@@ -151,7 +151,7 @@ ACLRT_API aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
     struct aclrt_stream *s;
     if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve_for_submit(stream, &s)) != ACL_SUCCESS))
         return rc;
-    if (aclrt_stream_idle(s)) { /* nothing before it on the stream: the record happens now */
+    if (aclrt_stream_acts_now(s)) { /* nothing before it on the stream: the record happens now */
         if (!aclrt_notify_add_record(n, generation))
             return aclrt_notify_object_gone(&aclrt_notify_kind, notify);
         return ACL_SUCCESS;
@@ -178,7 +178,7 @@ ACLRT_API aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream strea
     if (timeout == ACLRT_NOTIFY_TIMEOUT_OP_WAIT)
         timeout = atomic_load_explicit(&aclrt_rt.op_wait_timeout_s, memory_order_relaxed);
     /* Nothing before it on the stream and a record to consume: the wait is over at once. */
-    if (aclrt_stream_idle(s) && aclrt_notify_take(n, generation) == ACLRT_NOTIFY_TOOK)
+    if (aclrt_stream_acts_now(s) && aclrt_notify_take(n, generation) == ACLRT_NOTIFY_TOOK)
         return ACL_SUCCESS;
     struct aclrt_task t;
     memset(&t, 0, sizeof t);

@@ -150,6 +150,18 @@ ACLRT_INLINE bool aclrt_stream_idle(const struct aclrt_stream *s)
     return aclrt_ring_extend(done, aclrt_ring_committed(&s->ring)) == done;
 }
 
+/*
+ * Would a task submitted now run at once, in stream order? Nothing pending,
+ * and the stream not stopped (aclrtStreamStop: new tasks stay queued). The
+ * calls that act at the call on an idle stream (records, resets, waits that
+ * are already satisfied) ask this instead of submitting a task.
+ */
+ACLRT_INLINE bool aclrt_stream_acts_now(const struct aclrt_stream *s)
+{
+    return aclrt_stream_idle(s) &&
+           !(atomic_load_explicit(&s->sched, memory_order_relaxed) & ACLRT_SCHED_STOPPED);
+}
+
 ACLRT_INLINE uint32_t aclrt_stream_state(uint64_t sched)
 {
     return (uint32_t)(sched & ACLRT_SCHED_STATE);

@@ -281,6 +281,40 @@ TEST(destroying_a_stopped_stream_discards_its_queue_instead_of_waiting)
     CHECK_OK(aclrtDestroyEvent(ev));
 }
 
+TEST(calls_that_act_at_once_on_an_idle_stream_are_queued_on_a_stopped_one)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    void *dev;
+    CHECK_OK(aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    _Atomic uint64_t *word = (_Atomic uint64_t *)dev;
+    atomic_store(word, 0);
+    aclrtNotify n;
+    CHECK_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+    CHECK_OK(aclrtStreamStop(s)); /* idle and stopped */
+    CHECK_OK(aclrtValueWrite(dev, 5, 0, s));
+    CHECK_OK(aclrtRecordNotify(n, s));
+    CHECK_EQ(0, atomic_load(word)); /* queued, not written at the call */
+    aclrtStreamStatus st;
+    CHECK_OK(aclrtStreamQuery(s, &st));
+    CHECK_EQ(ACL_STREAM_STATUS_NOT_READY, st);
+    CHECK_OK(aclrtStreamAbort(s)); /* discards both */
+    CHECK_EQ(0, atomic_load(word));
+    /* The record was discarded: a wait on another stream finds nothing to consume until a new record. */
+    aclrtStream w;
+    CHECK_OK(aclrtCreateStream(&w));
+    CHECK_OK(aclrtRecordNotify(n, s));
+    CHECK_OK(aclrtWaitAndResetNotify(n, w, 0));
+    CHECK_OK(aclrtSynchronizeStream(w)); /* released by the one record made after the abort */
+    CHECK_OK(aclrtValueWrite(dev, 7, 0, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(7, atomic_load(word));
+    CHECK_OK(aclrtDestroyNotify(n));
+    CHECK_OK(aclrtFree(dev));
+    CHECK_OK(aclrtDestroyStream(w));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
 /* ------------------------------------------------------------------------
  * State callbacks
  * ------------------------------------------------------------------------ */
@@ -391,6 +425,7 @@ int main(void)
     RUN_CASE(aborts_racing_launches_keep_what_runs_in_order_and_lose_nothing_after_them);
     RUN_CASE(stop_lets_the_running_task_finish_and_keeps_the_queued_ones_unrun);
     RUN_CASE(destroying_a_stopped_stream_discards_its_queue_instead_of_waiting);
+    RUN_CASE(calls_that_act_at_once_on_an_idle_stream_are_queued_on_a_stopped_one);
     RUN_CASE(stream_state_callback_runs_after_create_and_before_destroy);
     RUN_CASE(device_state_callbacks_bracket_set_and_reset_and_default_streams_count_as_streams);
     aclrtResetDevice(0);
