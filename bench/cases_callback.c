@@ -6,9 +6,14 @@
  *                              subscribed thread (NO_BLOCK). The thread
  *                              loops on aclrtProcessReport, spinning
  *                              (spin_ns) before it would sleep; the
- *                              executors are awake. Two hand-offs: the
- *                              launcher's ring to an executor, the
- *                              executor's wait-free queue to the thread.
+ *                              executors are awake; the launcher sleeps on
+ *                              a futex until the callback wakes it (as in
+ *                              cross_stream_*: on two CPUs a spinning
+ *                              launcher would hold one of the two CPUs the
+ *                              executor and the thread need). Two
+ *                              hand-offs: the launcher's ring to an
+ *                              executor, the executor's wait-free queue to
+ *                              the thread.
  *   callback_block_round_trip  launch a BLOCK callback and a host function
  *                              behind it -> the host function starts: the
  *                              stream parked on the callback, the thread ran
@@ -37,9 +42,18 @@ static void *report_server_main(void *arg)
     return NULL;
 }
 
+/* When the callback (or the task behind it) started; then it wakes the launcher. */
+struct cb_stamp {
+    _Atomic uint64_t t BENCH_ALIGNED;
+    _Atomic uint32_t done; /* futex word */
+};
+
 static void callback_stamp(void *arg)
 {
-    atomic_store_explicit(&((struct bench_stamp *)arg)->t, bench_ticks(), memory_order_release);
+    struct cb_stamp *st = arg;
+    atomic_store_explicit(&st->t, bench_ticks(), memory_order_release);
+    atomic_store_explicit(&st->done, 1, memory_order_release);
+    bench_futex_wake(&st->done, 1);
 }
 
 static double signed_ns(uint64_t from, uint64_t to)
@@ -51,10 +65,11 @@ static void measure(const struct rt *rt, aclrtStream s, bool block, struct sampl
 {
     size_t n = smp->cap;
     size_t warm = n / 10;
-    struct bench_stamp st;
+    static struct cb_stamp st;
     double start = bench_now_s();
     for (size_t i = 0; i < n + warm; i++) {
         atomic_store_explicit(&st.t, 0, memory_order_relaxed);
+        atomic_store_explicit(&st.done, 0, memory_order_relaxed);
         uint64_t t0 = bench_ticks();
         if (block) {
             aclrtLaunchCallback(bench_nop, NULL, ACL_CALLBACK_BLOCK, s);
@@ -62,7 +77,11 @@ static void measure(const struct rt *rt, aclrtStream s, bool block, struct sampl
         } else {
             aclrtLaunchCallback(callback_stamp, &st, ACL_CALLBACK_NO_BLOCK, s);
         }
-        if (!bench_wait_flag(&st.t, TIMEOUT_NS, 0)) {
+        /* The launcher sleeps meanwhile (as in cross_stream_*): the executor and the report thread have the CPUs. */
+        uint64_t end = bench_ticks() + bench_ticks_of_ns((double)TIMEOUT_NS);
+        while (atomic_load_explicit(&st.done, memory_order_acquire) == 0 && bench_ticks() < end)
+            bench_futex_wait_ns(&st.done, 0, 10000000);
+        if (atomic_load_explicit(&st.done, memory_order_acquire) == 0) {
             (*timeouts)++;
             continue;
         }
@@ -97,7 +116,8 @@ void case_callback_round_trip(const struct rt *rt)
     measure(rt, s, true, &b, &timeouts);
     struct result *r = bench_record("callback_round_trip", "ns", RESULT_ACLRT, &nb, 1,
                                     "TSC before aclrtLaunchCallback(NO_BLOCK) -> TSC at the start of the callback in "
-                                    "the subscribed thread (looping on aclrtProcessReport); executors awake");
+                                    "the subscribed thread (looping on aclrtProcessReport); executors awake, "
+                                    "launcher asleep on a futex");
     struct result *rb = bench_record("callback_block_round_trip", "ns", RESULT_ACLRT, &b, 1,
                                      "TSC before aclrtLaunchCallback(BLOCK) + a host function behind it -> TSC at "
                                      "the start of that host function (callback ran and returned, stream resumed)");

@@ -26,8 +26,8 @@
 #include "event.h"     /* events: record, query, wait */
 #include "block.h"     /* why a task cannot run yet (parking conditions) */
 #include "exception.h" /* exception callbacks, task ids */
-#include "report.h"    /* report / host-function threads and callbacks */
 #include "task_wait.h" /* what wait tasks share: deadlines and timers, spinning, stale notes */
+#include "report.h"    /* report / host-function threads and callbacks */
 #include "exec.h"      /* running a stream's tasks */
 #include "notify_object.h" /* what notifies and counting notifies share: handles, lives, quota */
 #include "notify.h"    /* notifies: one record releases one wait */

@@ -257,19 +257,24 @@ static bool aclrt_stream_park_stopped(struct aclrt_stream *s, uint64_t w)
                                                    memory_order_relaxed);
 }
 
-/* Drop every task that has not started; they count as done. */
+/* Drop the tasks that have not started, up to the discard bound; they count as done. */
 static void aclrt_stream_discard(struct aclrt_stream *s)
 {
+    /* Acquire: pairs with the release store of the bound before the flag was set (abort, destroy). */
+    uint64_t until = atomic_load_explicit(&s->discard_until, memory_order_acquire);
+    uint64_t next = aclrt_seq_read(&s->completed) + 1; /* the number of the current task, or the next */
     uint64_t n = 0;
-    if (s->has_current) {
+    if (s->has_current && next <= until) {
         aclrt_task_drop(&s->current);
         s->has_current = false;
         n++;
+        next++;
     }
     struct aclrt_task t;
-    while (aclrt_ring_pop(&s->ring, &t)) {
+    while (!s->has_current && next <= until && aclrt_ring_pop(&s->ring, &t)) {
         aclrt_task_drop(&t);
         n++;
+        next++;
     }
     if (n > 0)
         aclrt_stream_complete(s, n);

@@ -36,6 +36,7 @@
 #include "seq.h"
 #include "stream.h"
 #include "task.h"
+#include "task_wait.h"
 
 #include <urcu/wfcqueue.h>
 
@@ -215,7 +216,16 @@ static void aclrt_report_drop(struct aclrt_report_item *item)
  * ACL_SUCCESS, ACLRT_RUN_BLOCKED (blk filled), or an error code. While
  * aclFinalize runs nothing is handed off: the function is dropped, not run.
  */
-static int aclrt_report_task_run(struct aclrt_report_thread *t, void (*fn)(void *), void *arg, bool blocking,
+/* A blocking task's item is done (the task's own reference keeps the item alive while it looks). */
+static bool aclrt_report_task_ready(const struct aclrt_task *task)
+{
+    const struct aclrt_report_item *item =
+        task->kind == ACLRT_TASK_CALLBACK ? task->u.callback.item : task->u.host_func.item;
+    return aclrt_seq_reached(&item->done, 1);
+}
+
+static int aclrt_report_task_run(struct aclrt_stream *s, const struct aclrt_task *task,
+                                 struct aclrt_report_thread *t, void (*fn)(void *), void *arg, bool blocking,
                                  struct aclrt_report_item **slot, struct aclrt_block *blk)
 {
     struct aclrt_report_item *item = *slot;
@@ -241,7 +251,12 @@ static int aclrt_report_task_run(struct aclrt_report_thread *t, void (*fn)(void 
         }
         *slot = item;
     }
-    if (!aclrt_seq_reached(&item->done, 1)) {
+    /*
+     * A callback that returns within spin_ns (the thread was polling) is
+     * waited for by spinning while this executor has nothing else to do, as
+     * event waits are: parking would cost the stream a wake-up on return.
+     */
+    if (!aclrt_seq_reached(&item->done, 1) && !aclrt_wait_spin(s, aclrt_report_task_ready, task, ACLRT_NO_DEADLINE)) {
         aclrt_block_on_count(blk, &item->done, &item->waiters, 1, ACLRT_NO_DEADLINE);
         /*
          * The park looks at `done` once more after the stream is parked, when
@@ -269,7 +284,7 @@ static int aclrt_callback_task_run(struct aclrt_stream *s, struct aclrt_task *ta
     struct aclrt_report_thread *t = aclrt_stream_report_thread(s, ACLRT_REPORT_CALLBACK);
     if (task->u.callback.item == NULL && t == NULL)
         return ACL_ERROR_RT_STREAM_NO_CB_REG;
-    return aclrt_report_task_run(t, task->u.callback.fn, task->u.callback.user_data,
+    return aclrt_report_task_run(s, task, t, task->u.callback.fn, task->u.callback.user_data,
                                  task->u32 == ACL_CALLBACK_BLOCK, &task->u.callback.item, blk);
 }
 
@@ -281,7 +296,7 @@ ACLRT_INLINE int aclrt_host_func_task_run(struct aclrt_stream *s, struct aclrt_t
         task->u.host_func.fn(task->u.host_func.args);
         return ACL_SUCCESS;
     }
-    return aclrt_report_task_run(t, task->u.host_func.fn, task->u.host_func.args, true, &task->u.host_func.item,
+    return aclrt_report_task_run(s, task, t, task->u.host_func.fn, task->u.host_func.args, true, &task->u.host_func.item,
                                  blk);
 }
 

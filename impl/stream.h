@@ -87,6 +87,8 @@ struct aclrt_stream {
     /* Status and attributes. */
     _Atomic int error; /* first task failure not yet returned by a synchronize */
     _Atomic uint32_t aborts; /* aclrtStreamAbort: odd while one runs (synchronizers compare, stream_control.h) */
+    _Atomic uint64_t discard_until; /* DISCARD drops the tasks numbered up to this (abort: those submitted
+                                       when it began; force destroy: all); written before the flag is set */
     _Atomic uint64_t failure_mode;
     _Atomic uint32_t overflow_switch;
     _Atomic uint32_t user_custom_tag;
@@ -568,6 +570,7 @@ ACLRT_INTERNAL aclError aclrt_stream_create_in(struct aclrt_context *ctx, uint32
     atomic_store_explicit(&s->user_custom_tag, 0, memory_order_relaxed);
     atomic_store_explicit(&s->cache_op_info, 0, memory_order_relaxed);
     atomic_store_explicit(&s->aborts, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->discard_until, 0, memory_order_relaxed);
     atomic_store_explicit(&s->report_threads[0], NULL, memory_order_relaxed);
     atomic_store_explicit(&s->report_threads[1], NULL, memory_order_relaxed);
     *out_handle = aclrt_table_publish(&aclrt_rt.streams, &s->hdr); /* release: the fields above */
@@ -613,6 +616,9 @@ ACLRT_INTERNAL void aclrt_stream_destroy(struct aclrt_stream *s, bool force)
      * it. A parked stream is woken only to discard its tasks (force); without
      * force the park it is in ends as any other.
      */
+    /* Release: the executor that sees DISCARD (acquire on the schedule word) sees the bound too. */
+    if (force)
+        atomic_store_explicit(&s->discard_until, UINT64_MAX, memory_order_release);
     uint64_t dying = ACLRT_SCHED_DYING | (force ? ACLRT_SCHED_DISCARD : 0);
     if (aclrt_stream_change_flags(s, dying, 0, force) != ACLRT_SCHED_IDLE)
         return;

@@ -55,9 +55,16 @@ ACLRT_API aclError aclrtStreamAbort(aclrtStream stream)
      * moved knows the discards have begun (stream.h, aclrt_stream_aborted_since).
      * Acq_rel on both: pairs with the synchronizers' acquire loads.
      */
+    /*
+     * What is discarded: the tasks submitted so far. A task submitted after
+     * the abort returned must run, even if its executor still acts on a
+     * DISCARD it read before the flag was cleared. Release: pairs with the
+     * acquire in aclrt_stream_discard (the flag's CAS comes after it).
+     */
+    uint64_t target = aclrt_stream_submitted(s);
+    atomic_store_explicit(&s->discard_until, target, memory_order_release);
     aclrt_stream_change_flags(s, ACLRT_SCHED_DISCARD, ACLRT_SCHED_STOPPED, true);
     atomic_fetch_add_explicit(&s->aborts, 1, memory_order_acq_rel);
-    uint64_t target = aclrt_stream_submitted(s);
     aclrt_seq_wait_until(&s->completed, target, ACLRT_NO_DEADLINE, aclrt_rt.config.spin_ns, NULL, NULL);
     aclrt_stream_change_flags(s, 0, ACLRT_SCHED_DISCARD, false);
     /* Even again. Release: pairs with the acquire in aclrt_stream_aborted_since. */
