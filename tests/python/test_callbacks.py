@@ -573,10 +573,12 @@ class TestGilReleased(CallbackCase):
                 "entered.wait()\n"
                 "sys.setswitchinterval(1000.0)\n"
                 "release.set()  # the task now needs the GIL to return\n"
-                f"print(acl.rt.{control}(stream), after)\n"
+                f"print(acl.rt.{control}(stream))\n"
                 "acl.rt.stream_abort(stream)\n")
+            # Whether the queued task ran is a race: the running one may finish, and the next start,
+            # between the GIL release and the abort's (or stop's) flag.
             self.assertEqual(result.returncode, 0, result.stderr)
-            self.assertEqual(result.stdout.strip(), "0 []", control)
+            self.assertEqual(result.stdout.strip(), "0", control)
 
 
 class TestNoLeaks(CallbackCase):
