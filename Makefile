@@ -95,7 +95,7 @@ $(BUILD)/$(1)/impl.o: tests/impl.c $(SOURCES) $(if $(filter dist,$(1)),$(BUILD)/
 	@mkdir -p $$(@D)
 	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) -c $$< -o $$@
 
-$(BUILD)/$(1)/%: tests/%.c tests/check.h tests/gate.h $(BUILD)/$(1)/impl.o
+$(BUILD)/$(1)/%: tests/%.c $(wildcard tests/*.h) $(BUILD)/$(1)/impl.o
 	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $$< $(BUILD)/$(1)/impl.o -o $$@ $(LIBS) -lm
 
 test-$(1): $(addprefix $(BUILD)/$(1)/,$(TESTS))

@@ -680,6 +680,36 @@ ACLRT_API aclError aclrtGetEventAvailNum(uint32_t *eventCount);
 ACLRT_API aclError aclrtSetOpWaitTimeout(uint32_t timeout);
 
 /* ========================================================================
+ * Notifies, counting notifies, stream memory operations
+ *
+ * Notify: a record on one stream releases exactly one wait on another; the
+ * wait may be enqueued first, and N waits need N records (records nobody
+ * waits for yet are kept until a wait or aclrtNotifyBatchReset takes them).
+ * aclrtWaitAndResetNotify's timeout is in seconds (0 = never).
+ * Counting notify: a 32-bit counter; records set / add / OR / AND it, waits
+ * compare it (less, equal, bigger, bigger-or-equal, equal under a bitmask),
+ * optionally clearing it when they pass; timeouts in seconds (0 = never).
+ * Value write / wait: a stream writes, or waits for a condition on, a 64-bit
+ * word of aclrtMalloc memory (8-byte aligned) that host code and kernels may
+ * write too. None of these waits holds a runtime thread while it waits.
+ * ======================================================================== */
+ACLRT_API aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag);
+ACLRT_API aclError aclrtDestroyNotify(aclrtNotify notify);
+ACLRT_API aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);
+ACLRT_API aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout);
+ACLRT_API aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId);
+ACLRT_API aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
+ACLRT_API aclError aclrtCntNotifyCreate(aclrtCntNotify *cntNotify, uint64_t flag);
+ACLRT_API aclError aclrtCntNotifyDestroy(aclrtCntNotify cntNotify);
+ACLRT_API aclError aclrtCntNotifyRecord(aclrtCntNotify cntNotify, aclrtStream stream, aclrtCntNotifyRecordInfo *info);
+ACLRT_API aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclrtStream stream,
+                                                 aclrtCntNotifyWaitInfo *info);
+ACLRT_API aclError aclrtCntNotifyReset(aclrtCntNotify cntNotify, aclrtStream stream);
+ACLRT_API aclError aclrtCntNotifyGetId(aclrtCntNotify cntNotify, uint32_t *notifyId);
+ACLRT_API aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+ACLRT_API aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+
+/* ========================================================================
  * Tasks and memory
  *
  * aclrtLaunchHostFunc runs fn(args) on a runtime thread when the stream's
@@ -760,6 +790,30 @@ ACLRT_API aclError aclrtxLaunchHostKernel(aclrtStream stream, uint32_t numBlocks
 
 /* The backend in use ("host" or "cuda"); NULL before the runtime starts. */
 ACLRT_API const char *aclrtxGetBackendName(void);
+
+/*
+ * HCOM group record/wait tasks: the C form of the graph engine's
+ * KernelLaunchInfo::CreateHcomRecordTask and its wait counterpart. A record
+ * task wakes, on other streams, the wait tasks created with the same group
+ * name (NULL or "" is "group"; at most ACLRTX_HCOM_GROUP_NAME_MAX bytes).
+ * Give each task a stream id (aclrtStreamGetId), serialize it
+ * (aclrtxHcomTaskSerialize; buf NULL asks for the size), put serialized tasks
+ * back to back, and launch the list: each task goes to its stream, in list
+ * order. Record/wait pairs are counted: the k-th wait launched on a group is
+ * released by the group's k-th record, so a pipeline repeats without resets.
+ * A list is validated completely first (format, names, stream ids: live
+ * streams of the current context); a rejected list runs nothing and fails
+ * with ACL_ERROR_RT_PARAM_INVALID. Format: docs/SEMANTICS.md.
+ */
+#define ACLRTX_HCOM_GROUP_NAME_MAX 127
+#define ACLRTX_HCOM_DEFAULT_GROUP "group"
+typedef struct aclrtxHcomTask aclrtxHcomTask;
+ACLRT_API aclError aclrtxCreateHcomRecordTask(aclrtxHcomTask **task, const char *groupName);
+ACLRT_API aclError aclrtxCreateHcomWaitTask(aclrtxHcomTask **task, const char *groupName);
+ACLRT_API aclError aclrtxHcomTaskSetStreamId(aclrtxHcomTask *task, int32_t streamId);
+ACLRT_API aclError aclrtxHcomTaskSerialize(const aclrtxHcomTask *task, void *buf, size_t size, size_t *needed);
+ACLRT_API aclError aclrtxDestroyHcomTask(aclrtxHcomTask *task);
+ACLRT_API aclError aclrtxLaunchHcomTaskList(const void *bytes, size_t size);
 
 #ifdef __cplusplus
 }

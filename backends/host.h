@@ -171,7 +171,13 @@ static void aclrt_host_timers_changed(struct aclrt_device *dev)
     struct aclrt_host_device *hd = aclrt_host_of(dev);
     if (atomic_load_explicit(&hd->sleepers, memory_order_seq_cst) > 0)
         aclrt_host_wake_one(hd);
-    else
+    /*
+     * The monitor learns the new deadline too, whether or not a sleeper was
+     * woken: the woken executor may take a stream and run user code past the
+     * deadline, or be an extra executor that retires before it, and then
+     * nobody would fire the timer.
+     */
+    if (atomic_load_explicit(&hd->monitor_sleeping, memory_order_seq_cst))
         aclrt_host_wake_monitor(hd);
 }
 

@@ -288,6 +288,10 @@ void case_cross_stream_asleep(const struct rt *rt);
 
 /* cases_callback.c: report callbacks (aclrt only) */
 void case_callback_round_trip(const struct rt *rt);
+/* cases_notify.c: notify and value-op release latency (aclrt only) */
+void case_notify_release_hot(const struct rt *rt);
+void case_value_release_hot(const struct rt *rt);
+void case_value_foreign_poll(const struct rt *rt);
 
 /* cases_scaling.c: throughput, streams, threads */
 void case_throughput_one_stream(const struct rt *rt);

@@ -56,7 +56,9 @@ static const struct bench_case cases[] = {
     {"scaling_streams", NULL, case_scaling_streams},
     {"scaling_threads", NULL, case_scaling_threads},
     {"callback_round_trip", NULL, case_callback_round_trip},
-    /* Later issues: notify_release, value_wait_release. */
+    {"notify_release_hot", NULL, case_notify_release_hot},
+    {"value_release_hot", NULL, case_value_release_hot},
+    {"value_foreign_poll", NULL, case_value_foreign_poll},
 };
 
 /* Which physical limit an aclrt result is compared with: first matching prefix. */
@@ -73,6 +75,8 @@ static const struct {
     {"cross_stream_hot", "limit_handoff_oneway"},
     {"cross_stream_asleep", "limit_futex_roundtrip"},
     {"callback", "limit_handoff_oneway"},
+    {"notify_release_hot", "limit_handoff_oneway"},
+    {"value_release_hot", "limit_handoff_oneway"},
     {"throughput", "limit_ring_stream"},
 };
 
@@ -94,6 +98,8 @@ static const struct {
     {"first_launch_sleeping", X_LIMIT_AT_MOST, 1.5, "<= 1 futex wake (p50 <= 1.5 x FUTEX_WAKE)"},
     {"cross_stream_hot", X_LIMIT_AT_MOST, 3, "p50 <= 3 x one-way hand-off"},
     {"cross_stream_asleep", X_LIMIT_AT_MOST, 1.5, "p50 <= 1.5 x futex round trip"},
+    {"notify_release_hot", X_LIMIT_AT_MOST, 3, "p50 <= 3 x one-way hand-off (as cross_stream_hot)"},
+    {"value_release_hot", X_LIMIT_AT_MOST, 3, "p50 <= 3 x one-way hand-off (as cross_stream_hot)"},
     {"sync_finished_stream", P50_AT_MOST, 10, "p50 <= 10 ns"},
     {"throughput_one_stream", X_LIMIT_AT_LEAST, 0.7, ">= 0.7 x bare ck_ring stream"},
     {"query_event_status", SPEEDUP_AT_LEAST, 10, ">= 10 x baseline"},

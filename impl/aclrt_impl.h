@@ -28,6 +28,11 @@
 #include "exception.h" /* exception callbacks, task ids */
 #include "report.h"    /* report / host-function threads and callbacks */
 #include "exec.h"      /* running a stream's tasks */
+#include "task_wait.h" /* what wait tasks share: deadlines, spinning, stale notes */
+#include "notify.h"    /* notifies: one record releases one wait */
+#include "cnt_notify.h" /* counting notifies */
+#include "value.h"     /* aclrtValueWrite / aclrtValueWait */
+#include "hcom.h"      /* HCOM group record/wait tasks (aclrtx) */
 #include "launch.h"    /* host functions and host kernels */
 #include "context.h"   /* aclrtSetDevice, contexts */
 #include "memory.h"    /* memory, copies, memsets */

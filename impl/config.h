@@ -12,6 +12,7 @@
  *   aclrt.spin_ns                  ACLRT_SPIN_NS          20000
  *   aclrt.max_streams              ACLRT_MAX_STREAMS      1984 per device
  *   aclrt.max_events               ACLRT_MAX_EVENTS       65536 per device
+ *   aclrt.max_notifies             ACLRT_MAX_NOTIFIES     8192 per device
  *
  * The file is parsed with jsmn (a real tokenizer, header-only, in strict
  * mode), and the text between its tokens is checked for the separators
@@ -46,6 +47,7 @@ struct aclrt_config {
     uint32_t ring_bytes;
     uint32_t max_streams;
     uint32_t max_events;
+    uint32_t max_notifies; /* notifies and counting notifies together */
     uint64_t spin_ns;
     int32_t default_device; /* -1: none */
     int err_msg_mode;       /* 0 per thread, 1 per process */
@@ -61,6 +63,7 @@ ACLRT_INTERNAL void aclrt_config_defaults(struct aclrt_config *c)
     c->ring_bytes = 64 * 1024;
     c->max_streams = 1984;
     c->max_events = 65536;
+    c->max_notifies = 8192; /* the A2/A3 limit */
     c->spin_ns = 20000;
     c->default_device = -1;
 }
@@ -106,6 +109,7 @@ static const struct aclrt_config_setting aclrt_config_numbers[] = {
     {"aclrt.max_events", "ACLRT_MAX_EVENTS", 1, 1u << 20},
     {"defaultDevice.default_device", "ACLRT_DEFAULT_DEVICE", 0, ACLRT_MAX_DEVICES - 1},
     {"err_msg_mode", NULL, 0, 1},
+    {"aclrt.max_notifies", "ACLRT_MAX_NOTIFIES", 1, 1u << 20},
 };
 
 static void aclrt_config_store(struct aclrt_config *c, size_t which, uint64_t v)
@@ -119,6 +123,7 @@ static void aclrt_config_store(struct aclrt_config *c, size_t which, uint64_t v)
     case 5: c->max_events = (uint32_t)v; break;
     case 6: c->default_device = (int32_t)v; break;
     case 7: c->err_msg_mode = (int)v; break;
+    case 8: c->max_notifies = (uint32_t)v; break;
     }
 }
 

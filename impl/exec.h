@@ -115,6 +115,16 @@ static aclError aclrt_task_run_kernel(struct aclrt_stream *s, struct aclrt_task 
     return ACL_SUCCESS;
 }
 
+/* Tasks of notifies, counting notifies, value ops and HCOM groups (defined in their files, after this one). */
+static int aclrt_notify_record_run(struct aclrt_task *t);
+static int aclrt_notify_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk);
+static int aclrt_cnt_notify_record_run(struct aclrt_task *t);
+static int aclrt_cnt_notify_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk);
+static int aclrt_value_write_run(struct aclrt_task *t);
+static int aclrt_value_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk);
+static int aclrt_hcom_record_run(struct aclrt_task *t);
+static int aclrt_hcom_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk);
+
 /*
  * Run one task. Returns ACL_SUCCESS, an error code (the task failed), or
  * ACLRT_RUN_BLOCKED with `blk` saying what it waits for.
@@ -154,6 +164,15 @@ static int aclrt_task_run(struct aclrt_stream *s, struct aclrt_task *t, struct a
         aclrt_block_on_count(blk, &on->completed, &on->waiters, target, deadline);
         return ACLRT_RUN_BLOCKED;
     }
+    case ACLRT_TASK_NOTIFY_RECORD: return aclrt_notify_record_run(t);
+    case ACLRT_TASK_NOTIFY_WAIT: return aclrt_notify_wait_run(s, t, blk);
+    case ACLRT_TASK_CNT_NOTIFY_RECORD: /* FALLTHRU: a reset is a record that sets 0 */
+    case ACLRT_TASK_CNT_NOTIFY_RESET: return aclrt_cnt_notify_record_run(t);
+    case ACLRT_TASK_CNT_NOTIFY_WAIT: return aclrt_cnt_notify_wait_run(s, t, blk);
+    case ACLRT_TASK_VALUE_WRITE: return aclrt_value_write_run(t);
+    case ACLRT_TASK_VALUE_WAIT: return aclrt_value_wait_run(s, t, blk);
+    case ACLRT_TASK_HCOM_RECORD: return aclrt_hcom_record_run(t);
+    case ACLRT_TASK_HCOM_WAIT: return aclrt_hcom_wait_run(s, t, blk);
     case ACLRT_TASK_KIND_COUNT: break;
     }
     return ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT;
@@ -318,7 +337,14 @@ static bool aclrt_stream_release(struct aclrt_stream *s)
     /* Its commit is a few instructions away, unless the launcher was preempted. */
     for (int i = 0; i < 1000 && aclrt_ring_committed(&s->ring) == aclrt_ring_consumed(&s->ring); i++)
         aclrt_cpu_relax();
-    if (aclrt_ring_committed(&s->ring) == aclrt_ring_consumed(&s->ring))
+    /*
+     * Other streams queued while we lingered were pushed without a wake-up
+     * (we counted as a poller): they are ours to take, so s goes back to the
+     * queue behind them (its push wakes a sleeper now) instead of keeping
+     * this thread, perhaps in user code that waits for one of them.
+     */
+    if (aclrt_ring_committed(&s->ring) == aclrt_ring_consumed(&s->ring) ||
+        aclrt_rt.backend->has_other_work(s->device))
         return aclrt_stream_yield(s);
     return false;
 }

@@ -43,6 +43,8 @@ enum aclrt_kind {
     ACLRT_KIND_CONTEXT = 1,
     ACLRT_KIND_STREAM = 2,
     ACLRT_KIND_EVENT = 3,
+    ACLRT_KIND_NOTIFY = 4,
+    ACLRT_KIND_CNT_NOTIFY = 5,
 };
 
 /* Every object struct starts with this header. */

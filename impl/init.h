@@ -22,13 +22,17 @@
 #include "config.h"
 #include "context.h"
 #include "error.h"
+#include "cnt_notify.h"
 #include "event.h"
 #include "exception.h"
 #include "hooks.h"
 #include "report.h"
+#include "hcom.h"
 #include "memory.h"
+#include "notify.h"
 #include "runtime.h"
 #include "stream.h"
+#include "value.h"
 #include "../backends/host.h"
 
 static struct aclrt_runtime aclrt_rt = {
@@ -36,6 +40,8 @@ static struct aclrt_runtime aclrt_rt = {
     .contexts = ACLRT_TABLE_INIT(ACLRT_KIND_CONTEXT, struct aclrt_context, "context"),
     .streams = ACLRT_TABLE_INIT(ACLRT_KIND_STREAM, struct aclrt_stream, "stream"),
     .events = ACLRT_TABLE_INIT(ACLRT_KIND_EVENT, struct aclrt_event, "event"),
+    .notifies = ACLRT_TABLE_INIT(ACLRT_KIND_NOTIFY, struct aclrt_notify, "notify"),
+    .cnt_notifies = ACLRT_TABLE_INIT(ACLRT_KIND_CNT_NOTIFY, struct aclrt_cnt_notify, "cnt_notify"),
 };
 
 /* FNV-1a of the configuration text, to tell a repeated aclInit with other content. */
@@ -85,6 +91,8 @@ static aclError aclrt_runtime_start_locked(void)
         memset(dev, 0, sizeof *dev);
         dev->id = i;
         aclrt_park_list_init(&dev->timers);
+        aclrt_seq_init(&dev->value_writes, 0);
+        aclrt_park_list_init(&dev->value_waiters);
     }
     atomic_store_explicit(&aclrt_errmsg_process_scope, aclrt_rt.config.err_msg_mode == 1, memory_order_relaxed);
     /* Release: pairs with aclrt_runtime_started(); everything above is visible. */
@@ -120,6 +128,11 @@ static void aclrt_runtime_stop_locked(void)
         aclrt_park_stack_wake_all(&e->waiters);
         aclrt_table_free(&aclrt_rt.events, &e->hdr);
     }
+    /* Likewise notifies, counting notifies, value waits and HCOM waits. */
+    aclrt_notify_release_all();
+    aclrt_cnt_notify_release_all();
+    aclrt_value_release_waits(true);
+    aclrt_hcom_release_waits();
     /* Contexts, explicit then default: each waits for its streams' work. */
     ACLRT_TABLE_FOREACH(&aclrt_rt.contexts, struct aclrt_context, c)
     {
@@ -139,9 +152,15 @@ static void aclrt_runtime_stop_locked(void)
             next = n->next;
             free(n);
         }
+        for (struct aclrt_park_note *n = aclrt_park_list_take(&dev->value_waiters), *next; n != NULL; n = next) {
+            next = n->next;
+            free(n);
+        }
         dev->started = false;
         dev->set_count = 0;
     }
+    aclrt_value_release_waits(false);
+    aclrt_hcom_clear();
     aclrt_mem_release_all();
     aclrt_report_finalize();
     aclrt_hook_clear(&aclrt_exception_hooks);

@@ -102,6 +102,20 @@ static bool aclrt_mem_is_ours(const void *addr, size_t len)
     return ours;
 }
 
+/* The device whose aclrtMalloc memory holds [addr, addr+len), or NULL (not device memory of ours). */
+static struct aclrt_device *aclrt_mem_device_of(const void *addr, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr;
+    pthread_rwlock_rdlock(&aclrt_mem.lock);
+    size_t at = aclrt_mem_upper(a);
+    struct aclrt_device *dev = NULL;
+    if (at > 0 && aclrt_mem.items[at - 1].kind == ACLRT_MEM_DEVICE &&
+        a - aclrt_mem.items[at - 1].base + len <= aclrt_mem.items[at - 1].size)
+        dev = aclrt_mem.items[at - 1].device;
+    pthread_rwlock_unlock(&aclrt_mem.lock);
+    return dev;
+}
+
 /* Free everything still allocated (aclFinalize). */
 static void aclrt_mem_release_all(void)
 {

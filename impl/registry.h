@@ -113,10 +113,12 @@ ACLRT_INTERNAL struct aclrt_registry_node *aclrt_registry_add_locked(struct aclr
 {
     if (r->table == NULL) {
         /*
-         * A fixed number of buckets, no automatic resizing: resizing runs on a
-         * worker thread liburcu starts (a thread the program did not ask for,
-         * whose start-up ThreadSanitizer cannot see into). Registries hold
-         * at most a few thousand names; longer chains stay correct.
+         * A fixed size, no CDS_LFHT_AUTO_RESIZE: resizing runs on liburcu's
+         * worker thread, which hands memory to and from the caller through
+         * synchronization ThreadSanitizer cannot see (it reports the
+         * worker's free of the caller's calloc as a race, in liburcu's own
+         * code, where no annotation of ours can reach). Registries hold few
+         * names (HCOM groups, report threads); 1024 buckets keep chains short.
          */
         struct cds_lfht *table = cds_lfht_new_flavor(ACLRT_REGISTRY_BUCKETS, ACLRT_REGISTRY_BUCKETS,
                                                      ACLRT_REGISTRY_BUCKETS, 0, &urcu_bp_flavor, NULL);

@@ -17,6 +17,7 @@
 #include "error.h"
 #include "handle.h"
 #include "park.h"
+#include "seq.h"
 #include "thread.h"
 #include "../backends/backend.h"
 
@@ -33,7 +34,11 @@ struct aclrt_device {
     void *default_ctx_handle;
     _Atomic uint32_t streams_in_use; /* quota: config.max_streams, default streams included */
     _Atomic uint32_t events_in_use;  /* quota: config.max_events */
+    _Atomic uint32_t notifies_in_use; /* quota: config.max_notifies (notifies and counting notifies) */
     struct aclrt_park_list timers;   /* parked streams with deadlines (key: deadline ns) */
+    /* aclrtValueWrite tasks run on words of this device's memory; value waits park here (value.h). */
+    struct aclrt_seq value_writes;
+    struct aclrt_park_list value_waiters;
     /*
      * Threads polling for this device's work (idle executors spinning, and
      * executors lingering on an emptied stream, exec.h): they will see a new
@@ -75,6 +80,8 @@ struct aclrt_runtime {
     struct aclrt_table contexts;
     struct aclrt_table streams;
     struct aclrt_table events;
+    struct aclrt_table notifies;
+    struct aclrt_table cnt_notifies;
 };
 
 /* Tentative definition; the initialised one is in init.h, after every object type. */

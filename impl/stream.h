@@ -236,6 +236,26 @@ ACLRT_INTERNAL void aclrt_park_stack_wake_all(struct aclrt_park_stack *st)
 }
 
 /*
+ * Wake what is due on a counter's list, for counters that several threads
+ * advance at once (a notify recorded on two streams). A waker takes the whole
+ * list and pushes back the notes not due at *its* value; another advancer
+ * that loads the minimum in between sees the list empty and wakes nobody. So
+ * after pushing back, the waker fences and reads the counter again (pairs
+ * with the other advancer's add-then-load of the minimum, seq_cst on both
+ * sides): either it sees the newer count and goes round again, or the other
+ * advancer's load comes after the push-back and sees the notes itself.
+ */
+ACLRT_INTERNAL ACLRT_NOINLINE void aclrt_counter_wake_slow(const struct aclrt_seq *seq,
+                                                          struct aclrt_park_list *waiters, uint64_t value)
+{
+    do {
+        aclrt_park_list_wake(waiters, value);
+        atomic_thread_fence(memory_order_seq_cst);
+        value = aclrt_seq_read(seq);
+    } while (aclrt_park_list_due(waiters, value));
+}
+
+/*
  * Advance a counter that streams may be parked on (exec.h, struct
  * aclrt_block) and wake the ones now due. Returns the new count. The advance
  * is a locked add followed by ck_pr_fence_atomic_load (seq.h); with the
@@ -246,7 +266,7 @@ ACLRT_INLINE uint64_t aclrt_counter_advance(struct aclrt_seq *seq, struct aclrt_
 {
     uint64_t value = aclrt_seq_advance(seq, n);
     if (ACLRT_UNLIKELY(aclrt_park_list_due(waiters, value)))
-        aclrt_park_list_wake(waiters, value);
+        aclrt_counter_wake_slow(seq, waiters, value);
     return value;
 }
 

@@ -14,6 +14,10 @@
 
 struct aclrt_stream;
 struct aclrt_event;
+struct aclrt_notify;
+struct aclrt_cnt_notify;
+struct aclrt_device;
+struct aclrt_hcom_group;
 
 enum aclrt_task_kind {
     ACLRT_TASK_NOP = 0,      /* counts as a task, does nothing */
@@ -26,6 +30,15 @@ enum aclrt_task_kind {
     ACLRT_TASK_EVENT_STAMP,  /* timestamp an event record when the stream reaches it */
     ACLRT_TASK_EVENT_RESET,  /* aclrtResetEvent, in stream order */
     ACLRT_TASK_CALLBACK,     /* aclrtLaunchCallback: hand fn to the stream's report thread */
+    ACLRT_TASK_NOTIFY_RECORD,     /* aclrtRecordNotify (notify.h) */
+    ACLRT_TASK_NOTIFY_WAIT,       /* aclrtWaitAndResetNotify */
+    ACLRT_TASK_CNT_NOTIFY_RECORD, /* aclrtCntNotifyRecord (cnt_notify.h) */
+    ACLRT_TASK_CNT_NOTIFY_WAIT,   /* aclrtCntNotifyWaitWithTimeout */
+    ACLRT_TASK_CNT_NOTIFY_RESET,  /* aclrtCntNotifyReset */
+    ACLRT_TASK_VALUE_WRITE,       /* aclrtValueWrite (value.h) */
+    ACLRT_TASK_VALUE_WAIT,        /* aclrtValueWait */
+    ACLRT_TASK_HCOM_RECORD,       /* HCOM group record (hcom.h) */
+    ACLRT_TASK_HCOM_WAIT,         /* HCOM group wait: until the group's k-th record */
     ACLRT_TASK_KIND_COUNT
 };
 
@@ -75,6 +88,33 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             uint64_t deadline_ns;        /* set when the wait starts; 0 = not started */
         } wait;
         struct aclrt_event_ref mark; /* stamp / reset */
+        struct {
+            struct aclrt_notify *notify; /* slot pointer: stays valid for the process */
+            uint32_t generation;         /* the life the task belongs to */
+            uint32_t parked;             /* wait: has parked before (stale notes to prune) */
+            uint64_t deadline_ns;        /* wait: set when it starts; 0 = not started */
+        } notify;
+        struct {
+            struct aclrt_cnt_notify *cnt; /* slot pointer */
+            uint32_t generation;
+            uint32_t mode;  /* aclrtCntNotifyRecordMode / aclrtCntNotifyWaitMode */
+            uint32_t value;
+            uint8_t clear;  /* wait: isClear */
+            uint8_t parked; /* wait: has parked before */
+            uint64_t deadline_ns;
+            uint64_t seen_version; /* wait: the notify's version when it last looked */
+        } cnt;
+        struct {
+            _Atomic uint64_t *word;     /* the 64-bit word written or watched */
+            uint64_t value;
+            struct aclrt_device *device; /* the device whose memory holds the word */
+            uint64_t seen_writes;        /* wait: the device's value_writes when it last looked */
+            uint64_t backoff_ns;         /* wait: the next poll interval; 0 = not parked yet */
+        } value;
+        struct {
+            struct aclrt_hcom_group *group; /* lives until aclFinalize */
+            uint64_t ticket;                /* wait: released by the group's ticket-th record */
+        } hcom;
     } u;
 };
 

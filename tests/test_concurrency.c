@@ -1052,13 +1052,13 @@ static void rd_note_bad(aclError rc)
 
 struct rd_racer_arg {
     int index;
-    int ctx_rc;
+    atomic_int ctx_rc; /* -1 until the racer has set its context */
 };
 
 static void *rd_racer(void *p)
 {
     struct rd_racer_arg *arg = (struct rd_racer_arg *)p;
-    arg->ctx_rc = aclrtSetCurrentContext(g_ctx);
+    atomic_store(&arg->ctx_rc, aclrtSetCurrentContext(g_ctx));
     while (!atomic_load(&rd_stop)) {
         int epoch = atomic_load(&rd_epoch); /* acquire: the handles published with it */
         aclrtStream live = atomic_load(&rd_current);
@@ -1105,10 +1105,15 @@ TEST(stale_handles_from_other_threads_never_reach_the_stream_that_reuses_the_slo
     struct rd_racer_arg args[RD_RACERS];
     pthread_t racers[RD_RACERS];
     for (int i = 0; i < RD_RACERS; i++) {
-        args[i] = (struct rd_racer_arg){.index = i, .ctx_rc = -1};
+        args[i].index = i;
+        atomic_store(&args[i].ctx_rc, -1);
         atomic_store(&rd_ack[i], -1);
         pthread_create(&racers[i], NULL, rd_racer, &args[i]);
     }
+    /* Every racer is in its loop before the rounds start (else a late racer would see no stale handle). */
+    for (int i = 0; i < RD_RACERS; i++)
+        while (atomic_load(&args[i].ctx_rc) == -1)
+            sched_yield();
     int own_bad = 0, own_first_bad = 0, reused = 0;
     for (int round = 0; round < RD_ROUNDS; round++) {
         for (int t = 0; t < RD_OWN_TASKS; t++) {
@@ -1123,7 +1128,7 @@ TEST(stale_handles_from_other_threads_never_reach_the_stream_that_reuses_the_slo
         atomic_store(&rd_current, next);
         atomic_store(&rd_epoch, round + 1); /* release: publishes next */
         for (int i = 0; i < RD_RACERS; i++)
-            while (atomic_load(&rd_ack[i]) < round + 1 && args[i].ctx_rc == ACL_SUCCESS)
+            while (atomic_load(&rd_ack[i]) < round + 1 && atomic_load(&args[i].ctx_rc) == ACL_SUCCESS)
                 sched_yield();
         aclError rc = round % 2 ? aclrtDestroyStreamForce(s) : aclrtDestroyStream(s);
         if (rc != ACL_SUCCESS && own_bad++ == 0)
