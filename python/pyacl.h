@@ -106,6 +106,9 @@ extern const struct pyacl_capability pyacl_cap_stream_control; /* rt_stream_cont
 extern const struct pyacl_capability pyacl_cap_launch; /* rt_launch.c: host functions */
 extern const struct pyacl_capability pyacl_cap_callback;  /* rt_callback.c: report callbacks, host-function threads */
 extern const struct pyacl_capability pyacl_cap_exception; /* rt_exception.c: exception callback, task ids */
+extern const struct pyacl_capability pyacl_cap_notify;    /* rt_notify.c: notifies, counting notifies */
+extern const struct pyacl_capability pyacl_cap_value;     /* rt_value.c: value write / wait */
+extern const struct pyacl_capability pyacl_cap_hcom;      /* rtx_hcom.c: HCOM group record/wait tasks */
 extern const struct pyacl_capability pyacl_cap_rtx;    /* rtx.c:       host kernels, backend */
 extern const struct pyacl_capability pyacl_cap_util;   /* util.c:      bytes/pointers, threads */
 
