@@ -4,9 +4,11 @@
  *
  *   acl            init, finalize, finalize_reference, get_recent_err_msg,
  *                  the ACL constants (constants.c), __version__
- *   acl.rt         the runtime: device, context, stream, event, memory,
- *                  host functions (rt_*.c)
- *   acl.rtx        the aclrtx extensions: host kernels (rtx.c)
+ *   acl.rt         the runtime: device, context, stream (and its control),
+ *                  event, notify, value ops, memory, host functions,
+ *                  callbacks, exceptions (rt_*.c)
+ *   acl.rtx        the aclrtx extensions: host kernels (rtx.c), HCOM tasks
+ *                  (rtx_hcom.c)
  *   acl.util       bytes and pointers, threads (util.c)
  *
  * The submodules are attributes of `acl` and are also entered in sys.modules
@@ -16,13 +18,14 @@
 
 /*
  * Every capability, in the order of DESIGN.md's table. A new capability
- * (callbacks, exceptions, notifies, value ops) is one file that defines a
+ * is one file that defines a
  * `struct pyacl_capability` and one line here (and its declaration in
  * pyacl.h); the Makefile compiles every .c file in python/.
  */
 static const struct pyacl_capability *const pyacl_capabilities[] = {
-    &pyacl_cap_init,   &pyacl_cap_device, &pyacl_cap_stream, &pyacl_cap_event,
-    &pyacl_cap_memory, &pyacl_cap_launch, &pyacl_cap_rtx,    &pyacl_cap_util,
+    &pyacl_cap_init,     &pyacl_cap_device,    &pyacl_cap_stream, &pyacl_cap_stream_control, &pyacl_cap_event,
+    &pyacl_cap_notify,   &pyacl_cap_value,     &pyacl_cap_memory, &pyacl_cap_launch,         &pyacl_cap_callback,
+    &pyacl_cap_exception, &pyacl_cap_rtx,      &pyacl_cap_hcom,   &pyacl_cap_util,
 };
 
 static const char *const pyacl_submodule_names[PYACL_SUBMODULE_COUNT] = {
@@ -33,9 +36,10 @@ static const char *const pyacl_submodule_names[PYACL_SUBMODULE_COUNT] = {
 };
 
 static const char *const pyacl_submodule_docs[PYACL_SUBMODULE_COUNT] = {
-    [PYACL_RT] = "The AscendCL runtime (aclrt*): device, context, stream, event, memory, host functions.\n"
+    [PYACL_RT] = "The AscendCL runtime (aclrt*): device, context, stream, event, notify, value ops, memory,\n"
+                 "host functions, callbacks, exceptions.\n"
                  "Every function returns its outputs first and the ACL error code `ret` last.",
-    [PYACL_RTX] = "aclrt's extensions beyond the ACL API (aclrtx*): host kernels, the backend's name.",
+    [PYACL_RTX] = "aclrt's extensions beyond the ACL API (aclrtx*): host kernels, HCOM group tasks, the backend.",
     [PYACL_UTIL] = "pyACL's helpers: Python bytes and buffers to pointers and back, threads.",
 };
 
@@ -43,7 +47,11 @@ static const char *const pyacl_submodule_docs[PYACL_SUBMODULE_COUNT] = {
  * atexit hook: Python host functions still queued must run (or be discarded)
  * before the interpreter goes away, or a runtime thread would find a
  * finalizing interpreter in PyGILState_Ensure. aclFinalize waits for the
- * streams' work; the GIL is released so that the functions can take it.
+ * streams' work; the GIL is released so that the functions can take it
+ * (callbacks no thread has taken yet are dropped by it). Then the exception
+ * trampoline is closed: a task may fail later without any Python callable
+ * queued (a stream wait timing out), and the exception callback must not run
+ * then (rt_exception.c).
  */
 static PyObject *acl_at_exit(PyObject *self, PyObject *unused)
 {
@@ -54,6 +62,7 @@ static PyObject *acl_at_exit(PyObject *self, PyObject *unused)
         PYACL_WITHOUT_GIL(rc, aclFinalize());
         (void)rc; /* exiting: nobody to tell */
     }
+    pyacl_exception_at_exit();
     Py_RETURN_NONE;
 }
 

@@ -55,3 +55,13 @@ Py_ssize_t pyacl_calls_pending(void)
 {
     return pyacl_pending;
 }
+
+void pyacl_call_trampoline(void *arg)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    struct pyacl_call *call = (struct pyacl_call *)arg; /* ours now: the task owns the call */
+    PyObject *result = pyacl_call_invoke(call, NULL, 0);
+    Py_XDECREF(result);
+    pyacl_call_free(call);
+    PyGILState_Release(gil);
+}

@@ -1,8 +1,9 @@
 /*
- * python/call.h - a Python callable that the runtime calls later, from one of
- * its own threads: host functions and host kernels now; report callbacks
- * (aclrtLaunchCallback, run inside aclrtProcessReport) and the exception
- * callback later.
+ * python/call.h - a Python callable that the runtime calls once, later, from
+ * one of its own threads or a processing thread: host functions
+ * (rt_launch.c), host kernels (rtx.c) and report callbacks (rt_callback.c:
+ * aclrtLaunchCallback, run inside aclrtProcessReport). The exception
+ * callback is a standing registration, not a call: rt_exception.c.
  *
  * Ownership (every step with the GIL held unless said otherwise):
  *   1. pyacl_call_new() takes a strong reference to the callable and to the
@@ -56,7 +57,19 @@ void pyacl_call_free(struct pyacl_call *call);
  */
 PyObject *pyacl_call_invoke(struct pyacl_call *call, PyObject *const *leading, size_t nleading);
 
-/* GIL held. Calls launched and not yet run (or freed after a failed launch). */
+/* GIL held. Calls launched and not yet run (nor freed after a failed launch). */
 Py_ssize_t pyacl_calls_pending(void);
+
+/*
+ * The `void (*)(void *)` trampoline of every call whose C signature is
+ * fn(arg): host functions (aclrtLaunchHostFunc) and report callbacks
+ * (aclrtLaunchCallback). `arg` is the struct pyacl_call, which the trampoline
+ * owns: it takes the GIL (PyGILState_Ensure: a runtime thread Python has
+ * never seen gets a thread state; a Python thread waiting in
+ * acl.rt.process_report or process_host_func, which released the GIL, takes
+ * its own state back), calls fn(arg), reports an exception, frees the call
+ * and releases the GIL.
+ */
+void pyacl_call_trampoline(void *arg);
 
 #endif /* PYACL_CALL_H */

@@ -347,6 +347,8 @@ int pyacl_add_constants(PyObject *module)
         PYACL_CONSTANT(ACL_MODEL_RI_CAPTURE_STATUS_NONE),
         PYACL_CONSTANT(ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE),
         PYACL_CONSTANT(ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED),
+        /* The aclrtx extensions (aclrt.h's last section). */
+        PYACL_CONSTANT(ACLRTX_HCOM_GROUP_NAME_MAX),
     };
     for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++) {
         PyObject *value = PyLong_FromLongLong(constants[i].value);

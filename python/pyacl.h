@@ -102,9 +102,18 @@ extern const struct pyacl_capability pyacl_cap_device; /* rt_device.c: device an
 extern const struct pyacl_capability pyacl_cap_stream; /* rt_stream.c: streams */
 extern const struct pyacl_capability pyacl_cap_event;  /* rt_event.c:  events */
 extern const struct pyacl_capability pyacl_cap_memory; /* rt_memory.c: memory */
+extern const struct pyacl_capability pyacl_cap_stream_control; /* rt_stream_control.c: abort, stop */
 extern const struct pyacl_capability pyacl_cap_launch; /* rt_launch.c: host functions */
+extern const struct pyacl_capability pyacl_cap_callback;  /* rt_callback.c: report callbacks, host-function threads */
+extern const struct pyacl_capability pyacl_cap_exception; /* rt_exception.c: exception callback, task ids */
+extern const struct pyacl_capability pyacl_cap_notify;    /* rt_notify.c: notifies, counting notifies */
+extern const struct pyacl_capability pyacl_cap_value;     /* rt_value.c: value write / wait */
+extern const struct pyacl_capability pyacl_cap_hcom;      /* rtx_hcom.c: HCOM group record/wait tasks */
 extern const struct pyacl_capability pyacl_cap_rtx;    /* rtx.c:       host kernels, backend */
 extern const struct pyacl_capability pyacl_cap_util;   /* util.c:      bytes/pointers, threads */
+
+/* rt_exception.c: at interpreter exit, close the exception trampoline (GIL held; releases it to wait). */
+void pyacl_exception_at_exit(void);
 
 /* constants.c: the ACL constants as attributes of `acl`. */
 int pyacl_add_constants(PyObject *module);

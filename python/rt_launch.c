@@ -3,24 +3,15 @@
  *
  *   ret = acl.rt.launch_host_func(stream, fn, args)
  *
- * fn(args) runs on a runtime executor thread when the stream reaches the
+ * fn(args) runs on a runtime executor thread (or, once a host-function
+ * thread is subscribed to the stream, inside that thread's
+ * acl.rt.process_host_func: rt_callback.c) when the stream reaches the
  * task, with the GIL held; later tasks of the stream wait until it returns.
  * An exception raised by fn is reported through sys.unraisablehook (printed
  * with its traceback by default) and the stream goes on: a host function has
  * no return code. fn and args stay referenced until fn has run (call.h).
  */
 #include "call.h"
-
-/* Runs on an executor thread, which holds no GIL and may be unknown to Python. */
-static void pyacl_host_func_trampoline(void *arg)
-{
-    PyGILState_STATE gil = PyGILState_Ensure();
-    struct pyacl_call *call = (struct pyacl_call *)arg; /* ours now: the task owns the call */
-    PyObject *result = pyacl_call_invoke(call, NULL, 0);
-    Py_XDECREF(result);
-    pyacl_call_free(call);
-    PyGILState_Release(gil);
-}
 
 static PyObject *rt_launch_host_func(PyObject *self, PyObject *args)
 {
@@ -34,7 +25,7 @@ static PyObject *rt_launch_host_func(PyObject *self, PyObject *args)
         return NULL;
     aclError rc;
     /* Without the GIL: the ring may be full of Python tasks waiting for it. */
-    PYACL_WITHOUT_GIL(rc, aclrtLaunchHostFunc(stream, pyacl_host_func_trampoline, call));
+    PYACL_WITHOUT_GIL(rc, aclrtLaunchHostFunc(stream, pyacl_call_trampoline, call));
     if (rc != ACL_SUCCESS)
         pyacl_call_free(call); /* never queued: still ours */
     return pyacl_ret(rc);
