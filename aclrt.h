@@ -9,8 +9,8 @@
  *       #define ACLRT_IMPLEMENTATION
  *       #include "aclrt.h"
  *
- *   and the program links with `pkg-config --libs aclrt` (Concurrency Kit and
- *   pthreads). The implementation is C11; C++ code uses the API freely but
+ *   and the program links with `pkg-config --libs aclrt` (Concurrency Kit,
+ *   liburcu and pthreads). The implementation is C11; C++ code uses the API freely but
  *   keeps ACLRT_IMPLEMENTATION in a .c file.
  *
  * Options (define before including, in the implementation unit):
