@@ -19,6 +19,7 @@
 
 #include "check.h"
 #include "gate.h"
+#include "probe.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -29,54 +30,6 @@
 /* ------------------------------------------------------------------------
  * Helpers
  * ------------------------------------------------------------------------ */
-
-/* Launch a gate on `stream` and wait until it runs. */
-static struct gate *busy(aclrtStream stream)
-{
-    struct gate *g = new_gate();
-    CHECK_OK(aclrtLaunchHostFunc(stream, gate_fn, g));
-    CHECK(gate_wait_entered(g));
-    return g;
-}
-
-struct probe {
-    const atomic_int *watch; /* what the probe reads when it runs (may be NULL) */
-    atomic_int saw;
-    atomic_int ran;
-};
-
-static void probe_fn(void *arg)
-{
-    struct probe *p = (struct probe *)arg;
-    atomic_store(&p->saw, p->watch != NULL ? atomic_load(p->watch) : 0);
-    atomic_store(&p->ran, 1);
-}
-
-static void probe_init(struct probe *p, const atomic_int *watch)
-{
-    p->watch = watch;
-    atomic_store(&p->saw, -1);
-    atomic_store(&p->ran, 0);
-}
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/*
- * Give work that must NOT run yet a bounded chance to run anyway (a broken
- * wait), returning early if it did. Not a synchronization: correct
- * behaviour never depends on how long this takes.
- */
-static void chance(const atomic_int *flag)
-{
-    uint64_t end = mono_ns() + 2000000; /* at most 2 ms, or 3000 yields */
-    for (int i = 0; i < 3000 && !atomic_load(flag) && mono_ns() < end; i++)
-        sched_yield();
-}
 
 static atomic_long spin_counter;
 
@@ -102,13 +55,6 @@ static aclrtEventWaitStatus wait_status_of(aclrtEvent e)
     return st;
 }
 
-static aclrtStreamStatus stream_status_of(aclrtStream s)
-{
-    aclrtStreamStatus st = (aclrtStreamStatus)0x7777;
-    CHECK_OK(aclrtStreamQuery(s, &st));
-    return st;
-}
-
 /* The deprecated query, called in one place with the warning silenced. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -117,14 +63,6 @@ static aclError query_event(aclrtEvent e, aclrtEventStatus *st)
     return aclrtQueryEvent(e, st);
 }
 #pragma GCC diagnostic pop
-
-static aclrtStream new_stream(void)
-{
-    aclrtStream s = NULL;
-    CHECK_OK(aclrtCreateStream(&s));
-    CHECK(s != NULL);
-    return s;
-}
 
 enum flavour { PLAIN, LEGACY_SYNC, EX_SYNC };
 static const char *const flavour_name[] = {"aclrtCreateEvent", "WithFlag(SYNC)", "ExWithFlag(SYNC)"};
@@ -686,7 +624,7 @@ TEST(elapsed_time_and_timestamps_around_known_work)
     CHECK(t0 > 0);
     CHECK(t1 >= t0);
     /* Microseconds on CLOCK_MONOTONIC ("since boot"): not after now. */
-    CHECK(t1 <= mono_ns() / 1000u);
+    CHECK(t1 <= probe_mono_ns() / 1000u);
     /* Legacy and Ex events with ACL_EVENT_TIME_LINE take timestamps too. */
     aclrtEvent lt = NULL, xt = NULL;
     CHECK_OK(aclrtCreateEventWithFlag(&lt, ACL_EVENT_TIME_LINE | ACL_EVENT_SYNC));
@@ -779,8 +717,8 @@ TEST(elapsed_time_of_end_completed_before_start_is_timestamp_reversal)
     CHECK_OK(aclrtRecordEvent(end, s));
     CHECK_OK(aclrtSynchronizeStream(s));
     /* Let the clock move on (a read of the clock, not a sleep). */
-    uint64_t t = mono_ns();
-    while (mono_ns() < t + 2000)
+    uint64_t t = probe_mono_ns();
+    while (probe_mono_ns() < t + 2000)
         ;
     CHECK_OK(aclrtRecordEvent(start, s));
     CHECK_OK(aclrtSynchronizeStream(s));
