@@ -253,6 +253,26 @@ const char *bench_name(const struct rt *rt, const char *name);
 void bench_nop(void *arg);
 aclError bench_nop_kernel(uint32_t block, uint32_t blocks, void *arg);
 
+/*
+ * The waiting side of a cross-stream case (cases_latency.c, cases_notify.c):
+ * stream B runs a marker (B is now held by an executor), then its wait,
+ * then a stamp (B's next task started: t_b), which wakes the main thread
+ * sleeping on `done` (sys.c). Hot iterations count only when the marker and
+ * the stamp ran on one thread that did not sleep in between.
+ */
+struct bench_waiter {
+    _Atomic uint64_t b_ready BENCH_ALIGNED; /* the marker ran */
+    _Atomic uint64_t t_b BENCH_ALIGNED;     /* B's next task starts */
+    _Atomic uint32_t done BENCH_ALIGNED;    /* futex word: the stamp ran */
+    int marker_tid, stamp_tid;
+    uint64_t marker_nvcsw, stamp_nvcsw;
+};
+void bench_waiter_reset(struct bench_waiter *w);
+void bench_waiter_marker(void *arg); /* arg: struct bench_waiter * */
+void bench_waiter_stamp(void *arg);
+bool bench_waiter_await(struct bench_waiter *w, uint64_t timeout_ns); /* sleeps on `done`; false on timeout */
+bool bench_waiter_stayed_on_thread(const struct bench_waiter *w);
+
 /* A stamp: a task writes the time it ran (non-zero) and the CPU it ran on into it. */
 struct bench_stamp {
     _Atomic uint64_t t BENCH_ALIGNED;

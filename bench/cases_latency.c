@@ -182,22 +182,18 @@ void case_first_launch_sleeping(const struct rt *rt)
  * ------------------------------------------------------------------------ */
 
 struct cross {
-    _Atomic uint64_t b_ready BENCH_ALIGNED; /* the marker ran */
+    struct bench_waiter w;                  /* B: marker, wait, stamp */
     _Atomic uint64_t t_a BENCH_ALIGNED;     /* A's task ends */
-    _Atomic uint64_t t_b BENCH_ALIGNED;     /* B's next task starts */
-    _Atomic uint32_t done BENCH_ALIGNED;    /* futex word: the stamp ran */
     bool asleep;
     const char *thread_prefix;
     bool timed_out;
     bool all_asleep;
-    int marker_tid, stamp_tid;
-    uint64_t marker_nvcsw, stamp_nvcsw;
 };
 
 static void cross_gate(void *arg)
 {
     struct cross *x = arg;
-    if (!bench_wait_flag(&x->b_ready, TIMEOUT_NS, 0))
+    if (!bench_wait_flag(&x->w.b_ready, TIMEOUT_NS, 0))
         x->timed_out = true;
     if (!x->asleep) {
         bench_spin_ns(5000);
@@ -208,25 +204,6 @@ static void cross_gate(void *arg)
         x->all_asleep = total > 0 && asleep == total;
     }
     atomic_store_explicit(&x->t_a, bench_ticks(), memory_order_release);
-}
-
-static void cross_marker(void *arg)
-{
-    struct cross *x = arg;
-    x->marker_tid = bench_gettid();
-    x->marker_nvcsw = bench_thread_nvcsw();
-    atomic_store_explicit(&x->b_ready, 1, memory_order_release);
-}
-
-static void cross_stamp(void *arg)
-{
-    struct cross *x = arg;
-    uint64_t now = bench_ticks();
-    x->stamp_tid = bench_gettid();
-    x->stamp_nvcsw = bench_thread_nvcsw();
-    atomic_store_explicit(&x->t_b, now, memory_order_release);
-    atomic_store_explicit(&x->done, 1, memory_order_release);
-    bench_futex_wake(&x->done, 1);
 }
 
 static void cross_stream(const struct rt *rt, bool asleep)
@@ -242,24 +219,18 @@ static void cross_stream(const struct rt *rt, bool asleep)
     unsigned timeouts = 0, discarded = 0, other_thread = 0;
     double start = bench_now_s();
     for (size_t i = 0; smp.n < n && i < 3 * (n + warm); i++) {
-        atomic_store_explicit(&x.b_ready, 0, memory_order_relaxed);
+        bench_waiter_reset(&x.w);
         atomic_store_explicit(&x.t_a, 0, memory_order_relaxed);
-        atomic_store_explicit(&x.t_b, 0, memory_order_relaxed);
-        atomic_store_explicit(&x.done, 0, memory_order_relaxed);
         x.asleep = asleep;
         x.thread_prefix = rt->thread_prefix;
         x.timed_out = false;
         x.all_asleep = false;
-        x.marker_tid = x.stamp_tid = -1;
         rt->launch(a, cross_gate, &x);
         rt->record(ev, a);
-        rt->launch(b, cross_marker, &x);
+        rt->launch(b, bench_waiter_marker, &x.w);
         rt->stream_wait(b, ev);
-        rt->launch(b, cross_stamp, &x);
-        uint64_t end = bench_ticks() + bench_ticks_of_ns(2.0 * TIMEOUT_NS);
-        while (atomic_load_explicit(&x.done, memory_order_acquire) == 0 && bench_ticks() < end)
-            bench_futex_wait_ns(&x.done, 0, 10000000);
-        bool ok = atomic_load_explicit(&x.done, memory_order_acquire) != 0;
+        rt->launch(b, bench_waiter_stamp, &x.w);
+        bool ok = bench_waiter_await(&x.w, 2 * TIMEOUT_NS);
         rt->sync(b);
         rt->sync(a);
         if (!ok || x.timed_out) {
@@ -268,14 +239,14 @@ static void cross_stream(const struct rt *rt, bool asleep)
         }
         /* The baseline's worker always sleeps in a wait (its design): only aclrt's hot premise is checked. */
         bool premise = asleep ? x.all_asleep
-                              : !rt->is_aclrt || (x.marker_tid == x.stamp_tid && x.marker_nvcsw == x.stamp_nvcsw);
+                              : !rt->is_aclrt || bench_waiter_stayed_on_thread(&x.w);
         if (!premise) {
             discarded++;
-            other_thread += x.marker_tid != x.stamp_tid;
+            other_thread += x.w.marker_tid != x.w.stamp_tid;
             continue;
         }
         if (i >= warm)
-            samples_add(&smp, signed_ns(atomic_load(&x.t_a), atomic_load(&x.t_b)));
+            samples_add(&smp, signed_ns(atomic_load(&x.t_a), atomic_load(&x.w.t_b)));
         if (smp.n > 20 && bench_over_budget(start, asleep ? 5.0 : 4.0))
             break;
     }

@@ -35,42 +35,19 @@
 enum release_kind { RELEASE_NOTIFY, RELEASE_VALUE, RELEASE_FOREIGN };
 
 struct release {
-    _Atomic uint64_t b_ready BENCH_ALIGNED; /* the marker ran */
+    struct bench_waiter w;                   /* B: marker, wait, stamp */
     _Atomic uint64_t launched BENCH_ALIGNED; /* the main thread has submitted B's wait and stamp */
-    _Atomic uint64_t t_a BENCH_ALIGNED;     /* A's task ends / the store */
-    _Atomic uint64_t t_b BENCH_ALIGNED;     /* B's next task starts */
-    _Atomic uint32_t done BENCH_ALIGNED;    /* futex word: the stamp ran */
+    _Atomic uint64_t t_a BENCH_ALIGNED;      /* A's task ends / the store */
     bool timed_out;
-    int marker_tid, stamp_tid;
-    uint64_t marker_nvcsw, stamp_nvcsw;
 };
 
 static void release_gate(void *arg)
 {
     struct release *x = arg;
-    if (!bench_wait_flag(&x->b_ready, TIMEOUT_NS, 0) || !bench_wait_flag(&x->launched, TIMEOUT_NS, 0))
+    if (!bench_wait_flag(&x->w.b_ready, TIMEOUT_NS, 0) || !bench_wait_flag(&x->launched, TIMEOUT_NS, 0))
         x->timed_out = true;
     bench_spin_ns(5000);
     atomic_store_explicit(&x->t_a, bench_ticks(), memory_order_release);
-}
-
-static void release_marker(void *arg)
-{
-    struct release *x = arg;
-    x->marker_tid = bench_gettid();
-    x->marker_nvcsw = bench_thread_nvcsw();
-    atomic_store_explicit(&x->b_ready, 1, memory_order_release);
-}
-
-static void release_stamp(void *arg)
-{
-    struct release *x = arg;
-    uint64_t now = bench_ticks();
-    x->stamp_tid = bench_gettid();
-    x->stamp_nvcsw = bench_thread_nvcsw();
-    atomic_store_explicit(&x->t_b, now, memory_order_release);
-    atomic_store_explicit(&x->done, 1, memory_order_release);
-    bench_futex_wake(&x->done, 1);
 }
 
 static void check(aclError rc, const char *what)
@@ -104,13 +81,10 @@ static void release_case(const struct rt *rt, enum release_kind kind)
     unsigned timeouts = 0, discarded = 0;
     double start = bench_now_s();
     for (size_t i = 0; smp.n < n && i < 3 * (n + warm); i++) {
-        atomic_store_explicit(&x.b_ready, 0, memory_order_relaxed);
+        bench_waiter_reset(&x.w);
         atomic_store_explicit(&x.launched, 0, memory_order_relaxed);
         atomic_store_explicit(&x.t_a, 0, memory_order_relaxed);
-        atomic_store_explicit(&x.t_b, 0, memory_order_relaxed);
-        atomic_store_explicit(&x.done, 0, memory_order_relaxed);
         x.timed_out = false;
-        x.marker_tid = x.stamp_tid = -1;
         uint64_t target = (uint64_t)i + 1;
         if (!foreign)
             rt->launch(a, release_gate, &x);
@@ -118,37 +92,34 @@ static void release_case(const struct rt *rt, enum release_kind kind)
             check(aclrtRecordNotify(notify, a), "aclrtRecordNotify");
         else if (kind == RELEASE_VALUE)
             check(aclrtValueWrite(word, target, 0, a), "aclrtValueWrite");
-        rt->launch(b, release_marker, &x);
+        rt->launch(b, bench_waiter_marker, &x.w);
         if (kind == RELEASE_NOTIFY)
             check(aclrtWaitAndResetNotify(notify, b, 0), "aclrtWaitAndResetNotify");
         else
             check(aclrtValueWait(word, target, ACL_STREAM_WAIT_VALUE_GEQ, b), "aclrtValueWait");
-        rt->launch(b, release_stamp, &x);
+        rt->launch(b, bench_waiter_stamp, &x.w);
         atomic_store_explicit(&x.launched, 1, memory_order_release);
         if (foreign) {
-            if (!bench_wait_flag(&x.b_ready, TIMEOUT_NS, 0))
+            if (!bench_wait_flag(&x.w.b_ready, TIMEOUT_NS, 0))
                 x.timed_out = true;
             bench_sleep_ns(bench_opts.asleep_ns); /* the wait parks and its polls back off to the cap */
             atomic_store_explicit(&x.t_a, bench_ticks(), memory_order_relaxed);
             atomic_store_explicit(w, target, memory_order_release);
         }
-        uint64_t end = bench_ticks() + bench_ticks_of_ns(2.0 * TIMEOUT_NS);
-        while (atomic_load_explicit(&x.done, memory_order_acquire) == 0 && bench_ticks() < end)
-            bench_futex_wait_ns(&x.done, 0, 10000000);
-        bool ok = atomic_load_explicit(&x.done, memory_order_acquire) != 0;
+        bool ok = bench_waiter_await(&x.w, 2 * TIMEOUT_NS);
         rt->sync(b);
         rt->sync(a);
         if (!ok || x.timed_out) {
             timeouts++;
             continue;
         }
-        bool premise = foreign || (x.marker_tid == x.stamp_tid && x.marker_nvcsw == x.stamp_nvcsw);
+        bool premise = foreign || bench_waiter_stayed_on_thread(&x.w);
         if (!premise) {
             discarded++;
             continue;
         }
         if (i >= warm)
-            samples_add(&smp, (double)(int64_t)(atomic_load(&x.t_b) - atomic_load(&x.t_a)) * bench_ns_per_tick);
+            samples_add(&smp, (double)(int64_t)(atomic_load(&x.w.t_b) - atomic_load(&x.t_a)) * bench_ns_per_tick);
         if (smp.n > 20 && bench_over_budget(start, foreign ? 5.0 : 4.0))
             break;
     }

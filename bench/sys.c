@@ -180,3 +180,47 @@ void bench_stamp_fn(void *arg)
     s->cpu = sched_getcpu();
     atomic_store_explicit(&s->t, now, memory_order_release);
 }
+
+/* ------------------------------------------------------------------------
+ * The waiting side of the cross-stream cases (bench.h, struct bench_waiter)
+ * ------------------------------------------------------------------------ */
+
+void bench_waiter_reset(struct bench_waiter *w)
+{
+    atomic_store_explicit(&w->b_ready, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->t_b, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->done, 0, memory_order_relaxed);
+    w->marker_tid = w->stamp_tid = -1;
+}
+
+void bench_waiter_marker(void *arg)
+{
+    struct bench_waiter *w = arg;
+    w->marker_tid = bench_gettid();
+    w->marker_nvcsw = bench_thread_nvcsw();
+    atomic_store_explicit(&w->b_ready, 1, memory_order_release);
+}
+
+void bench_waiter_stamp(void *arg)
+{
+    struct bench_waiter *w = arg;
+    uint64_t now = bench_ticks();
+    w->stamp_tid = bench_gettid();
+    w->stamp_nvcsw = bench_thread_nvcsw();
+    atomic_store_explicit(&w->t_b, now, memory_order_release);
+    atomic_store_explicit(&w->done, 1, memory_order_release);
+    bench_futex_wake(&w->done, 1);
+}
+
+bool bench_waiter_await(struct bench_waiter *w, uint64_t timeout_ns)
+{
+    uint64_t end = bench_ticks() + bench_ticks_of_ns((double)timeout_ns);
+    while (atomic_load_explicit(&w->done, memory_order_acquire) == 0 && bench_ticks() < end)
+        bench_futex_wait_ns(&w->done, 0, 10000000);
+    return atomic_load_explicit(&w->done, memory_order_acquire) != 0;
+}
+
+bool bench_waiter_stayed_on_thread(const struct bench_waiter *w)
+{
+    return w->marker_tid == w->stamp_tid && w->marker_nvcsw == w->stamp_nvcsw;
+}
