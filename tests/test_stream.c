@@ -742,6 +742,7 @@ TEST(stop_on_failure_on_one_stream_stops_every_stream_of_the_context)
      * second gate holds b until everything is in: two executors suffice.
      */
     struct gate *ga = launch_gate(a);
+    CHECK(gate_wait_entered(ga)); /* running before the failure: it finishes, the rest of a does not run */
     CHECK_OK(aclrtLaunchHostFunc(a, count_fn, &stop_ran_a));
     aclrtEvent ev;
     CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_SYNC));
