@@ -27,6 +27,7 @@
 struct aclrt_device;
 struct aclrt_stream;
 struct aclrt_config;
+struct aclrt_task_kind;
 
 struct aclrt_backend {
     const char *name;
@@ -41,6 +42,11 @@ struct aclrt_backend {
     bool (*has_other_work)(struct aclrt_device *dev);
     void (*timers_changed)(struct aclrt_device *dev);
     aclError (*run_kernel)(struct aclrt_device *dev, aclrtxHostKernel fn, uint32_t blocks, void *args);
+    /*
+     * Task kinds the backend runs itself, indexed by enum aclrt_task_kind_id
+     * (NULL, or a NULL entry: the core's descriptor).
+     */
+    const struct aclrt_task_kind *const *kinds;
     /* Device memory. */
     aclError (*mem_alloc)(struct aclrt_device *dev, size_t size, void **out);
     void (*mem_free)(struct aclrt_device *dev, void *ptr);

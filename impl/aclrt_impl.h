@@ -23,20 +23,21 @@
 #include "hooks.h"     /* user callbacks on state changes (stream/device state, exceptions) */
 #include "stream.h"    /* streams: submit, synchronize, create, destroy */
 #include "stream_control.h" /* aclrtStreamAbort, aclrtStreamStop */
-#include "event.h"     /* events: record, query, wait */
+#include "event.h"     /* events: record, query, synchronize */
 #include "block.h"     /* why a task cannot run yet (parking conditions) */
 #include "exception.h" /* exception callbacks, task ids */
 #include "task_wait.h" /* what wait tasks share: deadlines and timers, spinning, stale notes */
+#include "event_wait.h" /* stream waits on events */
 #include "report.h"    /* report / host-function threads and callbacks */
-#include "exec.h"      /* running a stream's tasks */
 #include "notify_object.h" /* what notifies and counting notifies share: handles, lives, quota */
 #include "notify.h"    /* notifies: one record releases one wait */
 #include "cnt_notify.h" /* counting notifies */
+#include "memory.h"    /* memory, copies, memsets */
 #include "value.h"     /* aclrtValueWrite / aclrtValueWait */
 #include "hcom.h"      /* HCOM group record/wait tasks (aclrtx) */
 #include "launch.h"    /* host functions and host kernels */
+#include "exec.h"      /* running a stream's tasks */
 #include "context.h"   /* aclrtSetDevice, contexts */
-#include "memory.h"    /* memory, copies, memsets */
 #include "../backends/host.h"
 #include "init.h"      /* aclInit / aclFinalize, runtime start and stop */
 

@@ -2,7 +2,7 @@
  * impl/block.h - why a task cannot run yet.
  *
  * A task's run function (exec.h) that cannot finish now fills a block and
- * returns ACLRT_RUN_BLOCKED; the executor then parks the stream (no thread
+ * returns ACLRT_TASK_BLOCKED; the executor then parks the stream (no thread
  * held) with a note where the blocking condition will change, and runs the
  * task again when it has.
  */
@@ -16,8 +16,6 @@
 #include "task.h"
 
 struct aclrt_report_item;
-
-#define ACLRT_RUN_BLOCKED (-1)
 
 /*
  * Why a task cannot run yet: where to leave the park note, and until when.

@@ -29,7 +29,6 @@
 
 #include "base.h"
 #include "error.h"
-#include "exec.h"
 #include "handle.h"
 #include "notify_object.h"
 #include "park.h"
@@ -101,8 +100,9 @@ static bool aclrt_cnt_notify_change(struct aclrt_notify_object *c, uint32_t gene
     return true;
 }
 
-ACLRT_INTERNAL int aclrt_cnt_notify_record_run(struct aclrt_task *t)
+static int aclrt_cnt_notify_record_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
+    (void)s, (void)blk;
     aclrt_cnt_notify_change(t->u.cnt.cnt, t->u.cnt.generation, t->u.cnt.mode, t->u.cnt.value);
     return ACL_SUCCESS;
 }
@@ -140,7 +140,7 @@ static bool aclrt_cnt_notify_wait_ready(const struct aclrt_task *t)
     return aclrt_seq_read(&t->u.cnt.cnt->changes) != t->u.cnt.seen_version;
 }
 
-ACLRT_INTERNAL int aclrt_cnt_notify_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+static int aclrt_cnt_notify_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     struct aclrt_notify_object *c = t->u.cnt.cnt;
     uint64_t deadline = aclrt_wait_deadline(&t->u.cnt.deadline_ns, t->u32);
@@ -157,9 +157,17 @@ ACLRT_INTERNAL int aclrt_cnt_notify_wait_run(struct aclrt_stream *s, struct aclr
             aclrt_wait_prune(s, &c->changes, &c->waiters, deadline != ACLRT_NO_DEADLINE);
         t->u.cnt.parked = 1;
         aclrt_block_on_count(blk, &c->changes, &c->waiters, t->u.cnt.seen_version + 1, deadline);
-        return ACLRT_RUN_BLOCKED;
+        return ACLRT_TASK_BLOCKED;
     }
 }
+
+/* A reset is a record that sets 0: the same run, its own id (a backend may override either). */
+static const struct aclrt_task_kind aclrt_kind_cnt_notify_record = {ACLRT_TASK_CNT_NOTIFY_RECORD, "counting-notify record",
+                                                                    aclrt_cnt_notify_record_run, NULL};
+static const struct aclrt_task_kind aclrt_kind_cnt_notify_reset = {ACLRT_TASK_CNT_NOTIFY_RESET, "counting-notify reset",
+                                                                   aclrt_cnt_notify_record_run, NULL};
+static const struct aclrt_task_kind aclrt_kind_cnt_notify_wait = {ACLRT_TASK_CNT_NOTIFY_WAIT, "counting-notify wait",
+                                                                  aclrt_cnt_notify_wait_run, NULL};
 
 /* ------------------------------------------------------------------------
  * API
@@ -183,7 +191,8 @@ ACLRT_API aclError aclrtCntNotifyDestroy(aclrtCntNotify cntNotify)
 }
 
 /* Submit a record or reset: applied at once on an idle stream, else a task in stream order. */
-static aclError aclrt_cnt_notify_submit_change(aclrtCntNotify cntNotify, aclrtStream stream, uint8_t kind,
+static aclError aclrt_cnt_notify_submit_change(aclrtCntNotify cntNotify, aclrtStream stream,
+                                               const struct aclrt_task_kind *kind,
                                                uint32_t mode, uint32_t value)
 {
     struct aclrt_notify_object *c;
@@ -218,14 +227,14 @@ ACLRT_API aclError aclrtCntNotifyRecord(aclrtCntNotify cntNotify, aclrtStream st
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "record mode %d is not one of SET_VALUE (0), ADD (1), BIT_OR (2), BIT_AND (4)",
                           (int)info->mode);
-    return aclrt_cnt_notify_submit_change(cntNotify, stream, ACLRT_TASK_CNT_NOTIFY_RECORD, (uint32_t)info->mode,
+    return aclrt_cnt_notify_submit_change(cntNotify, stream, &aclrt_kind_cnt_notify_record, (uint32_t)info->mode,
                                           info->value);
 }
 
 ACLRT_API aclError aclrtCntNotifyReset(aclrtCntNotify cntNotify, aclrtStream stream)
 {
     ACLRT_ENTER();
-    return aclrt_cnt_notify_submit_change(cntNotify, stream, ACLRT_TASK_CNT_NOTIFY_RESET,
+    return aclrt_cnt_notify_submit_change(cntNotify, stream, &aclrt_kind_cnt_notify_reset,
                                           ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE, 0);
 }
 
@@ -255,7 +264,7 @@ ACLRT_API aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclrt
         return ACL_SUCCESS;
     struct aclrt_task t;
     memset(&t, 0, sizeof t);
-    t.kind = ACLRT_TASK_CNT_NOTIFY_WAIT;
+    t.kind = &aclrt_kind_cnt_notify_wait;
     t.u32 = info->timeout; /* seconds; 0 = never */
     t.u.cnt.cnt = c;
     t.u.cnt.generation = generation;

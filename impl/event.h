@@ -211,6 +211,25 @@ ACLRT_INTERNAL void aclrt_event_apply_reset(const struct aclrt_event_ref *ref)
     aclrt_event_write_end(e, odd);
 }
 
+static int aclrt_event_stamp_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    (void)s, (void)blk;
+    aclrt_event_apply_stamp(&t->u.mark, aclrt_now_ns());
+    return ACL_SUCCESS;
+}
+
+static int aclrt_event_reset_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    (void)s, (void)blk;
+    aclrt_event_apply_reset(&t->u.mark);
+    return ACL_SUCCESS;
+}
+
+static const struct aclrt_task_kind aclrt_kind_event_stamp = {ACLRT_TASK_EVENT_STAMP, "event timestamp",
+                                                              aclrt_event_stamp_run, NULL};
+static const struct aclrt_task_kind aclrt_kind_event_reset = {ACLRT_TASK_EVENT_RESET, "event reset",
+                                                              aclrt_event_reset_run, NULL};
+
 /* A wait task for this event has run (or failed): one fewer outstanding. */
 ACLRT_INTERNAL void aclrt_event_wait_done(const struct aclrt_event_ref *ref)
 {
@@ -377,6 +396,7 @@ static aclError aclrt_event_record(aclrtEvent event, aclrtStream stream)
         aclrt_event_write_end(e, odd);
         if (slot != NULL) { /* keep the reserved slot's place in the stream: make it a no-op */
             memset(slot, 0, sizeof *slot);
+            slot->kind = &aclrt_kind_nop;
             aclrt_stream_commit(s, slot, ticket);
         }
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "event %p was destroyed by another thread", event);
@@ -391,7 +411,7 @@ static aclError aclrt_event_record(aclrtEvent event, aclrtStream stream)
 
     if (slot != NULL) {
         memset(slot, 0, sizeof *slot);
-        slot->kind = ACLRT_TASK_EVENT_STAMP;
+        slot->kind = &aclrt_kind_event_stamp;
         slot->u.mark.event = e;
         slot->u.mark.generation = generation;
         slot->u.mark.record = records;
@@ -455,7 +475,7 @@ ACLRT_API aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
     }
     struct aclrt_task t;
     memset(&t, 0, sizeof t);
-    t.kind = ACLRT_TASK_EVENT_RESET;
+    t.kind = &aclrt_kind_event_reset;
     t.u.mark = ref;
     return aclrt_stream_submit(s, &t, NULL);
 }
@@ -622,115 +642,6 @@ ACLRT_API aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
     if (rc != ACL_SUCCESS)
         return rc;
     *timestamp = ns / ACLRT_NS_PER_US; /* microseconds since boot */
-    return ACL_SUCCESS;
-}
-
-/* ------------------------------------------------------------------------
- * Stream waits
- * ------------------------------------------------------------------------ */
-
-/*
- * Make `s` wait for the event's captured work (or, for an unrecorded legacy
- * SYNC event, for its next record). `timeout_s` = 0: no limit (the
- * aclrtSetOpWaitTimeout value applies).
- */
-static aclError aclrt_event_stream_wait(aclrtStream stream, aclrtEvent event, uint32_t timeout_s)
-{
-    struct aclrt_event *e;
-    aclError rc = aclrt_event_resolve(event, &e);
-    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
-        return rc;
-    struct aclrt_stream *s;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS))
-        return rc;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_check_context(s)) != ACL_SUCCESS))
-        return rc;
-    struct aclrt_event_view v;
-    if (ACLRT_UNLIKELY((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS))
-        return rc;
-    uint32_t flags = ACLRT_EVENT_INFO_FLAGS(v.info);
-    unsigned flavour = ACLRT_EVENT_INFO_FLAVOUR(v.info);
-    if (ACLRT_UNLIKELY(flags & ACL_EVENT_DEVICE_USE_ONLY))
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "an ACL_EVENT_DEVICE_USE_ONLY event cannot be waited for here");
-    if (ACLRT_UNLIKELY((flags & (ACL_EVENT_SYNC | ACLRT_EVENT_FLAG_INTERNAL_SYNC)) == 0))
-        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                          "event %p was created without ACL_EVENT_SYNC and cannot be waited for", event);
-    if (timeout_s == 0)
-        timeout_s = atomic_load_explicit(&aclrt_rt.op_wait_timeout_s, memory_order_relaxed);
-
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.u32 = timeout_s;
-    bool recorded = (v.info & ACLRT_EVENT_INFO_RECORDED) != 0;
-    if (!recorded) {
-        if (flavour == ACLRT_EVENT_EX)
-            return ACL_SUCCESS; /* nothing captured: nothing to wait for */
-        if (flavour == ACLRT_EVENT_PLAIN)
-            return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
-                              "event %p from aclrtCreateEvent has not been recorded; record it before waiting", event);
-        /* Legacy SYNC event: the wait binds to the next record. */
-        t.kind = ACLRT_TASK_WAIT_EVENT;
-        t.u.wait.from = (struct aclrt_event_ref){e, v.generation, v.records};
-    } else {
-        if (aclrt_event_view_complete(&v) && flavour == ACLRT_EVENT_EX)
-            return ACL_SUCCESS; /* already satisfied: no task needed */
-        t.kind = ACLRT_TASK_WAIT_STREAM;
-        t.u.wait.stream = v.stream;
-        t.u.wait.target = v.target;
-        if (flavour != ACLRT_EVENT_EX)
-            t.u.wait.from = (struct aclrt_event_ref){e, v.generation, v.records};
-    }
-    /* Count the wait for aclrtQueryEventWaitStatus (not offered for Ex events). */
-    if (t.u.wait.from.event != NULL) {
-        uint32_t odd = aclrt_event_write_begin(e);
-        bool alive = atomic_load_explicit(&e->hdr.generation, memory_order_relaxed) == v.generation;
-        if (alive)
-            atomic_fetch_add_explicit(&e->waits_pending, 1, memory_order_release);
-        aclrt_event_write_end(e, odd);
-        if (!alive)
-            return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "event %p was destroyed by another thread", event);
-    }
-    rc = aclrt_stream_submit(s, &t, NULL);
-    if (rc != ACL_SUCCESS && t.u.wait.from.event != NULL)
-        aclrt_event_wait_done(&t.u.wait.from);
-    return rc;
-}
-
-ACLRT_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
-{
-    ACLRT_ENTER();
-    return aclrt_event_stream_wait(stream, event, 0);
-}
-
-ACLRT_API aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
-{
-    ACLRT_ENTER();
-    if (timeout < 0)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d s is invalid (0 waits forever, > 0 is a limit)",
-                          (int)timeout);
-    return aclrt_event_stream_wait(stream, event, (uint32_t)timeout);
-}
-
-ACLRT_API aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event, uint32_t timeout, uint32_t flag)
-{
-    ACLRT_ENTER();
-    if (flag == ACL_EVENT_WAIT_DEFAULT)
-        return aclrt_event_stream_wait(stream, event, timeout);
-    if (flag == ACL_EVENT_WAIT_EXTERNAL) {
-        if (timeout != 0)
-            return aclrt_fail(ACL_ERROR_INVALID_PARAM, "ACL_EVENT_WAIT_EXTERNAL takes timeout 0 (never)");
-        return aclrt_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED,
-                          "ACL_EVENT_WAIT_EXTERNAL waits only on a stream that is being captured");
-    }
-    return aclrt_fail(ACL_ERROR_INVALID_PARAM, "wait flag 0x%x is neither ACL_EVENT_WAIT_DEFAULT nor "
-                                               "ACL_EVENT_WAIT_EXTERNAL",
-                      flag);
-}
-
-ACLRT_API aclError aclrtSetOpWaitTimeout(uint32_t timeout)
-{
-    ACLRT_ENTER();
-    atomic_store_explicit(&aclrt_rt.op_wait_timeout_s, timeout, memory_order_relaxed);
     return ACL_SUCCESS;
 }
 

@@ -50,106 +50,14 @@ ACLRT_INLINE bool aclrt_block_over(const struct aclrt_block *b)
 }
 
 /*
- * A legacy wait issued before any record: once the event has been recorded
- * (its record count moved past the one the wait saw), bind to that record's
- * capture and become an ordinary count wait. A destroyed event releases it.
+ * Run one task: its kind's run, or the backend's override of that kind.
+ * Returns ACL_SUCCESS, an error code (the task failed), or
+ * ACLRT_TASK_BLOCKED with `blk` saying what it waits for.
  */
-static int aclrt_task_bind_event_wait(struct aclrt_task *t, struct aclrt_block *blk)
+ACLRT_INLINE int aclrt_task_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
-    struct aclrt_event_view v;
-    aclrt_event_read(t->u.wait.from.event, &v);
-    if (v.generation != t->u.wait.from.generation)
-        return 0; /* destroyed: nothing left to wait for */
-    if (v.records == t->u.wait.from.record) {
-        blk->event = t->u.wait.from;
-        blk->deadline_ns = aclrt_wait_deadline(&t->u.wait.deadline_ns, t->u32);
-        return aclrt_wait_expired(blk->deadline_ns) ? ACLRT_WAIT_TIMEOUT_CODE : ACLRT_RUN_BLOCKED;
-    }
-    t->kind = ACLRT_TASK_WAIT_STREAM;
-    t->u.wait.stream = v.stream;
-    t->u.wait.target = v.target;
-    return 1; /* run again as a count wait */
-}
-
-/* A count wait may go on: the stream it waits for has completed the target. */
-static bool aclrt_task_wait_stream_ready(const struct aclrt_task *t)
-{
-    return aclrt_seq_reached(&t->u.wait.stream->completed, t->u.wait.target);
-}
-
-static aclError aclrt_task_run_kernel(struct aclrt_stream *s, struct aclrt_task *t)
-{
-    uint32_t blocks = t->u32;
-    if (blocks > 1 && aclrt_rt.backend->run_kernel != NULL)
-        return aclrt_rt.backend->run_kernel(s->device, t->u.kernel.fn, blocks, t->u.kernel.args);
-    for (uint32_t b = 0; b < blocks; b++) {
-        aclError rc = t->u.kernel.fn(b, blocks, t->u.kernel.args);
-        if (rc != ACL_SUCCESS)
-            return rc; /* a faulting kernel stops, like a device kernel */
-    }
-    return ACL_SUCCESS;
-}
-
-/* Tasks of notifies, counting notifies, value ops and HCOM groups (defined in their files, after this one). */
-static int aclrt_notify_record_run(struct aclrt_task *t);
-static int aclrt_notify_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk);
-static int aclrt_cnt_notify_record_run(struct aclrt_task *t);
-static int aclrt_cnt_notify_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk);
-static int aclrt_value_write_run(struct aclrt_task *t);
-static int aclrt_value_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk);
-static int aclrt_hcom_record_run(struct aclrt_task *t);
-static int aclrt_hcom_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk);
-
-/*
- * Run one task. Returns ACL_SUCCESS, an error code (the task failed), or
- * ACLRT_RUN_BLOCKED with `blk` saying what it waits for.
- */
-static int aclrt_task_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
-{
-    switch ((enum aclrt_task_kind)t->kind) {
-    case ACLRT_TASK_NOP: return ACL_SUCCESS;
-    case ACLRT_TASK_HOST_FUNC: return aclrt_host_func_task_run(s, t, blk);
-    case ACLRT_TASK_CALLBACK: return aclrt_callback_task_run(s, t, blk);
-    case ACLRT_TASK_HOST_KERNEL: return aclrt_task_run_kernel(s, t);
-    case ACLRT_TASK_MEMCPY: memmove(t->u.copy.dst, t->u.copy.src, t->u.copy.count); return ACL_SUCCESS;
-    case ACLRT_TASK_MEMSET: memset(t->u.fill.dst, (int)(uint8_t)t->u32, t->u.fill.count); return ACL_SUCCESS;
-    case ACLRT_TASK_EVENT_STAMP: aclrt_event_apply_stamp(&t->u.mark, aclrt_now_ns()); return ACL_SUCCESS;
-    case ACLRT_TASK_EVENT_RESET: aclrt_event_apply_reset(&t->u.mark); return ACL_SUCCESS;
-    case ACLRT_TASK_WAIT_EVENT: {
-        int r = aclrt_task_bind_event_wait(t, blk);
-        if (r != 1) {
-            if (r != ACLRT_RUN_BLOCKED)
-                aclrt_event_wait_done(&t->u.wait.from);
-            return r;
-        }
-    } /* fall through: now a count wait */
-    /* FALLTHRU */
-    case ACLRT_TASK_WAIT_STREAM: {
-        uint64_t deadline = aclrt_wait_deadline(&t->u.wait.deadline_ns, t->u32);
-        if (aclrt_task_wait_stream_ready(t) || aclrt_wait_spin(s, aclrt_task_wait_stream_ready, t, deadline)) {
-            aclrt_event_wait_done(&t->u.wait.from);
-            return ACL_SUCCESS;
-        }
-        if (aclrt_wait_expired(deadline)) {
-            aclrt_event_wait_done(&t->u.wait.from);
-            return ACLRT_WAIT_TIMEOUT_CODE;
-        }
-        struct aclrt_stream *on = t->u.wait.stream;
-        aclrt_block_on_count(blk, &on->completed, &on->waiters, t->u.wait.target, deadline);
-        return ACLRT_RUN_BLOCKED;
-    }
-    case ACLRT_TASK_NOTIFY_RECORD: return aclrt_notify_record_run(t);
-    case ACLRT_TASK_NOTIFY_WAIT: return aclrt_notify_wait_run(s, t, blk);
-    case ACLRT_TASK_CNT_NOTIFY_RECORD: /* FALLTHRU: a reset is a record that sets 0 */
-    case ACLRT_TASK_CNT_NOTIFY_RESET: return aclrt_cnt_notify_record_run(t);
-    case ACLRT_TASK_CNT_NOTIFY_WAIT: return aclrt_cnt_notify_wait_run(s, t, blk);
-    case ACLRT_TASK_VALUE_WRITE: return aclrt_value_write_run(t);
-    case ACLRT_TASK_VALUE_WAIT: return aclrt_value_wait_run(s, t, blk);
-    case ACLRT_TASK_HCOM_RECORD: return aclrt_hcom_record_run(t);
-    case ACLRT_TASK_HCOM_WAIT: return aclrt_hcom_wait_run(s, t, blk);
-    case ACLRT_TASK_KIND_COUNT: break;
-    }
-    return ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT;
+    const struct aclrt_task_kind *k = aclrt_rt.overrides[t->kind->id];
+    return (k != NULL ? k : t->kind)->run(s, t, blk);
 }
 
 /* Task number `number` of stream s (record t) failed with `code`. */
@@ -238,11 +146,13 @@ static bool aclrt_stream_park(struct aclrt_stream *s, const struct aclrt_block *
  * A task is dropped without running (discarded, or its context stopped):
  * undo the bookkeeping its submission did, so nothing waits for it.
  */
-static void aclrt_task_drop(struct aclrt_task *t)
+ACLRT_INLINE void aclrt_task_drop(struct aclrt_task *t)
 {
-    if (t->kind == ACLRT_TASK_WAIT_STREAM || t->kind == ACLRT_TASK_WAIT_EVENT)
-        aclrt_event_wait_done(&t->u.wait.from);
-    aclrt_report_task_drop(t);
+    const struct aclrt_task_kind *k = aclrt_rt.overrides[t->kind->id];
+    if (k == NULL)
+        k = t->kind;
+    if (k->drop != NULL)
+        k->drop(t);
 }
 
 /*
@@ -438,7 +348,7 @@ ACLRT_INTERNAL void aclrt_stream_run(struct aclrt_stream *s)
         if (ACLRT_LIKELY(atomic_load_explicit(&s->ctx->failure, memory_order_relaxed) == 0)) {
             struct aclrt_block blk = ACLRT_BLOCK_NONE;
             rc = aclrt_task_run(s, &s->current, &blk);
-            if (rc == ACLRT_RUN_BLOCKED) {
+            if (rc == ACLRT_TASK_BLOCKED) {
                 if (aclrt_stream_park(s, &blk))
                     continue;
                 break;

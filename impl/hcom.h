@@ -33,7 +33,6 @@
 
 #include "base.h"
 #include "error.h"
-#include "exec.h"
 #include "handle.h"
 #include "registry.h"
 #include "runtime.h"
@@ -76,8 +75,9 @@ static struct aclrt_hcom_group *aclrt_hcom_all; /* registry lock */
  * Tasks (run by exec.h)
  * ------------------------------------------------------------------------ */
 
-ACLRT_INTERNAL int aclrt_hcom_record_run(struct aclrt_task *t)
+static int aclrt_hcom_record_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
+    (void)s, (void)blk;
     struct aclrt_hcom_group *g = t->u.hcom.group;
     aclrt_counter_advance(&g->records, &g->waiters, 1); /* release (seq.h): the recording stream's work */
     return ACL_SUCCESS;
@@ -88,15 +88,20 @@ static bool aclrt_hcom_wait_ready(const struct aclrt_task *t)
     return aclrt_seq_reached(&t->u.hcom.group->records, t->u.hcom.ticket);
 }
 
-ACLRT_INTERNAL int aclrt_hcom_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+static int aclrt_hcom_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     struct aclrt_hcom_group *g = t->u.hcom.group;
     /* Acquire (seq.h): the work before the ticket-th record is visible to what follows the wait. */
     if (aclrt_hcom_wait_ready(t) || aclrt_wait_spin(s, aclrt_hcom_wait_ready, t, ACLRT_NO_DEADLINE))
         return ACL_SUCCESS;
     aclrt_block_on_count(blk, &g->records, &g->waiters, t->u.hcom.ticket, ACLRT_NO_DEADLINE);
-    return ACLRT_RUN_BLOCKED;
+    return ACLRT_TASK_BLOCKED;
 }
+
+static const struct aclrt_task_kind aclrt_kind_hcom_record = {ACLRT_TASK_HCOM_RECORD, "HCOM record",
+                                                              aclrt_hcom_record_run, NULL};
+static const struct aclrt_task_kind aclrt_kind_hcom_wait = {ACLRT_TASK_HCOM_WAIT, "HCOM wait", aclrt_hcom_wait_run,
+                                                            NULL};
 
 /* ------------------------------------------------------------------------
  * Groups
@@ -383,7 +388,7 @@ static aclError aclrt_hcom_submit_wait(struct aclrt_stream *s, struct aclrt_hcom
         return rc;
     struct aclrt_task t;
     memset(&t, 0, sizeof t);
-    t.kind = ACLRT_TASK_HCOM_WAIT;
+    t.kind = &aclrt_kind_hcom_wait;
     t.u.hcom.group = g;
     if (aclrt_stream_acts_now(s)) {
         t.u.hcom.ticket = aclrt_hcom_take_ticket(g);
@@ -413,7 +418,7 @@ static aclError aclrt_hcom_submit(const struct aclrt_hcom_parsed *p)
     }
     struct aclrt_task t;
     memset(&t, 0, sizeof t);
-    t.kind = ACLRT_TASK_HCOM_RECORD;
+    t.kind = &aclrt_kind_hcom_record;
     t.u.hcom.group = g;
     return aclrt_stream_submit(p->stream, &t, NULL);
 }

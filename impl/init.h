@@ -85,6 +85,8 @@ static aclError aclrt_runtime_start_locked(void)
         return aclrt_fail(ACL_ERROR_RT_NO_DEVICE, "the %s backend found no device", backend->name);
     }
     aclrt_rt.backend = backend;
+    for (int k = 0; k < ACLRT_TASK_KIND_COUNT; k++)
+        aclrt_rt.overrides[k] = backend->kinds != NULL ? backend->kinds[k] : NULL;
     aclrt_rt.device_count = count > ACLRT_MAX_DEVICES ? ACLRT_MAX_DEVICES : count;
     for (uint32_t i = 0; i < aclrt_rt.device_count; i++) {
         struct aclrt_device *dev = &aclrt_rt.devices[i];

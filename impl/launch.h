@@ -9,8 +9,31 @@
 
 #include "base.h"
 #include "error.h"
+#include "report.h"
 #include "stream.h"
 #include "task.h"
+
+/*
+ * ACLRT_TASK_HOST_KERNEL: every block of the kernel. The backend may spread
+ * the blocks over idle threads (run_kernel); otherwise they run in order
+ * here. A failing block fails the task, like a faulting device kernel.
+ */
+static int aclrt_host_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    (void)blk;
+    uint32_t blocks = t->u32;
+    if (blocks > 1 && aclrt_rt.backend->run_kernel != NULL)
+        return aclrt_rt.backend->run_kernel(s->device, t->u.kernel.fn, blocks, t->u.kernel.args);
+    for (uint32_t b = 0; b < blocks; b++) {
+        aclError rc = t->u.kernel.fn(b, blocks, t->u.kernel.args);
+        if (rc != ACL_SUCCESS)
+            return rc;
+    }
+    return ACL_SUCCESS;
+}
+
+static const struct aclrt_task_kind aclrt_kind_host_kernel = {ACLRT_TASK_HOST_KERNEL, "host kernel",
+                                                              aclrt_host_kernel_run, NULL};
 
 ACLRT_API aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
 {
@@ -22,7 +45,7 @@ ACLRT_API aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, voi
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     struct aclrt_task t;
-    t.kind = ACLRT_TASK_HOST_FUNC;
+    t.kind = &aclrt_kind_host_func;
     t.u32 = 0;
     t.u.host_func.fn = fn;
     t.u.host_func.args = args;
@@ -42,7 +65,7 @@ ACLRT_API aclError aclrtxLaunchHostKernel(aclrtStream stream, uint32_t numBlocks
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     struct aclrt_task t;
-    t.kind = ACLRT_TASK_HOST_KERNEL;
+    t.kind = &aclrt_kind_host_kernel;
     t.u32 = numBlocks;
     t.u.kernel.fn = fn;
     t.u.kernel.args = args;

@@ -223,6 +223,24 @@ ACLRT_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_
     return ACL_SUCCESS;
 }
 
+/* ACLRT_TASK_MEMCPY / _MEMSET: on host-addressable memory (a backend with device memory overrides them). */
+static int aclrt_memcpy_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    (void)s, (void)blk;
+    memmove(t->u.copy.dst, t->u.copy.src, t->u.copy.count);
+    return ACL_SUCCESS;
+}
+
+static int aclrt_memset_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    (void)s, (void)blk;
+    memset(t->u.fill.dst, (int)(uint8_t)t->u32, t->u.fill.count);
+    return ACL_SUCCESS;
+}
+
+static const struct aclrt_task_kind aclrt_kind_memcpy = {ACLRT_TASK_MEMCPY, "memcpy", aclrt_memcpy_run, NULL};
+static const struct aclrt_task_kind aclrt_kind_memset = {ACLRT_TASK_MEMSET, "memset", aclrt_memset_run, NULL};
+
 /* Submit a task and, if asked, wait until it has run (pageable memory). */
 static aclError aclrt_submit_maybe_wait(struct aclrt_stream *s, const struct aclrt_task *t, bool wait)
 {
@@ -251,7 +269,7 @@ ACLRT_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, 
         return ACL_SUCCESS;
     struct aclrt_task t;
     memset(&t, 0, sizeof t);
-    t.kind = ACLRT_TASK_MEMCPY;
+    t.kind = &aclrt_kind_memcpy;
     t.u.copy.dst = dst;
     t.u.copy.src = src;
     t.u.copy.count = count;
@@ -291,7 +309,7 @@ ACLRT_API aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value
         return ACL_SUCCESS;
     struct aclrt_task t;
     memset(&t, 0, sizeof t);
-    t.kind = ACLRT_TASK_MEMSET;
+    t.kind = &aclrt_kind_memset;
     t.u32 = (uint32_t)(uint8_t)value;
     t.u.fill.dst = devPtr;
     t.u.fill.count = count;

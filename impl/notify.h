@@ -22,7 +22,6 @@
 
 #include "base.h"
 #include "error.h"
-#include "exec.h"
 #include "handle.h"
 #include "notify_object.h"
 #include "park.h"
@@ -63,8 +62,9 @@ static bool aclrt_notify_add_record(struct aclrt_notify_object *n, uint32_t gene
     return true;
 }
 
-ACLRT_INTERNAL int aclrt_notify_record_run(struct aclrt_task *t)
+static int aclrt_notify_record_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
+    (void)s, (void)blk;
     aclrt_notify_add_record(t->u.notify.notify, t->u.notify.generation);
     return ACL_SUCCESS;
 }
@@ -94,7 +94,7 @@ static bool aclrt_notify_wait_ready(const struct aclrt_task *t)
     return aclrt_notify_generation_of(w) != t->u.notify.generation || (uint32_t)w != 0;
 }
 
-ACLRT_INTERNAL int aclrt_notify_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+static int aclrt_notify_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     struct aclrt_notify_object *n = t->u.notify.notify;
     uint64_t deadline = aclrt_wait_deadline(&t->u.notify.deadline_ns, t->u32);
@@ -114,9 +114,14 @@ ACLRT_INTERNAL int aclrt_notify_wait_run(struct aclrt_stream *s, struct aclrt_ta
             aclrt_wait_prune(s, &n->changes, &n->waiters, deadline != ACLRT_NO_DEADLINE);
         t->u.notify.parked = 1;
         aclrt_block_on_count(blk, &n->changes, &n->waiters, seen + 1, deadline);
-        return ACLRT_RUN_BLOCKED;
+        return ACLRT_TASK_BLOCKED;
     }
 }
+
+static const struct aclrt_task_kind aclrt_kind_notify_record = {ACLRT_TASK_NOTIFY_RECORD, "notify record",
+                                                                aclrt_notify_record_run, NULL};
+static const struct aclrt_task_kind aclrt_kind_notify_wait = {ACLRT_TASK_NOTIFY_WAIT, "notify wait",
+                                                              aclrt_notify_wait_run, NULL};
 
 /* ------------------------------------------------------------------------
  * API
@@ -158,7 +163,7 @@ ACLRT_API aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
     }
     struct aclrt_task t;
     memset(&t, 0, sizeof t);
-    t.kind = ACLRT_TASK_NOTIFY_RECORD;
+    t.kind = &aclrt_kind_notify_record;
     t.u.notify.notify = n;
     t.u.notify.generation = generation;
     return aclrt_stream_submit(s, &t, NULL);
@@ -182,7 +187,7 @@ ACLRT_API aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream strea
         return ACL_SUCCESS;
     struct aclrt_task t;
     memset(&t, 0, sizeof t);
-    t.kind = ACLRT_TASK_NOTIFY_WAIT;
+    t.kind = &aclrt_kind_notify_wait;
     t.u32 = timeout;
     t.u.notify.notify = n;
     t.u.notify.generation = generation;

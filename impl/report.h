@@ -213,14 +213,14 @@ static void aclrt_report_drop(struct aclrt_report_item *item)
  * Run a task whose function goes to a report thread. First run: hand it off
  * (blocking ones keep a reference in the task record and park the stream on
  * the item); later runs: the stream was woken, the item is done. Returns
- * ACL_SUCCESS, ACLRT_RUN_BLOCKED (blk filled), or an error code. While
+ * ACL_SUCCESS, ACLRT_TASK_BLOCKED (blk filled), or an error code. While
  * aclFinalize runs nothing is handed off: the function is dropped, not run.
  */
 /* A blocking task's item is done (the task's own reference keeps the item alive while it looks). */
 static bool aclrt_report_task_ready(const struct aclrt_task *task)
 {
     const struct aclrt_report_item *item =
-        task->kind == ACLRT_TASK_CALLBACK ? task->u.callback.item : task->u.host_func.item;
+        task->kind->id == ACLRT_TASK_CALLBACK ? task->u.callback.item : task->u.host_func.item;
     return aclrt_seq_reached(&item->done, 1);
 }
 
@@ -265,7 +265,7 @@ static int aclrt_report_task_run(struct aclrt_stream *s, const struct aclrt_task
          */
         atomic_fetch_add_explicit(&item->refs, 1, memory_order_relaxed);
         blk->held = item;
-        return ACLRT_RUN_BLOCKED;
+        return ACLRT_TASK_BLOCKED;
     }
     *slot = NULL;
     aclrt_report_item_put(item);
@@ -289,7 +289,7 @@ static int aclrt_callback_task_run(struct aclrt_stream *s, struct aclrt_task *ta
 }
 
 /* ACLRT_TASK_HOST_FUNC: on the executor, unless a host-function thread serves the stream. */
-ACLRT_INLINE int aclrt_host_func_task_run(struct aclrt_stream *s, struct aclrt_task *task, struct aclrt_block *blk)
+static int aclrt_host_func_task_run(struct aclrt_stream *s, struct aclrt_task *task, struct aclrt_block *blk)
 {
     struct aclrt_report_thread *t = aclrt_stream_report_thread(s, ACLRT_REPORT_HOST_FUNC);
     if (ACLRT_LIKELY(t == NULL && task->u.host_func.item == NULL)) {
@@ -301,16 +301,28 @@ ACLRT_INLINE int aclrt_host_func_task_run(struct aclrt_stream *s, struct aclrt_t
 }
 
 /* A callback or host-function task dropped without running: let go of its item. */
-ACLRT_INLINE void aclrt_report_task_drop(struct aclrt_task *task)
+static void aclrt_report_slot_drop(struct aclrt_report_item **slot)
 {
-    struct aclrt_report_item **slot = task->kind == ACLRT_TASK_CALLBACK ? &task->u.callback.item
-                                      : task->kind == ACLRT_TASK_HOST_FUNC ? &task->u.host_func.item
-                                                                           : NULL;
-    if (slot != NULL && *slot != NULL) {
+    if (*slot != NULL) {
         aclrt_report_item_put(*slot);
         *slot = NULL;
     }
 }
+
+static void aclrt_callback_task_drop(struct aclrt_task *task)
+{
+    aclrt_report_slot_drop(&task->u.callback.item);
+}
+
+static void aclrt_host_func_task_drop(struct aclrt_task *task)
+{
+    aclrt_report_slot_drop(&task->u.host_func.item);
+}
+
+static const struct aclrt_task_kind aclrt_kind_callback = {ACLRT_TASK_CALLBACK, "callback", aclrt_callback_task_run,
+                                                           aclrt_callback_task_drop};
+static const struct aclrt_task_kind aclrt_kind_host_func = {ACLRT_TASK_HOST_FUNC, "host function",
+                                                            aclrt_host_func_task_run, aclrt_host_func_task_drop};
 
 /* ------------------------------------------------------------------------
  * Subscribe, process, unsubscribe
@@ -516,7 +528,7 @@ ACLRT_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCa
                           "stream %d has no report thread (aclrtSubscribeReport first)", (int)aclrt_slot_index(&s->hdr));
     struct aclrt_task t;
     memset(&t, 0, sizeof t);
-    t.kind = ACLRT_TASK_CALLBACK;
+    t.kind = &aclrt_kind_callback;
     t.u32 = (uint32_t)blockType;
     t.u.callback.fn = fn;
     t.u.callback.user_data = userData;

@@ -18,6 +18,7 @@
 #include "handle.h"
 #include "park.h"
 #include "seq.h"
+#include "task.h"
 #include "thread.h"
 #include "../backends/backend.h"
 
@@ -74,6 +75,8 @@ struct aclrt_runtime {
     _Atomic bool started;  /* backend opened, devices counted */
     struct aclrt_config config;
     const struct aclrt_backend *backend;
+    /* The backend's own descriptors of the task kinds it runs natively (NULL: the core's). */
+    const struct aclrt_task_kind *overrides[ACLRT_TASK_KIND_COUNT];
     uint32_t device_count;
     struct aclrt_device devices[ACLRT_MAX_DEVICES];
     _Atomic uint32_t op_wait_timeout_s; /* aclrtSetOpWaitTimeout; 0 = none */

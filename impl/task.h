@@ -18,17 +18,25 @@ struct aclrt_notify_object;
 struct aclrt_device;
 struct aclrt_hcom_group;
 
-enum aclrt_task_kind {
-    ACLRT_TASK_NOP = 0,      /* counts as a task, does nothing */
-    ACLRT_TASK_HOST_FUNC,    /* aclrtLaunchHostFunc */
-    ACLRT_TASK_HOST_KERNEL,  /* aclrtxLaunchHostKernel */
-    ACLRT_TASK_MEMCPY,       /* aclrtMemcpyAsync */
-    ACLRT_TASK_MEMSET,       /* aclrtMemsetAsync */
-    ACLRT_TASK_WAIT_STREAM,  /* until stream.completed >= target (event waits) */
-    ACLRT_TASK_WAIT_EVENT,   /* legacy event not recorded yet: until its next record */
-    ACLRT_TASK_EVENT_STAMP,  /* timestamp an event record when the stream reaches it */
-    ACLRT_TASK_EVENT_RESET,  /* aclrtResetEvent, in stream order */
-    ACLRT_TASK_CALLBACK,     /* aclrtLaunchCallback: hand fn to the stream's report thread */
+/*
+ * Task kinds. Each kind is a descriptor (struct aclrt_task_kind) defined
+ * next to its concept (launch.h, memory.h, event_wait.h, report.h, ...), and
+ * a task record points at its kind. The id names the kind in a backend's
+ * table of overrides (backends/backend.h): a backend that executes a kind
+ * natively (a GPU turning a copy into an asynchronous copy on its own
+ * queue) supplies its own descriptor for that id.
+ */
+enum aclrt_task_kind_id {
+    ACLRT_TASK_NOP,               /* counts as a task, does nothing (below) */
+    ACLRT_TASK_HOST_FUNC,         /* aclrtLaunchHostFunc (report.h) */
+    ACLRT_TASK_CALLBACK,          /* aclrtLaunchCallback (report.h) */
+    ACLRT_TASK_HOST_KERNEL,       /* aclrtxLaunchHostKernel (launch.h) */
+    ACLRT_TASK_MEMCPY,            /* aclrtMemcpyAsync (memory.h) */
+    ACLRT_TASK_MEMSET,            /* aclrtMemsetAsync (memory.h) */
+    ACLRT_TASK_WAIT_STREAM,       /* until stream.completed >= target (event_wait.h) */
+    ACLRT_TASK_WAIT_EVENT,        /* legacy event not recorded yet: until its next record */
+    ACLRT_TASK_EVENT_STAMP,       /* timestamp an event record when the stream reaches it (event.h) */
+    ACLRT_TASK_EVENT_RESET,       /* aclrtResetEvent, in stream order */
     ACLRT_TASK_NOTIFY_RECORD,     /* aclrtRecordNotify (notify.h) */
     ACLRT_TASK_NOTIFY_WAIT,       /* aclrtWaitAndResetNotify */
     ACLRT_TASK_CNT_NOTIFY_RECORD, /* aclrtCntNotifyRecord (cnt_notify.h) */
@@ -41,6 +49,21 @@ enum aclrt_task_kind {
     ACLRT_TASK_KIND_COUNT
 };
 
+/* What a kind's run returns besides ACL_SUCCESS (done) and an ACL error code (the task failed). */
+#define ACLRT_TASK_BLOCKED (-1) /* cannot go on yet: the block says on what; the stream parks, the task runs again */
+
+struct aclrt_task;
+struct aclrt_block;
+
+struct aclrt_task_kind {
+    enum aclrt_task_kind_id id;
+    const char *name;
+    /* Run the task on the calling thread (the stream's holder). */
+    int (*run)(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk);
+    /* The task is dropped without running (discarded): undo what its submission set up. NULL: nothing. */
+    void (*drop)(struct aclrt_task *t);
+};
+
 /* A reference to one record of one event: valid while generation and record match. */
 struct aclrt_event_ref {
     struct aclrt_event *event;
@@ -51,8 +74,7 @@ struct aclrt_event_ref {
 struct aclrt_report_item;
 
 struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
-    uint8_t kind;
-    uint8_t reserved[3];
+    const struct aclrt_task_kind *kind;
     uint32_t u32; /* host kernel: block count; memset: byte value; waits: timeout in seconds (0 = none);
                      callback: ACL_CALLBACK_BLOCK or _NO_BLOCK */
     uint32_t tid; /* the submitting thread (exception info); set by aclrt_stream_submit */
@@ -118,5 +140,14 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
 };
 
 _Static_assert(sizeof(struct aclrt_task) == 64, "a task record is one cache line");
+
+static int aclrt_task_nop_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    (void)s, (void)t, (void)blk;
+    return ACL_SUCCESS;
+}
+
+/* A task that only takes its place in the stream (a reserved slot whose purpose went away). */
+static const struct aclrt_task_kind aclrt_kind_nop = {ACLRT_TASK_NOP, "no-op", aclrt_task_nop_run, NULL};
 
 #endif /* ACLRT_IMPL_TASK_H */

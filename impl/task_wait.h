@@ -5,7 +5,7 @@
  * a short spin while the executor has nothing else to do, and no pile-up of
  * stale park notes when a wait parks again and again.
  *
- * A wait task that cannot go on yet returns ACLRT_RUN_BLOCKED with a block
+ * A wait task that cannot go on yet returns ACLRT_TASK_BLOCKED with a block
  * on a counter (block.h): its stream is parked and holds no executor thread.
  * Waits that park repeatedly (a value wait polling for a write the runtime
  * does not see, a counting-notify wait whose condition a record did not

@@ -32,7 +32,6 @@
 
 #include "base.h"
 #include "error.h"
-#include "exec.h"
 #include "memory.h"
 #include "runtime.h"
 #include "seq.h"
@@ -67,8 +66,9 @@ static void aclrt_value_write(_Atomic uint64_t *word, uint64_t value, struct acl
     aclrt_counter_advance(&dev->value_writes, &dev->value_waiters, 1);
 }
 
-ACLRT_INTERNAL int aclrt_value_write_run(struct aclrt_task *t)
+static int aclrt_value_write_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
+    (void)s, (void)blk;
     aclrt_value_write(t->u.value.word, t->u.value.value, t->u.value.device);
     return ACL_SUCCESS;
 }
@@ -85,7 +85,7 @@ static bool aclrt_value_wait_ready(const struct aclrt_task *t)
     return aclrt_value_check(t) || aclrt_seq_read(&t->u.value.device->value_writes) != t->u.value.seen_writes;
 }
 
-ACLRT_INTERNAL int aclrt_value_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+static int aclrt_value_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     struct aclrt_device *dev = t->u.value.device;
     for (;;) {
@@ -107,9 +107,14 @@ ACLRT_INTERNAL int aclrt_value_wait_run(struct aclrt_stream *s, struct aclrt_tas
         if (parked_before)
             aclrt_wait_prune(s, &dev->value_writes, &dev->value_waiters, true);
         aclrt_block_on_count(blk, &dev->value_writes, &dev->value_waiters, seen + 1, poll);
-        return ACLRT_RUN_BLOCKED;
+        return ACLRT_TASK_BLOCKED;
     }
 }
+
+static const struct aclrt_task_kind aclrt_kind_value_write = {ACLRT_TASK_VALUE_WRITE, "value write",
+                                                              aclrt_value_write_run, NULL};
+static const struct aclrt_task_kind aclrt_kind_value_wait = {ACLRT_TASK_VALUE_WAIT, "value wait", aclrt_value_wait_run,
+                                                             NULL};
 
 /* aclFinalize: release every value wait (begin), and stop doing so once the streams are gone (end). */
 ACLRT_INTERNAL void aclrt_value_release_waits(bool begin)
@@ -160,7 +165,7 @@ ACLRT_API aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag,
     }
     struct aclrt_task t;
     memset(&t, 0, sizeof t);
-    t.kind = ACLRT_TASK_VALUE_WRITE;
+    t.kind = &aclrt_kind_value_write;
     t.u.value.word = (_Atomic uint64_t *)devAddr;
     t.u.value.value = value;
     t.u.value.device = dev;
@@ -182,7 +187,7 @@ ACLRT_API aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, 
         return rc;
     struct aclrt_task t;
     memset(&t, 0, sizeof t);
-    t.kind = ACLRT_TASK_VALUE_WAIT;
+    t.kind = &aclrt_kind_value_wait;
     t.u32 = flag;
     t.u.value.word = (_Atomic uint64_t *)devAddr;
     t.u.value.value = value;

@@ -1,0 +1,201 @@
+/*
+ * impl/event_wait.h - stream waits on events: aclrtStreamWaitEvent and its
+ * variants, and the wait tasks they submit.
+ *
+ * A wait task carries a copy of what the event captured (stream, target
+ * count) taken at the call, so re-recording or destroying the event later
+ * does not change what a pending wait waits for. It is over once the
+ * captured stream's completed count reaches the target; until then its
+ * stream is parked on that count (block.h) and holds no thread.
+ *
+ * A wait on a legacy SYNC event that has not been recorded yet waits for the
+ * event's next record: it parks on the event (a keyless list the record
+ * wakes), then binds to that record's capture and becomes a count wait.
+ */
+#ifndef ACLRT_IMPL_EVENT_WAIT_H
+#define ACLRT_IMPL_EVENT_WAIT_H
+
+#include "base.h"
+#include "block.h"
+#include "error.h"
+#include "event.h"
+#include "runtime.h"
+#include "seq.h"
+#include "stream.h"
+#include "task.h"
+#include "task_wait.h"
+
+/* A count wait may go on: the stream it waits for has completed the target. */
+static bool aclrt_task_wait_stream_ready(const struct aclrt_task *t)
+{
+    return aclrt_seq_reached(&t->u.wait.stream->completed, t->u.wait.target);
+}
+
+/* ACLRT_TASK_WAIT_STREAM: until the captured stream completed the captured count. */
+static int aclrt_wait_stream_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    uint64_t deadline = aclrt_wait_deadline(&t->u.wait.deadline_ns, t->u32);
+    if (aclrt_task_wait_stream_ready(t) || aclrt_wait_spin(s, aclrt_task_wait_stream_ready, t, deadline)) {
+        aclrt_event_wait_done(&t->u.wait.from);
+        return ACL_SUCCESS;
+    }
+    if (aclrt_wait_expired(deadline)) {
+        aclrt_event_wait_done(&t->u.wait.from);
+        return ACLRT_WAIT_TIMEOUT_CODE;
+    }
+    struct aclrt_stream *on = t->u.wait.stream;
+    aclrt_block_on_count(blk, &on->completed, &on->waiters, t->u.wait.target, deadline);
+    return ACLRT_TASK_BLOCKED;
+}
+
+static const struct aclrt_task_kind aclrt_kind_wait_stream;
+
+/*
+ * ACLRT_TASK_WAIT_EVENT: a legacy wait issued before any record. Once the
+ * event has been recorded (its record count moved past the one the wait
+ * saw), the task binds to that record's capture and becomes an ordinary
+ * count wait. A destroyed event releases it.
+ */
+static int aclrt_wait_event_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    struct aclrt_event_view v;
+    aclrt_event_read(t->u.wait.from.event, &v);
+    if (v.generation != t->u.wait.from.generation) {
+        aclrt_event_wait_done(&t->u.wait.from);
+        return ACL_SUCCESS; /* destroyed: nothing left to wait for */
+    }
+    if (v.records == t->u.wait.from.record) {
+        blk->event = t->u.wait.from;
+        blk->deadline_ns = aclrt_wait_deadline(&t->u.wait.deadline_ns, t->u32);
+        if (!aclrt_wait_expired(blk->deadline_ns))
+            return ACLRT_TASK_BLOCKED;
+        aclrt_event_wait_done(&t->u.wait.from);
+        return ACLRT_WAIT_TIMEOUT_CODE;
+    }
+    t->kind = &aclrt_kind_wait_stream;
+    t->u.wait.stream = v.stream;
+    t->u.wait.target = v.target;
+    return aclrt_wait_stream_run(s, t, blk);
+}
+
+/* A wait dropped without running: the event counts one fewer pending wait. */
+static void aclrt_wait_drop(struct aclrt_task *t)
+{
+    aclrt_event_wait_done(&t->u.wait.from);
+}
+
+static const struct aclrt_task_kind aclrt_kind_wait_stream = {ACLRT_TASK_WAIT_STREAM, "stream wait",
+                                                              aclrt_wait_stream_run, aclrt_wait_drop};
+static const struct aclrt_task_kind aclrt_kind_wait_event = {ACLRT_TASK_WAIT_EVENT, "event wait (unrecorded)",
+                                                             aclrt_wait_event_run, aclrt_wait_drop};
+
+/* ------------------------------------------------------------------------
+ * API
+ * ------------------------------------------------------------------------ */
+
+/*
+ * Make `s` wait for the event's captured work (or, for an unrecorded legacy
+ * SYNC event, for its next record). `timeout_s` = 0: no limit (the
+ * aclrtSetOpWaitTimeout value applies).
+ */
+static aclError aclrt_event_stream_wait(aclrtStream stream, aclrtEvent event, uint32_t timeout_s)
+{
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return rc;
+    struct aclrt_stream *s;
+    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS))
+        return rc;
+    if (ACLRT_UNLIKELY((rc = aclrt_stream_check_context(s)) != ACL_SUCCESS))
+        return rc;
+    struct aclrt_event_view v;
+    if (ACLRT_UNLIKELY((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS))
+        return rc;
+    uint32_t flags = ACLRT_EVENT_INFO_FLAGS(v.info);
+    unsigned flavour = ACLRT_EVENT_INFO_FLAVOUR(v.info);
+    if (ACLRT_UNLIKELY(flags & ACL_EVENT_DEVICE_USE_ONLY))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "an ACL_EVENT_DEVICE_USE_ONLY event cannot be waited for here");
+    if (ACLRT_UNLIKELY((flags & (ACL_EVENT_SYNC | ACLRT_EVENT_FLAG_INTERNAL_SYNC)) == 0))
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "event %p was created without ACL_EVENT_SYNC and cannot be waited for", event);
+    if (timeout_s == 0)
+        timeout_s = atomic_load_explicit(&aclrt_rt.op_wait_timeout_s, memory_order_relaxed);
+
+    struct aclrt_task t;
+    memset(&t, 0, sizeof t);
+    t.u32 = timeout_s;
+    bool recorded = (v.info & ACLRT_EVENT_INFO_RECORDED) != 0;
+    if (!recorded) {
+        if (flavour == ACLRT_EVENT_EX)
+            return ACL_SUCCESS; /* nothing captured: nothing to wait for */
+        if (flavour == ACLRT_EVENT_PLAIN)
+            return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                              "event %p from aclrtCreateEvent has not been recorded; record it before waiting", event);
+        /* Legacy SYNC event: the wait binds to the next record. */
+        t.kind = &aclrt_kind_wait_event;
+        t.u.wait.from = (struct aclrt_event_ref){e, v.generation, v.records};
+    } else {
+        if (aclrt_event_view_complete(&v) && flavour == ACLRT_EVENT_EX)
+            return ACL_SUCCESS; /* already satisfied: no task needed */
+        t.kind = &aclrt_kind_wait_stream;
+        t.u.wait.stream = v.stream;
+        t.u.wait.target = v.target;
+        if (flavour != ACLRT_EVENT_EX)
+            t.u.wait.from = (struct aclrt_event_ref){e, v.generation, v.records};
+    }
+    /* Count the wait for aclrtQueryEventWaitStatus (not offered for Ex events). */
+    if (t.u.wait.from.event != NULL) {
+        uint32_t odd = aclrt_event_write_begin(e);
+        bool alive = atomic_load_explicit(&e->hdr.generation, memory_order_relaxed) == v.generation;
+        if (alive)
+            atomic_fetch_add_explicit(&e->waits_pending, 1, memory_order_release);
+        aclrt_event_write_end(e, odd);
+        if (!alive)
+            return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "event %p was destroyed by another thread", event);
+    }
+    rc = aclrt_stream_submit(s, &t, NULL);
+    if (rc != ACL_SUCCESS && t.u.wait.from.event != NULL)
+        aclrt_event_wait_done(&t.u.wait.from);
+    return rc;
+}
+
+ACLRT_API aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
+{
+    ACLRT_ENTER();
+    return aclrt_event_stream_wait(stream, event, 0);
+}
+
+ACLRT_API aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
+{
+    ACLRT_ENTER();
+    if (timeout < 0)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d s is invalid (0 waits forever, > 0 is a limit)",
+                          (int)timeout);
+    return aclrt_event_stream_wait(stream, event, (uint32_t)timeout);
+}
+
+ACLRT_API aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent event, uint32_t timeout, uint32_t flag)
+{
+    ACLRT_ENTER();
+    if (flag == ACL_EVENT_WAIT_DEFAULT)
+        return aclrt_event_stream_wait(stream, event, timeout);
+    if (flag == ACL_EVENT_WAIT_EXTERNAL) {
+        if (timeout != 0)
+            return aclrt_fail(ACL_ERROR_INVALID_PARAM, "ACL_EVENT_WAIT_EXTERNAL takes timeout 0 (never)");
+        return aclrt_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED,
+                          "ACL_EVENT_WAIT_EXTERNAL waits only on a stream that is being captured");
+    }
+    return aclrt_fail(ACL_ERROR_INVALID_PARAM, "wait flag 0x%x is neither ACL_EVENT_WAIT_DEFAULT nor "
+                                               "ACL_EVENT_WAIT_EXTERNAL",
+                      flag);
+}
+
+ACLRT_API aclError aclrtSetOpWaitTimeout(uint32_t timeout)
+{
+    ACLRT_ENTER();
+    atomic_store_explicit(&aclrt_rt.op_wait_timeout_s, timeout, memory_order_relaxed);
+    return ACL_SUCCESS;
+}
+
+#endif /* ACLRT_IMPL_EVENT_WAIT_H */
