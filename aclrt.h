@@ -788,8 +788,81 @@ ACLRT_API aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
 typedef aclError (*aclrtxHostKernel)(uint32_t blockIdx, uint32_t numBlocks, void *args);
 ACLRT_API aclError aclrtxLaunchHostKernel(aclrtStream stream, uint32_t numBlocks, aclrtxHostKernel fn, void *args);
 
-/* The backend in use ("host" or "cuda"); NULL before the runtime starts. */
+/* The backend in use ("host", "cuda", or a registered one); NULL before the runtime starts. */
 ACLRT_API const char *aclrtxGetBackendName(void);
+
+/*
+ * External progress. With aclrt.progress "external" in the aclInit JSON (or
+ * ACLRT_PROGRESS=external), and for every backend registered below, the
+ * runtime starts no threads: the program's own threads run the streams of a
+ * device by calling aclrtxDeviceProgress, which fires the timers that are
+ * due (wait timeouts), then runs up to `budget` tasks of the ready streams
+ * on the calling thread. It may be called from several threads at once.
+ * `info` (may be NULL) says how many tasks ran, how many streams are still
+ * ready (call again at once while any are) and the earliest timer
+ * (CLOCK_MONOTONIC ns; UINT64_MAX: none). aclrtxDeviceProgressFd gives an
+ * eventfd that becomes readable when work arrives or a timer moves earlier:
+ * an event loop waits on it (and on the deadline) between calls. The fd is
+ * the device's for the life of the process (the same across aclFinalize and
+ * aclInit); do not close it. A budget of 0 only fires timers and reports.
+ * docs/EMBEDDING.md has the whole picture and an epoll example.
+ */
+typedef struct aclrtxProgressInfo {
+    uint32_t tasksRun;       /* tasks this call ran (or dropped, for discarded streams) */
+    uint32_t streamsReady;   /* streams still ready after it */
+    uint64_t nextDeadlineNs; /* earliest timer, absolute CLOCK_MONOTONIC ns; UINT64_MAX: none */
+} aclrtxProgressInfo;
+ACLRT_API aclError aclrtxDeviceProgress(int32_t deviceId, uint32_t budget, aclrtxProgressInfo *info);
+ACLRT_API aclError aclrtxDeviceProgressFd(int32_t deviceId, int *fd);
+
+/*
+ * External tasks: the program's own asynchronous work (a transfer, a kernel
+ * of another API) as a task of a stream. When the stream reaches it, `start`
+ * is called on the thread running the stream, with a token, and must not
+ * block: it starts the work. The task is complete when any thread calls
+ * aclrtxCompleteExternalTask(token, code) (start itself may); the stream's
+ * later tasks run after that. A non-zero code fails the task like a device
+ * fault (exception callbacks, the stream's error, its failure mode). Events,
+ * waits, synchronizes, abort and destroy treat it like any task: a task
+ * discarded before it started never calls `start`; one that started is
+ * waited for. Completing a token twice, or a token that names no pending
+ * task, is ACL_ERROR_RT_PARAM_INVALID.
+ */
+typedef struct aclrtxExternalToken {
+    uint64_t stream; /* opaque */
+    uint64_t task;   /* opaque */
+} aclrtxExternalToken;
+typedef void (*aclrtxExternalStart)(aclrtxExternalToken token, void *userData);
+ACLRT_API aclError aclrtxLaunchExternalTask(aclrtStream stream, aclrtxExternalStart start, void *userData);
+ACLRT_API aclError aclrtxCompleteExternalTask(aclrtxExternalToken token, aclError code);
+
+/*
+ * Backends an embedding runtime registers: devices of its own, driven by
+ * its own threads (external progress above), with its memory and clock.
+ * Select one by name with ACLRT_BACKEND or aclrt.backend in the aclInit
+ * JSON before the runtime starts. The struct is copied; `name` must stay
+ * valid while registered. Required: version, size, name, open. Memory from
+ * memAlloc must be addressable by the host (copies and sets run on the CPU;
+ * work of the device's own goes through external tasks).
+ */
+#define ACLRTX_BACKEND_VERSION 1u
+#define ACLRTX_BACKEND_NAME_MAX 31
+typedef struct aclrtxBackend {
+    uint32_t version;   /* ACLRTX_BACKEND_VERSION */
+    uint32_t size;      /* sizeof(aclrtxBackend) */
+    const char *name;   /* at most ACLRTX_BACKEND_NAME_MAX bytes; not "host" or "cuda" */
+    void *user;         /* passed to every callback */
+    aclError (*open)(void *user, uint32_t *deviceCount);     /* at runtime start: how many devices (1..64) */
+    void (*close)(void *user);                               /* at aclFinalize (optional) */
+    aclError (*deviceStart)(void *user, int32_t deviceId);   /* first use of a device (optional) */
+    void (*deviceStop)(void *user, int32_t deviceId);        /* at aclFinalize (optional) */
+    void (*workArrived)(void *user, int32_t deviceId);       /* call aclrtxDeviceProgress soon (optional) */
+    aclError (*memAlloc)(void *user, int32_t deviceId, size_t size, void **ptr); /* aclrtMalloc (optional) */
+    void (*memFree)(void *user, int32_t deviceId, void *ptr);                    /* aclrtFree (with memAlloc) */
+    uint64_t (*timestampNs)(void *user, int32_t deviceId);   /* event timestamps (optional: CLOCK_MONOTONIC) */
+} aclrtxBackend;
+ACLRT_API aclError aclrtxRegisterBackend(const aclrtxBackend *backend);
+ACLRT_API aclError aclrtxUnregisterBackend(const char *name);
 
 /*
  * HCOM group record/wait tasks: the C form of the graph engine's
@@ -829,5 +902,8 @@ ACLRT_API aclError aclrtxLaunchHcomTaskList(const void *bytes, size_t size);
 #ifdef __cplusplus
 #error "aclrt: the implementation is C11 (Concurrency Kit's ck_ring.h is not valid C++). Put '#define ACLRT_IMPLEMENTATION' + '#include \"aclrt.h\"' in a .c file and compile it as C; C++ files include aclrt.h (or acl/acl.h) without ACLRT_IMPLEMENTATION."
 #endif
-#include "impl/aclrt_impl.h"
+#include "impl/aclrt_impl.h" /* the core */
+#include "backends/host.h"    /* the backends built in */
+/* The order in which the core looks a backend's name up among those built in. */
+ACLRT_BUILTIN_BACKENDS(&aclrt_backend_host)
 #endif

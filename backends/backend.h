@@ -1,25 +1,43 @@
 /*
- * backends/backend.h - the contract between the core (impl/) and a backend.
+ * backends/backend.h - the contract between the core (impl/) and a
+ * backend, both ways.
  *
- * The core owns the objects and their semantics: handles, each stream's task
- * ring and completed counter, event captures, parking. A backend owns
- * execution: it is told when a stream has work (schedule), and it runs
- * streams by calling the core's aclrt_stream_run(), which pops, runs and
- * completes tasks and parks the stream when a wait cannot be met yet. It also
- * supplies device memory.
+ * The core owns the objects and their semantics: handles, each stream's
+ * task ring and its three counts (submitted, issued, completed), event
+ * captures, parking, failure handling. A backend owns execution: which
+ * thread runs a stream and when, what a device is, where memory lives. The
+ * core never assumes an executor; the host backend (backends/host.h) is
+ * one backend among others and uses nothing but what this file lists.
+ *
+ * Core -> backend: struct aclrt_backend, the hooks below.
+ * Backend -> core: the entry points at the end of this file (defined in
+ * impl/exec.h, impl/stream.h, impl/task_wait.h).
  *
  * Rules for a backend:
- *   - aclrt_stream_run() on a given stream is called by one thread at a time:
- *     only after the core moved it to READY and called schedule(). The core
- *     never calls schedule() twice for one READY period.
- *   - has_other_work() is a hint used for fairness (a stream yields its
- *     thread after a budget of tasks when others are waiting) and to decide
- *     whether a wait may spin before parking.
- *   - timers_changed() is called when a parked stream's deadline became the
- *     earliest: some thread must call aclrt_device_fire_timers() by then.
- *   - run_kernel() runs the blocks of a host kernel and returns the first
- *     failing block's code; it may spread blocks over idle threads. NULL:
- *     the core runs them in order on the calling thread.
+ *   - schedule(dev, s) means: stream s is READY and has work; some thread
+ *     must take it (aclrt_stream_take) and run it (aclrt_stream_run) soon.
+ *     The core calls it once per READY period; after the call the stream
+ *     belongs to whoever takes it (it may be freed as soon as it ran), so
+ *     the hook reads what it needs of s before publishing it.
+ *   - A stream is held by one thread at a time, from take (or from a run
+ *     that returned ACLRT_HOLD_EMPTY or _BUDGET) until a run returns
+ *     ACLRT_HOLD_NONE, aclrt_stream_release returns true or
+ *     aclrt_stream_yield returns true.
+ *   - has_other_work(dev) is a hint: a waiting task spins before parking
+ *     only while its thread has nothing else to do.
+ *   - timers_changed(dev): a parked stream's deadline became the earliest;
+ *     some thread must call aclrt_device_fire_timers(dev) by then
+ *     (aclrt_device_next_deadline says when).
+ *   - Task kinds: `kinds` (indexed by enum aclrt_task_kind_id, impl/task.h)
+ *     replaces the core's descriptor of each kind the backend runs
+ *     natively. A kind's run that hands the task off returns
+ *     ACLRT_TASK_ISSUED and the backend later calls aclrt_stream_complete_to
+ *     (and aclrt_stream_fail first, if it failed). With `issue_ahead` the
+ *     core goes on with the stream's next task at once (the backend's own
+ *     queue keeps the order, so it overrides every kind whose effects must
+ *     follow issued work); without it the stream waits for its issued work
+ *     before the next task runs.
+ *   - Optional hooks may be NULL; the core then does what the comment says.
  */
 #ifndef ACLRT_BACKENDS_BACKEND_H
 #define ACLRT_BACKENDS_BACKEND_H
@@ -34,22 +52,81 @@ struct aclrt_backend {
     /* Check that the backend can run here; report how many devices it has. */
     aclError (*open)(const struct aclrt_config *config, uint32_t *device_count);
     void (*close)(void);
-    /* Bring a device up (threads, driver context) and down. */
+    /* Bring a device up (threads, driver context) and down. dev->backend_state is the backend's. */
     aclError (*device_start)(struct aclrt_device *dev);
     void (*device_stop)(struct aclrt_device *dev);
-    /* A stream has become READY: run it soon. */
+    /* A stream is created (s->backend_state is the backend's; optional) or freed (optional). */
+    aclError (*stream_create)(struct aclrt_stream *s);
+    void (*stream_destroy)(struct aclrt_stream *s);
+    /* A stream is READY: run it soon. */
     void (*schedule)(struct aclrt_device *dev, struct aclrt_stream *s);
     bool (*has_other_work)(struct aclrt_device *dev);
     void (*timers_changed)(struct aclrt_device *dev);
-    aclError (*run_kernel)(struct aclrt_device *dev, aclrtxHostKernel fn, uint32_t blocks, void *args);
     /*
-     * Task kinds the backend runs itself, indexed by enum aclrt_task_kind_id
-     * (NULL, or a NULL entry: the core's descriptor).
+     * aclrtStreamAbort / aclrtStreamStop began on s (optional): a backend
+     * with work in flight may cancel it. The core discards what is queued.
      */
+    void (*stream_abort)(struct aclrt_stream *s);
+    void (*stream_stop)(struct aclrt_stream *s);
+    /*
+     * aclrtxDeviceProgress: run ready work of dev on the calling thread
+     * (optional: without it the call is not supported), and the file
+     * descriptor that becomes readable when dev has work (optional).
+     */
+    aclError (*progress)(struct aclrt_device *dev, uint32_t budget, aclrtxProgressInfo *info);
+    aclError (*progress_fd)(struct aclrt_device *dev, int *fd);
+    /*
+     * Host kernel blocks (optional): run fn for blocks [0, blocks) and return
+     * the first failing block's code; may spread them over idle threads.
+     * NULL: the core runs them in order on the calling thread.
+     */
+    aclError (*run_kernel)(struct aclrt_device *dev, aclrtxHostKernel fn, uint32_t blocks, void *args);
     const struct aclrt_task_kind *const *kinds;
-    /* Device memory. */
+    bool issue_ahead;
+    /*
+     * Memory. Device memory (required); pinned host memory (optional:
+     * aligned host memory); synchronous copies and sets on the device's
+     * memory (optional: memmove / memset, host-addressable memory).
+     */
     aclError (*mem_alloc)(struct aclrt_device *dev, size_t size, void **out);
     void (*mem_free)(struct aclrt_device *dev, void *ptr);
+    aclError (*host_alloc)(size_t size, void **out);
+    void (*host_free)(void *ptr);
+    aclError (*mem_copy)(void *dst, const void *src, size_t count, aclrtMemcpyKind kind);
+    aclError (*mem_set)(void *dst, int value, size_t count);
+    /* The device's clock for event timestamps, ns (optional: CLOCK_MONOTONIC). */
+    uint64_t (*timestamp_ns)(struct aclrt_device *dev);
 };
+
+/* ------------------------------------------------------------------------
+ * Entry points a backend calls (the core defines them).
+ * ------------------------------------------------------------------------ */
+
+/* Who holds a stream after aclrt_stream_run (impl/exec.h). */
+enum aclrt_hold {
+    ACLRT_HOLD_NONE,   /* the caller let go: it must not touch the stream */
+    ACLRT_HOLD_EMPTY,  /* its ring is empty; the caller still holds it */
+    ACLRT_HOLD_BUDGET, /* it ran its budget of tasks; the caller still holds it */
+};
+
+/* READY -> held by the caller, after the backend dequeued it. */
+static void aclrt_stream_take(struct aclrt_stream *s);
+/* Run up to `budget` tasks of a held stream; *ran (if not NULL): how many ran. */
+static enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t budget, uint32_t *ran);
+/* Let go of a held stream whose ring looked empty: true if let go, false if work came (still held). */
+static bool aclrt_stream_release(struct aclrt_stream *s);
+/* Give a held stream back to schedule() behind other work: true if done, false if it must run again. */
+static bool aclrt_stream_yield(struct aclrt_stream *s);
+/* For a holder deciding whether to linger: tasks committed and not taken; a launch half way; a flag. */
+static bool aclrt_stream_has_queued(const struct aclrt_stream *s);
+static bool aclrt_stream_launch_pending(const struct aclrt_stream *s);
+static bool aclrt_stream_flagged(const struct aclrt_stream *s);
+/* Issued work of s finished up to task `upto` (any thread; one at a time per stream). */
+static void aclrt_stream_complete_to(struct aclrt_stream *s, uint64_t upto);
+/* Task `number` of s (submitted by thread `tid`) failed with `code`, before it is completed. */
+static void aclrt_stream_fail(struct aclrt_stream *s, uint32_t tid, uint64_t number, int code);
+/* Timers: wake the parked streams whose deadline passed; the earliest deadline (UINT64_MAX: none). */
+static void aclrt_device_fire_timers(struct aclrt_device *dev);
+static uint64_t aclrt_device_next_deadline(struct aclrt_device *dev);
 
 #endif /* ACLRT_BACKENDS_BACKEND_H */

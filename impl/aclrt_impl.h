@@ -36,9 +36,11 @@
 #include "value.h"     /* aclrtValueWrite / aclrtValueWait */
 #include "hcom.h"      /* HCOM group record/wait tasks (aclrtx) */
 #include "launch.h"    /* host functions and host kernels */
-#include "exec.h"      /* running a stream's tasks */
+#include "exec.h"      /* running a stream's tasks: the entry points backends call */
+#include "external.h"  /* external tasks (aclrtx): an embedder's work in a stream */
 #include "context.h"   /* aclrtSetDevice, contexts */
-#include "../backends/host.h"
+#include "progress.h"  /* aclrtxDeviceProgress: embedders run the streams */
+#include "backend_registry.h" /* built-in and registered backends, selection by name */
 #include "init.h"      /* aclInit / aclFinalize, runtime start and stop */
 
 #endif /* ACLRT_IMPL_ACLRT_IMPL_H */

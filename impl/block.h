@@ -40,9 +40,10 @@ struct aclrt_block {
     struct aclrt_event_ref event;     /* waits for a record of event after `record` (event NULL: none) */
     struct aclrt_report_item *held;   /* a reference the park drops when it is done looking (report.h) */
     uint64_t deadline_ns;             /* ACLRT_NO_DEADLINE: none */
+    bool in_flight;                   /* the stream waits for its own issued work: parks even while discarding */
 };
 
-#define ACLRT_BLOCK_NONE {NULL, NULL, 0, {NULL, 0, 0}, NULL, ACLRT_NO_DEADLINE}
+#define ACLRT_BLOCK_NONE {NULL, NULL, 0, {NULL, 0, 0}, NULL, ACLRT_NO_DEADLINE, false}
 
 /* Block on a counter: run again once *seq >= key. */
 ACLRT_INLINE void aclrt_block_on_count(struct aclrt_block *b, const struct aclrt_seq *seq,

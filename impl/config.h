@@ -6,6 +6,7 @@
  *   err_msg_mode ("0"|"1")         -                      "0" (per thread)
  *   defaultDevice.default_device   ACLRT_DEFAULT_DEVICE   none
  *   aclrt.backend                  ACLRT_BACKEND          "host"
+ *   aclrt.progress                 ACLRT_PROGRESS         "threads" (or "external")
  *   aclrt.devices                  ACLRT_DEVICES          1
  *   aclrt.executors                ACLRT_EXECUTORS        online CPUs (min 2)
  *   aclrt.ring_bytes               ACLRT_RING_BYTES       65536 (1024 tasks)
@@ -41,7 +42,8 @@
 #define ACLRT_JSON_MAX_BYTES (1u << 20)
 
 struct aclrt_config {
-    char backend[16];
+    char backend[32];
+    bool external_progress; /* aclrt.progress "external": no runtime threads (aclrtxDeviceProgress) */
     uint32_t devices;
     uint32_t executors;
     uint32_t ring_bytes;
@@ -75,6 +77,16 @@ ACLRT_INTERNAL uint32_t aclrt_config_ring_bytes(uint64_t bytes)
     while (r < bytes && r < (64u << 20))
         r <<= 1;
     return r;
+}
+
+/* "threads" -> 0, "external" -> 1, anything else -> -1. */
+static int aclrt_config_progress_mode(const char *s, size_t n)
+{
+    if (n == 7 && memcmp(s, "threads", 7) == 0)
+        return 0;
+    if (n == 8 && memcmp(s, "external", 8) == 0)
+        return 1;
+    return -1;
 }
 
 /* Parse an unsigned integer within [lo, hi]; accepts "123" as JSON text or string. */
@@ -264,9 +276,17 @@ static aclError aclrt_config_apply_json(struct aclrt_config *c, const char *js, 
                 if (strcmp(name, "aclrt.backend") == 0) {
                     int n = v->end - v->start;
                     if (v->type != JSMN_STRING || n <= 0 || n >= (int)sizeof c->backend)
-                        return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID, "aclrt.backend must be \"host\" or \"cuda\"");
+                        return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID,
+                                          "aclrt.backend must be a backend's name (\"host\", \"cuda\", ...)");
                     memcpy(c->backend, js + v->start, (size_t)n);
                     c->backend[n] = '\0';
+                }
+                if (strcmp(name, "aclrt.progress") == 0) {
+                    int mode = v->type == JSMN_STRING ? aclrt_config_progress_mode(js + v->start, (size_t)(v->end - v->start)) : -1;
+                    if (mode < 0)
+                        return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID,
+                                          "aclrt.progress must be \"threads\" or \"external\"");
+                    c->external_progress = mode == 1;
                 }
                 for (size_t s = 0; s < ACLRT_ARRAY_SIZE(aclrt_config_numbers); s++) {
                     if (strcmp(name, aclrt_config_numbers[s].name) != 0)
@@ -340,6 +360,14 @@ ACLRT_INTERNAL void aclrt_config_load_env(struct aclrt_config *c)
     const char *b = getenv("ACLRT_BACKEND");
     if (b != NULL && b[0] != '\0' && strlen(b) < sizeof c->backend)
         strcpy(c->backend, b);
+    const char *p = getenv("ACLRT_PROGRESS");
+    if (p != NULL && p[0] != '\0') {
+        int mode = aclrt_config_progress_mode(p, strlen(p));
+        if (mode >= 0)
+            c->external_progress = mode == 1;
+        else
+            fprintf(stderr, "aclrt: ignoring ACLRT_PROGRESS=%s (expected \"threads\" or \"external\")\n", p);
+    }
     for (size_t s = 0; s < ACLRT_ARRAY_SIZE(aclrt_config_numbers); s++) {
         const char *name = aclrt_config_numbers[s].env;
         const char *v = name ? getenv(name) : NULL;

@@ -213,8 +213,8 @@ ACLRT_INTERNAL void aclrt_event_apply_reset(const struct aclrt_event_ref *ref)
 
 static int aclrt_event_stamp_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
-    (void)s, (void)blk;
-    aclrt_event_apply_stamp(&t->u.mark, aclrt_now_ns());
+    (void)blk;
+    aclrt_event_apply_stamp(&t->u.mark, aclrt_device_now(s->device));
     return ACL_SUCCESS;
 }
 
@@ -383,7 +383,7 @@ static aclError aclrt_event_record(aclrtEvent event, aclrtStream stream)
     unsigned int ticket = 0;
     if (timed) {
         if (aclrt_seq_reached(&s->completed, target)) {
-            stamp = aclrt_now_ns();
+            stamp = aclrt_device_now(s->device);
         } else {
             rc = aclrt_stream_reserve(s, &slot, &ticket, &target);
             if (rc != ACL_SUCCESS)

@@ -46,9 +46,8 @@ ACLRT_INLINE uint32_t aclrt_stream_task_id(const struct aclrt_stream *s, uint64_
     return (uint32_t)(number - s->life_base);
 }
 
-/* Task `number` of s (record t) failed with `code`: call every exception callback. */
-ACLRT_INTERNAL void aclrt_exception_report(struct aclrt_stream *s, const struct aclrt_task *t, uint64_t number,
-                                           aclError code)
+/* Task `number` of s, submitted by thread `tid`, failed with `code`: call every exception callback. */
+ACLRT_INTERNAL void aclrt_exception_report(struct aclrt_stream *s, uint32_t tid, uint64_t number, aclError code)
 {
     /* Acquire: pairs with the release in aclrtSetExceptionInfoCallback. */
     aclrtExceptionInfoCallback slot = atomic_load_explicit(&aclrt_exception_slot, memory_order_acquire);
@@ -59,7 +58,7 @@ ACLRT_INTERNAL void aclrt_exception_report(struct aclrt_stream *s, const struct 
     struct rtExceptionInfo info = {
         .taskid = aclrt_stream_task_id(s, number),
         .streamid = aclrt_slot_index(&s->hdr),
-        .tid = t->tid,
+        .tid = tid,
         .deviceid = s->device->id,
         .retcode = (uint32_t)code,
     };

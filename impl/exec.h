@@ -1,10 +1,25 @@
 /*
- * impl/exec.h - running a stream: pop a task, run it, count it done; park
- * the stream when a task must wait; let go of the stream when it is empty.
+ * impl/exec.h - running a stream: the core's side of execution, which every
+ * backend drives through the entry points of backends/backend.h.
  *
- * A backend thread calls aclrt_stream_run() on a stream it took from its
- * ready queue (state READY). Everything else about executing tasks lives
- * here, so every backend that runs tasks on CPU threads shares it.
+ * A backend is told that a stream has work (its schedule hook). It takes
+ * the stream (aclrt_stream_take: READY -> RUNNING; one thread holds a
+ * stream at a time) and runs a bounded number of its tasks on the calling
+ * thread (aclrt_stream_run): pop a task, run it (its kind's run, or the
+ * backend's override), count it done, wake what waited for it. When the
+ * ring is empty the holder either keeps the stream for a moment (policy of
+ * the backend) or lets it go (aclrt_stream_release); a stream that used its
+ * budget while others wait goes back to the backend (aclrt_stream_yield).
+ *
+ * Three counts per stream: submitted (the ring), issued (the last task
+ * taken off the ring: running, or handed off), completed (done). Running a
+ * task and the task being done are two events: a kind's run either finishes
+ * the task (returns its code), blocks (the stream parks, holding no thread,
+ * and the task runs again when the condition may have changed), or issues
+ * it (ACLRT_TASK_ISSUED: it finishes later, when some thread calls
+ * aclrt_stream_complete_to). Unless the backend issues ahead (its device
+ * queue keeps order), a stream with an issued task parks until the task is
+ * complete before it runs the next one.
  *
  * A failing task (a host kernel returning non-zero, a wait that timed out)
  * is reported to the exception callbacks (exception.h), puts its stream in
@@ -13,7 +28,7 @@
  * of the context are discarded (counted as done, not run).
  *
  * A stream with the STOPPED flag (aclrtStreamStop) runs no further task: at
- * the next task boundary its executor parks it without a note, so only
+ * the next task boundary it is parked without a note, so only
  * aclrtStreamAbort or a destroy (which discard its tasks) make it run again.
  */
 #ifndef ACLRT_IMPL_EXEC_H
@@ -29,11 +44,6 @@
 #include "stream.h"
 #include "task.h"
 #include "task_wait.h"
-
-/* Tasks a stream runs before it lets other ready streams have its thread. */
-#define ACLRT_RUN_BUDGET 64
-#define ACLRT_LINGER_NS (5 * ACLRT_NS_PER_US) /* at most spin_ns */
-#define ACLRT_LINGER_LOOK 16                   /* pauses between looks at the ring */
 
 /* Has the condition a block names come true (or its deadline passed)? */
 ACLRT_INLINE bool aclrt_block_over(const struct aclrt_block *b)
@@ -60,10 +70,15 @@ ACLRT_INLINE int aclrt_task_run(struct aclrt_stream *s, struct aclrt_task *t, st
     return (k != NULL ? k : t->kind)->run(s, t, blk);
 }
 
-/* Task number `number` of stream s (record t) failed with `code`. */
-static void aclrt_stream_task_failed(struct aclrt_stream *s, const struct aclrt_task *t, uint64_t number, int code)
+/*
+ * Task number `number` of s, submitted by thread `tid`, failed with `code`:
+ * exception callbacks, the stream's error state, the context's stop. The
+ * holder calls it for tasks that fail on its thread; a backend or an
+ * embedder for issued ones, before completing them.
+ */
+ACLRT_INTERNAL void aclrt_stream_fail(struct aclrt_stream *s, uint32_t tid, uint64_t number, int code)
 {
-    aclrt_exception_report(s, t, number, code);
+    aclrt_exception_report(s, tid, number, code);
     int none = 0;
     atomic_compare_exchange_strong_explicit(&s->error, &none, code, memory_order_release, memory_order_relaxed);
     if (atomic_load_explicit(&s->ctx->stop_on_failure, memory_order_acquire)) {
@@ -108,7 +123,7 @@ static bool aclrt_stream_park_on(struct aclrt_stream *s, const struct aclrt_bloc
     }
     /* Release: the blocked task in s->current is visible to whoever runs s next. */
     for (;;) {
-        if (w & ACLRT_SCHED_DISCARD)
+        if ((w & ACLRT_SCHED_DISCARD) && !blk->in_flight)
             return true; /* notes go stale; the run loop discards */
         uint64_t parked = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_PARKED;
         if (atomic_compare_exchange_weak_explicit(&s->sched, &w, parked, memory_order_seq_cst,
@@ -167,7 +182,10 @@ static bool aclrt_stream_park_stopped(struct aclrt_stream *s, uint64_t w)
                                                    memory_order_relaxed);
 }
 
-/* Drop the tasks that have not started, up to the discard bound; they count as done. */
+/*
+ * Drop the tasks that have not started, up to the discard bound; they count
+ * as done (issued and completed move together: nothing is in flight here).
+ */
 static void aclrt_stream_discard(struct aclrt_stream *s)
 {
     /* Acquire: pairs with the release store of the bound before the flag was set (abort, destroy). */
@@ -175,7 +193,7 @@ static void aclrt_stream_discard(struct aclrt_stream *s)
     uint64_t next = aclrt_seq_read(&s->completed) + 1; /* the number of the current task, or the next */
     uint64_t n = 0;
     if (s->has_current && next <= until) {
-        aclrt_task_drop(&s->current);
+        aclrt_task_drop(&s->current); /* already counted in `issued` */
         s->has_current = false;
         n++;
         next++;
@@ -183,6 +201,7 @@ static void aclrt_stream_discard(struct aclrt_stream *s)
     struct aclrt_task t;
     while (!s->has_current && next <= until && aclrt_ring_pop(&s->ring, &t)) {
         aclrt_task_drop(&t);
+        s->issued++;
         n++;
         next++;
     }
@@ -190,8 +209,8 @@ static void aclrt_stream_discard(struct aclrt_stream *s)
         aclrt_stream_complete(s, n);
 }
 
-/* Put s back in the ready queue (it used its budget while others wait). */
-static bool aclrt_stream_yield(struct aclrt_stream *s)
+/* Give s back to the backend's schedule hook (it used its budget while others wait). */
+ACLRT_INTERNAL bool aclrt_stream_yield(struct aclrt_stream *s)
 {
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_relaxed);
     if (w & ACLRT_SCHED_FLAGS)
@@ -203,16 +222,46 @@ static bool aclrt_stream_yield(struct aclrt_stream *s)
     return true;
 }
 
+/* Is issued work still in flight (the holder asks)? */
+ACLRT_INLINE bool aclrt_stream_in_flight(const struct aclrt_stream *s)
+{
+    return !s->has_current && !aclrt_seq_reached(&s->completed, s->issued);
+}
+
+/* Tasks committed to the ring and not taken yet (the holder asks, while it lingers). */
+ACLRT_INTERNAL bool aclrt_stream_has_queued(const struct aclrt_stream *s)
+{
+    return aclrt_ring_committed(&s->ring) != aclrt_ring_consumed(&s->ring);
+}
+
+/*
+ * A launch reserved a slot and has not committed it: its thread is between
+ * the two (preempted, when there are more launching threads than CPUs).
+ * Tasks commit in order, so nothing can run before it does.
+ */
+ACLRT_INTERNAL bool aclrt_stream_launch_pending(const struct aclrt_stream *s)
+{
+    return aclrt_ring_reserved(&s->ring) != aclrt_ring_committed(&s->ring);
+}
+
+/* A flag (destroy, discard, stop) asks the holder to act. Relaxed: a hint; aclrt_stream_run reads it again. */
+ACLRT_INTERNAL bool aclrt_stream_flagged(const struct aclrt_stream *s)
+{
+    return (atomic_load_explicit(&s->sched, memory_order_relaxed) & ACLRT_SCHED_FLAGS) != 0;
+}
+
 /*
  * The ring looked empty: let go of s. Returns true if the caller no longer
  * holds it; false if more work arrived and the caller keeps running it.
  */
-static bool aclrt_stream_release(struct aclrt_stream *s)
+ACLRT_INTERNAL bool aclrt_stream_release(struct aclrt_stream *s)
 {
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
     if (w & ACLRT_SCHED_DYING) {
         if (aclrt_ring_reserved(&s->ring) != aclrt_ring_consumed(&s->ring))
             return false; /* late tasks (a launch racing the destroy) still run */
+        if (aclrt_stream_in_flight(s))
+            return false; /* freed once its issued work is complete (aclrt_stream_run parks for it) */
         aclrt_stream_free(s);
         return true;
     }
@@ -243,106 +292,83 @@ static bool aclrt_stream_release(struct aclrt_stream *s)
 }
 
 /*
- * The ring is empty: keep s for a moment in case its launcher is in the
- * middle of a burst. While s stays RUNNING a launch costs the launcher one
- * load of the schedule word (aclrt_stream_kick); letting go at every empty
- * ring would make each launch of a burst schedule the stream again (a CAS,
- * a ready-queue push, a wake-up check). The executor would spin idle for
- * spin_ns anyway; this spins on s's ring first, and stops as soon as other
- * work is queued or s gets a flag (destroy, discard).
- *
- * While it lingers the executor counts as a poller, so a launch onto
- * another stream wakes nobody (host.h). After its last look it checks the
- * ready queues once more: work pushed meanwhile is its to take, so s
- * yields if a task came too.
+ * Take a stream the backend dequeued after its schedule hook: READY ->
+ * RUNNING. Acquire: pairs with the release that made it READY (its tasks,
+ * its parked task).
  */
-enum aclrt_linger { ACLRT_LINGER_TASK, ACLRT_LINGER_EMPTY, ACLRT_LINGER_YIELD };
-
-static enum aclrt_linger aclrt_stream_linger(struct aclrt_stream *s)
+ACLRT_INTERNAL void aclrt_stream_take(struct aclrt_stream *s)
 {
-    uint64_t linger_ns = aclrt_rt.config.spin_ns < ACLRT_LINGER_NS ? aclrt_rt.config.spin_ns : ACLRT_LINGER_NS;
-    if (linger_ns == 0)
-        return ACLRT_LINGER_EMPTY;
-    struct aclrt_device *dev = s->device;
-    if (aclrt_rt.backend->has_other_work(dev))
-        return ACLRT_LINGER_EMPTY; /* other streams are waiting: let go at once */
-    atomic_fetch_add_explicit(&dev->pollers, 1, memory_order_seq_cst);
-    bool came = false;
-    uint64_t end = 0;
-    for (unsigned i = 0;; i++) {
-        /*
-         * Look every ACLRT_LINGER_LOOK pauses, not at every one: each look
-         * pulls the line the launcher commits to, so a tight look makes every
-         * launch of a burst miss; a few pauses apart, tasks arrive in batches.
-         */
-        if ((i % ACLRT_LINGER_LOOK) == 0 && aclrt_ring_committed(&s->ring) != aclrt_ring_consumed(&s->ring)) {
-            came = true;
-            break;
-        }
-        aclrt_cpu_relax();
-        if ((i & 15) == 15) {
-            if (atomic_load_explicit(&s->sched, memory_order_relaxed) & ACLRT_SCHED_FLAGS)
-                break;
-            if (aclrt_rt.backend->has_other_work(dev))
-                break;
-            uint64_t now = aclrt_now_ns();
-            if (end == 0)
-                end = now + linger_ns;
-            else if (now >= end)
-                break;
-            /*
-             * A launch reserved a slot and has not committed it: its thread
-             * was preempted mid-launch (more launching threads than CPUs).
-             * Tasks commit in order, so nothing can run before it does: give
-             * the CPU away rather than spin while that thread waits for one.
-             */
-            if (aclrt_ring_reserved(&s->ring) != aclrt_ring_committed(&s->ring))
-                sched_yield();
-        }
+    uint64_t w = atomic_load_explicit(&s->sched, memory_order_relaxed);
+    for (;;) {
+        uint64_t running = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_RUNNING;
+        if (atomic_compare_exchange_weak_explicit(&s->sched, &w, running, memory_order_acquire,
+                                                  memory_order_relaxed))
+            return;
     }
-    /* Seq_cst, then the look: pairs with a launcher's push-then-read of `pollers`. */
-    atomic_fetch_sub_explicit(&dev->pollers, 1, memory_order_seq_cst);
-    if (aclrt_rt.backend->has_other_work(dev))
-        return came ? ACLRT_LINGER_YIELD : ACLRT_LINGER_EMPTY;
-    return came ? ACLRT_LINGER_TASK : ACLRT_LINGER_EMPTY;
 }
 
 /*
- * Run s, which the caller took from READY to RUNNING, until it is empty,
- * parked, or has used its budget while other work waits. After this returns
- * the caller must not touch s.
+ * Issued work is in flight (issued > completed) and the stream must not go
+ * on: park it until its own completed count catches up. True if the caller
+ * still holds it.
  */
-ACLRT_INTERNAL void aclrt_stream_run(struct aclrt_stream *s)
+static bool aclrt_stream_park_in_flight(struct aclrt_stream *s)
+{
+    struct aclrt_block own = ACLRT_BLOCK_NONE;
+    aclrt_block_on_count(&own, &s->completed, &s->waiters, s->issued, ACLRT_NO_DEADLINE);
+    own.in_flight = true;
+    return aclrt_stream_park(s, &own);
+}
+
+
+/*
+ * Run up to `budget` tasks of s, which the caller holds (aclrt_stream_take);
+ * *ran (if not NULL) counts the tasks that ran, were issued or dropped.
+ * Returns who holds s afterwards:
+ *   ACLRT_HOLD_NONE    the caller let go (parked, stopped, freed, or back to
+ *                      the backend's schedule hook): it must not touch s;
+ *   ACLRT_HOLD_EMPTY   the ring is empty; the caller still holds s and calls
+ *                      aclrt_stream_run again or aclrt_stream_release;
+ *   ACLRT_HOLD_BUDGET  `budget` tasks ran; the caller still holds s and runs
+ *                      it again or lets others go first (aclrt_stream_yield).
+ */
+ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t budget, uint32_t *ran_out)
 {
     struct aclrt_stream *outer = aclrt_tls.running;
     aclrt_tls.running = s;
-    uint32_t budget = ACLRT_RUN_BUDGET;
+    enum aclrt_hold hold = ACLRT_HOLD_NONE;
+    bool ahead = aclrt_rt.backend->issue_ahead;
+    uint32_t ran = 0;
+    if (ACLRT_UNLIKELY(aclrt_stream_in_flight(s)) && !ahead && !aclrt_stream_park_in_flight(s))
+        goto out;
     for (;;) {
         uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
         if (ACLRT_UNLIKELY(w & ACLRT_SCHED_FLAGS)) {
+            /* Nothing is discarded or freed behind work in flight: it finishes first. */
+            if ((w & (ACLRT_SCHED_DISCARD | ACLRT_SCHED_DYING)) && aclrt_stream_in_flight(s)) {
+                if (aclrt_stream_park_in_flight(s))
+                    continue;
+                goto out;
+            }
             if (w & ACLRT_SCHED_DISCARD) {
                 aclrt_stream_discard(s);
             } else if (w & ACLRT_SCHED_STOPPED) {
                 if (aclrt_stream_park_stopped(s, w))
-                    break;
+                    goto out;
                 continue;
             }
         }
         if (!s->has_current) {
+            if (ACLRT_UNLIKELY(ran == budget)) {
+                hold = ACLRT_HOLD_BUDGET;
+                goto out;
+            }
             if (!aclrt_ring_pop(&s->ring, &s->current)) {
-                enum aclrt_linger l = aclrt_stream_linger(s);
-                if (l == ACLRT_LINGER_TASK)
-                    continue;
-                if (l == ACLRT_LINGER_YIELD) {
-                    if (aclrt_stream_yield(s))
-                        break;
-                    continue;
-                }
-                if (aclrt_stream_release(s))
-                    break;
-                continue;
+                hold = ACLRT_HOLD_EMPTY;
+                goto out;
             }
             s->has_current = true;
+            s->issued++;
         }
         int rc = ACL_SUCCESS;
         if (ACLRT_LIKELY(atomic_load_explicit(&s->ctx->failure, memory_order_relaxed) == 0)) {
@@ -351,22 +377,43 @@ ACLRT_INTERNAL void aclrt_stream_run(struct aclrt_stream *s)
             if (rc == ACLRT_TASK_BLOCKED) {
                 if (aclrt_stream_park(s, &blk))
                     continue;
-                break;
+                goto out;
+            }
+            if (rc == ACLRT_TASK_ISSUED) { /* finishes later: aclrt_stream_complete_to */
+                s->has_current = false;
+                ran++;
+                if (ahead || !aclrt_stream_in_flight(s) || aclrt_stream_park_in_flight(s))
+                    continue;
+                goto out;
             }
         } else {
             aclrt_task_drop(&s->current); /* discarded: the context stopped */
         }
         if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
-            aclrt_stream_task_failed(s, &s->current, aclrt_seq_read(&s->completed) + 1, rc);
+            aclrt_stream_fail(s, s->current.tid, s->issued, rc);
         s->has_current = false;
         aclrt_stream_complete(s, 1);
-        if (ACLRT_UNLIKELY(--budget == 0)) {
-            budget = ACLRT_RUN_BUDGET;
-            if (aclrt_rt.backend->has_other_work(s->device) && aclrt_stream_yield(s))
-                break;
-        }
+        ran++;
     }
+out:
     aclrt_tls.running = outer;
+    if (ran_out != NULL)
+        *ran_out = ran;
+    return hold;
+}
+
+/*
+ * Work a backend issued (ACLRT_TASK_ISSUED) has finished up to task number
+ * `upto` of s: count it done and wake whoever waits, the stream itself
+ * included. Any thread may call it, in order of `upto`, one caller at a
+ * time per stream (a device's completion word mirrored by one thread, or
+ * the one completion of an external task).
+ */
+ACLRT_INTERNAL void aclrt_stream_complete_to(struct aclrt_stream *s, uint64_t upto)
+{
+    uint64_t done = aclrt_seq_read(&s->completed);
+    if (upto > done)
+        aclrt_stream_complete(s, upto - done);
 }
 
 #endif /* ACLRT_IMPL_EXEC_H */

@@ -33,7 +33,7 @@
 #include "runtime.h"
 #include "stream.h"
 #include "value.h"
-#include "../backends/host.h"
+#include "backend_registry.h"
 
 static struct aclrt_runtime aclrt_rt = {
     .lifecycle_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -47,17 +47,6 @@ static struct aclrt_runtime aclrt_rt = {
 /* FNV-1a of the configuration text, to tell a repeated aclInit with other content. */
 static uint64_t aclrt_init_config_digest;
 
-static const struct aclrt_backend *aclrt_backend_find(const char *name)
-{
-    if (strcmp(name, "host") == 0)
-        return &aclrt_backend_host;
-#ifdef ACLRT_WITH_CUDA
-    if (strcmp(name, "cuda") == 0)
-        return &aclrt_backend_cuda;
-#endif
-    return NULL;
-}
-
 static aclError aclrt_runtime_start_locked(void)
 {
     if (aclrt_runtime_started())
@@ -66,23 +55,21 @@ static aclError aclrt_runtime_start_locked(void)
         aclrt_config_defaults(&aclrt_rt.config);
         aclrt_config_load_env(&aclrt_rt.config);
     }
-    const struct aclrt_backend *backend = aclrt_backend_find(aclrt_rt.config.backend);
-    if (backend == NULL)
-        return aclrt_fail(ACL_ERROR_RT_NO_DEVICE, "backend \"%s\" is not available in this build (available: host%s)",
-                          aclrt_rt.config.backend,
-#ifdef ACLRT_WITH_CUDA
-                          ", cuda"
-#else
-                          ""
-#endif
-        );
-    uint32_t count = 0;
-    aclError rc = backend->open(&aclrt_rt.config, &count);
+    const struct aclrt_backend *backend;
+    const aclrtxBackend *embedder;
+    aclError rc = aclrt_backend_select(aclrt_rt.config.backend, &backend, &embedder);
     if (rc != ACL_SUCCESS)
         return rc;
-    if (count == 0) {
+    aclrt_rt.embedder = embedder; /* before open: the host backend serving it asks */
+    uint32_t count = 0;
+    rc = backend->open(&aclrt_rt.config, &count);
+    if (rc == ACL_SUCCESS && count == 0) {
         backend->close();
-        return aclrt_fail(ACL_ERROR_RT_NO_DEVICE, "the %s backend found no device", backend->name);
+        rc = aclrt_fail(ACL_ERROR_RT_NO_DEVICE, "the %s backend found no device", aclrt_rt.config.backend);
+    }
+    if (rc != ACL_SUCCESS) {
+        aclrt_rt.embedder = NULL;
+        return rc;
     }
     aclrt_rt.backend = backend;
     for (int k = 0; k < ACLRT_TASK_KIND_COUNT; k++)
@@ -171,6 +158,7 @@ static void aclrt_runtime_stop_locked(void)
     aclrt_hook_clear(&aclrt_device_state_hooks);
     atomic_store_explicit(&aclrt_exception_slot, NULL, memory_order_relaxed);
     aclrt_rt.backend->close();
+    aclrt_rt.embedder = NULL;
     atomic_store_explicit(&aclrt_rt.op_wait_timeout_s, 0, memory_order_relaxed);
     atomic_store_explicit(&aclrt_rt.started, false, memory_order_release);
 }
@@ -212,6 +200,12 @@ ACLRT_API aclError aclInit(const char *configPath)
     rc = aclrt_config_load_file(&config, configPath);
     if (rc == ACL_SUCCESS) {
         aclrt_config_load_env(&config);
+        const struct aclrt_backend *backend;
+        const aclrtxBackend *embedder;
+        if (!aclrt_runtime_started())
+            rc = aclrt_backend_select(config.backend, &backend, &embedder); /* an unknown name fails here */
+    }
+    if (rc == ACL_SUCCESS) {
         atomic_store_explicit(&aclrt_errmsg_process_scope, config.err_msg_mode == 1, memory_order_relaxed);
         if (aclrt_runtime_started()) {
             /* Too late for sizes and backend; what can still change, changes. */
@@ -292,7 +286,9 @@ ACLRT_API aclError aclrtGetLastError(aclrtLastErrLevel level)
 
 ACLRT_API const char *aclrtxGetBackendName(void)
 {
-    return aclrt_runtime_started() ? aclrt_rt.backend->name : NULL;
+    if (!aclrt_runtime_started())
+        return NULL;
+    return aclrt_rt.embedder != NULL ? aclrt_rt.embedder->name : aclrt_rt.backend->name;
 }
 
 #endif /* ACLRT_IMPL_INIT_H */

@@ -116,6 +116,27 @@ static struct aclrt_device *aclrt_mem_device_of(const void *addr, size_t len)
     return dev;
 }
 
+/* Pinned host memory: the backend's, or 64-byte aligned host memory. */
+static aclError aclrt_host_alloc(size_t size, void **out)
+{
+    const struct aclrt_backend *b = aclrt_rt.backend; /* NULL before the runtime first starts */
+    if (b != NULL && b->host_alloc != NULL)
+        return b->host_alloc(size, out);
+    if (size > SIZE_MAX - 64)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    *out = aligned_alloc(64, (size + 63) & ~(size_t)63);
+    return *out != NULL ? ACL_SUCCESS : ACL_ERROR_RT_MEMORY_ALLOCATION;
+}
+
+static void aclrt_host_free(void *p)
+{
+    const struct aclrt_backend *b = aclrt_rt.backend;
+    if (b != NULL && b->host_free != NULL)
+        b->host_free(p);
+    else
+        free(p);
+}
+
 /* Free everything still allocated (aclFinalize). */
 static void aclrt_mem_release_all(void)
 {
@@ -125,7 +146,7 @@ static void aclrt_mem_release_all(void)
         if (a->kind == ACLRT_MEM_DEVICE)
             aclrt_rt.backend->mem_free(a->device, (void *)a->base);
         else
-            free((void *)a->base);
+            aclrt_host_free((void *)a->base);
     }
     free(aclrt_mem.items);
     aclrt_mem.items = NULL;
@@ -176,12 +197,11 @@ ACLRT_API aclError aclrtMallocHost(void **hostPtr, size_t size)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "hostPtr (output) is NULL");
     if (size == 0)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "size is 0");
-    size_t bytes = (size + 63) & ~(size_t)63;
-    void *p = aligned_alloc(64, bytes);
-    if (p == NULL)
+    void *p;
+    if (aclrt_host_alloc(size, &p) != ACL_SUCCESS)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot allocate %zu bytes of host memory", size);
     if (!aclrt_mem_register((uintptr_t)p, size, ACLRT_MEM_HOST, NULL)) {
-        free(p);
+        aclrt_host_free(p);
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording an allocation");
     }
     *hostPtr = p;
@@ -197,7 +217,7 @@ ACLRT_API aclError aclrtFreeHost(void *hostPtr)
     if (!aclrt_mem_unregister((uintptr_t)hostPtr, ACLRT_MEM_HOST, &a))
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "%p was not returned by aclrtMallocHost (or was already freed)", hostPtr);
-    free(hostPtr);
+    aclrt_host_free(hostPtr);
     return ACL_SUCCESS;
 }
 
@@ -219,7 +239,11 @@ ACLRT_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_
     aclError rc = aclrt_copy_check(dst, destMax, src, count, kind);
     if (rc != ACL_SUCCESS || count == 0)
         return rc;
-    memmove(dst, src, count); /* synchronous, no implicit synchronization with streams */
+    /* Synchronous, no implicit synchronization with streams. */
+    const struct aclrt_backend *b = aclrt_rt.backend; /* NULL before the runtime first starts */
+    if (b != NULL && b->mem_copy != NULL)
+        return b->mem_copy(dst, src, count, kind);
+    memmove(dst, src, count);
     return ACL_SUCCESS;
 }
 
@@ -292,6 +316,9 @@ ACLRT_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, siz
     aclError rc = aclrt_memset_check(devPtr, maxCount, count);
     if (rc != ACL_SUCCESS || count == 0)
         return rc;
+    const struct aclrt_backend *b = aclrt_rt.backend; /* NULL before the runtime first starts */
+    if (b != NULL && b->mem_set != NULL)
+        return b->mem_set(devPtr, (int)(uint8_t)value, count);
     memset(devPtr, (int)(uint8_t)value, count);
     return ACL_SUCCESS;
 }

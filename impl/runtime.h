@@ -40,13 +40,6 @@ struct aclrt_device {
     /* aclrtValueWrite tasks run on words of this device's memory; value waits park here (value.h). */
     struct aclrt_seq value_writes;
     struct aclrt_park_list value_waiters;
-    /*
-     * Threads polling for this device's work (idle executors spinning, and
-     * executors lingering on an emptied stream, exec.h): they will see a new
-     * READY stream without being woken. Seq_cst increments before they look,
-     * decrements after their last look.
-     */
-    _Atomic uint32_t pollers;
     void *backend_state;
 };
 
@@ -75,6 +68,7 @@ struct aclrt_runtime {
     _Atomic bool started;  /* backend opened, devices counted */
     struct aclrt_config config;
     const struct aclrt_backend *backend;
+    const aclrtxBackend *embedder; /* the registered backend the host backend serves (backend_registry.h), or NULL */
     /* The backend's own descriptors of the task kinds it runs natively (NULL: the core's). */
     const struct aclrt_task_kind *overrides[ACLRT_TASK_KIND_COUNT];
     uint32_t device_count;
@@ -115,6 +109,18 @@ ACLRT_INLINE aclError aclrt_current_context(struct aclrt_context **out)
         return ACL_SUCCESS;
     }
     return aclrt_current_context_slow(out);
+}
+
+/* Does the core run this kind (no backend override)? Calls that act at once on an idle stream ask. */
+ACLRT_INLINE bool aclrt_kind_is_core(enum aclrt_task_kind_id id)
+{
+    return aclrt_rt.overrides[id] == NULL;
+}
+
+/* The device's clock for event timestamps (the backend's, or CLOCK_MONOTONIC), ns. */
+ACLRT_INLINE uint64_t aclrt_device_now(struct aclrt_device *dev)
+{
+    return aclrt_rt.backend->timestamp_ns != NULL ? aclrt_rt.backend->timestamp_ns(dev) : aclrt_now_ns();
 }
 
 ACLRT_INLINE uint32_t aclrt_device_index(const struct aclrt_device *dev)

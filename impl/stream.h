@@ -62,6 +62,7 @@ struct aclrt_stream {
     uint32_t priority; /* 0 (greatest) .. 7 */
     bool is_default;
     uint64_t life_base; /* completed count when this life began: task ids are relative to it */
+    void *backend_state; /* the backend's (its stream_create hook) */
     /* The threads its callbacks and host functions go to (report.h); NULL: none. */
     struct aclrt_report_thread *_Atomic report_threads[2];
 
@@ -79,6 +80,10 @@ struct aclrt_stream {
     /* The executor holding the stream. */
     struct aclrt_seq completed ACLRT_ALIGNED(ACLRT_CACHELINE);
     bool has_current;
+    uint64_t issued; /* the number of the last task taken off the ring (running, done or handed off) */
+    /* The external task started and not completed yet (external.h): its number (0: none), its submitter. */
+    _Atomic uint64_t external_pending;
+    uint32_t external_tid;
     struct aclrt_task current ACLRT_ALIGNED(ACLRT_CACHELINE); /* popped, not completed */
 
     /* Streams parked until our completed count reaches their target. */
@@ -560,6 +565,8 @@ ACLRT_INTERNAL aclError aclrt_stream_create_in(struct aclrt_context *ctx, uint32
     s->is_default = is_default;
     s->life_base = done;
     s->has_current = false;
+    s->issued = done;
+    atomic_store_explicit(&s->external_pending, 0, memory_order_relaxed);
     uint64_t seq = aclrt_stream_park_seq(atomic_load_explicit(&s->sched, memory_order_relaxed));
     atomic_store_explicit(&s->sched, ((seq + 1) << ACLRT_SCHED_SEQ_SHIFT) | ACLRT_SCHED_IDLE, memory_order_relaxed);
     /* Reset the list (a fresh slot is zeroed); notes left from a previous life are stale: wake and free them. */
@@ -573,6 +580,15 @@ ACLRT_INTERNAL aclError aclrt_stream_create_in(struct aclrt_context *ctx, uint32
     atomic_store_explicit(&s->discard_until, 0, memory_order_relaxed);
     atomic_store_explicit(&s->report_threads[0], NULL, memory_order_relaxed);
     atomic_store_explicit(&s->report_threads[1], NULL, memory_order_relaxed);
+    s->backend_state = NULL;
+    if (aclrt_rt.backend->stream_create != NULL) {
+        aclError rc = aclrt_rt.backend->stream_create(s);
+        if (rc != ACL_SUCCESS) {
+            aclrt_table_free(&aclrt_rt.streams, &s->hdr);
+            atomic_fetch_sub_explicit(&dev->streams_in_use, 1, memory_order_relaxed);
+            return aclrt_fail(rc, "the %s backend could not create a stream", aclrt_rt.backend->name);
+        }
+    }
     *out_handle = aclrt_table_publish(&aclrt_rt.streams, &s->hdr); /* release: the fields above */
     *out = s;
     aclrt_fire_stream_state(*out_handle, ACL_RT_STREAM_STATE_CREATE_POST);
@@ -584,6 +600,8 @@ ACLRT_INTERNAL void aclrt_stream_free(struct aclrt_stream *s)
 {
     /* Everything submitted is done or discarded, so every note on us is due. */
     aclrt_park_list_wake(&s->waiters, aclrt_seq_read(&s->completed));
+    if (aclrt_rt.backend->stream_destroy != NULL)
+        aclrt_rt.backend->stream_destroy(s);
     aclrt_table_free(&aclrt_rt.streams, &s->hdr);
 }
 

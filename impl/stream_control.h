@@ -65,6 +65,8 @@ ACLRT_API aclError aclrtStreamAbort(aclrtStream stream)
     atomic_store_explicit(&s->discard_until, target, memory_order_release);
     aclrt_stream_change_flags(s, ACLRT_SCHED_DISCARD, ACLRT_SCHED_STOPPED, true);
     atomic_fetch_add_explicit(&s->aborts, 1, memory_order_acq_rel);
+    if (aclrt_rt.backend->stream_abort != NULL)
+        aclrt_rt.backend->stream_abort(s); /* work it has in flight may be cancelled */
     aclrt_seq_wait_until(&s->completed, target, ACLRT_NO_DEADLINE, aclrt_rt.config.spin_ns, NULL, NULL);
     aclrt_stream_change_flags(s, 0, ACLRT_SCHED_DISCARD, false);
     /* Even again. Release: pairs with the acquire in aclrt_stream_aborted_since. */
@@ -80,6 +82,8 @@ ACLRT_API aclError aclrtStreamStop(aclrtStream stream)
     if (rc != ACL_SUCCESS)
         return rc;
     aclrt_stream_change_flags(s, ACLRT_SCHED_STOPPED, 0, false); /* a parked stream stops when its park ends */
+    if (aclrt_rt.backend->stream_stop != NULL)
+        aclrt_rt.backend->stream_stop(s);
     aclrt_seq_wake_all(&s->completed); /* sleeping synchronizers re-check and return */
     /* Return once no task of s runs: its executor parks it at the next task boundary. */
     for (;;) {

@@ -46,11 +46,13 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_VALUE_WAIT,        /* aclrtValueWait */
     ACLRT_TASK_HCOM_RECORD,       /* HCOM group record (hcom.h) */
     ACLRT_TASK_HCOM_WAIT,         /* HCOM group wait: until the group's k-th record */
+    ACLRT_TASK_EXTERNAL,          /* aclrtxLaunchExternalTask: the embedder's work (external.h) */
     ACLRT_TASK_KIND_COUNT
 };
 
 /* What a kind's run returns besides ACL_SUCCESS (done) and an ACL error code (the task failed). */
 #define ACLRT_TASK_BLOCKED (-1) /* cannot go on yet: the block says on what; the stream parks, the task runs again */
+#define ACLRT_TASK_ISSUED (-2)  /* handed off: finishes later, through aclrt_stream_complete_to (exec.h) */
 
 struct aclrt_task;
 struct aclrt_block;
@@ -136,6 +138,10 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             struct aclrt_hcom_group *group; /* lives until aclFinalize */
             uint64_t ticket;                /* wait: released by the group's ticket-th record */
         } hcom;
+        struct {
+            aclrtxExternalStart start;
+            void *user_data;
+        } external;
     } u;
 };
 

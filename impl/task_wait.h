@@ -42,6 +42,12 @@ ACLRT_INTERNAL void aclrt_device_timers_put_back(struct aclrt_device *dev)
     aclrt_rt.backend->timers_changed(dev);
 }
 
+/* The earliest deadline of a parked stream of dev, absolute ns; UINT64_MAX: none. */
+ACLRT_INTERNAL uint64_t aclrt_device_next_deadline(struct aclrt_device *dev)
+{
+    return aclrt_park_list_min(&dev->timers);
+}
+
 /* Timers: wake the parked streams whose deadline passed (any thread may call this). */
 ACLRT_INTERNAL void aclrt_device_fire_timers(struct aclrt_device *dev)
 {

@@ -159,7 +159,8 @@ ACLRT_API aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag,
     aclError rc = aclrt_value_prepare(devAddr, stream, &dev, &s);
     if (rc != ACL_SUCCESS)
         return rc;
-    if (aclrt_stream_acts_now(s)) { /* nothing before it on the stream: the write happens now */
+    /* Nothing before it on the stream: the write happens now (unless the backend writes device memory itself). */
+    if (aclrt_stream_acts_now(s) && aclrt_kind_is_core(ACLRT_TASK_VALUE_WRITE)) {
         aclrt_value_write((_Atomic uint64_t *)devAddr, value, dev);
         return ACL_SUCCESS;
     }
@@ -193,7 +194,7 @@ ACLRT_API aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, 
     t.u.value.value = value;
     t.u.value.device = dev;
     /* Nothing before it on the stream and the condition holds: the wait is over at once. */
-    if (aclrt_stream_acts_now(s) && aclrt_value_check(&t))
+    if (aclrt_stream_acts_now(s) && aclrt_kind_is_core(ACLRT_TASK_VALUE_WAIT) && aclrt_value_check(&t))
         return ACL_SUCCESS;
     return aclrt_stream_submit(s, &t, NULL);
 }
