@@ -30,8 +30,11 @@ CXXSTD := -std=c++17
 LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread
 
 # Build variants of the test suite.
-VARIANTS := release tsan asan dist
+VARIANTS := release tsan asan dist external
 FLAGS_release := -O2 -g -I.
+# The same tests with external progress: no runtime threads, test threads drive the devices.
+FLAGS_external := -O2 -g -I.
+IMPL_SRC_external := tests/impl_external.c
 FLAGS_tsan := -O1 -g -fsanitize=thread -Wno-tsan -I.
 FLAGS_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -I.
 FLAGS_dist := -O2 -g -I$(BUILD)/dist-include
@@ -41,7 +44,7 @@ export ASAN_OPTIONS ?= detect_leaks=1 abort_on_error=1
 export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 
 SOURCES := aclrt.h $(wildcard acl/*.h acl/*/*.h impl/*.h backends/*.h)
-TESTS := $(patsubst tests/%.c,%,$(filter-out tests/impl.c tests/tsan_negative.c,$(wildcard tests/test_*.c)))
+TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 
 # Debian packages: for the test suite, and in addition for the benchmark plots.
@@ -91,7 +94,7 @@ $(BUILD)/dist-include/aclrt.h: dist/aclrt.h
 # Test binaries: each tests/test_<capability>.c linked with the one
 # implementation unit tests/impl.c, per variant.
 define variant_rules
-$(BUILD)/$(1)/impl.o: tests/impl.c $(SOURCES) $(if $(filter dist,$(1)),$(BUILD)/dist-include/aclrt.h)
+$(BUILD)/$(1)/impl.o: $(or $(IMPL_SRC_$(1)),tests/impl.c) $(SOURCES) $(if $(filter dist,$(1)),$(BUILD)/dist-include/aclrt.h)
 	@mkdir -p $$(@D)
 	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) -c $$< -o $$@
 

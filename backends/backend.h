@@ -70,11 +70,12 @@ struct aclrt_backend {
     void (*stream_stop)(struct aclrt_stream *s);
     /*
      * aclrtxDeviceProgress: run ready work of dev on the calling thread
-     * (optional: without it the call is not supported), and the file
-     * descriptor that becomes readable when dev has work (optional).
+     * (optional: without it the call is not supported). The core never
+     * calls it while the device starts or stops. A backend without threads
+     * of its own signals the device's eventfd (aclrt_progress_event_fd) when
+     * work arrives.
      */
     aclError (*progress)(struct aclrt_device *dev, uint32_t budget, aclrtxProgressInfo *info);
-    aclError (*progress_fd)(struct aclrt_device *dev, int *fd);
     /*
      * Host kernel blocks (optional): run fn for blocks [0, blocks) and return
      * the first failing block's code; may spread them over idle threads.
@@ -128,5 +129,7 @@ static void aclrt_stream_fail(struct aclrt_stream *s, uint32_t tid, uint64_t num
 /* Timers: wake the parked streams whose deadline passed; the earliest deadline (UINT64_MAX: none). */
 static void aclrt_device_fire_timers(struct aclrt_device *dev);
 static uint64_t aclrt_device_next_deadline(struct aclrt_device *dev);
+/* The eventfd an event loop waits on for device `id` (the process's; -1: none could be made). */
+static int aclrt_progress_event_fd(uint32_t id);
 
 #endif /* ACLRT_BACKENDS_BACKEND_H */

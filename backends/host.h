@@ -121,7 +121,7 @@ static aclError aclrt_host_device_start(struct aclrt_device *dev)
             rc = aclrt_fail(rc, "backend \"%s\" could not start device %u", embedder->name, dev->id);
     }
     if (rc == ACL_SUCCESS && hd->external) {
-        hd->event_fd = aclrt_host_event_fd(dev->id);
+        hd->event_fd = aclrt_progress_event_fd(dev->id);
         if (embedder != NULL) {
             hd->wake_hook = embedder->workArrived;
             hd->wake_user = embedder->user;
@@ -194,7 +194,6 @@ static const struct aclrt_backend aclrt_backend_host = {
     .has_other_work = aclrt_host_has_other_work,
     .timers_changed = aclrt_host_timers_changed,
     .progress = aclrt_host_progress,
-    .progress_fd = aclrt_host_progress_fd,
     .run_kernel = aclrt_host_run_kernel,
     .mem_alloc = aclrt_host_mem_alloc,
     .mem_free = aclrt_host_mem_free,

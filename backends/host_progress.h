@@ -13,14 +13,17 @@
  * (aclrtxDeviceProgressFd) becomes readable when work arrives or the next
  * deadline moves earlier, so an epoll loop can sleep on it.
  *
- * A progress call that finds no ready work arms the device (seq_cst store,
- * then a last look at the queues); the next push disarms it and signals
- * (host_pool.h). So an idle device costs a launch one exchange, and a busy
- * one none of the eventfd's syscalls.
+ * `armed` says that no progress call is sure to look at the ready queues
+ * again before it runs user code: the next push disarms it and signals
+ * (host_pool.h). A call arms the device when it goes idle, and also before
+ * it runs the stream it took (a task may block for long), each time with a
+ * seq_cst store followed by a last look at the queues: a stream pushed
+ * before the store is seen there (and signalled), one pushed after finds the
+ * device armed. So a push costs one exchange, and a syscall only when no
+ * progress call will see its stream otherwise.
  *
- * The eventfds live for the process: one per device id, made on the first
- * start of that device with external progress, the same number across
- * aclFinalize / aclInit, so an event loop registers it once.
+ * The eventfd is the core's (impl/progress.h): one per device id for the
+ * life of the process, so an event loop registers it once.
  */
 #ifndef ACLRT_BACKENDS_HOST_PROGRESS_H
 #define ACLRT_BACKENDS_HOST_PROGRESS_H
@@ -28,23 +31,6 @@
 #include "host_executor.h"
 #include "host_kernel.h"
 #include "host_pool.h"
-
-static pthread_mutex_t aclrt_host_event_fd_lock = PTHREAD_MUTEX_INITIALIZER;
-static int aclrt_host_event_fds[ACLRT_MAX_DEVICES]; /* fd + 1; 0: not made yet */
-
-/* The process-wide eventfd of device `id`, made on first use; -1 if the system has none left. */
-static int aclrt_host_event_fd(uint32_t id)
-{
-    pthread_mutex_lock(&aclrt_host_event_fd_lock);
-    if (aclrt_host_event_fds[id] == 0) {
-        int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-        if (fd >= 0)
-            aclrt_host_event_fds[id] = fd + 1;
-    }
-    int fd = aclrt_host_event_fds[id] - 1;
-    pthread_mutex_unlock(&aclrt_host_event_fd_lock);
-    return fd;
-}
 
 /* How many streams wait in the ready queues. */
 static uint32_t aclrt_host_ready_count(struct aclrt_host_device *hd)
@@ -75,6 +61,19 @@ static uint32_t aclrt_host_progress_stream(struct aclrt_stream *s, uint32_t left
     }
 }
 
+/*
+ * About to run a stream (perhaps user code that blocks): arm the device, so
+ * that later pushes signal; what was pushed before the arming and is still
+ * queued is signalled now, for another progress call to take.
+ */
+static void aclrt_host_progress_arm(struct aclrt_host_device *hd)
+{
+    /* Seq_cst, then the look: pairs with the push-then-exchange in aclrt_host_find_taker. */
+    atomic_store_explicit(&hd->armed, true, memory_order_seq_cst);
+    if (aclrt_host_has_work(hd) && atomic_exchange_explicit(&hd->armed, false, memory_order_seq_cst))
+        aclrt_host_signal_external(hd);
+}
+
 /* The backend's progress hook: aclrtxDeviceProgress. */
 static aclError aclrt_host_progress(struct aclrt_device *dev, uint32_t budget, aclrtxProgressInfo *info)
 {
@@ -94,6 +93,7 @@ static aclError aclrt_host_progress(struct aclrt_device *dev, uint32_t budget, a
             break;
         }
         atomic_fetch_add_explicit(&hd->dequeues, 1, memory_order_relaxed);
+        aclrt_host_progress_arm(hd);
         ran += aclrt_host_progress_stream(s, budget - ran);
     }
     uint32_t ready = aclrt_host_ready_count(hd);
@@ -107,22 +107,6 @@ static aclError aclrt_host_progress(struct aclrt_device *dev, uint32_t budget, a
         info->streamsReady = ready;
         info->nextDeadlineNs = aclrt_device_next_deadline(dev);
     }
-    return ACL_SUCCESS;
-}
-
-/* The backend's progress_fd hook: aclrtxDeviceProgressFd. */
-static aclError aclrt_host_progress_fd(struct aclrt_device *dev, int *fd)
-{
-    struct aclrt_host_device *hd = aclrt_host_of(dev);
-    if (!hd->external)
-        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                          "device %u runs its streams on executor threads; an eventfd exists only with external "
-                          "progress (aclrt.progress \"external\")",
-                          dev->id);
-    if (hd->event_fd < 0)
-        return aclrt_fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "device %u has no eventfd (the system refused one)",
-                          dev->id);
-    *fd = hd->event_fd;
     return ACL_SUCCESS;
 }
 

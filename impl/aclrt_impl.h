@@ -20,6 +20,7 @@
 #include "park.h"      /* parking blocked streams */
 #include "registry.h"  /* name -> object maps (liburcu rculfhash) */
 #include "runtime.h"   /* devices, contexts, the runtime object */
+#include "progress.h"  /* aclrtxDeviceProgress: embedders run the streams */
 #include "hooks.h"     /* user callbacks on state changes (stream/device state, exceptions) */
 #include "stream.h"    /* streams: submit, synchronize, create, destroy */
 #include "stream_control.h" /* aclrtStreamAbort, aclrtStreamStop */
@@ -39,7 +40,6 @@
 #include "exec.h"      /* running a stream's tasks: the entry points backends call */
 #include "external.h"  /* external tasks (aclrtx): an embedder's work in a stream */
 #include "context.h"   /* aclrtSetDevice, contexts */
-#include "progress.h"  /* aclrtxDeviceProgress: embedders run the streams */
 #include "backend_registry.h" /* built-in and registered backends, selection by name */
 #include "init.h"      /* aclInit / aclFinalize, runtime start and stop */
 

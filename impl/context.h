@@ -23,6 +23,7 @@
 #include "base.h"
 #include "error.h"
 #include "handle.h"
+#include "progress.h"
 #include "runtime.h"
 #include "stream.h"
 
@@ -51,8 +52,10 @@ static aclError aclrt_device_start_locked(struct aclrt_device *dev)
     if (dev->started)
         return ACL_SUCCESS;
     aclError rc = aclrt_rt.backend->device_start(dev);
-    if (rc == ACL_SUCCESS)
+    if (rc == ACL_SUCCESS) {
         dev->started = true;
+        aclrt_progress_open(dev);
+    }
     return rc;
 }
 

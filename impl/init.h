@@ -136,8 +136,10 @@ static void aclrt_runtime_stop_locked(void)
     }
     for (uint32_t i = 0; i < aclrt_rt.device_count; i++) {
         struct aclrt_device *dev = &aclrt_rt.devices[i];
-        if (dev->started)
+        if (dev->started) {
+            aclrt_progress_close(dev);
             aclrt_rt.backend->device_stop(dev);
+        }
         for (struct aclrt_park_note *n = aclrt_park_list_take(&dev->timers), *next; n != NULL; n = next) {
             next = n->next;
             free(n);

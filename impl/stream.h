@@ -100,9 +100,6 @@ struct aclrt_stream {
     _Atomic uint32_t cache_op_info;
 };
 
-/* On executor threads: the stream whose task is running (NULL elsewhere). */
-#define aclrt_running_stream() (aclrt_tls.running)
-
 ACLRT_INLINE struct aclrt_stream *aclrt_stream_lookup(const void *handle)
 {
     return (struct aclrt_stream *)aclrt_table_lookup(&aclrt_rt.streams, handle);

@@ -40,6 +40,9 @@ ACLRT_INLINE uint32_t aclrt_thread_tid(void)
     return aclrt_tls.tid;
 }
 
+/* On threads that run streams: the stream whose task is running (NULL elsewhere). */
+#define aclrt_running_stream() (aclrt_tls.running)
+
 /* Every public function starts here: remembers its name for error messages. */
 #define ACLRT_ENTER() (aclrt_tls.api = __func__)
 
