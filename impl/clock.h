@@ -30,12 +30,19 @@ ACLRT_INLINE struct timespec aclrt_timespec_from_ns(uint64_t ns)
     return ts;
 }
 
-/* Absolute deadline `delta_ns` from now; ACLRT_NO_DEADLINE stays infinite. */
+/*
+ * Absolute deadline `delta_ns` from now; ACLRT_NO_DEADLINE stays infinite,
+ * and a delta too large to add saturates to it instead of wrapping around
+ * into the past (which would time out at once).
+ */
 ACLRT_INLINE uint64_t aclrt_deadline_after(uint64_t delta_ns)
 {
     if (delta_ns == ACLRT_NO_DEADLINE)
         return ACLRT_NO_DEADLINE;
-    return aclrt_now_ns() + delta_ns;
+    uint64_t now = aclrt_now_ns();
+    if (delta_ns >= ACLRT_NO_DEADLINE - now)
+        return ACLRT_NO_DEADLINE;
+    return now + delta_ns;
 }
 
 #endif /* ACLRT_IMPL_CLOCK_H */

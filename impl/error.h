@@ -29,27 +29,71 @@ static struct aclrt_errmsg aclrt_process_msg;
 static pthread_mutex_t aclrt_process_msg_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool aclrt_errmsg_process_scope;
 
+/*
+ * The per-thread text lives on the heap (aclrt_tls.msg) and is freed by the
+ * destructor of aclrt_errmsg_key when the thread exits. The C library runs
+ * key destructors in rounds (at most PTHREAD_DESTRUCTOR_ITERATIONS), in key
+ * order, so destructors of the program's own keys may run after ours and
+ * still call the runtime, fail, and read aclGetRecentErrMsg. Hence:
+ *   - the destructor forgets the buffer (aclrt_tls.msg = NULL) before it
+ *     frees it: nothing reads it afterwards;
+ *   - a failure after that allocates a new buffer and registers it again,
+ *     so the next round frees it;
+ *   - the destructor re-registers the key with a marker (no memory) until
+ *     the last round, so that it runs in every round after its first and
+ *     aclrt_tls.msg_exit_rounds counts the rounds; in the last one nothing
+ *     would free a new buffer any more, and failures keep no text (their
+ *     code and the last error are still set).
+ * aclrt_tls itself is static TLS: valid until the thread is gone.
+ */
 static pthread_key_t aclrt_errmsg_key;
 static pthread_once_t aclrt_errmsg_key_once = PTHREAD_ONCE_INIT;
+static bool aclrt_errmsg_key_ok;
+static char aclrt_errmsg_exit_marker; /* the key's value between rounds: not memory to free */
+
+#ifndef PTHREAD_DESTRUCTOR_ITERATIONS
+#define PTHREAD_DESTRUCTOR_ITERATIONS 4 /* the POSIX minimum, glibc's and musl's value */
+#endif
 
 static void aclrt_errmsg_free(void *p)
 {
-    free(p);
+    if (p != &aclrt_errmsg_exit_marker) {
+        if (aclrt_tls.msg == p)
+            aclrt_tls.msg = NULL; /* before the free: a later failure starts a new buffer */
+        free(p);
+    }
+    if (aclrt_tls.msg_exit_rounds < UINT8_MAX)
+        aclrt_tls.msg_exit_rounds++;
+    if (aclrt_tls.msg_exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS)
+        pthread_setspecific(aclrt_errmsg_key, &aclrt_errmsg_exit_marker); /* count the next round too */
 }
 
 static void aclrt_errmsg_key_init(void)
 {
-    pthread_key_create(&aclrt_errmsg_key, aclrt_errmsg_free);
+    aclrt_errmsg_key_ok = pthread_key_create(&aclrt_errmsg_key, aclrt_errmsg_free) == 0;
 }
 
-/* The thread's message buffer, allocated on the first failure (NULL if out of memory). */
+/*
+ * The thread's message buffer, allocated on the first failure. NULL when
+ * there is none and none can be had: out of memory, or the thread is in its
+ * last round of exit destructors (see above).
+ */
 static struct aclrt_errmsg *aclrt_thread_errmsg(void)
 {
     if (ACLRT_UNLIKELY(aclrt_tls.msg == NULL)) {
+        if (aclrt_tls.msg_exit_rounds >= PTHREAD_DESTRUCTOR_ITERATIONS)
+            return NULL;
         pthread_once(&aclrt_errmsg_key_once, aclrt_errmsg_key_init);
-        aclrt_tls.msg = (struct aclrt_errmsg *)calloc(1, sizeof *aclrt_tls.msg);
-        if (aclrt_tls.msg != NULL)
-            pthread_setspecific(aclrt_errmsg_key, aclrt_tls.msg); /* freed at thread exit */
+        if (!aclrt_errmsg_key_ok)
+            return NULL; /* no way to free it at thread exit */
+        struct aclrt_errmsg *m = (struct aclrt_errmsg *)calloc(1, sizeof *m);
+        if (m == NULL)
+            return NULL;
+        if (pthread_setspecific(aclrt_errmsg_key, m) != 0) { /* freed at thread exit */
+            free(m);
+            return NULL;
+        }
+        aclrt_tls.msg = m;
     }
     return aclrt_tls.msg;
 }
@@ -104,12 +148,18 @@ ACLRT_INTERNAL ACLRT_NOINLINE ACLRT_PRINTF(2, 3) aclError aclrt_fail(aclError co
     return code;
 }
 
-/* Hand out the accumulated text and clear it; NULL when there is none. */
+/*
+ * Hand out the accumulated text and clear it; NULL when there is none. A
+ * thread with no buffer has no text of its own: it allocates one only to
+ * hold the process-wide text (err_msg_mode "1").
+ */
 ACLRT_INTERNAL const char *aclrt_errmsg_take(void)
 {
+    bool process = atomic_load_explicit(&aclrt_errmsg_process_scope, memory_order_relaxed);
+    if (aclrt_tls.msg == NULL && !process)
+        return NULL;
     struct aclrt_errmsg *mine = aclrt_thread_errmsg();
     struct aclrt_errmsg *m = mine;
-    bool process = atomic_load_explicit(&aclrt_errmsg_process_scope, memory_order_relaxed);
     if (mine == NULL)
         return NULL;
     if (process) {

@@ -9,7 +9,8 @@
  *     with pageable memory it returns only after the copy is done, as the
  *     runtime documents.
  * The host backend's "device" memory is host memory; the sizes and alignment
- * follow the runtime (64-byte aligned, rounded up).
+ * follow the runtime (64-byte aligned, rounded up). Sizes are checked here,
+ * before anything rounds them (aclrt_mem_size_check).
  */
 #ifndef ACLRT_IMPL_MEMORY_H
 #define ACLRT_IMPL_MEMORY_H
@@ -18,6 +19,8 @@
 #include "error.h"
 #include "runtime.h"
 #include "stream.h"
+
+#include <sys/sysinfo.h>
 
 enum aclrt_mem_kind {
     ACLRT_MEM_DEVICE = 1,
@@ -154,6 +157,50 @@ static void aclrt_mem_release_all(void)
     pthread_rwlock_unlock(&aclrt_mem.lock);
 }
 
+/*
+ * Size limits, checked before any rounding. Rounding a size up (here: to 64
+ * bytes; in the host backend's mem_alloc: to 32, plus 32, then to 64, at
+ * most 126 bytes more) wraps around near SIZE_MAX, and a wrapped size is a
+ * tiny allocation that succeeds: no size above SIZE_MAX - ACLRT_MEM_ROUND_MAX
+ * ever reaches an allocator. Sizes from ACLRT_MEM_SYSINFO_FROM on must also
+ * fit in the machine's memory, RAM plus swap (sysinfo): the kernel's default
+ * overcommit heuristic refuses larger ones too, but with overcommit "always"
+ * the kernel would grant them, and the sanitizers' allocators abort the
+ * program instead of failing. Smaller sizes skip the system call: every
+ * machine has that much.
+ */
+#define ACLRT_MEM_ROUND_MAX 128u
+#define ACLRT_MEM_SYSINFO_FROM ((size_t)64 << 20)
+
+/* RAM + swap in bytes, saturating; 0 if the system does not say. */
+static uint64_t aclrt_mem_machine_bytes(void)
+{
+    struct sysinfo si;
+    if (sysinfo(&si) != 0)
+        return 0;
+    uint64_t unit = si.mem_unit != 0 ? si.mem_unit : 1;
+    uint64_t units = (uint64_t)si.totalram + (uint64_t)si.totalswap;
+    if (units < (uint64_t)si.totalram || units > UINT64_MAX / unit)
+        return UINT64_MAX;
+    return units * unit;
+}
+
+/* ACL_ERROR_RT_MEMORY_ALLOCATION (with message) for a size no allocation can have; `what` names the memory. */
+static aclError aclrt_mem_size_check(size_t size, const char *what)
+{
+    if (size > SIZE_MAX - ACLRT_MEM_ROUND_MAX)
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot allocate %zu bytes of %s: no address space is that large",
+                          size, what);
+    if (size >= ACLRT_MEM_SYSINFO_FROM) {
+        uint64_t machine = aclrt_mem_machine_bytes();
+        if (machine != 0 && (uint64_t)size > machine)
+            return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                              "cannot allocate %zu bytes of %s: more than this machine's memory (RAM + swap: %llu bytes)",
+                              size, what, (unsigned long long)machine);
+    }
+    return ACL_SUCCESS;
+}
+
 ACLRT_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
     ACLRT_ENTER();
@@ -162,9 +209,13 @@ ACLRT_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy 
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "devPtr (output) is NULL");
     if (size == 0)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "size is 0");
+    if (size > SIZE_MAX - 64) /* the ACL layer's own check: rounding up to 32 plus 32 bytes would overflow */
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "size %zu is too large (rounding it up overflows)", size);
     struct aclrt_context *ctx;
     aclError rc = aclrt_current_context(&ctx);
     if (rc != ACL_SUCCESS)
+        return rc;
+    if ((rc = aclrt_mem_size_check(size, "device memory")) != ACL_SUCCESS)
         return rc;
     void *p;
     if (aclrt_rt.backend->mem_alloc(ctx->device, size, &p) != ACL_SUCCESS)
@@ -197,6 +248,9 @@ ACLRT_API aclError aclrtMallocHost(void **hostPtr, size_t size)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "hostPtr (output) is NULL");
     if (size == 0)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "size is 0");
+    aclError rc = aclrt_mem_size_check(size, "host memory");
+    if (rc != ACL_SUCCESS)
+        return rc;
     void *p;
     if (aclrt_host_alloc(size, &p) != ACL_SUCCESS)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot allocate %zu bytes of host memory", size);

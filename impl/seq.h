@@ -10,6 +10,18 @@
  * add and makes a futex syscall only when a waiter has flagged that it
  * sleeps; reading is a plain load. ck_ec keeps the value in bits 1..63, so a
  * counter holds up to 2^63 - 1, which no stream reaches.
+ *
+ * Deadlines: ck_ec's sleeping path is an exponential backoff whose steps end
+ * 2 ms, 16 ms, 128 ms and 1.024 s after the wait began, and it hands each
+ * step's end to the futex as that sleep's deadline without comparing it with
+ * the caller's deadline; it checks the caller's only when a sleep returns.
+ * Left alone, a wait with a 5 ms timeout would sleep until the 16 ms step,
+ * one with 130 ms until the 1.024 s step. Every wait here therefore goes
+ * through ck_ec64_wait_pred with a predicate that moves each step's end back
+ * to the caller's deadline when it lies beyond it (which ck_ec allows: the
+ * predicate may shorten the step), so a timed wait sleeps until its deadline
+ * exactly (absolute CLOCK_MONOTONIC, the clock of aclrt_now_ns and of the
+ * futex) and returns within a wake-up latency of it.
  */
 #ifndef ACLRT_IMPL_SEQ_H
 #define ACLRT_IMPL_SEQ_H
@@ -132,24 +144,42 @@ ACLRT_INLINE bool aclrt_seq_reached(const struct aclrt_seq *seq, uint64_t target
  */
 typedef int (*aclrt_seq_stop_fn)(void *data);
 
-struct aclrt_seq_stop_ctx {
-    aclrt_seq_stop_fn fn;
+/* What ck_ec's predicate sees (ck_ec_wait_state.data) during one wait. */
+struct aclrt_seq_wait_ctx {
+    aclrt_seq_stop_fn fn;     /* NULL: none */
     void *data;
+    struct timespec deadline; /* the caller's; valid when has_deadline */
+    bool has_deadline;
 };
 
-static int aclrt_seq_pred(const struct ck_ec_wait_state *state, struct timespec *deadline)
+/*
+ * Called by ck_ec before every sleep with that backoff step's deadline:
+ * checks the stop condition, and clamps the step's deadline to the
+ * caller's, so that no sleep runs past it.
+ */
+static int aclrt_seq_pred(const struct ck_ec_wait_state *state, struct timespec *step_deadline)
 {
-    (void)deadline;
-    const struct aclrt_seq_stop_ctx *stop = (const struct aclrt_seq_stop_ctx *)state->data;
-    return stop->fn(stop->data);
+    const struct aclrt_seq_wait_ctx *ctx = (const struct aclrt_seq_wait_ctx *)state->data;
+    if (ctx->fn != NULL) {
+        int why = ctx->fn(ctx->data);
+        if (why != 0)
+            return why;
+    }
+    if (ctx->has_deadline &&
+        (step_deadline->tv_sec > ctx->deadline.tv_sec ||
+         (step_deadline->tv_sec == ctx->deadline.tv_sec && step_deadline->tv_nsec > ctx->deadline.tv_nsec)))
+        *step_deadline = ctx->deadline;
+    return 0;
 }
 
 #define ACLRT_SEQ_TIMEOUT (-1)
 
 /*
  * Slow path: wait until seq >= target. Spins for spin_ns, then sleeps.
- * Returns 0 when reached, ACLRT_SEQ_TIMEOUT after deadline_ns (absolute,
- * ACLRT_NO_DEADLINE for none), or the non-zero value of stop_fn.
+ * Returns 0 when reached, ACLRT_SEQ_TIMEOUT once deadline_ns (absolute
+ * CLOCK_MONOTONIC ns, ACLRT_NO_DEADLINE for none) has passed, or the
+ * non-zero value of stop_fn. Never returns ACLRT_SEQ_TIMEOUT before the
+ * deadline, and sleeps no later than the deadline.
  */
 ACLRT_INTERNAL ACLRT_NOINLINE int aclrt_seq_wait_until(struct aclrt_seq *seq, uint64_t target,
                                                        uint64_t deadline_ns, uint64_t spin_ns,
@@ -159,7 +189,8 @@ ACLRT_INTERNAL ACLRT_NOINLINE int aclrt_seq_wait_until(struct aclrt_seq *seq, ui
         return 0;
 
     if (spin_ns > 0) {
-        uint64_t spin_end = aclrt_now_ns() + spin_ns;
+        uint64_t start = aclrt_now_ns();
+        uint64_t spin_end = spin_ns > ACLRT_NO_DEADLINE - start ? ACLRT_NO_DEADLINE : start + spin_ns;
         unsigned i = 0;
         for (;;) {
             if (aclrt_seq_reached(seq, target))
@@ -180,18 +211,17 @@ ACLRT_INTERNAL ACLRT_NOINLINE int aclrt_seq_wait_until(struct aclrt_seq *seq, ui
         }
     }
 
-    struct aclrt_seq_stop_ctx stop = {stop_fn, stop_data};
+    struct aclrt_seq_wait_ctx ctx = {stop_fn, stop_data, aclrt_timespec_from_ns(deadline_ns),
+                                     deadline_ns != ACLRT_NO_DEADLINE};
     for (;;) {
         uint64_t seen = aclrt_seq_read(seq);
         if (seen >= target)
             return 0;
-        struct timespec ts = aclrt_timespec_from_ns(deadline_ns);
-        const struct timespec *tsp = deadline_ns == ACLRT_NO_DEADLINE ? NULL : &ts;
-        int r;
-        if (stop_fn != NULL)
-            r = ck_ec64_wait_pred(&seq->ec, &aclrt_seq_mode, seen, aclrt_seq_pred, &stop, tsp);
-        else
-            r = ck_ec64_wait(&seq->ec, &aclrt_seq_mode, seen, tsp);
+        /* Past the deadline: no sleep (ck_ec would flag the counter first, costing the next advance a wake). */
+        if (ctx.has_deadline && aclrt_now_ns() >= deadline_ns)
+            return ACLRT_SEQ_TIMEOUT;
+        int r = ck_ec64_wait_pred(&seq->ec, &aclrt_seq_mode, seen, aclrt_seq_pred, &ctx,
+                                  ctx.has_deadline ? &ctx.deadline : NULL);
         if (r == -1)
             return aclrt_seq_reached(seq, target) ? 0 : ACLRT_SEQ_TIMEOUT;
         if (r != 0)

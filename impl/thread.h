@@ -6,7 +6,8 @@
  * stream being run. It uses the initial-exec TLS model, so that access is
  * one instruction even when the implementation is built into a shared
  * object (the Python module). The recent-error text is larger and only
- * needed on failures; it is allocated on first use and freed at thread exit.
+ * needed on failures; it is allocated on first use and freed at thread exit
+ * (error.h: how calls made by thread-exit destructors stay safe).
  */
 #ifndef ACLRT_IMPL_THREAD_H
 #define ACLRT_IMPL_THREAD_H
@@ -21,6 +22,7 @@ struct aclrt_errmsg;
 struct aclrt_thread_state {
     const char *api;                 /* public function being executed (for messages) */
     aclError last_error;             /* aclrtGetLastError / aclrtPeekAtLastError */
+    uint8_t msg_exit_rounds;         /* thread exit: destructor rounds seen by the `msg` key (error.h) */
     void *ctx_handle;                /* current context (validated at every use) */
     struct aclrt_stream *running;    /* executor threads: the stream whose task runs now */
     struct aclrt_errmsg *msg;        /* recent-error text; NULL until the first failure */

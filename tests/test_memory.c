@@ -263,6 +263,49 @@ TEST(malloc_host_returns_64_byte_aligned_memory_writable_across_its_size)
         CHECK_OK(aclrtFreeHost(p[i]));
 }
 
+/*
+ * Sizes no machine has: refused before anything rounds them (rounding near
+ * SIZE_MAX wraps around to a tiny size that an allocator would grant), the
+ * output left as it was. aclrtMalloc refuses a size whose rounding to 32
+ * plus 32 bytes overflows as the ACL layer does (ACL_ERROR_INVALID_PARAM);
+ * every other impossible size is ACL_ERROR_RT_MEMORY_ALLOCATION.
+ */
+TEST(malloc_and_malloc_host_of_impossible_sizes_fail_and_leave_the_output_alone)
+{
+    static const struct {
+        size_t size;
+        aclError malloc_code;
+    } cases[] = {
+        {(size_t)1 << 50, ACL_ERROR_RT_MEMORY_ALLOCATION}, /* 1 PiB */
+        {SIZE_MAX / 2, ACL_ERROR_RT_MEMORY_ALLOCATION},
+        {SIZE_MAX - 64, ACL_ERROR_RT_MEMORY_ALLOCATION}, /* the largest size the ACL layer passes on */
+        {SIZE_MAX - 63, ACL_ERROR_INVALID_PARAM},
+        {SIZE_MAX - 31, ACL_ERROR_INVALID_PARAM},
+        {SIZE_MAX, ACL_ERROR_INVALID_PARAM},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        void *p = (void *)&p;
+        CHECK_EQ(cases[i].malloc_code, aclrtMalloc(&p, cases[i].size, ACL_MEM_MALLOC_HUGE_FIRST));
+        CHECK(p == (void *)&p);
+        CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "[aclrtMalloc]");
+        CHECK_EQ(cases[i].malloc_code, aclrtGetLastError(ACL_RT_THREAD_LEVEL));
+
+        CHECK_EQ(ACL_ERROR_RT_MEMORY_ALLOCATION, aclrtMallocHost(&p, cases[i].size));
+        CHECK(p == (void *)&p);
+        CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "[aclrtMallocHost] cannot allocate");
+    }
+    /* Nothing was left behind: ordinary sizes work as before. */
+    void *dev = NULL, *host = NULL;
+    CHECK_OK(aclrtMalloc(&dev, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMallocHost(&host, 4096));
+    CHECK(dev != NULL && host != NULL);
+    memset(dev, 0x5a, 4096);
+    CHECK_OK(aclrtMemcpy(host, 4096, dev, 4096, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(all_bytes_are(host, 4096, 0x5a));
+    CHECK_OK(aclrtFree(dev));
+    CHECK_OK(aclrtFreeHost(host));
+}
+
 TEST(free_rejects_null_foreign_interior_and_double_frees)
 {
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtFree(NULL));
@@ -816,6 +859,7 @@ int main(void)
     RUN_CASE(malloc_rejects_null_output_and_size_zero);
     RUN_CASE(malloc_returns_64_byte_aligned_memory_writable_across_its_size);
     RUN_CASE(malloc_host_returns_64_byte_aligned_memory_writable_across_its_size);
+    RUN_CASE(malloc_and_malloc_host_of_impossible_sizes_fail_and_leave_the_output_alone);
     RUN_CASE(free_rejects_null_foreign_interior_and_double_frees);
     RUN_CASE(free_host_rejects_null_foreign_and_double_frees);
     RUN_CASE(free_and_free_host_do_not_accept_each_others_pointers);
