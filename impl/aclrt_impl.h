@@ -37,6 +37,7 @@
 #include "launch.h"    /* host functions and host kernels */
 #include "context.h"   /* aclrtSetDevice, contexts */
 #include "memory.h"    /* memory, copies, memsets */
+#include "allocator.h" /* custom memory allocators: descriptors, per-stream registrations */
 #include "../backends/host.h"
 #include "init.h"      /* aclInit / aclFinalize, runtime start and stop */
 
