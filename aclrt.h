@@ -730,6 +730,41 @@ ACLRT_API aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value
                                     aclrtStream stream);
 
 /* ========================================================================
+ * Custom memory allocator (acl_rt_allocator.h)
+ *
+ * A descriptor carries a user allocator object and its callbacks; a
+ * registration on a stream copies them, and aclrtAllocatorGetByStream hands
+ * them back to whoever allocates memory for work on that stream. Object,
+ * alloc, free and get-address-from-block are required to register;
+ * alloc-advise is optional. Registering again on a stream replaces the
+ * registration; unregistering a stream with none (or a dead one) succeeds.
+ * The stream is an explicit handle (NULL is ACL_ERROR_INVALID_PARAM), and a
+ * registration ends with its stream. aclrt itself runs no task that
+ * allocates, so it never calls these functions: the program and embedders do.
+ * ======================================================================== */
+typedef void *(*aclrtAllocatorAllocFunc)(aclrtAllocator allocator, size_t size);
+typedef void (*aclrtAllocatorFreeFunc)(aclrtAllocator allocator, aclrtAllocatorBlock block);
+typedef void *(*aclrtAllocatorAllocAdviseFunc)(aclrtAllocator allocator, size_t size, aclrtAllocatorAddr addr);
+typedef void *(*aclrtAllocatorGetAddrFromBlockFunc)(aclrtAllocatorBlock block);
+
+ACLRT_API aclrtAllocatorDesc aclrtAllocatorCreateDesc();
+ACLRT_API aclError aclrtAllocatorDestroyDesc(aclrtAllocatorDesc allocatorDesc);
+ACLRT_API aclError aclrtAllocatorSetObjToDesc(aclrtAllocatorDesc allocatorDesc, aclrtAllocator allocator);
+ACLRT_API aclError aclrtAllocatorSetAllocFuncToDesc(aclrtAllocatorDesc allocatorDesc, aclrtAllocatorAllocFunc func);
+ACLRT_API aclError aclrtAllocatorSetFreeFuncToDesc(aclrtAllocatorDesc allocatorDesc, aclrtAllocatorFreeFunc func);
+ACLRT_API aclError aclrtAllocatorSetAllocAdviseFuncToDesc(aclrtAllocatorDesc allocatorDesc,
+                                                          aclrtAllocatorAllocAdviseFunc func);
+ACLRT_API aclError aclrtAllocatorSetGetAddrFromBlockFuncToDesc(aclrtAllocatorDesc allocatorDesc,
+                                                               aclrtAllocatorGetAddrFromBlockFunc func);
+ACLRT_API aclError aclrtAllocatorRegister(aclrtStream stream, aclrtAllocatorDesc allocatorDesc);
+ACLRT_API aclError aclrtAllocatorGetByStream(aclrtStream stream, aclrtAllocatorDesc *allocatorDesc,
+                                             aclrtAllocator *allocator, aclrtAllocatorAllocFunc *allocFunc,
+                                             aclrtAllocatorFreeFunc *freeFunc,
+                                             aclrtAllocatorAllocAdviseFunc *allocAdviseFunc,
+                                             aclrtAllocatorGetAddrFromBlockFunc *getAddrFromBlockFunc);
+ACLRT_API aclError aclrtAllocatorUnregister(aclrtStream stream);
+
+/* ========================================================================
  * Callbacks and host-function threads
  *
  * A user thread subscribes to streams with its pthread_self() value and

@@ -33,6 +33,7 @@
 #include "runtime.h"
 #include "stream.h"
 #include "value.h"
+#include "allocator.h"
 #include "backend_registry.h"
 
 static struct aclrt_runtime aclrt_rt = {
@@ -153,6 +154,7 @@ static void aclrt_runtime_stop_locked(void)
     }
     aclrt_value_release_waits(false);
     aclrt_hcom_clear();
+    aclrt_allocator_clear();
     aclrt_mem_release_all();
     aclrt_report_finalize();
     aclrt_hook_clear(&aclrt_exception_hooks);

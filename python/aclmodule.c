@@ -25,7 +25,7 @@
 static const struct pyacl_capability *const pyacl_capabilities[] = {
     &pyacl_cap_init,     &pyacl_cap_device,    &pyacl_cap_stream, &pyacl_cap_stream_control, &pyacl_cap_event,
     &pyacl_cap_notify,   &pyacl_cap_value,     &pyacl_cap_memory, &pyacl_cap_launch,         &pyacl_cap_callback,
-    &pyacl_cap_exception, &pyacl_cap_rtx,      &pyacl_cap_hcom,   &pyacl_cap_util,
+    &pyacl_cap_exception, &pyacl_cap_rtx,      &pyacl_cap_hcom,   &pyacl_cap_allocator, &pyacl_cap_util,
 };
 
 static const char *const pyacl_submodule_names[PYACL_SUBMODULE_COUNT] = {

@@ -102,6 +102,7 @@ extern const struct pyacl_capability pyacl_cap_device; /* rt_device.c: device an
 extern const struct pyacl_capability pyacl_cap_stream; /* rt_stream.c: streams */
 extern const struct pyacl_capability pyacl_cap_event;  /* rt_event.c:  events */
 extern const struct pyacl_capability pyacl_cap_memory; /* rt_memory.c: memory */
+extern const struct pyacl_capability pyacl_cap_allocator; /* rt_allocator.c: custom memory allocators */
 extern const struct pyacl_capability pyacl_cap_stream_control; /* rt_stream_control.c: abort, stop */
 extern const struct pyacl_capability pyacl_cap_launch; /* rt_launch.c: host functions */
 extern const struct pyacl_capability pyacl_cap_callback;  /* rt_callback.c: report callbacks, host-function threads */
