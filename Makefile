@@ -12,6 +12,9 @@
 #   make dist        dist/aclrt.h: the whole library as one header
 #   make install     PREFIX=/usr/local: headers and aclrt.pc for pkg-config
 #   make deps        install (as root) or name the Debian packages needed
+#   make check-layering  no dependency cycle between the files of impl/ and
+#                    backends/, no concrete backend included from impl/
+#                    (scripts/check_layering.py; its own tests run first)
 #   make clean
 
 SHELL := /bin/bash
@@ -51,7 +54,7 @@ EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 TEST_PKGS := gcc g++ clang make libck-dev libjsmn-dev liburcu-dev python3 python3-dev pkg-config
 BENCH_PKGS := $(TEST_PKGS) gnuplot-nox
 
-.PHONY: all test bench deps deps-bench dist install check examples clean \
+.PHONY: all test bench deps deps-bench dist install check check-layering examples clean \
         $(addprefix test-,$(VARIANTS)) test-cpp test-install test-negative
 
 all: deps check $(foreach v,$(VARIANTS),$(addprefix $(BUILD)/$(v)/,$(TESTS))) examples
@@ -153,6 +156,11 @@ check: $(SOURCES)
 	$(CC) $(CSTD) $(WARN) -Werror -O2 -I. -c tests/impl.c -o /dev/null
 	$(CLANG) $(CSTD) $(WARN) -Werror -O2 -I. -c tests/impl.c -o /dev/null
 	$(CC) $(CSTD) $(WARN) -Werror -O2 -DACLRT_STATIC -I. -c tests/impl.c -o /dev/null
+
+# Layering: the checker's tests on small fixture trees, then the real tree.
+check-layering:
+	python3 scripts/test_check_layering.py
+	python3 scripts/check_layering.py
 
 # ---------------------------------------------------------------------------
 examples: $(addprefix $(BUILD)/examples/,$(EXAMPLES))

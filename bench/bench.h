@@ -126,7 +126,7 @@ struct result {
     char baseline[64];      /* name of the baseline counterpart ("" none) */
     char method[160];       /* how it was measured */
     char note[200];         /* what happened (discarded samples, verification) */
-    char target[96];        /* the DESIGN.md target(s), filled by main.c */
+    char target[96];        /* the performance target(s) of the case, filled by main.c */
     char target_met[48];
 };
 

@@ -1,4 +1,4 @@
-# bench/bench.mk - the benchmark harness (issue #5), included by the top Makefile.
+# bench/bench.mk - the benchmark harness, included by the top Makefile.
 #
 #   make bench-run [QUICK=1]   build, run, write bench/results/latest.{json,csv}
 #                              and (with gnuplot) latency.png, scaling.png

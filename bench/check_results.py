@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check that the harness wrote results of the agreed shape (issue #5).
+"""Check that the harness wrote results of the documented shape (docs/PERFORMANCE.md).
 
     check_results.py latest.json [latest.csv]
 

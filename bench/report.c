@@ -1,8 +1,8 @@
 /*
  * bench/report.c - the results: kept in one table, printed as a progress
- * line per case and as a final table, written as JSON (the exact shape of
- * issue #5), CSV (every figure, plus how it was measured and the targets)
- * and gnuplot data files.
+ * line per case and as a final table, written as JSON (the shape
+ * bench/check_results.py checks), CSV (every figure, plus how it was
+ * measured and the targets) and gnuplot data files.
  */
 #include "bench.h"
 

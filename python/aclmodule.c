@@ -17,10 +17,11 @@
 #include "call.h"
 
 /*
- * Every capability, in the order of DESIGN.md's table. A new capability
- * is one file that defines a
- * `struct pyacl_capability` and one line here (and its declaration in
- * pyacl.h); the Makefile compiles every .c file in python/.
+ * Every capability: init, devices and contexts, streams, stream control,
+ * events, notifies, value ops, memory, launches, callbacks, exceptions, the
+ * aclrtx extensions and HCOM tasks, utilities. A new capability is one file
+ * that defines a `struct pyacl_capability` and one line here (and its
+ * declaration in pyacl.h); the Makefile compiles every .c file in python/.
  */
 static const struct pyacl_capability *const pyacl_capabilities[] = {
     &pyacl_cap_init,     &pyacl_cap_device,    &pyacl_cap_stream, &pyacl_cap_stream_control, &pyacl_cap_event,

@@ -1,6 +1,7 @@
 /*
  * tests/test_bad_input.c - bad input never crashes and returns the
- * documented code (docs/SEMANTICS.md, ACL_REFERENCE.md section 12):
+ * documented code (docs/SEMANTICS.md; the codes and values are the CANN
+ * runtime's, as its headers define them):
  *
  *   NULL pointer argument                     ACL_ERROR_INVALID_PARAM (100000)
  *   garbage, stale or wrong-kind handle       ACL_ERROR_RT_INVALID_HANDLE (107017)

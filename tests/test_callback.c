@@ -1,6 +1,6 @@
 /*
  * tests/test_callback.c - pins "callbacks" (docs/SEMANTICS.md, Callbacks and
- * host-function threads; ACL_REFERENCE.md section 5): report callbacks run
+ * host-function threads): report callbacks run
  * in the subscribed thread, exactly once each, in stream order; BLOCK holds
  * the stream and NO_BLOCK does not; process timeouts and subscription
  * errors; host functions served by a subscribed thread; that a blocked

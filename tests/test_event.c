@@ -1,6 +1,6 @@
 /*
- * tests/test_event.c - pins "events" (docs/SEMANTICS.md, Events;
- * ACL_REFERENCE.md section 4): the three flavours, record/query/synchronize,
+ * tests/test_event.c - pins "events" (docs/SEMANTICS.md, Events): the
+ * three flavours, record/query/synchronize,
  * cross-stream waits, legacy SYNC stickiness and reset, destroy before
  * completion, timestamps, timeouts, flag validation, ids and the quota.
  *

@@ -1,6 +1,6 @@
 /*
  * tests/test_exception.c - pins "exceptions" (docs/SEMANTICS.md,
- * Exceptions; ACL_REFERENCE.md sections 6 and 1): exception callbacks get
+ * Exceptions; Init and errors): exception callbacks get
  * the failing task's ids and code, the slot and the list, task ids as
  * aclrtGetThreadLastTaskId reports them, wait timeouts as task failures,
  * the failure modes, and the per-thread last error.

@@ -1,6 +1,6 @@
 /*
  * tests/test_hcom.c - pins "HCOM group record/wait tasks (aclrtx)"
- * (docs/SEMANTICS.md; DESIGN.md): descriptors by group name (default
+ * (docs/SEMANTICS.md): descriptors by group name (default
  * "group"), the serialized format byte for byte, a record on one stream
  * releasing the wait on another, the k-th wait released by the k-th record
  * over many iterations of a pipeline of host kernels, a serialized list

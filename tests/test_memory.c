@@ -1,6 +1,6 @@
 /*
  * tests/test_memory.c - pins "tasks and memory" (docs/SEMANTICS.md, Tasks
- * and memory; ACL_REFERENCE.md sections 5 and 11): host functions and their
+ * and memory): host functions and their
  * arguments, host kernels (every block exactly once, failures), device and
  * pinned host memory (checks, alignment, foreign and double frees), copies
  * and memsets (size checks, kinds, overlap, the low byte), the async forms

@@ -1,6 +1,6 @@
 /*
  * tests/test_notify.c - pins "notifies" and "counting notifies"
- * (docs/SEMANTICS.md; ACL_REFERENCE.md section 7): one record releases
+ * (docs/SEMANTICS.md, Notifies, Counting notifies): one record releases
  * exactly one wait, waits enqueued before their record, records kept until a
  * wait or a reset takes them, destroy with pending waits, every counting-notify
  * record and wait mode by its truth table, isClear, reset in stream order,

@@ -1,6 +1,6 @@
 /*
- * tests/test_stream.c - pins "streams" (docs/SEMANTICS.md, Streams;
- * ACL_REFERENCE.md section 3): order, synchronize, query, timeouts, the
+ * tests/test_stream.c - pins "streams" (docs/SEMANTICS.md, Streams):
+ * order, synchronize, query, timeouts, the
  * creation variants and their getters, ids, the quota, destroy and force
  * destroy, stale handles, failure modes, attributes, ring back-pressure,
  * calls from inside tasks, and the default stream.

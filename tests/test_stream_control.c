@@ -1,6 +1,6 @@
 /*
  * tests/test_stream_control.c - pins "stream control" (docs/SEMANTICS.md,
- * Stream control; ACL_REFERENCE.md section 3): aclrtStreamAbort discards
+ * Stream control): aclrtStreamAbort discards
  * pending work and makes concurrent synchronizers return
  * ACL_ERROR_RT_STREAM_ABORT, aclrtStreamStop keeps the queue but runs
  * nothing more, and the stream/device state callbacks.

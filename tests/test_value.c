@@ -1,6 +1,6 @@
 /*
- * tests/test_value.c - pins "stream memory operations" (docs/SEMANTICS.md;
- * ACL_REFERENCE.md section 8): aclrtValueWrite / aclrtValueWait on a 64-bit
+ * tests/test_value.c - pins "stream memory operations" (docs/SEMANTICS.md,
+ * Stream memory operations): aclrtValueWrite / aclrtValueWait on a 64-bit
  * word, every wait condition by its truth table (GEQ as a wrap-safe signed
  * difference), waits released by the runtime's writes and by plain host
  * stores (a host thread, a host kernel), across streams and devices, a
