@@ -174,7 +174,7 @@ run-examples: examples
 	@for e in $(EXAMPLES); do echo "-- $$e"; ./$(BUILD)/examples/$$e || exit 1; done
 
 # ---------------------------------------------------------------------------
-test: deps check $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install run-examples bench-smoke
+test: deps check check-layering $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install run-examples bench-smoke
 	@echo "make test: all passed"
 
 # ---------------------------------------------------------------------------

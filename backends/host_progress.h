@@ -64,13 +64,20 @@ static uint32_t aclrt_host_progress_stream(struct aclrt_stream *s, uint32_t left
 /*
  * About to run a stream (perhaps user code that blocks): arm the device, so
  * that later pushes signal; what was pushed before the arming and is still
- * queued is signalled now, for another progress call to take.
+ * queued is signalled now, for another progress call to take. A call that
+ * consumed the eventfd's signal may have taken the news of a new earliest
+ * deadline from the other waiters: while a timer is pending, it passes the
+ * signal on before it disappears into user code.
  */
-static void aclrt_host_progress_arm(struct aclrt_host_device *hd)
+static void aclrt_host_progress_arm(struct aclrt_host_device *hd, bool *consumed)
 {
     /* Seq_cst, then the look: pairs with the push-then-exchange in aclrt_host_find_taker. */
     atomic_store_explicit(&hd->armed, true, memory_order_seq_cst);
-    if (aclrt_host_has_work(hd) && atomic_exchange_explicit(&hd->armed, false, memory_order_seq_cst))
+    bool signal = aclrt_host_has_work(hd) && atomic_exchange_explicit(&hd->armed, false, memory_order_seq_cst);
+    if (*consumed && aclrt_device_next_deadline(hd->dev) != UINT64_MAX)
+        signal = true;
+    *consumed = false;
+    if (signal)
         aclrt_host_signal_external(hd);
 }
 
@@ -78,10 +85,10 @@ static void aclrt_host_progress_arm(struct aclrt_host_device *hd)
 static aclError aclrt_host_progress(struct aclrt_device *dev, uint32_t budget, aclrtxProgressInfo *info)
 {
     struct aclrt_host_device *hd = aclrt_host_of(dev);
+    bool consumed = false;
     if (hd->event_fd >= 0) {
         uint64_t count;
-        ssize_t n = read(hd->event_fd, &count, sizeof count); /* consume the signal: this call looks now */
-        (void)n;
+        consumed = read(hd->event_fd, &count, sizeof count) > 0; /* consume the signal: this call looks now */
     }
     aclrt_device_fire_timers(dev);
     uint32_t ran = 0;
@@ -93,7 +100,7 @@ static aclError aclrt_host_progress(struct aclrt_device *dev, uint32_t budget, a
             break;
         }
         atomic_fetch_add_explicit(&hd->dequeues, 1, memory_order_relaxed);
-        aclrt_host_progress_arm(hd);
+        aclrt_host_progress_arm(hd, &consumed);
         ran += aclrt_host_progress_stream(s, budget - ran);
     }
     uint32_t ready = aclrt_host_ready_count(hd);

@@ -22,14 +22,21 @@
 #include "runtime.h"   /* devices, contexts, the runtime object */
 #include "progress.h"  /* aclrtxDeviceProgress: embedders run the streams */
 #include "hooks.h"     /* user callbacks on state changes (stream/device state, exceptions) */
-#include "stream.h"    /* streams: submit, synchronize, create, destroy */
+#include "backend_registry.h" /* built-in and registered backends, selection by name */
+#include "runtime_start.h" /* starting the runtime: configuration, backend, devices */
+#include "stream.h"    /* streams: state, submission, completion */
+#include "report_thread.h" /* report threads and the streams they serve */
+#include "stream_wait.h" /* waiting for a stream's work */
+#include "stream_life.h" /* a stream's creation and destruction */
+#include "context.h"   /* devices and contexts: aclrtSetDevice, the current context */
+#include "stream_api.h" /* the stream calls of the API */
 #include "stream_control.h" /* aclrtStreamAbort, aclrtStreamStop */
 #include "event.h"     /* events: record, query, synchronize */
 #include "block.h"     /* why a task cannot run yet (parking conditions) */
 #include "exception.h" /* exception callbacks, task ids */
 #include "task_wait.h" /* what wait tasks share: deadlines and timers, spinning, stale notes */
 #include "event_wait.h" /* stream waits on events */
-#include "report.h"    /* report / host-function threads and callbacks */
+#include "report.h"    /* callbacks and host functions handed to report threads */
 #include "notify_object.h" /* what notifies and counting notifies share: handles, lives, quota */
 #include "notify.h"    /* notifies: one record releases one wait */
 #include "cnt_notify.h" /* counting notifies */
@@ -40,8 +47,6 @@
 #include "launch.h"    /* host functions and host kernels */
 #include "exec.h"      /* running a stream's tasks: the entry points backends call */
 #include "external.h"  /* external tasks (aclrtx): an embedder's work in a stream */
-#include "context.h"   /* aclrtSetDevice, contexts */
-#include "backend_registry.h" /* built-in and registered backends, selection by name */
-#include "init.h"      /* aclInit / aclFinalize, runtime start and stop */
+#include "init.h"      /* aclInit / aclFinalize, teardown */
 
 #endif /* ACLRT_IMPL_ACLRT_IMPL_H */

@@ -39,7 +39,10 @@
 #include "task_wait.h"
 
 /* A NULL counting notify is ACL_ERROR_RT_PARAM_INVALID: the ACL layer passes it to the runtime unchecked [src]. */
-static const struct aclrt_notify_kind aclrt_cnt_notify_kind = {&aclrt_rt.cnt_notifies, "cntNotify",
+static struct aclrt_table aclrt_cnt_notifies =
+    ACLRT_TABLE_INIT(ACLRT_KIND_CNT_NOTIFY, struct aclrt_notify_object, "cnt_notify");
+
+static const struct aclrt_notify_kind aclrt_cnt_notify_kind = {&aclrt_cnt_notifies, "cntNotify",
                                                                "counting notify", ACL_ERROR_RT_PARAM_INVALID};
 
 ACLRT_INLINE bool aclrt_cnt_record_mode_valid(uint32_t mode)

@@ -25,13 +25,14 @@
 #include "handle.h"
 #include "progress.h"
 #include "runtime.h"
+#include "runtime_start.h"
+#include "stream_life.h"
+#include "stream_wait.h"
 #include "stream.h"
-
-static aclError aclrt_runtime_start(void);
 
 ACLRT_INLINE void *aclrt_context_handle(const struct aclrt_context *ctx)
 {
-    return aclrt_slot_handle(&aclrt_rt.contexts, &ctx->hdr);
+    return aclrt_slot_handle(&aclrt_contexts, &ctx->hdr);
 }
 
 /* Valid device id, or ACL_ERROR_RT_INVALID_DEVICEID. Starts the runtime. */
@@ -65,7 +66,7 @@ static aclError aclrt_context_create_locked(struct aclrt_device *dev, bool is_de
     aclError rc = aclrt_device_start_locked(dev);
     if (rc != ACL_SUCCESS)
         return rc;
-    struct aclrt_context *ctx = (struct aclrt_context *)aclrt_table_alloc(&aclrt_rt.contexts);
+    struct aclrt_context *ctx = (struct aclrt_context *)aclrt_table_alloc(&aclrt_contexts);
     if (ctx == NULL)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a context");
     ctx->device = dev;
@@ -75,10 +76,10 @@ static aclError aclrt_context_create_locked(struct aclrt_device *dev, bool is_de
     rc = aclrt_stream_create_in(ctx, ACLRT_STREAM_PRIORITY_GREATEST, 0, true, &ctx->default_stream,
                                 &ctx->default_stream_handle);
     if (rc != ACL_SUCCESS) {
-        aclrt_table_free(&aclrt_rt.contexts, &ctx->hdr);
+        aclrt_table_free(&aclrt_contexts, &ctx->hdr);
         return rc;
     }
-    *handle = aclrt_table_publish(&aclrt_rt.contexts, &ctx->hdr);
+    *handle = aclrt_table_publish(&aclrt_contexts, &ctx->hdr);
     *out = ctx;
     return ACL_SUCCESS;
 }
@@ -87,7 +88,7 @@ static aclError aclrt_context_create_locked(struct aclrt_device *dev, bool is_de
 static void aclrt_context_release_locked(struct aclrt_context *ctx)
 {
     aclrt_table_retire(&ctx->hdr);
-    ACLRT_TABLE_FOREACH(&aclrt_rt.streams, struct aclrt_stream, s)
+    ACLRT_TABLE_FOREACH(&aclrt_streams, struct aclrt_stream, s)
     {
         if ((atomic_load_explicit(&s->hdr.generation, memory_order_acquire) & 1u) && s->ctx == ctx &&
             !s->is_default)
@@ -98,7 +99,7 @@ static void aclrt_context_release_locked(struct aclrt_context *ctx)
         ctx->device->default_ctx = NULL;
         ctx->device->default_ctx_handle = NULL;
     }
-    aclrt_table_free(&aclrt_rt.contexts, &ctx->hdr);
+    aclrt_table_free(&aclrt_contexts, &ctx->hdr);
 }
 
 /* One more aclrtSetDevice reference (creating the default context if needed). */
@@ -146,6 +147,21 @@ static aclError aclrt_current_context_slow(struct aclrt_context **out)
     aclrt_tls.ctx_handle = handle;
     *out = ctx;
     return ACL_SUCCESS;
+}
+
+/*
+ * The thread's current context, or ACL_ERROR_RT_CONTEXT_NULL. Fast path: the
+ * stored handle is still alive. The slow path applies the configured
+ * default device, if any.
+ */
+ACLRT_INLINE aclError aclrt_current_context(struct aclrt_context **out)
+{
+    struct aclrt_context *ctx = aclrt_context_lookup(aclrt_tls.ctx_handle);
+    if (ACLRT_LIKELY(ctx != NULL)) {
+        *out = ctx;
+        return ACL_SUCCESS;
+    }
+    return aclrt_current_context_slow(out);
 }
 
 /* ------------------------------------------------------------------------
@@ -242,7 +258,7 @@ static aclError aclrt_device_synchronize(int32_t timeout_ms)
     uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
                                        : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
     aclError first = ACL_SUCCESS;
-    ACLRT_TABLE_FOREACH(&aclrt_rt.streams, struct aclrt_stream, s)
+    ACLRT_TABLE_FOREACH(&aclrt_streams, struct aclrt_stream, s)
     {
         if (!(atomic_load_explicit(&s->hdr.generation, memory_order_acquire) & 1u) || s->device != dev)
             continue;

@@ -83,9 +83,11 @@ struct aclrt_event_view {
     uint32_t waits_pending;
 };
 
+static struct aclrt_table aclrt_events = ACLRT_TABLE_INIT(ACLRT_KIND_EVENT, struct aclrt_event, "event");
+
 ACLRT_INLINE struct aclrt_event *aclrt_event_lookup(const void *handle)
 {
-    return (struct aclrt_event *)aclrt_table_lookup(&aclrt_rt.events, handle);
+    return (struct aclrt_event *)aclrt_table_lookup(&aclrt_events, handle);
 }
 
 /*
@@ -262,7 +264,7 @@ static aclError aclrt_event_create(aclrtEvent *event, uint32_t flags, enum aclrt
         return aclrt_fail(ACL_ERROR_RT_NO_EVENT_RESOURCE, "device %u has no event left (limit %u)", dev->id,
                           aclrt_rt.config.max_events);
     }
-    struct aclrt_event *e = (struct aclrt_event *)aclrt_table_alloc(&aclrt_rt.events);
+    struct aclrt_event *e = (struct aclrt_event *)aclrt_table_alloc(&aclrt_events);
     if (e == NULL) {
         atomic_fetch_sub_explicit(&dev->events_in_use, 1, memory_order_relaxed);
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for an event");
@@ -277,7 +279,7 @@ static aclError aclrt_event_create(aclrtEvent *event, uint32_t flags, enum aclrt
     atomic_store_explicit(&e->info, ACLRT_EVENT_INFO(flags, flavour, dev->id), memory_order_release);
     /* Notes a stream left after the previous life's destroy are stale: wake and free them. */
     aclrt_park_stack_wake_all(&e->waiters);
-    *event = aclrt_table_publish(&aclrt_rt.events, &e->hdr);
+    *event = aclrt_table_publish(&aclrt_events, &e->hdr);
     aclrt_event_write_end(e, odd);
     return ACL_SUCCESS;
 }
@@ -345,7 +347,7 @@ ACLRT_API aclError aclrtDestroyEvent(aclrtEvent event)
      */
     aclrt_park_stack_wake_all(&e->waiters);
     atomic_fetch_sub_explicit(&aclrt_rt.devices[device].events_in_use, 1, memory_order_relaxed);
-    aclrt_table_free(&aclrt_rt.events, &e->hdr);
+    aclrt_table_free(&aclrt_events, &e->hdr);
     return ACL_SUCCESS;
 }
 

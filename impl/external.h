@@ -67,8 +67,8 @@ ACLRT_API aclError aclrtxCompleteExternalTask(aclrtxExternalToken token, aclErro
     uint64_t index = token.stream & ACLRT_HANDLE_INDEX_MASK;
     struct aclrt_slot *slot = NULL;
     if ((token.stream & ~ACLRT_HANDLE_INDEX_MASK) == ACLRT_EXTERNAL_TOKEN_MAGIC << 56 &&
-        index < atomic_load_explicit(&aclrt_rt.streams.high_water, memory_order_acquire))
-        slot = aclrt_table_slot(&aclrt_rt.streams, (uint32_t)index);
+        index < atomic_load_explicit(&aclrt_streams.high_water, memory_order_acquire))
+        slot = aclrt_table_slot(&aclrt_streams, (uint32_t)index);
     if (slot == NULL)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the token names no external task (garbage)");
     struct aclrt_stream *s = (struct aclrt_stream *)(void *)slot;

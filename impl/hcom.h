@@ -299,9 +299,9 @@ struct aclrt_hcom_parsed {
 static struct aclrt_stream *aclrt_hcom_stream_by_id(int32_t id, const struct aclrt_context *ctx)
 {
     /* Acquire: pairs with the release CAS that hands out a new slot (aclrt_table_alloc). */
-    if (id < 0 || (uint32_t)id >= atomic_load_explicit(&aclrt_rt.streams.high_water, memory_order_acquire))
+    if (id < 0 || (uint32_t)id >= atomic_load_explicit(&aclrt_streams.high_water, memory_order_acquire))
         return NULL;
-    struct aclrt_stream *s = (struct aclrt_stream *)(void *)aclrt_table_slot(&aclrt_rt.streams, (uint32_t)id);
+    struct aclrt_stream *s = (struct aclrt_stream *)(void *)aclrt_table_slot(&aclrt_streams, (uint32_t)id);
     /* Acquire: pairs with the stream's publish (its context pointer). */
     if (s == NULL || !(atomic_load_explicit(&s->hdr.generation, memory_order_acquire) & 1u) || s->ctx != ctx)
         return NULL;

@@ -35,70 +35,11 @@
 #include "value.h"
 #include "allocator.h"
 #include "backend_registry.h"
+#include "runtime_start.h"
 
-static struct aclrt_runtime aclrt_rt = {
-    .lifecycle_lock = PTHREAD_MUTEX_INITIALIZER,
-    .contexts = ACLRT_TABLE_INIT(ACLRT_KIND_CONTEXT, struct aclrt_context, "context"),
-    .streams = ACLRT_TABLE_INIT(ACLRT_KIND_STREAM, struct aclrt_stream, "stream"),
-    .events = ACLRT_TABLE_INIT(ACLRT_KIND_EVENT, struct aclrt_event, "event"),
-    .notifies = ACLRT_TABLE_INIT(ACLRT_KIND_NOTIFY, struct aclrt_notify_object, "notify"),
-    .cnt_notifies = ACLRT_TABLE_INIT(ACLRT_KIND_CNT_NOTIFY, struct aclrt_notify_object, "cnt_notify"),
-};
 
 /* FNV-1a of the configuration text, to tell a repeated aclInit with other content. */
 static uint64_t aclrt_init_config_digest;
-
-static aclError aclrt_runtime_start_locked(void)
-{
-    if (aclrt_runtime_started())
-        return ACL_SUCCESS;
-    if (!aclrt_rt.config_loaded) {
-        aclrt_config_defaults(&aclrt_rt.config);
-        aclrt_config_load_env(&aclrt_rt.config);
-    }
-    const struct aclrt_backend *backend;
-    const aclrtxBackend *embedder;
-    aclError rc = aclrt_backend_select(aclrt_rt.config.backend, &backend, &embedder);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    aclrt_rt.embedder = embedder; /* before open: the host backend serving it asks */
-    uint32_t count = 0;
-    rc = backend->open(&aclrt_rt.config, &count);
-    if (rc == ACL_SUCCESS && count == 0) {
-        backend->close();
-        rc = aclrt_fail(ACL_ERROR_RT_NO_DEVICE, "the %s backend found no device", aclrt_rt.config.backend);
-    }
-    if (rc != ACL_SUCCESS) {
-        aclrt_rt.embedder = NULL;
-        return rc;
-    }
-    aclrt_rt.backend = backend;
-    for (int k = 0; k < ACLRT_TASK_KIND_COUNT; k++)
-        aclrt_rt.overrides[k] = backend->kinds != NULL ? backend->kinds[k] : NULL;
-    aclrt_rt.device_count = count > ACLRT_MAX_DEVICES ? ACLRT_MAX_DEVICES : count;
-    for (uint32_t i = 0; i < aclrt_rt.device_count; i++) {
-        struct aclrt_device *dev = &aclrt_rt.devices[i];
-        memset(dev, 0, sizeof *dev);
-        dev->id = i;
-        aclrt_park_list_init(&dev->timers);
-        aclrt_seq_init(&dev->value_writes, 0);
-        aclrt_park_list_init(&dev->value_waiters);
-    }
-    atomic_store_explicit(&aclrt_errmsg_process_scope, aclrt_rt.config.err_msg_mode == 1, memory_order_relaxed);
-    /* Release: pairs with aclrt_runtime_started(); everything above is visible. */
-    atomic_store_explicit(&aclrt_rt.started, true, memory_order_release);
-    return ACL_SUCCESS;
-}
-
-static aclError aclrt_runtime_start(void)
-{
-    if (ACLRT_LIKELY(aclrt_runtime_started()))
-        return ACL_SUCCESS;
-    pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
-    aclError rc = aclrt_runtime_start_locked();
-    pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
-    return rc;
-}
 
 static void aclrt_runtime_stop_locked(void)
 {
@@ -108,7 +49,7 @@ static void aclrt_runtime_stop_locked(void)
     if (!aclrt_runtime_started())
         return;
     /* Events first: waits for a record that will never come are released. */
-    ACLRT_TABLE_FOREACH(&aclrt_rt.events, struct aclrt_event, e)
+    ACLRT_TABLE_FOREACH(&aclrt_events, struct aclrt_event, e)
     {
         if (!(atomic_load_explicit(&e->hdr.generation, memory_order_acquire) & 1u))
             continue;
@@ -116,7 +57,7 @@ static void aclrt_runtime_stop_locked(void)
         aclrt_table_retire(&e->hdr);
         aclrt_event_write_end(e, odd);
         aclrt_park_stack_wake_all(&e->waiters);
-        aclrt_table_free(&aclrt_rt.events, &e->hdr);
+        aclrt_table_free(&aclrt_events, &e->hdr);
     }
     /* Likewise notifies, counting notifies, value waits, HCOM waits and callbacks nobody will process. */
     aclrt_report_close();
@@ -125,7 +66,7 @@ static void aclrt_runtime_stop_locked(void)
     aclrt_value_release_waits(true);
     aclrt_hcom_release_waits();
     /* Contexts, explicit then default: each waits for its streams' work. */
-    ACLRT_TABLE_FOREACH(&aclrt_rt.contexts, struct aclrt_context, c)
+    ACLRT_TABLE_FOREACH(&aclrt_contexts, struct aclrt_context, c)
     {
         if ((atomic_load_explicit(&c->hdr.generation, memory_order_acquire) & 1u) && !c->is_default)
             aclrt_context_release_locked(c);

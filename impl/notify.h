@@ -36,7 +36,9 @@
 #define ACLRT_NOTIFY_TIMEOUT_OP_WAIT UINT32_MAX
 
 /* A NULL notify is ACL_ERROR_INVALID_PARAM (docs/SEMANTICS.md). */
-static const struct aclrt_notify_kind aclrt_notify_kind = {&aclrt_rt.notifies, "notify", "notify",
+static struct aclrt_table aclrt_notifies = ACLRT_TABLE_INIT(ACLRT_KIND_NOTIFY, struct aclrt_notify_object, "notify");
+
+static const struct aclrt_notify_kind aclrt_notify_kind = {&aclrt_notifies, "notify", "notify",
                                                            ACL_ERROR_INVALID_PARAM};
 
 /* ------------------------------------------------------------------------

@@ -74,15 +74,12 @@ struct aclrt_runtime {
     uint32_t device_count;
     struct aclrt_device devices[ACLRT_MAX_DEVICES];
     _Atomic uint32_t op_wait_timeout_s; /* aclrtSetOpWaitTimeout; 0 = none */
-    struct aclrt_table contexts;
-    struct aclrt_table streams;
-    struct aclrt_table events;
-    struct aclrt_table notifies;
-    struct aclrt_table cnt_notifies;
 };
 
-/* Tentative definition; the initialised one is in init.h, after every object type. */
-static struct aclrt_runtime aclrt_rt;
+static struct aclrt_runtime aclrt_rt = {.lifecycle_lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Contexts live in this table; each other kind of object has its own, defined with its struct. */
+static struct aclrt_table aclrt_contexts = ACLRT_TABLE_INIT(ACLRT_KIND_CONTEXT, struct aclrt_context, "context");
 
 ACLRT_INLINE bool aclrt_runtime_started(void)
 {
@@ -91,24 +88,7 @@ ACLRT_INLINE bool aclrt_runtime_started(void)
 
 ACLRT_INLINE struct aclrt_context *aclrt_context_lookup(const void *handle)
 {
-    return (struct aclrt_context *)aclrt_table_lookup(&aclrt_rt.contexts, handle);
-}
-
-static aclError aclrt_current_context_slow(struct aclrt_context **out);
-
-/*
- * The thread's current context, or ACL_ERROR_RT_CONTEXT_NULL. Fast path: the
- * stored handle is still alive. The slow path applies the configured
- * default device, if any.
- */
-ACLRT_INLINE aclError aclrt_current_context(struct aclrt_context **out)
-{
-    struct aclrt_context *ctx = aclrt_context_lookup(aclrt_tls.ctx_handle);
-    if (ACLRT_LIKELY(ctx != NULL)) {
-        *out = ctx;
-        return ACL_SUCCESS;
-    }
-    return aclrt_current_context_slow(out);
+    return (struct aclrt_context *)aclrt_table_lookup(&aclrt_contexts, handle);
 }
 
 /* Does the core run this kind (no backend override)? Calls that act at once on an idle stream ask. */

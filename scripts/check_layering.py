@@ -47,8 +47,10 @@ What counts as a use (an identifier outside comments and strings):
   - any ordinary identifier (function, macro, typedef, enum constant,
     variable) defined by another file, in code, in #if/#ifdef/#elif lines and
     in macro bodies (a macro's body counts as a use by the file that defines
-    the macro). A forward declaration of a function defined in another file
-    is itself a use: the declaring file depends on the file with the body.
+    the macro). A forward declaration (prototype) of a function is not a
+    use by itself: the declaring file depends on the file with the body only
+    where it calls or otherwise names the function (so a contract header may
+    declare entry points that another layer defines).
   - a struct/union tag when its complete type is needed: a by-value member,
     variable, parameter or return type, sizeof(struct x), offsetof, a macro
     argument "struct x" (e.g. a table initializer taking sizeof), and
@@ -298,6 +300,7 @@ class FileInfo:
         self.toks, self.directives = tokenize(text)
         self.includes = []          # (line, spelled path, resolved rel or None, quoted)
         self.member_decl_idx = set()  # token indices of member names in struct bodies
+        self.prototype_idx = set()    # token indices of the names in function prototypes
         self.items = []             # top-level items in order: ("func", hdr_start, body_start, body_end)
 
 
@@ -599,6 +602,7 @@ def parse_declaration(fi, model, idx, add, public):
     if fname is not None and not is_typedef:
         name = toks[fname].text
         add(name, 1, "function")
+        fi.prototype_idx.add(fname)  # declaring a function is not using it
         tag = tag_in(toks, [k for k in top if k < fname])
         if tag and not public:
             model.func_ret_tag.setdefault(name, tag)
@@ -760,7 +764,7 @@ def scan_uses(fi, model, uses):
     toks = fi.toks
     src = fi.rel
     # 1. ordinary names and tags in code
-    scan_names(toks, range(len(toks)), src, model, uses, fi.member_decl_idx)
+    scan_names(toks, range(len(toks)), src, model, uses, fi.member_decl_idx | fi.prototype_idx)
     # 2. member accesses, typed per function
     done = set()
     for item in fi.items:

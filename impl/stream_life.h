@@ -1,0 +1,137 @@
+/*
+ * impl/stream_life.h - a stream's life: creation in a context, destroy (the
+ * handle dies at once; the slot is freed by whoever holds the stream last),
+ * and the free that returns the slot to the table.
+ *
+ * Counts are never reset: a new life of a slot continues from the previous
+ * life's completed count, so every event captured on a dead stream stays
+ * complete, and task numbers name one task of one life.
+ */
+#ifndef ACLRT_IMPL_STREAM_LIFE_H
+#define ACLRT_IMPL_STREAM_LIFE_H
+
+#include "base.h"
+#include "error.h"
+#include "handle.h"
+#include "hooks.h"
+#include "report_thread.h"
+#include "ring.h"
+#include "runtime.h"
+#include "stream.h"
+#include "stream_wait.h"
+
+ACLRT_INTERNAL aclError aclrt_stream_create_in(struct aclrt_context *ctx, uint32_t priority, uint32_t flags,
+                                               bool is_default, struct aclrt_stream **out, void **out_handle)
+{
+    struct aclrt_device *dev = ctx->device;
+    uint32_t in_use = atomic_fetch_add_explicit(&dev->streams_in_use, 1, memory_order_relaxed);
+    if (in_use >= aclrt_rt.config.max_streams) {
+        atomic_fetch_sub_explicit(&dev->streams_in_use, 1, memory_order_relaxed);
+        return aclrt_fail(ACL_ERROR_RT_NO_STREAM_RESOURCE, "device %u has no stream left (limit %u, default streams included)",
+                          dev->id, aclrt_rt.config.max_streams);
+    }
+    struct aclrt_stream *s = (struct aclrt_stream *)aclrt_table_alloc(&aclrt_streams);
+    if (s == NULL) {
+        atomic_fetch_sub_explicit(&dev->streams_in_use, 1, memory_order_relaxed);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a stream");
+    }
+    uint64_t done = aclrt_seq_read(&s->completed); /* continues from the slot's previous life */
+    if (!aclrt_ring_init(&s->ring, aclrt_rt.config.ring_bytes, done)) {
+        aclrt_table_free(&aclrt_streams, &s->hdr);
+        atomic_fetch_sub_explicit(&dev->streams_in_use, 1, memory_order_relaxed);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a stream's task ring (%u bytes)",
+                          aclrt_rt.config.ring_bytes);
+    }
+    s->ctx = ctx;
+    s->device = dev;
+    s->flags = flags;
+    s->priority = priority > ACLRT_STREAM_PRIORITY_LEAST ? ACLRT_STREAM_PRIORITY_LEAST : priority;
+    s->is_default = is_default;
+    s->life_base = done;
+    s->has_current = false;
+    s->issued = done;
+    atomic_store_explicit(&s->external_pending, 0, memory_order_relaxed);
+    uint64_t seq = aclrt_stream_park_seq(atomic_load_explicit(&s->sched, memory_order_relaxed));
+    atomic_store_explicit(&s->sched, ((seq + 1) << ACLRT_SCHED_SEQ_SHIFT) | ACLRT_SCHED_IDLE, memory_order_relaxed);
+    /* Reset the list (a fresh slot is zeroed); notes left from a previous life are stale: wake and free them. */
+    aclrt_park_list_wake(&s->waiters, UINT64_MAX);
+    atomic_store_explicit(&s->error, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->failure_mode, ACL_CONTINUE_ON_FAILURE, memory_order_relaxed);
+    atomic_store_explicit(&s->overflow_switch, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->user_custom_tag, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->cache_op_info, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->aborts, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->discard_until, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->report_threads[0], NULL, memory_order_relaxed);
+    atomic_store_explicit(&s->report_threads[1], NULL, memory_order_relaxed);
+    s->backend_state = NULL;
+    if (aclrt_rt.backend->stream_create != NULL) {
+        aclError rc = aclrt_rt.backend->stream_create(s);
+        if (rc != ACL_SUCCESS) {
+            aclrt_table_free(&aclrt_streams, &s->hdr);
+            atomic_fetch_sub_explicit(&dev->streams_in_use, 1, memory_order_relaxed);
+            return aclrt_fail(rc, "the %s backend could not create a stream", aclrt_rt.backend->name);
+        }
+    }
+    *out_handle = aclrt_table_publish(&aclrt_streams, &s->hdr); /* release: the fields above */
+    *out = s;
+    aclrt_fire_stream_state(*out_handle, ACL_RT_STREAM_STATE_CREATE_POST);
+    return ACL_SUCCESS;
+}
+
+/* The slot goes back to the table; the caller held the stream last. */
+ACLRT_INTERNAL void aclrt_stream_free(struct aclrt_stream *s)
+{
+    /* Everything submitted is done or discarded, so every note on us is due. */
+    aclrt_park_list_wake(&s->waiters, aclrt_seq_read(&s->completed));
+    if (aclrt_rt.backend->stream_destroy != NULL)
+        aclrt_rt.backend->stream_destroy(s);
+    aclrt_table_free(&aclrt_streams, &s->hdr);
+}
+
+/*
+ * Destroy: the handle dies at once; the slot is freed by whoever holds the
+ * stream last (this thread if it is idle, else its executor when it lets
+ * go). Without `force`, the stream's work is waited for first; with it, the
+ * tasks that have not started are discarded (counted as done, so nothing
+ * waiting on them hangs).
+ */
+ACLRT_INTERNAL void aclrt_stream_destroy(struct aclrt_stream *s, bool force)
+{
+    aclrt_fire_stream_state(aclrt_stream_handle(s), ACL_RT_STREAM_STATE_DESTROY_PRE);
+    /* A stopped stream would never finish its work: its tasks are discarded, as with force. */
+    if (atomic_load_explicit(&s->sched, memory_order_acquire) & ACLRT_SCHED_STOPPED)
+        force = true;
+    if (!force)
+        aclrt_stream_wait_count(s, aclrt_stream_submitted(s), -1, ACL_SUCCESS);
+    aclrt_report_stream_gone(s);
+    aclrt_table_retire(&s->hdr);
+    /*
+     * The quota counts live handles, so a create right after a destroy
+     * succeeds even while an executor still holds the dying stream (the
+     * table itself grows past the quota for such slots).
+     */
+    atomic_fetch_sub_explicit(&s->device->streams_in_use, 1, memory_order_relaxed);
+    /*
+     * DYING on an idle stream makes it ours to free (it is never scheduled
+     * again); otherwise its executor, or the next one, sees DYING and frees
+     * it. A parked stream is woken only to discard its tasks (force); without
+     * force the park it is in ends as any other.
+     */
+    /* Release: the executor that sees DISCARD (acquire on the schedule word) sees the bound too. */
+    if (force)
+        atomic_store_explicit(&s->discard_until, UINT64_MAX, memory_order_release);
+    uint64_t dying = ACLRT_SCHED_DYING | (force ? ACLRT_SCHED_DISCARD : 0);
+    if (aclrt_stream_change_flags(s, dying, 0, force) != ACLRT_SCHED_IDLE)
+        return;
+    if (!aclrt_stream_idle(s)) { /* tasks submitted after the wait (a racing launch) */
+        uint64_t n = aclrt_stream_submitted(s) - aclrt_seq_read(&s->completed);
+        struct aclrt_task t;
+        while (aclrt_ring_pop(&s->ring, &t))
+            ;
+        aclrt_stream_complete(s, n);
+    }
+    aclrt_stream_free(s);
+}
+
+#endif /* ACLRT_IMPL_STREAM_LIFE_H */

@@ -1,0 +1,119 @@
+/*
+ * impl/stream_wait.h - waiting for a stream's work: synchronize, and the
+ * waits of destroy, device synchronize and pageable copies.
+ *
+ * A wait is "until the stream's completed count reaches a target" on its
+ * sequence counter (seq.h: spin briefly, then sleep on the futex), with
+ * two reasons to stop early: an abort that overlaps the wait (the stream's
+ * `aborts` epoch, stream_control.h) and a stop short of the target
+ * (aclrtStreamStop).
+ */
+#ifndef ACLRT_IMPL_STREAM_WAIT_H
+#define ACLRT_IMPL_STREAM_WAIT_H
+
+#include "base.h"
+#include "clock.h"
+#include "error.h"
+#include "runtime.h"
+#include "seq.h"
+#include "stream.h"
+
+/* The abort epoch (odd while an abort runs): a synchronizer reads it before it waits. */
+ACLRT_INLINE uint32_t aclrt_stream_abort_epoch(const struct aclrt_stream *s)
+{
+    return atomic_load_explicit(&s->aborts, memory_order_acquire);
+}
+
+/*
+ * Did an abort overlap a wait that read `epoch` when it began: running then
+ * (odd), begun since (changed), or discarding now (the flag is set before the
+ * epoch moves, so a waiter woken by the discards sees one or the other)?
+ */
+ACLRT_INLINE bool aclrt_stream_aborted_since(const struct aclrt_stream *s, uint32_t epoch)
+{
+    if ((epoch & 1u) || atomic_load_explicit(&s->aborts, memory_order_acquire) != epoch)
+        return true;
+    uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
+    return (w & (ACLRT_SCHED_DISCARD | ACLRT_SCHED_DYING)) == ACLRT_SCHED_DISCARD;
+}
+
+/* Checked while a synchronizer waits: a stopped stream will not get there. */
+static int aclrt_stream_stopped_check(void *data)
+{
+    const struct aclrt_stream *s = (const struct aclrt_stream *)data;
+    /* Relaxed: a reason to stop waiting, read again at every wake-up (aclrtStreamStop wakes the sleepers). */
+    uint64_t w = atomic_load_explicit(&s->sched, memory_order_relaxed);
+    /* Stopped, and not being discarded (a destroy of a stopped stream discards its tasks: they will count). */
+    if ((w & (ACLRT_SCHED_STOPPED | ACLRT_SCHED_DISCARD)) == ACLRT_SCHED_STOPPED)
+        return ACL_ERROR_RT_TASK_ABORT_STOP;
+    return 0;
+}
+
+/*
+ * Wait until the stream's completed count reaches `target`. Timeout in ms
+ * (-1: forever). Returns ACL_SUCCESS, `timeout_code`, ACL_ERROR_RT_STREAM_ABORT
+ * (an abort discarded the work meanwhile) or ACL_ERROR_RT_TASK_ABORT_STOP
+ * (the stream is stopped short of it); no message: aclrt_stream_wait_fail
+ * words it.
+ */
+ACLRT_INTERNAL aclError aclrt_stream_wait_count(struct aclrt_stream *s, uint64_t target, int32_t timeout_ms,
+                                                aclError timeout_code)
+{
+    if (ACLRT_LIKELY(aclrt_seq_reached(&s->completed, target)))
+        return ACL_SUCCESS;
+    uint32_t epoch = aclrt_stream_abort_epoch(s);
+    uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
+                                       : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
+    uint64_t spin = aclrt_rt.config.spin_ns;
+    if (s->flags & ACL_STREAM_FAST_SYNC)
+        spin *= 50; /* "poll actively": a long spin before sleeping */
+    int r = aclrt_seq_wait_until(&s->completed, target, deadline, spin, aclrt_stream_stopped_check, s);
+    if (r != 0 && r != ACLRT_SEQ_TIMEOUT)
+        return r; /* stopped */
+    if (aclrt_stream_aborted_since(s, epoch))
+        return ACL_ERROR_RT_STREAM_ABORT; /* even when it also timed out: the wait was active during an abort */
+    return r == ACLRT_SEQ_TIMEOUT ? timeout_code : ACL_SUCCESS;
+}
+
+/* Word the failure of a wait on s (aclrt_stream_wait_count's codes); `what` names what was waited for. */
+ACLRT_INTERNAL aclError aclrt_stream_wait_fail(const struct aclrt_stream *s, aclError rc, const char *what,
+                                               int32_t timeout_ms)
+{
+    int id = (int)aclrt_slot_index(&s->hdr);
+    if (rc == ACL_ERROR_RT_STREAM_ABORT)
+        return aclrt_fail(rc, "%s: stream %d was aborted while this call waited", what, id);
+    if (rc == ACL_ERROR_RT_TASK_ABORT_STOP)
+        return aclrt_fail(rc, "%s: stream %d is stopped (aclrtStreamStop) short of the work waited for", what, id);
+    return aclrt_fail(rc, "%s did not finish within %d ms", what, (int)timeout_ms);
+}
+
+/* The error a synchronize reports: the context's stop, or the stream's first failure (cleared). */
+ACLRT_INTERNAL aclError aclrt_stream_take_error(struct aclrt_stream *s)
+{
+    int failure = atomic_load_explicit(&s->ctx->failure, memory_order_acquire);
+    if (failure != 0)
+        return failure;
+    if (atomic_load_explicit(&s->error, memory_order_relaxed) == 0)
+        return ACL_SUCCESS;
+    return atomic_exchange_explicit(&s->error, 0, memory_order_acq_rel);
+}
+
+/* aclrtSynchronizeStream(WithTimeout): wait for everything submitted so far. */
+ACLRT_INTERNAL aclError aclrt_stream_synchronize(struct aclrt_stream *s, int32_t timeout_ms)
+{
+    if (ACLRT_UNLIKELY(aclrt_running_stream() == s))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "a task of this stream cannot synchronize the stream it runs on (it would wait for itself)");
+    if (s->flags & (ACL_STREAM_PERSISTENT | ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_CPU_SCHEDULE))
+        return ACL_SUCCESS;
+    uint64_t target = aclrt_stream_submitted(s);
+    aclError rc = aclrt_stream_wait_count(s, target, timeout_ms, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return aclrt_stream_wait_fail(s, rc, "the stream", timeout_ms);
+    aclError err = aclrt_stream_take_error(s);
+    if (err != ACL_SUCCESS)
+        return aclrt_fail(err, "a task of stream %d failed", (int)aclrt_slot_index(&s->hdr));
+    return ACL_SUCCESS;
+}
+
+#endif /* ACLRT_IMPL_STREAM_WAIT_H */
