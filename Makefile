@@ -2,8 +2,9 @@
 #
 # The two commands of the README:
 #   make test    installs missing packages (as root), builds and runs the whole
-#                suite: normal, ThreadSanitizer, AddressSanitizer+UBSan, and
-#                against the one-file dist/aclrt.h; examples; install check
+#                suite: normal, ThreadSanitizer, AddressSanitizer+UBSan,
+#                against the one-file dist/aclrt.h, and with external progress
+#                (no runtime threads); the layering check; examples; install check
 #   make bench   builds and runs the benchmark harness, prints the table
 #                (QUICK=1: the short run that make test smoke-checks)
 #

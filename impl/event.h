@@ -19,7 +19,7 @@
  * readers retry while it is odd or changed. Every field is an atomic
  * (release stores, acquire loads: no fences, and ThreadSanitizer sees it).
  *
- * Flavours (ACL_REFERENCE.md §4):
+ * Flavours (docs/SEMANTICS.md, Events):
  *   PLAIN   aclrtCreateEvent: timestamps; NOT_READY before the first record;
  *           a stream wait before any record is an error.
  *   LEGACY  aclrtCreateEventWithFlag: with SYNC, a flag that stays set until
