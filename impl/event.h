@@ -28,6 +28,13 @@
  *   EX      aclrtCreateEventExWithFlag: every record re-captures; complete
  *           and nothing to wait for before the first record; no reset.
  *
+ * Destroy: the handle dies at once and the event's quota unit is given
+ * back at once. Wait tasks still pending keep the slot: a legacy wait issued
+ * before any record reads the event when it runs, and must find there the
+ * record made before the destroy (if any), not a new event in the slot. So
+ * the slot goes back to the table when its last pending wait is done (the
+ * wait's bookkeeping frees it), at the destroy if none is pending.
+ *
  * Memory: an event is one 64-byte slot.
  */
 #ifndef ACLRT_IMPL_EVENT_H
@@ -54,6 +61,7 @@ enum aclrt_event_flavour {
 #define ACLRT_EVENT_INFO_FLAGS(i) ((i) & 0xFFu)
 #define ACLRT_EVENT_INFO_FLAVOUR(i) (((i) >> 8) & 0xFu)
 #define ACLRT_EVENT_INFO_RECORDED 0x1000u
+#define ACLRT_EVENT_INFO_DEFERRED 0x4000u  /* destroyed with waits pending: the last one frees the slot */
 #define ACLRT_EVENT_INFO_DEVICE(i) (((i) >> 16) & 0xFFu)
 #define ACLRT_EVENT_INFO(flags, flavour, device) ((flags) | ((uint32_t)(flavour) << 8) | ((uint32_t)(device) << 16))
 
@@ -65,7 +73,7 @@ struct aclrt_event {
     _Atomic uint64_t timestamp;             /* ns, CLOCK_MONOTONIC; 0 = not stamped yet */
     _Atomic uint32_t records;               /* records so far (a stamp or reset task names one) */
     _Atomic uint32_t waits_pending;         /* wait tasks enqueued and not yet run */
-    _Atomic uint32_t info;                  /* flags | flavour | recorded | device */
+    _Atomic uint32_t info;                  /* flags | flavour | recorded | deferred | device */
     uint32_t reserved;
     struct aclrt_park_stack waiters;        /* streams waiting for the next record (legacy) */
 };
@@ -155,6 +163,12 @@ ACLRT_INLINE bool aclrt_event_view_complete(const struct aclrt_event_view *v)
     return aclrt_seq_reached(&v->stream->completed, v->target);
 }
 
+/* The generation an event slot has once the life `generation` names was retired (aclrt_table_retire). */
+ACLRT_INLINE uint32_t aclrt_event_retired_generation(uint32_t generation)
+{
+    return (uint32_t)(((generation >> 1) + 1) & ACLRT_HANDLE_GEN_MASK) << 1;
+}
+
 /* The generation a handle names (for checks inside a writer section). */
 ACLRT_INLINE uint32_t aclrt_event_handle_generation(const void *handle)
 {
@@ -232,19 +246,36 @@ static const struct aclrt_task_kind aclrt_kind_event_stamp = {ACLRT_TASK_EVENT_S
 static const struct aclrt_task_kind aclrt_kind_event_reset = {ACLRT_TASK_EVENT_RESET, "event reset",
                                                               aclrt_event_reset_run, NULL};
 
-/* A wait task for this event has run (or failed): one fewer outstanding. */
+/*
+ * A wait task for this event has run (or failed, or was dropped): one fewer
+ * outstanding. The last one of an event destroyed meanwhile frees its slot
+ * (see aclrtDestroyEvent): until then the slot cannot have been reused, so
+ * the retired generation with DEFERRED set is still this event.
+ */
 ACLRT_INTERNAL void aclrt_event_wait_done(const struct aclrt_event_ref *ref)
 {
     struct aclrt_event *e = ref->event;
     if (e == NULL)
         return;
+    bool free_slot = false;
     uint32_t odd = aclrt_event_write_begin(e);
-    if (atomic_load_explicit(&e->hdr.generation, memory_order_relaxed) == ref->generation) {
-        uint32_t n = atomic_load_explicit(&e->waits_pending, memory_order_relaxed);
-        if (n > 0)
-            atomic_store_explicit(&e->waits_pending, n - 1, memory_order_release);
+    uint32_t generation = atomic_load_explicit(&e->hdr.generation, memory_order_relaxed);
+    uint32_t info = atomic_load_explicit(&e->info, memory_order_relaxed);
+    bool alive = generation == ref->generation;
+    bool deferred = generation == aclrt_event_retired_generation(ref->generation) && (info & ACLRT_EVENT_INFO_DEFERRED);
+    uint32_t n = atomic_load_explicit(&e->waits_pending, memory_order_relaxed);
+    if ((alive || deferred) && n > 0) {
+        atomic_store_explicit(&e->waits_pending, n - 1, memory_order_release);
+        if (deferred && n == 1) {
+            atomic_store_explicit(&e->info, info & ~ACLRT_EVENT_INFO_DEFERRED, memory_order_release);
+            free_slot = true;
+        }
     }
     aclrt_event_write_end(e, odd);
+    if (free_slot) {
+        aclrt_park_stack_wake_all(&e->waiters); /* notes left by waits that parked after the destroy */
+        aclrt_table_free(&aclrt_events, &e->hdr);
+    }
 }
 
 /* ------------------------------------------------------------------------
@@ -337,17 +368,23 @@ ACLRT_API aclError aclrtDestroyEvent(aclrtEvent event)
         aclrt_event_write_end(e, odd);
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "event %p was destroyed by another thread", event);
     }
-    uint32_t device = ACLRT_EVENT_INFO_DEVICE(atomic_load_explicit(&e->info, memory_order_relaxed));
+    uint32_t info = atomic_load_explicit(&e->info, memory_order_relaxed);
+    /* Pending waits keep the slot (and the last record in it); the last one frees it (aclrt_event_wait_done). */
+    bool deferred = atomic_load_explicit(&e->waits_pending, memory_order_relaxed) > 0;
+    if (deferred)
+        atomic_store_explicit(&e->info, info | ACLRT_EVENT_INFO_DEFERRED, memory_order_release);
     aclrt_table_retire(&e->hdr);
     aclrt_event_write_end(e, odd);
     /*
-     * Safe before completion: waits hold copies of the capture, and stamp,
-     * reset and bookkeeping tasks check the generation. Streams waiting for
-     * a record that will now never come are released.
+     * Safe before completion: waits hold copies of the capture (or find the
+     * last record in the slot they keep), and stamp and reset tasks check the
+     * generation. Streams waiting for a record that will now never come are
+     * released. The quota counts live handles: it is given back now.
      */
     aclrt_park_stack_wake_all(&e->waiters);
-    atomic_fetch_sub_explicit(&aclrt_rt.devices[device].events_in_use, 1, memory_order_relaxed);
-    aclrt_table_free(&aclrt_events, &e->hdr);
+    atomic_fetch_sub_explicit(&aclrt_rt.devices[ACLRT_EVENT_INFO_DEVICE(info)].events_in_use, 1, memory_order_relaxed);
+    if (!deferred)
+        aclrt_table_free(&aclrt_events, &e->hdr);
     return ACL_SUCCESS;
 }
 

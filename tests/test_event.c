@@ -2,7 +2,8 @@
  * tests/test_event.c - pins "events" (docs/SEMANTICS.md, Events): the
  * three flavours, record/query/synchronize,
  * cross-stream waits, legacy SYNC stickiness and reset, destroy before
- * completion, timestamps, timeouts, flag validation, ids and the quota.
+ * completion (what a pending wait keeps), timestamps, timeouts, flag
+ * validation, ids and the quota.
  *
  * Ordering is proven with gates and probes, never with sleeps:
  *   gate   a host function that spins on an atomic the test opens; it sets
@@ -598,6 +599,114 @@ TEST(destroying_a_legacy_event_releases_a_stream_waiting_for_its_next_record)
     CHECK_OK(aclrtDestroyEvent(e));
     CHECK_OK(aclrtSynchronizeStreamWithTimeout(b, 5000)); /* a stream left parked would time out */
     CHECK_EQ(1, atomic_load(&p.ran));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+/*
+ * How a wait on `b` gets its capture: a plain or legacy event recorded
+ * first and then waited for (the wait copies the record), or a legacy event
+ * waited for before any record (the wait binds to the next record).
+ */
+enum wait_mode { RECORD_THEN_WAIT_PLAIN, RECORD_THEN_WAIT_LEGACY, WAIT_THEN_RECORD_LEGACY };
+static const char *const wait_mode_name[] = {"plain, record then wait", "legacy, record then wait",
+                                             "legacy, wait then record"};
+
+TEST(a_wait_keeps_the_record_made_before_the_destroy_when_a_new_event_takes_the_slot)
+{
+    static struct probe p[3];
+    aclrtStream a = new_stream(), b = new_stream(), c = new_stream();
+    for (int m = RECORD_THEN_WAIT_PLAIN; m <= WAIT_THEN_RECORD_LEGACY; m++) {
+        fprintf(stderr, "  %s\n", wait_mode_name[m]);
+        aclrtEvent e = new_event(m == RECORD_THEN_WAIT_PLAIN ? PLAIN : LEGACY_SYNC);
+        struct gate *gb = busy(b); /* b reaches the wait only after the destroy */
+        struct gate *ga = launch_gate(a); /* the work the record captures */
+        if (m == WAIT_THEN_RECORD_LEGACY)
+            CHECK_OK(aclrtStreamWaitEvent(b, e));
+        CHECK_OK(aclrtRecordEvent(e, a));
+        if (m != WAIT_THEN_RECORD_LEGACY)
+            CHECK_OK(aclrtStreamWaitEvent(b, e));
+        launch_probe(b, &p[m], &ga->done);
+        CHECK_OK(aclrtDestroyEvent(e));
+        /* A new event, likely in the freed slot, recorded on an idle stream: complete at once. */
+        aclrtEvent e2 = new_event(LEGACY_SYNC);
+        CHECK_OK(aclrtRecordEvent(e2, c));
+        CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e2));
+        gate_open(gb);
+        chance(&p[m].ran);
+        CHECK_EQ(0, atomic_load(&p[m].ran));
+        gate_open(ga);
+        CHECK_OK(aclrtSynchronizeStream(b));
+        CHECK_EQ(1, atomic_load(&p[m].ran));
+        CHECK_EQ(1, atomic_load(&p[m].saw));
+        CHECK_OK(aclrtDestroyEvent(e2));
+    }
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+    CHECK_OK(aclrtDestroyStream(c));
+}
+
+TEST(a_legacy_wait_parked_on_the_event_binds_to_a_record_followed_at_once_by_the_destroy)
+{
+    static struct probe p;
+    aclrtStream a = new_stream(), b = new_stream();
+    for (int i = 0; i < 20; i++) {
+        aclrtEvent e = new_event(LEGACY_SYNC);
+        struct gate *ga = launch_gate(a); /* the work the record captures */
+        CHECK_OK(aclrtStreamWaitEvent(b, e)); /* not recorded yet: b parks on the event */
+        launch_probe(b, &p, &ga->done);
+        chance(&p.ran);
+        CHECK_EQ(0, atomic_load(&p.ran));
+        CHECK_OK(aclrtRecordEvent(e, a)); /* wakes b ... */
+        CHECK_OK(aclrtDestroyEvent(e));   /* ... which may look at the event only after this */
+        chance(&p.ran);
+        CHECK_EQ(0, atomic_load(&p.ran));
+        gate_open(ga);
+        CHECK_OK(aclrtSynchronizeStream(b));
+        CHECK_EQ(1, atomic_load(&p.saw));
+    }
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+TEST(an_event_destroyed_with_pending_waits_gives_its_quota_back_at_once_and_its_slot_after_them)
+{
+    aclrtStream a = new_stream(), b = new_stream();
+    uint32_t before = 0, now = 0;
+    CHECK_OK(aclrtGetEventAvailNum(&before));
+    aclrtEvent e = new_event(LEGACY_SYNC);
+    CHECK_OK(aclrtGetEventAvailNum(&now));
+    CHECK_EQ(before - 1, now);
+    struct gate *gb = busy(b);
+    CHECK_OK(aclrtStreamWaitEvent(b, e));
+    CHECK_OK(aclrtStreamWaitEvent(b, e));
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_NOT_READY, wait_status_of(e));
+    CHECK_OK(aclrtRecordEvent(e, a));
+    uint32_t id = 0, other = 0;
+    CHECK_OK(aclrtGetEventId(e, &id));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtGetEventAvailNum(&now)); /* the waits are still pending */
+    CHECK_EQ(before, now);
+    aclrtEventWaitStatus ws;
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtQueryEventWaitStatus(e, &ws));
+    /* The slot stays with the pending waits: a new event gets another one. */
+    aclrtEvent e2 = new_event(LEGACY_SYNC);
+    CHECK_OK(aclrtGetEventId(e2, &other));
+    CHECK(other != id);
+    gate_open(gb);
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_OK(aclrtGetEventAvailNum(&now));
+    CHECK_EQ(before - 1, now);
+    /* Once they ran, the slot is free again: the next event takes it (the last slot freed). */
+    aclrtEvent e3 = new_event(LEGACY_SYNC);
+    CHECK_OK(aclrtGetEventId(e3, &other));
+    CHECK_EQ(id, other);
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status_of(e3));
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, wait_status_of(e3));
+    CHECK_OK(aclrtDestroyEvent(e2));
+    CHECK_OK(aclrtDestroyEvent(e3));
+    CHECK_OK(aclrtGetEventAvailNum(&now));
+    CHECK_EQ(before, now);
+    CHECK_OK(aclrtDestroyStream(a));
     CHECK_OK(aclrtDestroyStream(b));
 }
 
@@ -1201,6 +1310,9 @@ int main(void)
     RUN_CASE(destroy_before_completion_is_safe_and_an_earlier_wait_still_waits);
     RUN_CASE(destroy_of_a_timed_event_recorded_on_a_busy_stream_is_safe);
     RUN_CASE(destroying_a_legacy_event_releases_a_stream_waiting_for_its_next_record);
+    RUN_CASE(a_wait_keeps_the_record_made_before_the_destroy_when_a_new_event_takes_the_slot);
+    RUN_CASE(a_legacy_wait_parked_on_the_event_binds_to_a_record_followed_at_once_by_the_destroy);
+    RUN_CASE(an_event_destroyed_with_pending_waits_gives_its_quota_back_at_once_and_its_slot_after_them);
     RUN_CASE(elapsed_time_and_timestamps_around_known_work);
     RUN_CASE(elapsed_time_works_across_two_streams);
     RUN_CASE(elapsed_time_and_timestamp_error_codes);
