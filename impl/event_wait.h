@@ -14,6 +14,11 @@
  * It reads the event when it runs, possibly after the event was destroyed:
  * a pending wait keeps the event's slot from reuse (event.h), so what it
  * finds there is the event's last record before the destroy, if any.
+ *
+ * A count wait reads nothing of the captured stream but its completed count
+ * and the list of notes on it, which go on across the slot's lives (a new
+ * life wakes the notes left from the previous one): a wait for a stream
+ * that died meanwhile is over, whoever lives in the slot now.
  */
 #ifndef ACLRT_IMPL_EVENT_WAIT_H
 #define ACLRT_IMPL_EVENT_WAIT_H
