@@ -12,6 +12,16 @@
  * is then part of the capture, so a complete event always has its time).
  * On an idle stream the record stamps at once.
  *
+ * A capture belongs to one life of its stream: the event keeps the stream's
+ * slot and generation (and its context). A stream slot outlives its handle
+ * and is reused by later streams, so everything read through a capture
+ * besides the completed count (which goes on across lives, so a capture of
+ * a dead stream is complete) is read only while the slot is still that
+ * life: the stop and abort state a synchronize watches, and the context's
+ * failure it reports. A capture of a dead stream carries no error. Nothing
+ * reads the stream's plain fields through a capture: a new life's creation
+ * writes them, and no call orders that after the event's readers.
+ *
  * The capture (stream, target, timestamp, record count, state) is published
  * under a per-event sequence lock, so a query never sees half of a record:
  * writers (record, reset, stamp, destroy, wait bookkeeping) take the
@@ -28,6 +38,13 @@
  *   EX      aclrtCreateEventExWithFlag: every record re-captures; complete
  *           and nothing to wait for before the first record; no reset.
  *
+ * Destroy: the handle dies at once and the event's quota unit is given
+ * back at once. Wait tasks still pending keep the slot: a legacy wait issued
+ * before any record reads the event when it runs, and must find there the
+ * record made before the destroy (if any), not a new event in the slot. So
+ * the slot goes back to the table when its last pending wait is done (the
+ * wait's bookkeeping frees it), at the destroy if none is pending.
+ *
  * Memory: an event is one 64-byte slot.
  */
 #ifndef ACLRT_IMPL_EVENT_H
@@ -40,6 +57,7 @@
 #include "park.h"
 #include "runtime.h"
 #include "stream.h"
+#include "stream_wait.h"
 
 enum aclrt_event_flavour {
     ACLRT_EVENT_PLAIN = 1,
@@ -54,20 +72,22 @@ enum aclrt_event_flavour {
 #define ACLRT_EVENT_INFO_FLAGS(i) ((i) & 0xFFu)
 #define ACLRT_EVENT_INFO_FLAVOUR(i) (((i) >> 8) & 0xFu)
 #define ACLRT_EVENT_INFO_RECORDED 0x1000u
+#define ACLRT_EVENT_INFO_FAST_SYNC 0x2000u /* the captured stream has ACL_STREAM_FAST_SYNC */
+#define ACLRT_EVENT_INFO_DEFERRED 0x4000u  /* destroyed with waits pending: the last one frees the slot */
 #define ACLRT_EVENT_INFO_DEVICE(i) (((i) >> 16) & 0xFFu)
 #define ACLRT_EVENT_INFO(flags, flavour, device) ((flags) | ((uint32_t)(flavour) << 8) | ((uint32_t)(device) << 16))
 
 struct aclrt_event {
-    struct aclrt_slot hdr;                  /* 12 bytes */
-    _Atomic uint32_t seq;                   /* sequence lock: odd while a writer is inside */
-    _Atomic(struct aclrt_stream *) stream;  /* captured stream (slot pointer, valid forever) */
-    _Atomic uint64_t target;                /* captured count: complete when stream->completed >= target */
-    _Atomic uint64_t timestamp;             /* ns, CLOCK_MONOTONIC; 0 = not stamped yet */
-    _Atomic uint32_t records;               /* records so far (a stamp or reset task names one) */
-    _Atomic uint32_t waits_pending;         /* wait tasks enqueued and not yet run */
-    _Atomic uint32_t info;                  /* flags | flavour | recorded | device */
-    uint32_t reserved;
-    struct aclrt_park_stack waiters;        /* streams waiting for the next record (legacy) */
+    struct aclrt_slot hdr;           /* 12 bytes */
+    _Atomic uint32_t seq;            /* sequence lock: odd while a writer is inside */
+    _Atomic uint64_t stream;         /* captured stream: generation << 32 | slot index; 0 = none yet */
+    _Atomic uint64_t target;         /* captured count: complete when stream->completed >= target */
+    _Atomic uint64_t timestamp;      /* ns, CLOCK_MONOTONIC; 0 = not stamped yet */
+    _Atomic uint32_t records;        /* records so far (a stamp or reset task names one) */
+    _Atomic uint32_t waits_pending;  /* wait tasks enqueued and not yet run */
+    _Atomic uint32_t info;           /* flags | flavour | recorded | fast sync | deferred | device */
+    _Atomic uint32_t context;        /* the captured stream's context (slot index; alive while the stream is) */
+    struct aclrt_park_stack waiters; /* streams waiting for the next record (legacy) */
 };
 
 _Static_assert(sizeof(struct aclrt_event) <= 64, "an event fits in one cache line");
@@ -76,7 +96,9 @@ _Static_assert(sizeof(struct aclrt_event) <= 64, "an event fits in one cache lin
 struct aclrt_event_view {
     uint32_t generation;
     uint32_t info;
-    struct aclrt_stream *stream;
+    struct aclrt_stream *stream; /* slot (valid forever); NULL: never recorded */
+    uint32_t stream_generation;  /* the life of `stream` the capture belongs to */
+    uint32_t context;            /* that life's context (slot index) */
     uint64_t target;
     uint64_t timestamp;
     uint32_t records;
@@ -100,6 +122,7 @@ ACLRT_INLINE struct aclrt_event *aclrt_event_lookup(const void *handle)
  */
 ACLRT_INLINE void aclrt_event_read(struct aclrt_event *e, struct aclrt_event_view *v)
 {
+    uint64_t stream;
     for (;;) {
         uint32_t s1 = atomic_load_explicit(&e->seq, memory_order_acquire);
         if (ACLRT_UNLIKELY(s1 & 1u)) {
@@ -108,14 +131,18 @@ ACLRT_INLINE void aclrt_event_read(struct aclrt_event *e, struct aclrt_event_vie
         }
         v->generation = atomic_load_explicit(&e->hdr.generation, memory_order_acquire);
         v->info = atomic_load_explicit(&e->info, memory_order_acquire);
-        v->stream = atomic_load_explicit(&e->stream, memory_order_acquire);
+        stream = atomic_load_explicit(&e->stream, memory_order_acquire);
+        v->context = atomic_load_explicit(&e->context, memory_order_acquire);
         v->target = atomic_load_explicit(&e->target, memory_order_acquire);
         v->timestamp = atomic_load_explicit(&e->timestamp, memory_order_acquire);
         v->records = atomic_load_explicit(&e->records, memory_order_acquire);
         v->waits_pending = atomic_load_explicit(&e->waits_pending, memory_order_acquire);
         if (ACLRT_LIKELY(atomic_load_explicit(&e->seq, memory_order_relaxed) == s1))
-            return;
+            break;
     }
+    v->stream_generation = (uint32_t)(stream >> 32);
+    v->stream = v->stream_generation != 0 ? (struct aclrt_stream *)(void *)aclrt_table_slot(&aclrt_streams, (uint32_t)stream)
+                                          : NULL;
 }
 
 /*
@@ -153,6 +180,23 @@ ACLRT_INLINE bool aclrt_event_view_alive(const struct aclrt_event_view *v, uint3
 ACLRT_INLINE bool aclrt_event_view_complete(const struct aclrt_event_view *v)
 {
     return aclrt_seq_reached(&v->stream->completed, v->target);
+}
+
+/*
+ * Is the captured stream still the life the capture was taken from? Acquire:
+ * pairs with the release of the generation by the stream's publish and
+ * retire, so the state read after a true answer (and checked again by a
+ * second call) is that life's.
+ */
+ACLRT_INLINE bool aclrt_event_capture_alive(const struct aclrt_event_view *v)
+{
+    return aclrt_slot_alive(&v->stream->hdr, v->stream_generation);
+}
+
+/* The generation an event slot has once the life `generation` names was retired (aclrt_table_retire). */
+ACLRT_INLINE uint32_t aclrt_event_retired_generation(uint32_t generation)
+{
+    return (uint32_t)(((generation >> 1) + 1) & ACLRT_HANDLE_GEN_MASK) << 1;
 }
 
 /* The generation a handle names (for checks inside a writer section). */
@@ -232,19 +276,36 @@ static const struct aclrt_task_kind aclrt_kind_event_stamp = {ACLRT_TASK_EVENT_S
 static const struct aclrt_task_kind aclrt_kind_event_reset = {ACLRT_TASK_EVENT_RESET, "event reset",
                                                               aclrt_event_reset_run, NULL};
 
-/* A wait task for this event has run (or failed): one fewer outstanding. */
+/*
+ * A wait task for this event has run (or failed, or was dropped): one fewer
+ * outstanding. The last one of an event destroyed meanwhile frees its slot
+ * (see aclrtDestroyEvent): until then the slot cannot have been reused, so
+ * the retired generation with DEFERRED set is still this event.
+ */
 ACLRT_INTERNAL void aclrt_event_wait_done(const struct aclrt_event_ref *ref)
 {
     struct aclrt_event *e = ref->event;
     if (e == NULL)
         return;
+    bool free_slot = false;
     uint32_t odd = aclrt_event_write_begin(e);
-    if (atomic_load_explicit(&e->hdr.generation, memory_order_relaxed) == ref->generation) {
-        uint32_t n = atomic_load_explicit(&e->waits_pending, memory_order_relaxed);
-        if (n > 0)
-            atomic_store_explicit(&e->waits_pending, n - 1, memory_order_release);
+    uint32_t generation = atomic_load_explicit(&e->hdr.generation, memory_order_relaxed);
+    uint32_t info = atomic_load_explicit(&e->info, memory_order_relaxed);
+    bool alive = generation == ref->generation;
+    bool deferred = generation == aclrt_event_retired_generation(ref->generation) && (info & ACLRT_EVENT_INFO_DEFERRED);
+    uint32_t n = atomic_load_explicit(&e->waits_pending, memory_order_relaxed);
+    if ((alive || deferred) && n > 0) {
+        atomic_store_explicit(&e->waits_pending, n - 1, memory_order_release);
+        if (deferred && n == 1) {
+            atomic_store_explicit(&e->info, info & ~ACLRT_EVENT_INFO_DEFERRED, memory_order_release);
+            free_slot = true;
+        }
     }
     aclrt_event_write_end(e, odd);
+    if (free_slot) {
+        aclrt_park_stack_wake_all(&e->waiters); /* notes left by waits that parked after the destroy */
+        aclrt_table_free(&aclrt_events, &e->hdr);
+    }
 }
 
 /* ------------------------------------------------------------------------
@@ -271,7 +332,8 @@ static aclError aclrt_event_create(aclrtEvent *event, uint32_t flags, enum aclrt
     }
     /* Racing readers of the dead slot (stale handles) see a writer section. */
     uint32_t odd = aclrt_event_write_begin(e);
-    atomic_store_explicit(&e->stream, NULL, memory_order_release);
+    atomic_store_explicit(&e->stream, 0, memory_order_release);
+    atomic_store_explicit(&e->context, 0, memory_order_release);
     atomic_store_explicit(&e->target, 0, memory_order_release);
     atomic_store_explicit(&e->timestamp, 0, memory_order_release);
     atomic_store_explicit(&e->records, 0, memory_order_release);
@@ -337,17 +399,23 @@ ACLRT_API aclError aclrtDestroyEvent(aclrtEvent event)
         aclrt_event_write_end(e, odd);
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "event %p was destroyed by another thread", event);
     }
-    uint32_t device = ACLRT_EVENT_INFO_DEVICE(atomic_load_explicit(&e->info, memory_order_relaxed));
+    uint32_t info = atomic_load_explicit(&e->info, memory_order_relaxed);
+    /* Pending waits keep the slot (and the last record in it); the last one frees it (aclrt_event_wait_done). */
+    bool deferred = atomic_load_explicit(&e->waits_pending, memory_order_relaxed) > 0;
+    if (deferred)
+        atomic_store_explicit(&e->info, info | ACLRT_EVENT_INFO_DEFERRED, memory_order_release);
     aclrt_table_retire(&e->hdr);
     aclrt_event_write_end(e, odd);
     /*
-     * Safe before completion: waits hold copies of the capture, and stamp,
-     * reset and bookkeeping tasks check the generation. Streams waiting for
-     * a record that will now never come are released.
+     * Safe before completion: waits hold copies of the capture (or find the
+     * last record in the slot they keep), and stamp and reset tasks check the
+     * generation. Streams waiting for a record that will now never come are
+     * released. The quota counts live handles: it is given back now.
      */
     aclrt_park_stack_wake_all(&e->waiters);
-    atomic_fetch_sub_explicit(&aclrt_rt.devices[device].events_in_use, 1, memory_order_relaxed);
-    aclrt_table_free(&aclrt_events, &e->hdr);
+    atomic_fetch_sub_explicit(&aclrt_rt.devices[ACLRT_EVENT_INFO_DEVICE(info)].events_in_use, 1, memory_order_relaxed);
+    if (!deferred)
+        aclrt_table_free(&aclrt_events, &e->hdr);
     return ACL_SUCCESS;
 }
 
@@ -372,6 +440,10 @@ static aclError aclrt_event_record(aclrtEvent event, aclrtStream stream)
                           "an ACL_EVENT_EXTERNAL event is recorded only inside a model capture");
     uint32_t generation = aclrt_event_handle_generation(event);
     bool timed = (flags & ACL_EVENT_TIME_LINE) != 0;
+    /* The stream's life (the caller holds its handle, so its plain fields are its own). */
+    uint64_t life = (uint64_t)atomic_load_explicit(&s->hdr.generation, memory_order_relaxed) << 32 |
+                    aclrt_slot_index(&s->hdr);
+    uint32_t context = aclrt_slot_index(&s->ctx->hdr);
 
     /*
      * The capture: everything submitted to s so far. A timed record on a busy
@@ -404,11 +476,14 @@ static aclError aclrt_event_record(aclrtEvent event, aclrtStream stream)
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "event %p was destroyed by another thread", event);
     }
     uint32_t records = atomic_load_explicit(&e->records, memory_order_relaxed) + 1;
-    atomic_store_explicit(&e->stream, s, memory_order_release);
+    info = atomic_load_explicit(&e->info, memory_order_relaxed) & ~ACLRT_EVENT_INFO_FAST_SYNC;
+    info |= ACLRT_EVENT_INFO_RECORDED | ((s->flags & ACL_STREAM_FAST_SYNC) ? ACLRT_EVENT_INFO_FAST_SYNC : 0);
+    atomic_store_explicit(&e->stream, life, memory_order_release);
+    atomic_store_explicit(&e->context, context, memory_order_release);
     atomic_store_explicit(&e->target, target, memory_order_release);
     atomic_store_explicit(&e->timestamp, stamp, memory_order_release);
     atomic_store_explicit(&e->records, records, memory_order_release);
-    atomic_store_explicit(&e->info, info | ACLRT_EVENT_INFO_RECORDED, memory_order_release);
+    atomic_store_explicit(&e->info, info, memory_order_release);
     aclrt_event_write_end(e, odd);
 
     if (slot != NULL) {
@@ -548,6 +623,61 @@ ACLRT_API aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitSta
     return ACL_SUCCESS;
 }
 
+/* A synchronizer's reason to stop early: the captured life is stopped (aclrtStreamStop). */
+static int aclrt_event_capture_stopped(void *data)
+{
+    const struct aclrt_event_view *v = (const struct aclrt_event_view *)data;
+    int why = aclrt_stream_stopped_check(v->stream);
+    /* The stop read is the captured life's only if the slot is still that life afterwards. */
+    return why != 0 && aclrt_event_capture_alive(v) ? why : 0;
+}
+
+/*
+ * Wait until the captured work is done: aclrt_stream_wait_count for one life
+ * of the stream. The completed count goes on across lives, so the wait
+ * itself is the same whatever becomes of the stream; its early ends (a stop,
+ * an abort that overlapped the wait) and the stream's FAST_SYNC spin are the
+ * captured life's, and a slot that was reused meanwhile has none of them.
+ * Returns ACL_SUCCESS, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_STREAM_ABORT
+ * or ACL_ERROR_RT_TASK_ABORT_STOP, no message.
+ */
+static aclError aclrt_event_wait_capture(const struct aclrt_event_view *v, int32_t timeout_ms)
+{
+    struct aclrt_stream *s = v->stream;
+    if (ACLRT_LIKELY(aclrt_seq_reached(&s->completed, v->target)))
+        return ACL_SUCCESS;
+    uint32_t epoch = aclrt_stream_abort_epoch(s);
+    bool alive = aclrt_event_capture_alive(v); /* after the epoch: the epoch is this life's */
+    uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
+                                       : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
+    uint64_t spin = aclrt_rt.config.spin_ns;
+    if (v->info & ACLRT_EVENT_INFO_FAST_SYNC)
+        spin *= 50; /* as aclrt_stream_wait_count: "poll actively" */
+    int r = aclrt_seq_wait_until(&s->completed, v->target, deadline, spin, alive ? aclrt_event_capture_stopped : NULL,
+                                 (void *)v);
+    if (r != 0 && r != ACLRT_SEQ_TIMEOUT)
+        return r; /* stopped */
+    if (alive && aclrt_stream_aborted_since(s, epoch) && aclrt_event_capture_alive(v))
+        return ACL_ERROR_RT_STREAM_ABORT; /* even when it also timed out, as aclrt_stream_wait_count */
+    return r == ACLRT_SEQ_TIMEOUT ? ACL_ERROR_RT_EVENT_SYNC_TIMEOUT : ACL_SUCCESS;
+}
+
+/*
+ * The failure that stopped the captured life's context (stop-on-failure
+ * mode), or 0. A context is freed only after its streams died, so while the
+ * captured life lives its context is the one the capture names. Acquire:
+ * pairs with the release CAS that stores the failure (aclrt_stream_fail).
+ */
+static int aclrt_event_capture_failure(const struct aclrt_event_view *v)
+{
+    if (!aclrt_event_capture_alive(v))
+        return 0;
+    const struct aclrt_context *ctx = (const struct aclrt_context *)(const void *)aclrt_table_slot(&aclrt_contexts,
+                                                                                                  v->context);
+    int failure = atomic_load_explicit(&ctx->failure, memory_order_acquire);
+    return failure != 0 && aclrt_event_capture_alive(v) ? failure : 0;
+}
+
 static aclError aclrt_event_synchronize(aclrtEvent event, int32_t timeout_ms)
 {
     struct aclrt_event *e;
@@ -562,10 +692,10 @@ static aclError aclrt_event_synchronize(aclrtEvent event, int32_t timeout_ms)
     if (ACLRT_UNLIKELY(aclrt_running_stream() == v.stream && !aclrt_event_view_complete(&v)))
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "a task cannot synchronize an event captured on its own stream (it would wait for itself)");
-    rc = aclrt_stream_wait_count(v.stream, v.target, timeout_ms, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT);
+    rc = aclrt_event_wait_capture(&v, timeout_ms);
     if (rc != ACL_SUCCESS)
         return aclrt_stream_wait_fail(v.stream, rc, "the event's captured work", timeout_ms);
-    int failure = atomic_load_explicit(&v.stream->ctx->failure, memory_order_acquire);
+    int failure = aclrt_event_capture_failure(&v);
     if (failure != 0)
         return aclrt_fail(failure, "the work this event captured was stopped by a failure (stop-on-failure mode)");
     return ACL_SUCCESS;

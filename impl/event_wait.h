@@ -11,6 +11,14 @@
  * A wait on a legacy SYNC event that has not been recorded yet waits for the
  * event's next record: it parks on the event (a keyless list the record
  * wakes), then binds to that record's capture and becomes a count wait.
+ * It reads the event when it runs, possibly after the event was destroyed:
+ * a pending wait keeps the event's slot from reuse (event.h), so what it
+ * finds there is the event's last record before the destroy, if any.
+ *
+ * A count wait reads nothing of the captured stream but its completed count
+ * and the list of notes on it, which go on across the slot's lives (a new
+ * life wakes the notes left from the previous one): a wait for a stream
+ * that died meanwhile is over, whoever lives in the slot now.
  */
 #ifndef ACLRT_IMPL_EVENT_WAIT_H
 #define ACLRT_IMPL_EVENT_WAIT_H
@@ -54,15 +62,17 @@ static const struct aclrt_task_kind aclrt_kind_wait_stream;
  * ACLRT_TASK_WAIT_EVENT: a legacy wait issued before any record. Once the
  * event has been recorded (its record count moved past the one the wait
  * saw), the task binds to that record's capture and becomes an ordinary
- * count wait. A destroyed event releases it.
+ * count wait, also when the event was destroyed after that record (the slot
+ * it keeps still holds the record). An event destroyed with no record since
+ * the wait releases it.
  */
 static int aclrt_wait_event_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     struct aclrt_event_view v;
     aclrt_event_read(t->u.wait.from.event, &v);
-    if (v.generation != t->u.wait.from.generation) {
+    if (v.records == t->u.wait.from.record && v.generation != t->u.wait.from.generation) {
         aclrt_event_wait_done(&t->u.wait.from);
-        return ACL_SUCCESS; /* destroyed: nothing left to wait for */
+        return ACL_SUCCESS; /* destroyed before any record: nothing left to wait for */
     }
     if (v.records == t->u.wait.from.record) {
         blk->event = t->u.wait.from;

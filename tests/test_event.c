@@ -2,7 +2,10 @@
  * tests/test_event.c - pins "events" (docs/SEMANTICS.md, Events): the
  * three flavours, record/query/synchronize,
  * cross-stream waits, legacy SYNC stickiness and reset, destroy before
- * completion, timestamps, timeouts, flag validation, ids and the quota.
+ * completion (what a pending wait keeps), captures of streams that died
+ * (their slot reused), timestamps, timeouts, flag validation, ids and the
+ * quota, and a soak of records, synchronizes and waits while the captured
+ * streams die.
  *
  * Ordering is proven with gates and probes, never with sleeps:
  *   gate   a host function that spins on an atomic the test opens; it sets
@@ -601,6 +604,194 @@ TEST(destroying_a_legacy_event_releases_a_stream_waiting_for_its_next_record)
     CHECK_OK(aclrtDestroyStream(b));
 }
 
+/*
+ * How a wait on `b` gets its capture: a plain or legacy event recorded
+ * first and then waited for (the wait copies the record), or a legacy event
+ * waited for before any record (the wait binds to the next record).
+ */
+enum wait_mode { RECORD_THEN_WAIT_PLAIN, RECORD_THEN_WAIT_LEGACY, WAIT_THEN_RECORD_LEGACY };
+static const char *const wait_mode_name[] = {"plain, record then wait", "legacy, record then wait",
+                                             "legacy, wait then record"};
+
+TEST(a_wait_keeps_the_record_made_before_the_destroy_when_a_new_event_takes_the_slot)
+{
+    static struct probe p[3];
+    aclrtStream a = new_stream(), b = new_stream(), c = new_stream();
+    for (int m = RECORD_THEN_WAIT_PLAIN; m <= WAIT_THEN_RECORD_LEGACY; m++) {
+        fprintf(stderr, "  %s\n", wait_mode_name[m]);
+        aclrtEvent e = new_event(m == RECORD_THEN_WAIT_PLAIN ? PLAIN : LEGACY_SYNC);
+        struct gate *gb = busy(b); /* b reaches the wait only after the destroy */
+        struct gate *ga = launch_gate(a); /* the work the record captures */
+        if (m == WAIT_THEN_RECORD_LEGACY)
+            CHECK_OK(aclrtStreamWaitEvent(b, e));
+        CHECK_OK(aclrtRecordEvent(e, a));
+        if (m != WAIT_THEN_RECORD_LEGACY)
+            CHECK_OK(aclrtStreamWaitEvent(b, e));
+        launch_probe(b, &p[m], &ga->done);
+        CHECK_OK(aclrtDestroyEvent(e));
+        /* A new event, likely in the freed slot, recorded on an idle stream: complete at once. */
+        aclrtEvent e2 = new_event(LEGACY_SYNC);
+        CHECK_OK(aclrtRecordEvent(e2, c));
+        CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e2));
+        gate_open(gb);
+        chance(&p[m].ran);
+        CHECK_EQ(0, atomic_load(&p[m].ran));
+        gate_open(ga);
+        CHECK_OK(aclrtSynchronizeStream(b));
+        CHECK_EQ(1, atomic_load(&p[m].ran));
+        CHECK_EQ(1, atomic_load(&p[m].saw));
+        CHECK_OK(aclrtDestroyEvent(e2));
+    }
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+    CHECK_OK(aclrtDestroyStream(c));
+}
+
+TEST(a_legacy_wait_parked_on_the_event_binds_to_a_record_followed_at_once_by_the_destroy)
+{
+    static struct probe p;
+    aclrtStream a = new_stream(), b = new_stream();
+    for (int i = 0; i < 20; i++) {
+        aclrtEvent e = new_event(LEGACY_SYNC);
+        struct gate *ga = launch_gate(a); /* the work the record captures */
+        CHECK_OK(aclrtStreamWaitEvent(b, e)); /* not recorded yet: b parks on the event */
+        launch_probe(b, &p, &ga->done);
+        chance(&p.ran);
+        CHECK_EQ(0, atomic_load(&p.ran));
+        CHECK_OK(aclrtRecordEvent(e, a)); /* wakes b ... */
+        CHECK_OK(aclrtDestroyEvent(e));   /* ... which may look at the event only after this */
+        chance(&p.ran);
+        CHECK_EQ(0, atomic_load(&p.ran));
+        gate_open(ga);
+        CHECK_OK(aclrtSynchronizeStream(b));
+        CHECK_EQ(1, atomic_load(&p.saw));
+    }
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+TEST(an_event_destroyed_with_pending_waits_gives_its_quota_back_at_once_and_its_slot_after_them)
+{
+    aclrtStream a = new_stream(), b = new_stream();
+    uint32_t before = 0, now = 0;
+    CHECK_OK(aclrtGetEventAvailNum(&before));
+    aclrtEvent e = new_event(LEGACY_SYNC);
+    CHECK_OK(aclrtGetEventAvailNum(&now));
+    CHECK_EQ(before - 1, now);
+    struct gate *gb = busy(b);
+    CHECK_OK(aclrtStreamWaitEvent(b, e));
+    CHECK_OK(aclrtStreamWaitEvent(b, e));
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_NOT_READY, wait_status_of(e));
+    CHECK_OK(aclrtRecordEvent(e, a));
+    uint32_t id = 0, other = 0;
+    CHECK_OK(aclrtGetEventId(e, &id));
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtGetEventAvailNum(&now)); /* the waits are still pending */
+    CHECK_EQ(before, now);
+    aclrtEventWaitStatus ws;
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtQueryEventWaitStatus(e, &ws));
+    /* The slot stays with the pending waits: a new event gets another one. */
+    aclrtEvent e2 = new_event(LEGACY_SYNC);
+    CHECK_OK(aclrtGetEventId(e2, &other));
+    CHECK(other != id);
+    gate_open(gb);
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_OK(aclrtGetEventAvailNum(&now));
+    CHECK_EQ(before - 1, now);
+    /* Once they ran, the slot is free again: the next event takes it (the last slot freed). */
+    aclrtEvent e3 = new_event(LEGACY_SYNC);
+    CHECK_OK(aclrtGetEventId(e3, &other));
+    CHECK_EQ(id, other);
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status_of(e3));
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, wait_status_of(e3));
+    CHECK_OK(aclrtDestroyEvent(e2));
+    CHECK_OK(aclrtDestroyEvent(e3));
+    CHECK_OK(aclrtGetEventAvailNum(&now));
+    CHECK_EQ(before, now);
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+/* ------------------------------------------------------------------------
+ * A capture belongs to one life of its stream
+ * ------------------------------------------------------------------------ */
+
+static aclError fail_kernel(uint32_t block, uint32_t blocks, void *arg)
+{
+    (void)block;
+    (void)blocks;
+    return (aclError)(intptr_t)arg;
+}
+
+/*
+ * Create streams in the current context until one takes the slot (stream
+ * id) `id` (the destroyed stream's slot may still be held by its executor
+ * for a moment). Streams that took other slots go to `extra`.
+ */
+static aclrtStream stream_in_slot(int32_t id, aclrtStream *extra, int *n_extra, int max_extra)
+{
+    for (long tries = 0; tries < 20000000L; tries++) {
+        aclrtStream s = new_stream();
+        int32_t got = -1;
+        CHECK_OK(aclrtStreamGetId(s, &got));
+        if (got == id)
+            return s;
+        if (*n_extra < max_extra) {
+            extra[(*n_extra)++] = s;
+        } else {
+            CHECK_OK(aclrtDestroyStream(s));
+            sched_yield();
+        }
+    }
+    return NULL;
+}
+
+TEST(an_event_on_a_dead_stream_ignores_the_failure_of_a_stream_that_reuses_its_slot)
+{
+    aclrtContext other;
+    CHECK_OK(aclrtCreateContext(&other, 0)); /* first: its default stream must not take the slot */
+    CHECK_OK(aclrtSetCurrentContext(main_context));
+    aclrtStream s = new_stream();
+    int32_t id = -1;
+    CHECK_OK(aclrtStreamGetId(s, &id));
+    aclrtEvent e = new_event(PLAIN), on_failing = new_event(PLAIN);
+    CHECK_OK(aclrtLaunchHostFunc(s, spin_fn, (void *)(intptr_t)100));
+    CHECK_OK(aclrtRecordEvent(e, s));
+    CHECK_OK(aclrtSynchronizeEvent(e));
+    CHECK_OK(aclrtDestroyStream(s));
+
+    /* A stream of the other context takes the slot and stops that context with a failure. */
+    CHECK_OK(aclrtSetCurrentContext(other));
+    aclrtStream extra[8];
+    int n_extra = 0;
+    aclrtStream t = stream_in_slot(id, extra, &n_extra, 8);
+    CHECK(t != NULL);
+    CHECK_OK(aclrtSetStreamFailureMode(t, ACL_STOP_ON_FAILURE));
+    CHECK_OK(aclrtRecordEvent(on_failing, t));
+    CHECK_OK(aclrtxLaunchHostKernel(t, 1, fail_kernel, (void *)(intptr_t)ACL_ERROR_RT_AICORE_EXCEPTION));
+    CHECK_EQ(ACL_ERROR_RT_AICORE_EXCEPTION, aclrtSynchronizeStream(t));
+
+    /* The old capture is complete and carries no error; one of the failing life does. */
+    CHECK_OK(aclrtSetCurrentContext(main_context));
+    CHECK_OK(aclrtSynchronizeEvent(e));
+    CHECK_OK(aclrtSynchronizeEventWithTimeout(e, 5000));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+    CHECK_EQ(ACL_ERROR_RT_AICORE_EXCEPTION, aclrtSynchronizeEvent(on_failing));
+    aclrtStream w = new_stream();
+    CHECK_OK(aclrtStreamWaitEvent(w, e));
+    CHECK_OK(aclrtSynchronizeStream(w));
+    CHECK_OK(aclrtDestroyStream(w));
+
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_OK(aclrtDestroyEvent(on_failing));
+    CHECK_OK(aclrtSetCurrentContext(other));
+    CHECK_OK(aclrtDestroyStream(t));
+    for (int i = 0; i < n_extra; i++)
+        CHECK_OK(aclrtDestroyStream(extra[i]));
+    CHECK_OK(aclrtDestroyContext(other));
+    CHECK_OK(aclrtSetCurrentContext(main_context));
+}
+
 /* ------------------------------------------------------------------------
  * Timestamps
  * ------------------------------------------------------------------------ */
@@ -1157,6 +1348,132 @@ TEST(records_from_many_threads_on_one_event_with_concurrent_queries_stay_consist
         CHECK_OK(aclrtDestroyStream(streams[i]));
 }
 
+/*
+ * Soak: threads that only read events (synchronize, query) while other
+ * threads record those events on streams they create and destroy, so the
+ * slot of a captured stream is reused under the readers all the time, and
+ * a thread that waits on the events from a stream of its own. Bounded by
+ * a number of stream lives per churner.
+ */
+#define SOAK_EVENTS 6
+#define SOAK_CHURNERS 2
+#define SOAK_READERS 2
+#define SOAK_LIVES 150
+
+static aclrtEvent soak_events[SOAK_EVENTS];
+static atomic_int soak_churners_left;
+static atomic_int soak_errors;
+static atomic_long soak_reads;
+static atomic_long soak_lives;
+
+static void soak_error(const char *what, aclError rc)
+{
+    if (atomic_fetch_add(&soak_errors, 1) < 5)
+        fprintf(stderr, "  soak: %s returned %d\n", what, (int)rc);
+}
+
+static void *soak_churner(void *p)
+{
+    unsigned seed = (unsigned)(intptr_t)p;
+    aclError rc;
+    if ((rc = aclrtSetCurrentContext(main_context)) != ACL_SUCCESS)
+        soak_error("aclrtSetCurrentContext", rc);
+    for (int life = 0; life < SOAK_LIVES && rc == ACL_SUCCESS; life++) {
+        aclrtStream s;
+        if ((rc = aclrtCreateStream(&s)) != ACL_SUCCESS) {
+            soak_error("aclrtCreateStream", rc);
+            break;
+        }
+        for (int k = 0; k < 3; k++) {
+            seed = seed * 1103515245u + 12345u;
+            if ((rc = aclrtLaunchHostFunc(s, spin_fn, (void *)(intptr_t)20)) != ACL_SUCCESS)
+                soak_error("aclrtLaunchHostFunc", rc);
+            if ((rc = aclrtRecordEvent(soak_events[(seed >> 16) % SOAK_EVENTS], s)) != ACL_SUCCESS)
+                soak_error("aclrtRecordEvent", rc);
+        }
+        rc = (life & 1) ? aclrtDestroyStreamForce(s) : aclrtDestroyStream(s);
+        if (rc != ACL_SUCCESS)
+            soak_error("aclrtDestroyStream(Force)", rc);
+        atomic_fetch_add(&soak_lives, 1);
+    }
+    atomic_fetch_sub(&soak_churners_left, 1);
+    return NULL;
+}
+
+/* Synchronizes and queries only: no call of it orders it before a churner's next stream. */
+static void *soak_reader(void *p)
+{
+    unsigned seed = (unsigned)(intptr_t)p;
+    for (long i = 0; atomic_load(&soak_churners_left) > 0 || i < 100; i++) {
+        seed = seed * 1103515245u + 12345u;
+        aclrtEvent e = soak_events[(seed >> 16) % SOAK_EVENTS];
+        aclError rc = (i & 1) ? aclrtSynchronizeEvent(e) : aclrtSynchronizeEventWithTimeout(e, 60000);
+        if (rc != ACL_SUCCESS)
+            soak_error("aclrtSynchronizeEvent", rc);
+        aclrtEventRecordedStatus st;
+        if ((rc = aclrtQueryEventStatus(e, &st)) != ACL_SUCCESS)
+            soak_error("aclrtQueryEventStatus", rc);
+        atomic_fetch_add(&soak_reads, 1);
+    }
+    return NULL;
+}
+
+/* Waits on the events from a stream of its own, and synchronizes that stream now and then. */
+static void *soak_waiter(void *p)
+{
+    unsigned seed = (unsigned)(intptr_t)p;
+    aclError rc;
+    aclrtStream w = NULL;
+    if ((rc = aclrtSetCurrentContext(main_context)) != ACL_SUCCESS || (rc = aclrtCreateStream(&w)) != ACL_SUCCESS) {
+        soak_error("aclrtCreateStream (waiter)", rc);
+        return NULL;
+    }
+    for (long i = 0; atomic_load(&soak_churners_left) > 0 || i < 100; i++) {
+        seed = seed * 1103515245u + 12345u;
+        if ((rc = aclrtStreamWaitEvent(w, soak_events[(seed >> 16) % SOAK_EVENTS])) != ACL_SUCCESS)
+            soak_error("aclrtStreamWaitEvent", rc);
+        if ((i & 7) == 7 && (rc = aclrtSynchronizeStream(w)) != ACL_SUCCESS)
+            soak_error("aclrtSynchronizeStream (waiter)", rc);
+    }
+    if ((rc = aclrtDestroyStream(w)) != ACL_SUCCESS)
+        soak_error("aclrtDestroyStream (waiter)", rc);
+    return NULL;
+}
+
+TEST(events_stay_correct_while_the_streams_they_captured_die_and_their_slots_are_reused)
+{
+    pthread_t churners[SOAK_CHURNERS], readers[SOAK_READERS], waiter;
+    aclrtStream first = new_stream();
+    for (int i = 0; i < SOAK_EVENTS; i++) {
+        soak_events[i] = new_event(i % 2 ? LEGACY_SYNC : PLAIN);
+        CHECK_OK(aclrtRecordEvent(soak_events[i], first)); /* so that plain events may be waited for */
+    }
+    CHECK_OK(aclrtDestroyStream(first));
+    atomic_store(&soak_churners_left, SOAK_CHURNERS);
+    atomic_store(&soak_errors, 0);
+    atomic_store(&soak_reads, 0);
+    atomic_store(&soak_lives, 0);
+    for (int i = 0; i < SOAK_CHURNERS; i++)
+        CHECK_EQ(0, pthread_create(&churners[i], NULL, soak_churner, (void *)(intptr_t)(i + 1)));
+    for (int i = 0; i < SOAK_READERS; i++)
+        CHECK_EQ(0, pthread_create(&readers[i], NULL, soak_reader, (void *)(intptr_t)(i + 11)));
+    CHECK_EQ(0, pthread_create(&waiter, NULL, soak_waiter, (void *)(intptr_t)21));
+    for (int i = 0; i < SOAK_CHURNERS; i++)
+        CHECK_EQ(0, pthread_join(churners[i], NULL));
+    for (int i = 0; i < SOAK_READERS; i++)
+        CHECK_EQ(0, pthread_join(readers[i], NULL));
+    CHECK_EQ(0, pthread_join(waiter, NULL));
+    CHECK_EQ(0, atomic_load(&soak_errors));
+    CHECK_EQ(SOAK_CHURNERS * SOAK_LIVES, atomic_load(&soak_lives));
+    CHECK(atomic_load(&soak_reads) >= 2 * 100);
+    for (int i = 0; i < SOAK_EVENTS; i++) {
+        CHECK_OK(aclrtSynchronizeEvent(soak_events[i]));
+        CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(soak_events[i]));
+        CHECK_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, wait_status_of(soak_events[i]));
+        CHECK_OK(aclrtDestroyEvent(soak_events[i]));
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 
 #define RUN_CASE(name)                                                                              \
@@ -1201,6 +1518,10 @@ int main(void)
     RUN_CASE(destroy_before_completion_is_safe_and_an_earlier_wait_still_waits);
     RUN_CASE(destroy_of_a_timed_event_recorded_on_a_busy_stream_is_safe);
     RUN_CASE(destroying_a_legacy_event_releases_a_stream_waiting_for_its_next_record);
+    RUN_CASE(a_wait_keeps_the_record_made_before_the_destroy_when_a_new_event_takes_the_slot);
+    RUN_CASE(a_legacy_wait_parked_on_the_event_binds_to_a_record_followed_at_once_by_the_destroy);
+    RUN_CASE(an_event_destroyed_with_pending_waits_gives_its_quota_back_at_once_and_its_slot_after_them);
+    RUN_CASE(an_event_on_a_dead_stream_ignores_the_failure_of_a_stream_that_reuses_its_slot);
     RUN_CASE(elapsed_time_and_timestamps_around_known_work);
     RUN_CASE(elapsed_time_works_across_two_streams);
     RUN_CASE(elapsed_time_and_timestamp_error_codes);
@@ -1217,5 +1538,6 @@ int main(void)
     RUN_CASE(event_quota_exhaustion_is_no_event_resource);
     RUN_CASE(events_work_on_the_default_stream);
     RUN_CASE(records_from_many_threads_on_one_event_with_concurrent_queries_stay_consistent);
+    RUN_CASE(events_stay_correct_while_the_streams_they_captured_die_and_their_slots_are_reused);
     return check_report("event");
 }
