@@ -618,7 +618,8 @@ TEST(a_wait_keeps_the_record_made_before_the_destroy_when_a_new_event_takes_the_
     static struct probe p[3];
     aclrtStream a = new_stream(), b = new_stream(), c = new_stream();
     for (int m = RECORD_THEN_WAIT_PLAIN; m <= WAIT_THEN_RECORD_LEGACY; m++) {
-        fprintf(stderr, "  %s\n", wait_mode_name[m]);
+        if (getenv("CHECK_VERBOSE"))
+            fprintf(stderr, "  %s\n", wait_mode_name[m]);
         aclrtEvent e = new_event(m == RECORD_THEN_WAIT_PLAIN ? PLAIN : LEGACY_SYNC);
         struct gate *gb = busy(b); /* b reaches the wait only after the destroy */
         struct gate *ga = launch_gate(a); /* the work the record captures */
