@@ -31,7 +31,8 @@
 #include "context.h"   /* devices and contexts: aclrtSetDevice, the current context */
 #include "stream_api.h" /* the stream calls of the API */
 #include "stream_control.h" /* aclrtStreamAbort, aclrtStreamStop */
-#include "event.h"     /* events: record, query, synchronize */
+#include "event.h"     /* events: captures, create, destroy, record, reset */
+#include "event_query.h" /* events: status, synchronize, timestamps */
 #include "block.h"     /* why a task cannot run yet (parking conditions) */
 #include "exception.h" /* exception callbacks, task ids */
 #include "task_wait.h" /* what wait tasks share: deadlines and timers, spinning, stale notes */

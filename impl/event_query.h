@@ -1,0 +1,270 @@
+/*
+ * impl/event_query.h - what a program asks of an event: its status (one
+ * load and a compare: the captured stream's completed count against the
+ * captured target), a synchronize (a wait on that count), the time of its
+ * record, its id, and the quota.
+ *
+ * Everything other than the completed count is read through the capture
+ * only while the captured stream is still the life it captured (event.h):
+ * a capture of a dead stream is complete and carries no error.
+ */
+#ifndef ACLRT_IMPL_EVENT_QUERY_H
+#define ACLRT_IMPL_EVENT_QUERY_H
+
+#include "base.h"
+#include "context.h"
+#include "error.h"
+#include "event.h"
+#include "runtime.h"
+#include "seq.h"
+#include "stream.h"
+#include "stream_wait.h"
+
+/* ------------------------------------------------------------------------
+ * Query and synchronize
+ * ------------------------------------------------------------------------ */
+
+ACLRT_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+{
+    ACLRT_ENTER();
+    if (ACLRT_UNLIKELY(status == NULL))
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "status (output) is NULL");
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return rc;
+    struct aclrt_event_view v;
+    if (ACLRT_UNLIKELY((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS))
+        return rc;
+    bool complete;
+    if (ACLRT_LIKELY(v.info & ACLRT_EVENT_INFO_RECORDED))
+        complete = aclrt_event_view_complete(&v);
+    else
+        complete = ACLRT_EVENT_INFO_FLAVOUR(v.info) == ACLRT_EVENT_EX; /* Ex: nothing captured yet */
+    *status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
+{
+    ACLRT_ENTER();
+    if (status == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "status (output) is NULL");
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_event_view v;
+    if ((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS)
+        return rc;
+    if (ACLRT_EVENT_INFO_FLAVOUR(v.info) == ACLRT_EVENT_EX)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "aclrtQueryEvent does not take aclrtCreateEventExWithFlag events (use aclrtQueryEventStatus)");
+    /* Never recorded (or reset) counts as complete here, as in the runtime. */
+    bool complete = !(v.info & ACLRT_EVENT_INFO_RECORDED) || aclrt_event_view_complete(&v);
+    *status = complete ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
+{
+    ACLRT_ENTER();
+    if (status == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "status (output) is NULL");
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_event_view v;
+    if ((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS)
+        return rc;
+    uint32_t flags = ACLRT_EVENT_INFO_FLAGS(v.info);
+    if (ACLRT_EVENT_INFO_FLAVOUR(v.info) == ACLRT_EVENT_EX || (flags & ACL_EVENT_EXTERNAL))
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "aclrtQueryEventWaitStatus does not take Ex or external events");
+    *status = v.waits_pending == 0 ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
+    return ACL_SUCCESS;
+}
+
+/* A synchronizer's reason to stop early: the captured life is stopped (aclrtStreamStop). */
+static int aclrt_event_capture_stopped(void *data)
+{
+    const struct aclrt_event_view *v = (const struct aclrt_event_view *)data;
+    int why = aclrt_stream_stopped_check(v->stream);
+    /* The stop read is the captured life's only if the slot is still that life afterwards. */
+    return why != 0 && aclrt_event_capture_alive(v) ? why : 0;
+}
+
+/*
+ * Wait until the captured work is done: aclrt_stream_wait_count for one life
+ * of the stream. The completed count goes on across lives, so the wait
+ * itself is the same whatever becomes of the stream; its early ends (a stop,
+ * an abort that overlapped the wait) and the stream's FAST_SYNC spin are the
+ * captured life's, and a slot that was reused meanwhile has none of them.
+ * Returns ACL_SUCCESS, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_STREAM_ABORT
+ * or ACL_ERROR_RT_TASK_ABORT_STOP, no message.
+ */
+static aclError aclrt_event_wait_capture(const struct aclrt_event_view *v, int32_t timeout_ms)
+{
+    struct aclrt_stream *s = v->stream;
+    if (ACLRT_LIKELY(aclrt_seq_reached(&s->completed, v->target)))
+        return ACL_SUCCESS;
+    uint32_t epoch = aclrt_stream_abort_epoch(s);
+    bool alive = aclrt_event_capture_alive(v); /* after the epoch: the epoch is this life's */
+    uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
+                                       : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
+    uint64_t spin = aclrt_rt.config.spin_ns;
+    if (v->info & ACLRT_EVENT_INFO_FAST_SYNC)
+        spin *= 50; /* as aclrt_stream_wait_count: "poll actively" */
+    int r = aclrt_seq_wait_until(&s->completed, v->target, deadline, spin, alive ? aclrt_event_capture_stopped : NULL,
+                                 (void *)v);
+    if (r != 0 && r != ACLRT_SEQ_TIMEOUT)
+        return r; /* stopped */
+    if (alive && aclrt_stream_aborted_since(s, epoch) && aclrt_event_capture_alive(v))
+        return ACL_ERROR_RT_STREAM_ABORT; /* even when it also timed out, as aclrt_stream_wait_count */
+    return r == ACLRT_SEQ_TIMEOUT ? ACL_ERROR_RT_EVENT_SYNC_TIMEOUT : ACL_SUCCESS;
+}
+
+/*
+ * The failure that stopped the captured life's context (stop-on-failure
+ * mode), or 0. A context is freed only after its streams died, so while the
+ * captured life lives its context is the one the capture names. Acquire:
+ * pairs with the release CAS that stores the failure (aclrt_stream_fail).
+ */
+static int aclrt_event_capture_failure(const struct aclrt_event_view *v)
+{
+    if (!aclrt_event_capture_alive(v))
+        return 0;
+    const struct aclrt_context *ctx = (const struct aclrt_context *)(const void *)aclrt_table_slot(&aclrt_contexts,
+                                                                                                  v->context);
+    int failure = atomic_load_explicit(&ctx->failure, memory_order_acquire);
+    return failure != 0 && aclrt_event_capture_alive(v) ? failure : 0;
+}
+
+static aclError aclrt_event_synchronize(aclrtEvent event, int32_t timeout_ms)
+{
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_event_view v;
+    if ((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS)
+        return rc;
+    if (!(v.info & ACLRT_EVENT_INFO_RECORDED))
+        return ACL_SUCCESS; /* nothing captured: nothing to wait for */
+    if (ACLRT_UNLIKELY(aclrt_running_stream() == v.stream && !aclrt_event_view_complete(&v)))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "a task cannot synchronize an event captured on its own stream (it would wait for itself)");
+    rc = aclrt_event_wait_capture(&v, timeout_ms);
+    if (rc != ACL_SUCCESS)
+        return aclrt_stream_wait_fail(v.stream, rc, "the event's captured work", timeout_ms);
+    int failure = aclrt_event_capture_failure(&v);
+    if (failure != 0)
+        return aclrt_fail(failure, "the work this event captured was stopped by a failure (stop-on-failure mode)");
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtSynchronizeEvent(aclrtEvent event)
+{
+    ACLRT_ENTER();
+    return aclrt_event_synchronize(event, -1);
+}
+
+ACLRT_API aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
+{
+    ACLRT_ENTER();
+    if (timeout == 0 || timeout < -1)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms is invalid (-1 waits forever, > 0 is a limit)",
+                          (int)timeout);
+    return aclrt_event_synchronize(event, timeout);
+}
+
+/* ------------------------------------------------------------------------
+ * Timestamps
+ * ------------------------------------------------------------------------ */
+
+/* The completion time of an event's current record, or an error code (with message). */
+static aclError aclrt_event_time(aclrtEvent event, const char *which, uint64_t *ns)
+{
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_event_view v;
+    if ((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS)
+        return rc;
+    uint32_t flags = ACLRT_EVENT_INFO_FLAGS(v.info);
+    if (flags & ACL_EVENT_EXTERNAL)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "%s event is an external event (no timestamps)", which);
+    if (!(v.info & ACLRT_EVENT_INFO_RECORDED))
+        return aclrt_fail(ACL_ERROR_RT_INTERNAL_ERROR, "%s event has not been recorded", which);
+    if (!(flags & ACL_EVENT_TIME_LINE))
+        return aclrt_fail(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+                          "%s event was created without ACL_EVENT_TIME_LINE and takes no timestamps", which);
+    if (v.timestamp == 0 || !aclrt_event_view_complete(&v))
+        return aclrt_fail(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+                          "%s event has not completed yet (synchronize it first)", which);
+    *ns = v.timestamp;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
+{
+    ACLRT_ENTER();
+    if (ms == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "ms (output) is NULL");
+    if (startEvent == NULL || endEvent == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", startEvent == NULL ? "startEvent" : "endEvent");
+    uint64_t t0, t1;
+    aclError rc = aclrt_event_time(startEvent, "start", &t0);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if ((rc = aclrt_event_time(endEvent, "end", &t1)) != ACL_SUCCESS)
+        return rc;
+    if (t1 < t0)
+        return aclrt_fail(ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL, "the end event completed before the start event");
+    *ms = (float)((double)(t1 - t0) / 1e6);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
+{
+    ACLRT_ENTER();
+    if (timestamp == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "timestamp (output) is NULL");
+    uint64_t ns;
+    aclError rc = aclrt_event_time(event, "the", &ns);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    *timestamp = ns / ACLRT_NS_PER_US; /* microseconds since boot */
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
+{
+    ACLRT_ENTER();
+    if (eventId == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "eventId (output) is NULL");
+    struct aclrt_event *e;
+    aclError rc = aclrt_event_resolve(event, &e);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    *eventId = aclrt_slot_index(&e->hdr);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtGetEventAvailNum(uint32_t *eventCount)
+{
+    ACLRT_ENTER();
+    if (eventCount == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "eventCount (output) is NULL");
+    struct aclrt_context *ctx;
+    aclError rc = aclrt_current_context(&ctx);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    uint32_t used = atomic_load_explicit(&ctx->device->events_in_use, memory_order_relaxed);
+    *eventCount = used >= aclrt_rt.config.max_events ? 0 : aclrt_rt.config.max_events - used;
+    return ACL_SUCCESS;
+}
+
+#endif /* ACLRT_IMPL_EVENT_QUERY_H */
