@@ -247,7 +247,12 @@ ACLRT_API aclError aclrtGetDeviceCount(uint32_t *count)
     return ACL_SUCCESS;
 }
 
-/* Wait for every stream of the current context's device. */
+/*
+ * Wait for every stream of the current context's device: the streams alive
+ * at the call (a list taken under the streams lock, so the walk reads no
+ * stream another thread is creating or destroying), each up to what had
+ * been submitted then, all against one absolute deadline.
+ */
 static aclError aclrt_device_synchronize(int32_t timeout_ms)
 {
     struct aclrt_context *ctx;
@@ -257,29 +262,38 @@ static aclError aclrt_device_synchronize(int32_t timeout_ms)
     struct aclrt_device *dev = ctx->device;
     uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
                                        : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
-    aclError first = ACL_SUCCESS;
-    ACLRT_TABLE_FOREACH(&aclrt_streams, struct aclrt_stream, s)
-    {
-        if (!(atomic_load_explicit(&s->hdr.generation, memory_order_acquire) & 1u) || s->device != dev)
-            continue;
-        if (aclrt_running_stream() == s)
-            return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "a task cannot synchronize the device it runs on");
-        uint64_t target = aclrt_stream_submitted(s);
-        int32_t left = -1;
-        if (deadline != ACLRT_NO_DEADLINE) {
-            uint64_t now = aclrt_now_ns();
-            left = now >= deadline ? 1 : (int32_t)((deadline - now + ACLRT_NS_PER_MS - 1) / ACLRT_NS_PER_MS);
+    struct aclrt_stream_ref buf[32], *refs;
+    size_t n = aclrt_streams_snapshot(dev, NULL, buf, sizeof buf / sizeof buf[0], &refs);
+    if (n == SIZE_MAX)
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory listing the streams of device %u", dev->id);
+    for (size_t i = 0; i < n; i++) {
+        if (aclrt_running_stream() == refs[i].s) {
+            rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "a task cannot synchronize the device it runs on");
+            goto out;
         }
-        rc = aclrt_stream_wait_count(s, target, left, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
-        if (rc != ACL_SUCCESS)
-            return aclrt_stream_wait_fail(s, rc, "the device", timeout_ms);
-        aclError err = aclrt_stream_take_error(s);
+    }
+    aclError first = ACL_SUCCESS;
+    for (size_t i = 0; i < n; i++) {
+        struct aclrt_stream_ref *r = &refs[i];
+        rc = aclrt_stream_wait_until(r->s, r->submitted, deadline, r->fast_sync, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+        if (rc != ACL_SUCCESS) {
+            rc = aclrt_stream_wait_fail(r->s, rc, "the device", timeout_ms);
+            goto out;
+        }
+        /* The error state belongs to the life we saw; a stream destroyed meanwhile has none left to report. */
+        /* Acquire (both): pairs with the release CASes of the failing task (exec.h, aclrt_stream_fail). */
+        aclError err = atomic_load_explicit(&r->ctx->failure, memory_order_acquire);
+        if (err == 0 && aclrt_slot_alive(&r->s->hdr, r->life) &&
+            atomic_load_explicit(&r->s->error, memory_order_relaxed) != 0)
+            err = atomic_exchange_explicit(&r->s->error, 0, memory_order_acq_rel);
         if (first == ACL_SUCCESS)
             first = err;
     }
-    if (first != ACL_SUCCESS)
-        return aclrt_fail(first, "a task on device %u failed", dev->id);
-    return ACL_SUCCESS;
+    rc = first != ACL_SUCCESS ? aclrt_fail(first, "a task on device %u failed", dev->id) : ACL_SUCCESS;
+out:
+    if (refs != buf)
+        free(refs);
+    return rc;
 }
 
 ACLRT_API aclError aclrtSynchronizeDevice(void)

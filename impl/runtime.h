@@ -7,7 +7,10 @@
  * device, and aclFinalize stops it. Lifecycle changes (init, finalize, set
  * and reset device, create and destroy context) are rare and serialize on
  * `lifecycle_lock`; nothing on the record / wait / query / launch paths
- * takes it.
+ * takes it. Stream lives begin and end under `streams_lock` (taken after
+ * `lifecycle_lock` when both are held), so that a thread walking the stream
+ * table can read a live stream's constant fields.
+
  */
 #ifndef ACLRT_IMPL_RUNTIME_H
 #define ACLRT_IMPL_RUNTIME_H
@@ -62,6 +65,14 @@ struct aclrt_context {
 
 struct aclrt_runtime {
     pthread_mutex_t lifecycle_lock;
+    /*
+     * A stream slot is published (stream_life.h: aclrt_stream_create_in) and
+     * retired (aclrt_stream_destroy) under this lock. A thread holding it
+     * that sees a slot alive may read the slot's constant fields (device,
+     * context, flags): its life cannot end, nor the slot be re-initialised,
+     * meanwhile. Short sections, never held while waiting.
+     */
+    pthread_mutex_t streams_lock;
     int init_count;        /* aclInit references */
     bool finalized;        /* aclFinalize ran and no aclInit since: a second finalize fails */
     bool config_loaded;    /* aclInit read its file (the first init's file wins) */
@@ -76,7 +87,8 @@ struct aclrt_runtime {
     _Atomic uint32_t op_wait_timeout_s; /* aclrtSetOpWaitTimeout; 0 = none */
 };
 
-static struct aclrt_runtime aclrt_rt = {.lifecycle_lock = PTHREAD_MUTEX_INITIALIZER};
+static struct aclrt_runtime aclrt_rt = {.lifecycle_lock = PTHREAD_MUTEX_INITIALIZER,
+                                       .streams_lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Contexts live in this table; each other kind of object has its own, defined with its struct. */
 static struct aclrt_table aclrt_contexts = ACLRT_TABLE_INIT(ACLRT_KIND_CONTEXT, struct aclrt_context, "context");
