@@ -11,7 +11,8 @@
  *     (callers may ignore it) and must name the same configuration
  *     (different content: ACL_ERROR_INVALID_PARAM).
  *   - aclFinalize tears everything down in one call (events, then contexts
- *     and their streams after their work, then devices); a second finalize
+ *     and their streams: the work that can finish is waited for, what is
+ *     parked for good is discarded, context.h; then devices); a second finalize
  *     is ACL_ERROR_REPEAT_FINALIZE; init -> finalize -> init cycles work.
  *     aclFinalizeReference drops one reference and tears down at zero.
  */
@@ -65,7 +66,7 @@ static void aclrt_runtime_stop_locked(void)
     aclrt_cnt_notify_release_all();
     aclrt_value_release_waits(true);
     aclrt_hcom_release_waits();
-    /* Contexts, explicit then default: each waits for its streams' work. */
+    /* Contexts, explicit then default: each tears its streams down (context.h: Teardown). */
     ACLRT_TABLE_FOREACH(&aclrt_contexts, struct aclrt_context, c)
     {
         if ((atomic_load_explicit(&c->hdr.generation, memory_order_acquire) & 1u) && !c->is_default)

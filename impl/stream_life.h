@@ -113,10 +113,9 @@ ACLRT_INTERNAL void aclrt_stream_free(struct aclrt_stream *s)
  * tasks that have not started are discarded (counted as done, so nothing
  * waiting on them hangs).
  */
-ACLRT_INTERNAL void aclrt_stream_destroy(struct aclrt_stream *s, bool force)
+/* aclrt_stream_destroy after its stream state callback (DESTROY_PRE) has run. */
+ACLRT_INTERNAL void aclrt_stream_destroy_announced(struct aclrt_stream *s, uint32_t life, bool force)
 {
-    uint32_t life = atomic_load_explicit(&s->hdr.generation, memory_order_acquire); /* the caller's */
-    aclrt_fire_stream_state(aclrt_stream_handle(s), ACL_RT_STREAM_STATE_DESTROY_PRE);
     /* A stopped stream would never finish its work: its tasks are discarded, as with force. */
     if (atomic_load_explicit(&s->sched, memory_order_acquire) & ACLRT_SCHED_STOPPED)
         force = true;
@@ -157,6 +156,13 @@ ACLRT_INTERNAL void aclrt_stream_destroy(struct aclrt_stream *s, bool force)
         aclrt_stream_complete(s, n);
     }
     aclrt_stream_free(s);
+}
+
+ACLRT_INTERNAL void aclrt_stream_destroy(struct aclrt_stream *s, bool force)
+{
+    uint32_t life = atomic_load_explicit(&s->hdr.generation, memory_order_acquire); /* the caller's */
+    aclrt_fire_stream_state(aclrt_stream_handle(s), ACL_RT_STREAM_STATE_DESTROY_PRE);
+    aclrt_stream_destroy_announced(s, life, force);
 }
 
 /* A live stream as a walk of the stream table saw it (aclrt_streams_snapshot). */
