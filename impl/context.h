@@ -17,6 +17,9 @@
  *     (ACL_ERROR_RT_CONTEXT_NULL), never as a dangling pointer.
  *   - With `defaultDevice.default_device` configured, a thread that never
  *     set a device uses that device's default context.
+ *   - In a forked child whose inherited runtime had started a device
+ *     (runtime_start.h), everything that needs a device or a context fails
+ *     with ACL_ERROR_RT_DEV_SETUP_ERROR until aclFinalize.
  */
 #ifndef ACLRT_IMPL_CONTEXT_H
 #define ACLRT_IMPL_CONTEXT_H
@@ -42,6 +45,8 @@ static aclError aclrt_device_check(int32_t id, struct aclrt_device **out)
     aclError rc = aclrt_runtime_start();
     if (rc != ACL_SUCCESS)
         return rc;
+    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
+        return aclrt_fail_orphaned();
     if (id < 0 || (uint32_t)id >= aclrt_rt.device_count)
         return aclrt_fail(ACL_ERROR_RT_INVALID_DEVICEID, "device id %d is out of range [0, %u)", (int)id,
                           aclrt_rt.device_count);
@@ -288,6 +293,9 @@ static aclError aclrt_device_set_locked(struct aclrt_device *dev)
 
 static aclError aclrt_current_context_slow(struct aclrt_context **out)
 {
+    /* A forked child forgot the forking thread's context (runtime_start.h): every thread comes here. */
+    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
+        return aclrt_fail_orphaned();
     /*
      * A task (host function, host kernel) running on an executor thread that
      * never set a context of its own works in its stream's context, which
@@ -511,7 +519,9 @@ ACLRT_API aclError aclrtDestroyContext(aclrtContext context)
     pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
     struct aclrt_context *ctx = aclrt_context_lookup(context);
     aclError rc = ACL_SUCCESS;
-    if (ctx == NULL)
+    if (aclrt_runtime_orphaned())
+        rc = aclrt_fail_orphaned();
+    else if (ctx == NULL)
         rc = aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "context %p is not a live context", context);
     else if (ctx->is_default)
         rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
@@ -531,6 +541,8 @@ ACLRT_API aclError aclrtSetCurrentContext(aclrtContext context)
     ACLRT_ENTER();
     if (context == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "context is NULL");
+    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
+        return aclrt_fail_orphaned();
     if (aclrt_context_lookup(context) == NULL)
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "context %p is not a live context", context);
     aclrt_tls.ctx_handle = context;

@@ -57,13 +57,17 @@ static int aclrt_stream_stopped_check(void *data)
  * life, such as a device synchronize, reads no field of it here). Returns
  * ACL_SUCCESS, `timeout_code`, ACL_ERROR_RT_STREAM_ABORT (an abort discarded
  * the work meanwhile), ACL_ERROR_RT_TASK_ABORT_STOP (the stream is stopped
- * short of it); no message: aclrt_stream_wait_fail words it.
+ * short of it) or, in a forked child whose inherited runtime has no threads
+ * left to do the work, ACL_ERROR_RT_DEV_SETUP_ERROR; no message:
+ * aclrt_stream_wait_fail words it.
  */
 ACLRT_INTERNAL aclError aclrt_stream_wait_until(struct aclrt_stream *s, uint64_t target, uint64_t deadline,
                                                 bool fast_sync, aclError timeout_code)
 {
     if (ACLRT_LIKELY(aclrt_seq_reached(&s->completed, target)))
         return ACL_SUCCESS;
+    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
+        return ACL_ERROR_RT_DEV_SETUP_ERROR;
     uint32_t epoch = aclrt_stream_abort_epoch(s);
     uint64_t spin = aclrt_rt.config.spin_ns;
     if (fast_sync)
@@ -92,6 +96,8 @@ ACLRT_INTERNAL aclError aclrt_stream_wait_fail(const struct aclrt_stream *s, acl
                                                int32_t timeout_ms)
 {
     int id = (int)aclrt_slot_index(&s->hdr);
+    if (rc == ACL_ERROR_RT_DEV_SETUP_ERROR)
+        return aclrt_fail_orphaned();
     if (rc == ACL_ERROR_RT_STREAM_ABORT)
         return aclrt_fail(rc, "%s: stream %d was aborted while this call waited", what, id);
     if (rc == ACL_ERROR_RT_TASK_ABORT_STOP)
