@@ -379,6 +379,13 @@ static aclError aclrt_device_reset(int32_t deviceId, bool force)
         return aclrt_fail(ACL_ERROR_RT_CONTEXT_NULL, "device %d is not set (never set, or already reset)",
                           (int)deviceId);
     }
+    if ((force || dev->set_count == 1) && aclrt_running_stream() != NULL &&
+        aclrt_running_stream()->ctx == dev->default_ctx) {
+        pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "a task cannot release the default context of device %d, "
+                                                      "in which it runs (it would wait for itself)",
+                          (int)deviceId);
+    }
     if (force || --dev->set_count == 0) {
         aclrt_context_release_locked(dev->default_ctx);
         dev->set_count = 0;

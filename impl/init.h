@@ -260,7 +260,11 @@ static aclError aclrt_finalize(bool by_reference, uint64_t *refCount)
 {
     pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
     aclError rc = ACL_SUCCESS;
-    if (aclrt_rt.init_count == 0) {
+    bool tears_down = !by_reference || aclrt_rt.init_count == 1;
+    if (tears_down && aclrt_running_stream() != NULL) {
+        /* Its thread is one that the teardown waits for, or stops. */
+        rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "a task cannot finalize the runtime it runs on");
+    } else if (aclrt_rt.init_count == 0) {
         if (aclrt_rt.finalized || by_reference)
             rc = aclrt_fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize was already called (or aclInit never was)");
         if (!by_reference)

@@ -318,6 +318,37 @@ TEST(finalize_runs_queued_work_before_discarding_what_is_parked_for_good)
     CHECK_EQ(0, atomic_load(&pb.ran));
 }
 
+struct self_teardown {
+    enum teardown_call call;
+    aclError rc;
+    atomic_int done;
+};
+
+/* A host function that tries to tear down what it runs in. */
+static void self_teardown_fn(void *arg)
+{
+    struct self_teardown *t = (struct self_teardown *)arg;
+    t->rc = t->call == CALL_FINALIZE ? aclFinalize() : aclrtResetDevice(0);
+    atomic_store(&t->done, 1);
+}
+
+TEST(a_task_cannot_tear_down_the_device_or_runtime_it_runs_on)
+{
+    start();
+    enum teardown_call calls[] = {CALL_RESET, CALL_FINALIZE};
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        struct self_teardown t = {calls[i], -1, 0};
+        CHECK_OK(aclrtLaunchHostFunc(NULL, self_teardown_fn, &t));
+        /* A teardown that waited for its own task would never return: the limit turns that into a failure. */
+        CHECK_OK(aclrtSynchronizeStreamWithTimeout(NULL, TEARDOWN_LIMIT_S * 1000));
+        CHECK_EQ(1, atomic_load(&t.done));
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, t.rc);
+    }
+    check_runtime_works(); /* the reset was refused: the device is still set once, as start() set it */
+    CHECK_OK(teardown_bounded(CALL_RESET, 0, NULL));
+    CHECK_OK(aclFinalize());
+}
+
 int main(void)
 {
     RUN(finalize_discards_a_wait_on_a_stopped_stream_and_init_works_again);
@@ -330,6 +361,7 @@ int main(void)
     RUN(reset_device_waits_for_a_wait_whose_work_can_finish);
     RUN(destroy_context_waits_for_a_wait_on_another_context_whose_work_can_finish);
     RUN(finalize_runs_queued_work_before_discarding_what_is_parked_for_good);
+    RUN(a_task_cannot_tear_down_the_device_or_runtime_it_runs_on);
     gates_open_all();
     aclFinalize();
     return check_report("teardown");
