@@ -55,6 +55,13 @@ struct aclrt_backend {
     /* Bring a device up (threads, driver context) and down. dev->backend_state is the backend's. */
     aclError (*device_start)(struct aclrt_device *dev);
     void (*device_stop)(struct aclrt_device *dev);
+    /*
+     * A forked child's aclFinalize (optional): the process inherited the
+     * started device but none of its threads, which must not be joined or
+     * signalled; free what the device holds in this process and clear
+     * dev->backend_state. NULL: the device's memory is left behind.
+     */
+    void (*device_abandon)(struct aclrt_device *dev);
     /* A stream is created (s->backend_state is the backend's; optional) or freed (optional). */
     aclError (*stream_create)(struct aclrt_stream *s);
     void (*stream_destroy)(struct aclrt_stream *s);

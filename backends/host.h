@@ -152,6 +152,22 @@ static void aclrt_host_device_stop(struct aclrt_device *dev)
     aclrt_host_device_free(hd);
 }
 
+/*
+ * A forked child's inherited device: its executors and monitor do not exist
+ * here (the child has only the thread that forked), so nothing is joined or
+ * woken; the queues and the executor table go. An extra executor's own
+ * record, which that thread would have freed, stays behind, as does an
+ * embedder's device state (its backend decides what a child may do).
+ */
+static void aclrt_host_device_abandon(struct aclrt_device *dev)
+{
+    struct aclrt_host_device *hd = aclrt_host_of(dev);
+    if (hd == NULL)
+        return;
+    dev->backend_state = NULL;
+    aclrt_host_device_free(hd);
+}
+
 static aclError aclrt_host_mem_alloc(struct aclrt_device *dev, size_t size, void **out)
 {
     const aclrtxBackend *embedder = aclrt_rt.embedder;
@@ -190,6 +206,7 @@ static const struct aclrt_backend aclrt_backend_host = {
     .close = aclrt_host_close,
     .device_start = aclrt_host_device_start,
     .device_stop = aclrt_host_device_stop,
+    .device_abandon = aclrt_host_device_abandon,
     .schedule = aclrt_host_schedule,
     .has_other_work = aclrt_host_has_other_work,
     .timers_changed = aclrt_host_timers_changed,

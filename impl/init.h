@@ -11,9 +11,15 @@
  *     (callers may ignore it) and must name the same configuration
  *     (different content: ACL_ERROR_INVALID_PARAM).
  *   - aclFinalize tears everything down in one call (events, then contexts
- *     and their streams after their work, then devices); a second finalize
+ *     and their streams: the work that can finish is waited for, what is
+ *     parked for good is discarded, context.h; then devices); a second finalize
  *     is ACL_ERROR_REPEAT_FINALIZE; init -> finalize -> init cycles work.
  *     aclFinalizeReference drops one reference and tears down at zero.
+ *   - In a forked child whose inherited runtime had started a device
+ *     (runtime_start.h), aclFinalize abandons instead of stopping: nothing
+ *     is waited for or joined (no thread of the parent exists here); every
+ *     object is freed as it stands, the devices through the backend's
+ *     device_abandon hook, and the runtime can start again.
  */
 #ifndef ACLRT_IMPL_INIT_H
 #define ACLRT_IMPL_INIT_H
@@ -25,6 +31,7 @@
 #include "cnt_notify.h"
 #include "event.h"
 #include "exception.h"
+#include "exec.h"
 #include "hooks.h"
 #include "report.h"
 #include "hcom.h"
@@ -41,6 +48,76 @@
 /* FNV-1a of the configuration text, to tell a repeated aclInit with other content. */
 static uint64_t aclrt_init_config_digest;
 
+/*
+ * A forked child (runtime_start.h): locks that a thread of the parent held
+ * at the fork stay held, and the locks of the later layers were out of the
+ * fork handlers' reach. The child's aclFinalize makes them usable again
+ * before it uses them: it must run while no other thread of the child uses
+ * the runtime (it is the child's first call that does anything, and nothing
+ * that needs a device works before it).
+ */
+static void aclrt_orphan_reset_locks(void)
+{
+    pthread_mutex_init(&aclrt_report_registry.lock, NULL);
+    pthread_mutex_init(&aclrt_allocator_descs.lock, NULL);
+    pthread_mutex_init(&aclrt_allocator_regs.lock, NULL);
+    pthread_mutex_init(&aclrt_hcom_groups.lock, NULL);
+    pthread_mutex_init(&aclrt_exception_hooks.lock, NULL);
+    pthread_rwlock_init(&aclrt_mem.lock, NULL);
+}
+
+/* Free the notes of a keyless list without waking anyone (the streams they name are abandoned too). */
+static void aclrt_orphan_free_notes(struct aclrt_park_note *n)
+{
+    for (struct aclrt_park_note *next; n != NULL; n = next) {
+        next = n->next;
+        free(n);
+    }
+}
+
+/*
+ * A forked child's stream: whichever thread held it, or would have run it,
+ * is gone. Its tasks are dropped (their bookkeeping undone) and its slot
+ * freed here; nothing is woken or scheduled.
+ */
+static void aclrt_orphan_stream_free(struct aclrt_stream *s)
+{
+    aclrt_report_stream_gone(s);
+    aclrt_table_retire(&s->hdr);
+    if (s->has_current) {
+        aclrt_task_drop(&s->current);
+        s->has_current = false;
+    }
+    struct aclrt_task t;
+    while (aclrt_ring_pop(&s->ring, &t))
+        aclrt_task_drop(&t);
+    aclrt_orphan_free_notes(aclrt_park_list_take(&s->waiters));
+    if (aclrt_rt.backend->stream_destroy != NULL)
+        aclrt_rt.backend->stream_destroy(s);
+    aclrt_table_free(&aclrt_streams, &s->hdr);
+}
+
+/* A forked child: every stream and context is freed as it stands (the lifecycle lock is held). */
+static void aclrt_orphan_free_contexts_locked(void)
+{
+    ACLRT_TABLE_FOREACH(&aclrt_streams, struct aclrt_stream, s)
+    {
+        if (atomic_load_explicit(&s->hdr.generation, memory_order_relaxed) & 1u)
+            aclrt_orphan_stream_free(s);
+    }
+    ACLRT_TABLE_FOREACH(&aclrt_contexts, struct aclrt_context, c)
+    {
+        if (atomic_load_explicit(&c->hdr.generation, memory_order_relaxed) & 1u) {
+            aclrt_table_retire(&c->hdr);
+            aclrt_table_free(&aclrt_contexts, &c->hdr);
+        }
+    }
+    for (uint32_t i = 0; i < aclrt_rt.device_count; i++) {
+        aclrt_rt.devices[i].default_ctx = NULL;
+        aclrt_rt.devices[i].default_ctx_handle = NULL;
+    }
+}
+
 static void aclrt_runtime_stop_locked(void)
 {
     /* What aclInit configured ends here, whether or not the runtime started. */
@@ -48,6 +125,9 @@ static void aclrt_runtime_stop_locked(void)
     atomic_store_explicit(&aclrt_errmsg_process_scope, false, memory_order_relaxed);
     if (!aclrt_runtime_started())
         return;
+    bool orphaned = aclrt_runtime_orphaned();
+    if (orphaned)
+        aclrt_orphan_reset_locks();
     /* Events first: waits for a record that will never come are released. */
     ACLRT_TABLE_FOREACH(&aclrt_events, struct aclrt_event, e)
     {
@@ -56,7 +136,10 @@ static void aclrt_runtime_stop_locked(void)
         uint32_t odd = aclrt_event_write_begin(e);
         aclrt_table_retire(&e->hdr);
         aclrt_event_write_end(e, odd);
-        aclrt_park_stack_wake_all(&e->waiters);
+        if (orphaned)
+            aclrt_orphan_free_notes(aclrt_park_stack_take(&e->waiters));
+        else
+            aclrt_park_stack_wake_all(&e->waiters);
         aclrt_table_free(&aclrt_events, &e->hdr);
     }
     /* Likewise notifies, counting notifies, value waits, HCOM waits and callbacks nobody will process. */
@@ -65,7 +148,9 @@ static void aclrt_runtime_stop_locked(void)
     aclrt_cnt_notify_release_all();
     aclrt_value_release_waits(true);
     aclrt_hcom_release_waits();
-    /* Contexts, explicit then default: each waits for its streams' work. */
+    /* Contexts, explicit then default: each tears its streams down (context.h: Teardown). */
+    if (orphaned)
+        aclrt_orphan_free_contexts_locked();
     ACLRT_TABLE_FOREACH(&aclrt_contexts, struct aclrt_context, c)
     {
         if ((atomic_load_explicit(&c->hdr.generation, memory_order_acquire) & 1u) && !c->is_default)
@@ -78,9 +163,11 @@ static void aclrt_runtime_stop_locked(void)
     }
     for (uint32_t i = 0; i < aclrt_rt.device_count; i++) {
         struct aclrt_device *dev = &aclrt_rt.devices[i];
-        if (dev->started) {
+        if (dev->started && !orphaned) {
             aclrt_progress_close(dev);
             aclrt_rt.backend->device_stop(dev);
+        } else if (dev->started && aclrt_rt.backend->device_abandon != NULL) {
+            aclrt_rt.backend->device_abandon(dev); /* the fork closed its progress gate */
         }
         for (struct aclrt_park_note *n = aclrt_park_list_take(&dev->timers), *next; n != NULL; n = next) {
             next = n->next;
@@ -105,6 +192,7 @@ static void aclrt_runtime_stop_locked(void)
     aclrt_rt.backend->close();
     aclrt_rt.embedder = NULL;
     atomic_store_explicit(&aclrt_rt.op_wait_timeout_s, 0, memory_order_relaxed);
+    atomic_store_explicit(&aclrt_rt.orphaned, false, memory_order_relaxed);
     atomic_store_explicit(&aclrt_rt.started, false, memory_order_release);
 }
 
@@ -172,7 +260,11 @@ static aclError aclrt_finalize(bool by_reference, uint64_t *refCount)
 {
     pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
     aclError rc = ACL_SUCCESS;
-    if (aclrt_rt.init_count == 0) {
+    bool tears_down = !by_reference || aclrt_rt.init_count == 1;
+    if (tears_down && aclrt_running_stream() != NULL) {
+        /* Its thread is one that the teardown waits for, or stops. */
+        rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "a task cannot finalize the runtime it runs on");
+    } else if (aclrt_rt.init_count == 0) {
         if (aclrt_rt.finalized || by_reference)
             rc = aclrt_fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize was already called (or aclInit never was)");
         if (!by_reference)

@@ -321,6 +321,8 @@ static aclError aclrt_report_process(uint32_t kind, int32_t timeout_ms)
     if (timeout_ms == 0 || timeout_ms < -1)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "timeout %d ms is invalid (-1 waits forever, > 0 is a limit)",
                           (int)timeout_ms);
+    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
+        return aclrt_fail_orphaned(); /* a forked child: no runtime thread is left to hand anything over */
     struct aclrt_report_thread *t = aclrt_report_find(kind, (uint64_t)pthread_self());
     /* A thread that unsubscribed its last stream still runs what was handed to it before. */
     if (t == NULL || (atomic_load_explicit(&t->streams, memory_order_relaxed) == 0 && !aclrt_report_queued(t)))

@@ -7,7 +7,15 @@
  * device, and aclFinalize stops it. Lifecycle changes (init, finalize, set
  * and reset device, create and destroy context) are rare and serialize on
  * `lifecycle_lock`; nothing on the record / wait / query / launch paths
- * takes it.
+ * takes it. Stream lives begin and end under `streams_lock` (taken after
+ * `lifecycle_lock` when both are held), so that a thread walking the stream
+ * table can read a live stream's constant fields.
+ *
+ * A process forked from one whose runtime had started a device inherits a
+ * runtime without its threads: the child marks it `orphaned`
+ * (runtime_start.h), calls that need a device fail with
+ * ACL_ERROR_RT_DEV_SETUP_ERROR, and aclFinalize frees what it can without
+ * joining threads that do not exist (init.h).
  */
 #ifndef ACLRT_IMPL_RUNTIME_H
 #define ACLRT_IMPL_RUNTIME_H
@@ -62,6 +70,16 @@ struct aclrt_context {
 
 struct aclrt_runtime {
     pthread_mutex_t lifecycle_lock;
+    /*
+     * A stream slot is published (stream_life.h: aclrt_stream_create_in) and
+     * retired (aclrt_stream_destroy) under this lock. A thread holding it
+     * that sees a slot alive may read the slot's constant fields (device,
+     * context, flags): its life cannot end, nor the slot be re-initialised,
+     * meanwhile. Short sections, never held while waiting.
+     */
+    pthread_mutex_t streams_lock;
+    /* A forked child's inherited runtime (set in the child, cleared by its aclFinalize). */
+    _Atomic bool orphaned;
     int init_count;        /* aclInit references */
     bool finalized;        /* aclFinalize ran and no aclInit since: a second finalize fails */
     bool config_loaded;    /* aclInit read its file (the first init's file wins) */
@@ -76,7 +94,8 @@ struct aclrt_runtime {
     _Atomic uint32_t op_wait_timeout_s; /* aclrtSetOpWaitTimeout; 0 = none */
 };
 
-static struct aclrt_runtime aclrt_rt = {.lifecycle_lock = PTHREAD_MUTEX_INITIALIZER};
+static struct aclrt_runtime aclrt_rt = {.lifecycle_lock = PTHREAD_MUTEX_INITIALIZER,
+                                       .streams_lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Contexts live in this table; each other kind of object has its own, defined with its struct. */
 static struct aclrt_table aclrt_contexts = ACLRT_TABLE_INIT(ACLRT_KIND_CONTEXT, struct aclrt_context, "context");
@@ -84,6 +103,25 @@ static struct aclrt_table aclrt_contexts = ACLRT_TABLE_INIT(ACLRT_KIND_CONTEXT, 
 ACLRT_INLINE bool aclrt_runtime_started(void)
 {
     return atomic_load_explicit(&aclrt_rt.started, memory_order_acquire);
+}
+
+/*
+ * Is this a forked child's inherited runtime (calls that need a device
+ * fail)? Relaxed: written only while the child has one thread, and by its
+ * aclFinalize under the lifecycle lock.
+ */
+ACLRT_INLINE bool aclrt_runtime_orphaned(void)
+{
+    return atomic_load_explicit(&aclrt_rt.orphaned, memory_order_relaxed);
+}
+
+/* The failure of a call that needs a device, in a forked child (ACL_ERROR_RT_DEV_SETUP_ERROR). */
+static ACLRT_NOINLINE aclError aclrt_fail_orphaned(void)
+{
+    return aclrt_fail(ACL_ERROR_RT_DEV_SETUP_ERROR,
+                      "this process was forked from one whose runtime had started a device: the devices, streams "
+                      "and runtime threads it inherited do not exist here (call aclFinalize, then aclInit, to start "
+                      "a runtime of its own)");
 }
 
 ACLRT_INLINE struct aclrt_context *aclrt_context_lookup(const void *handle)

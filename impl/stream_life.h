@@ -73,7 +73,24 @@ ACLRT_INTERNAL aclError aclrt_stream_create_in(struct aclrt_context *ctx, uint32
             return aclrt_fail(rc, "the %s backend could not create a stream", aclrt_rt.backend->name);
         }
     }
-    *out_handle = aclrt_table_publish(&aclrt_streams, &s->hdr); /* release: the fields above */
+    /*
+     * Published under the streams lock: a context's release retires the
+     * context, then lists its streams under this lock, so a stream published
+     * into it is either listed there or sees it retired here and fails
+     * (its default stream is created before the context is published).
+     */
+    pthread_mutex_lock(&aclrt_rt.streams_lock);
+    bool open = is_default || (atomic_load_explicit(&ctx->hdr.generation, memory_order_relaxed) & 1u);
+    if (open)
+        *out_handle = aclrt_table_publish(&aclrt_streams, &s->hdr); /* release: the fields above */
+    pthread_mutex_unlock(&aclrt_rt.streams_lock);
+    if (!open) {
+        if (aclrt_rt.backend->stream_destroy != NULL)
+            aclrt_rt.backend->stream_destroy(s);
+        aclrt_table_free(&aclrt_streams, &s->hdr);
+        atomic_fetch_sub_explicit(&dev->streams_in_use, 1, memory_order_relaxed);
+        return aclrt_fail(ACL_ERROR_RT_CONTEXT_NULL, "the context was released while the stream was being created");
+    }
     *out = s;
     aclrt_fire_stream_state(*out_handle, ACL_RT_STREAM_STATE_CREATE_POST);
     return ACL_SUCCESS;
@@ -96,16 +113,23 @@ ACLRT_INTERNAL void aclrt_stream_free(struct aclrt_stream *s)
  * tasks that have not started are discarded (counted as done, so nothing
  * waiting on them hangs).
  */
-ACLRT_INTERNAL void aclrt_stream_destroy(struct aclrt_stream *s, bool force)
+/* aclrt_stream_destroy after its stream state callback (DESTROY_PRE) has run. */
+ACLRT_INTERNAL void aclrt_stream_destroy_announced(struct aclrt_stream *s, uint32_t life, bool force)
 {
-    aclrt_fire_stream_state(aclrt_stream_handle(s), ACL_RT_STREAM_STATE_DESTROY_PRE);
     /* A stopped stream would never finish its work: its tasks are discarded, as with force. */
     if (atomic_load_explicit(&s->sched, memory_order_acquire) & ACLRT_SCHED_STOPPED)
         force = true;
     if (!force)
         aclrt_stream_wait_count(s, aclrt_stream_submitted(s), -1, ACL_SUCCESS);
     aclrt_report_stream_gone(s);
-    aclrt_table_retire(&s->hdr);
+    /* Retired under the streams lock (see struct aclrt_runtime); once only, by one of racing destroyers. */
+    pthread_mutex_lock(&aclrt_rt.streams_lock);
+    bool mine = (life & 1u) && atomic_load_explicit(&s->hdr.generation, memory_order_relaxed) == life;
+    if (mine)
+        aclrt_table_retire(&s->hdr);
+    pthread_mutex_unlock(&aclrt_rt.streams_lock);
+    if (!mine)
+        return;
     /*
      * The quota counts live handles, so a create right after a destroy
      * succeeds even while an executor still holds the dying stream (the
@@ -132,6 +156,66 @@ ACLRT_INTERNAL void aclrt_stream_destroy(struct aclrt_stream *s, bool force)
         aclrt_stream_complete(s, n);
     }
     aclrt_stream_free(s);
+}
+
+ACLRT_INTERNAL void aclrt_stream_destroy(struct aclrt_stream *s, bool force)
+{
+    uint32_t life = atomic_load_explicit(&s->hdr.generation, memory_order_acquire); /* the caller's */
+    aclrt_fire_stream_state(aclrt_stream_handle(s), ACL_RT_STREAM_STATE_DESTROY_PRE);
+    aclrt_stream_destroy_announced(s, life, force);
+}
+
+/* A live stream as a walk of the stream table saw it (aclrt_streams_snapshot). */
+struct aclrt_stream_ref {
+    struct aclrt_stream *s;
+    struct aclrt_context *ctx;
+    uint32_t life;      /* the slot's generation then: the life this entry names */
+    bool fast_sync;     /* ACL_STREAM_FAST_SYNC */
+    uint64_t submitted; /* tasks submitted then */
+};
+
+/*
+ * The live streams of a context (ctx not NULL) or of a device, with what a
+ * waiter needs of them, read under the streams lock: a slot seen alive
+ * there cannot be destroyed and re-initialised by another thread while its
+ * fields are read, so nothing here races with a create or a destroy. The
+ * list is `buf` when `cap` entries suffice, else a malloc'ed array (*out;
+ * the caller frees it when it differs from `buf`). Returns the count, or
+ * SIZE_MAX when memory runs out. With `out` NULL: the first `cap` only.
+ */
+ACLRT_INTERNAL size_t aclrt_streams_snapshot(const struct aclrt_device *dev, const struct aclrt_context *ctx,
+                                             struct aclrt_stream_ref *buf, size_t cap, struct aclrt_stream_ref **out)
+{
+    /* Acquire: pairs with the release that grew the table; slots past it were made after this call began. */
+    uint32_t n = atomic_load_explicit(&aclrt_streams.high_water, memory_order_acquire);
+    struct aclrt_stream_ref *list = buf;
+    if (out != NULL && n > cap) {
+        list = (struct aclrt_stream_ref *)malloc((size_t)n * sizeof *list);
+        if (list == NULL) {
+            *out = buf;
+            return SIZE_MAX;
+        }
+        cap = n;
+    }
+    if (out != NULL)
+        *out = list;
+    size_t count = 0;
+    pthread_mutex_lock(&aclrt_rt.streams_lock);
+    for (uint32_t i = 0; i < n && count < cap; i++) {
+        struct aclrt_stream *s = (struct aclrt_stream *)(void *)aclrt_table_slot(&aclrt_streams, i);
+        /* Acquire: pairs with the release in aclrt_table_publish (the fields of the life we see). */
+        uint32_t life = atomic_load_explicit(&s->hdr.generation, memory_order_acquire);
+        if (!(life & 1u) || (ctx != NULL ? s->ctx != ctx : s->device != dev))
+            continue;
+        struct aclrt_stream_ref *r = &list[count++];
+        r->s = s;
+        r->ctx = s->ctx;
+        r->life = life;
+        r->fast_sync = (s->flags & ACL_STREAM_FAST_SYNC) != 0;
+        r->submitted = aclrt_stream_submitted(s);
+    }
+    pthread_mutex_unlock(&aclrt_rt.streams_lock);
+    return count;
 }
 
 #endif /* ACLRT_IMPL_STREAM_LIFE_H */

@@ -50,22 +50,27 @@ static int aclrt_stream_stopped_check(void *data)
 }
 
 /*
- * Wait until the stream's completed count reaches `target`. Timeout in ms
- * (-1: forever). Returns ACL_SUCCESS, `timeout_code`, ACL_ERROR_RT_STREAM_ABORT
- * (an abort discarded the work meanwhile) or ACL_ERROR_RT_TASK_ABORT_STOP
- * (the stream is stopped short of it); no message: aclrt_stream_wait_fail
- * words it.
+ * Wait until the stream's completed count reaches `target`, or until
+ * `deadline` (absolute CLOCK_MONOTONIC ns, ACLRT_NO_DEADLINE: none).
+ * `fast_sync`: the stream's ACL_STREAM_FAST_SYNC flag, which the caller
+ * read while the stream was alive (a waiter that may outlive the stream's
+ * life, such as a device synchronize, reads no field of it here). Returns
+ * ACL_SUCCESS, `timeout_code`, ACL_ERROR_RT_STREAM_ABORT (an abort discarded
+ * the work meanwhile), ACL_ERROR_RT_TASK_ABORT_STOP (the stream is stopped
+ * short of it) or, in a forked child whose inherited runtime has no threads
+ * left to do the work, ACL_ERROR_RT_DEV_SETUP_ERROR; no message:
+ * aclrt_stream_wait_fail words it.
  */
-ACLRT_INTERNAL aclError aclrt_stream_wait_count(struct aclrt_stream *s, uint64_t target, int32_t timeout_ms,
-                                                aclError timeout_code)
+ACLRT_INTERNAL aclError aclrt_stream_wait_until(struct aclrt_stream *s, uint64_t target, uint64_t deadline,
+                                                bool fast_sync, aclError timeout_code)
 {
     if (ACLRT_LIKELY(aclrt_seq_reached(&s->completed, target)))
         return ACL_SUCCESS;
+    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
+        return ACL_ERROR_RT_DEV_SETUP_ERROR;
     uint32_t epoch = aclrt_stream_abort_epoch(s);
-    uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
-                                       : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
     uint64_t spin = aclrt_rt.config.spin_ns;
-    if (s->flags & ACL_STREAM_FAST_SYNC)
+    if (fast_sync)
         spin *= 50; /* "poll actively": a long spin before sleeping */
     int r = aclrt_seq_wait_until(&s->completed, target, deadline, spin, aclrt_stream_stopped_check, s);
     if (r != 0 && r != ACLRT_SEQ_TIMEOUT)
@@ -75,11 +80,24 @@ ACLRT_INTERNAL aclError aclrt_stream_wait_count(struct aclrt_stream *s, uint64_t
     return r == ACLRT_SEQ_TIMEOUT ? timeout_code : ACL_SUCCESS;
 }
 
+/* aclrt_stream_wait_until with a timeout in ms (-1: forever), for a caller that holds a live stream. */
+ACLRT_INTERNAL aclError aclrt_stream_wait_count(struct aclrt_stream *s, uint64_t target, int32_t timeout_ms,
+                                                aclError timeout_code)
+{
+    if (ACLRT_LIKELY(aclrt_seq_reached(&s->completed, target)))
+        return ACL_SUCCESS;
+    uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
+                                       : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
+    return aclrt_stream_wait_until(s, target, deadline, (s->flags & ACL_STREAM_FAST_SYNC) != 0, timeout_code);
+}
+
 /* Word the failure of a wait on s (aclrt_stream_wait_count's codes); `what` names what was waited for. */
 ACLRT_INTERNAL aclError aclrt_stream_wait_fail(const struct aclrt_stream *s, aclError rc, const char *what,
                                                int32_t timeout_ms)
 {
     int id = (int)aclrt_slot_index(&s->hdr);
+    if (rc == ACL_ERROR_RT_DEV_SETUP_ERROR)
+        return aclrt_fail_orphaned();
     if (rc == ACL_ERROR_RT_STREAM_ABORT)
         return aclrt_fail(rc, "%s: stream %d was aborted while this call waited", what, id);
     if (rc == ACL_ERROR_RT_TASK_ABORT_STOP)

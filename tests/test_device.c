@@ -894,6 +894,106 @@ TEST(null_and_explicit_default_stream_keep_one_order)
     CHECK_OK(aclrtResetDevice(0));
 }
 
+/*
+ * Device synchronize walks every stream of the device while other threads
+ * create and destroy streams: it must neither read a stream another thread
+ * is initialising or tearing down (ThreadSanitizer checks the variant
+ * built with it) nor miss the work of a stream alive for the whole call.
+ */
+struct churn {
+    aclrtContext ctx;
+    atomic_int *stop;
+    atomic_int ran;
+    int launched;
+    int failures;
+};
+
+static void *churn_main(void *arg)
+{
+    struct churn *c = (struct churn *)arg;
+    if (aclrtSetCurrentContext(c->ctx) != ACL_SUCCESS)
+        c->failures++;
+    for (int i = 0; i < 200; i++) {
+        aclrtStream s = NULL;
+        if (aclrtCreateStream(&s) != ACL_SUCCESS) {
+            c->failures++;
+            continue;
+        }
+        for (int k = 0; k < 3; k++)
+            if (aclrtLaunchHostFunc(s, add_one, &c->ran) == ACL_SUCCESS)
+                c->launched++;
+        if (aclrtDestroyStream(s) != ACL_SUCCESS) /* waits for its work */
+            c->failures++;
+    }
+    return NULL;
+}
+
+struct device_syncer {
+    aclrtContext ctx;
+    atomic_int *stop;
+    aclrtStream steady;
+    atomic_int steady_ran;
+    int calls;
+    int failures;
+};
+
+static void *device_syncer_main(void *arg)
+{
+    struct device_syncer *d = (struct device_syncer *)arg;
+    if (aclrtSetCurrentContext(d->ctx) != ACL_SUCCESS)
+        d->failures++;
+    while (!atomic_load(d->stop)) {
+        /* Work on a stream that lives through the call: the synchronize must cover it. */
+        int before = atomic_load(&d->steady_ran);
+        if (aclrtLaunchHostFunc(d->steady, add_one, &d->steady_ran) != ACL_SUCCESS)
+            d->failures++;
+        if (aclrtSynchronizeDevice() != ACL_SUCCESS || atomic_load(&d->steady_ran) <= before)
+            d->failures++;
+        d->calls++;
+    }
+    return NULL;
+}
+
+TEST(synchronize_device_while_other_threads_create_and_destroy_streams)
+{
+    enum { CHURNERS = 2, SYNCERS = 2 };
+    aclrtContext ctx = NULL;
+    CHECK_OK(aclrtSetDevice(0));
+    CHECK_OK(aclrtGetCurrentContext(&ctx));
+    atomic_int stop = 0;
+    struct churn churners[CHURNERS];
+    struct device_syncer syncers[SYNCERS];
+    pthread_t ct[CHURNERS], st[SYNCERS];
+    for (int i = 0; i < SYNCERS; i++) {
+        memset(&syncers[i], 0, sizeof syncers[i]);
+        syncers[i].ctx = ctx;
+        syncers[i].stop = &stop;
+        CHECK_OK(aclrtCreateStream(&syncers[i].steady));
+        CHECK_EQ(0, pthread_create(&st[i], NULL, device_syncer_main, &syncers[i]));
+    }
+    for (int i = 0; i < CHURNERS; i++) {
+        memset(&churners[i], 0, sizeof churners[i]);
+        churners[i].ctx = ctx;
+        churners[i].stop = &stop;
+        CHECK_EQ(0, pthread_create(&ct[i], NULL, churn_main, &churners[i]));
+    }
+    for (int i = 0; i < CHURNERS; i++)
+        CHECK_EQ(0, pthread_join(ct[i], NULL));
+    atomic_store(&stop, 1);
+    for (int i = 0; i < SYNCERS; i++)
+        CHECK_EQ(0, pthread_join(st[i], NULL));
+    for (int i = 0; i < CHURNERS; i++) {
+        CHECK_EQ(0, churners[i].failures);
+        CHECK_EQ(churners[i].launched, atomic_load(&churners[i].ran));
+    }
+    for (int i = 0; i < SYNCERS; i++) {
+        CHECK_EQ(0, syncers[i].failures);
+        CHECK(syncers[i].calls > 0);
+        CHECK_OK(aclrtDestroyStream(syncers[i].steady));
+    }
+    CHECK_OK(aclrtResetDevice(0));
+}
+
 int main(void)
 {
     setenv("ACLRT_DEVICES", "2", 1); /* before the runtime starts */
@@ -938,6 +1038,7 @@ int main(void)
     RUN(synchronize_device_with_timeout_rejects_zero_and_below_minus_one);
     RUN(synchronize_device_with_timeout_times_out_on_a_blocked_stream);
     RUN(synchronize_device_reports_a_task_failure_once);
+    RUN(synchronize_device_while_other_threads_create_and_destroy_streams);
     RUN(null_stream_is_the_default_stream);
     RUN(null_and_explicit_default_stream_keep_one_order);
 
