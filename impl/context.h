@@ -461,7 +461,8 @@ static aclError aclrt_device_synchronize(int32_t timeout_ms)
     aclError first = ACL_SUCCESS;
     for (size_t i = 0; i < n; i++) {
         struct aclrt_stream_ref *r = &refs[i];
-        rc = aclrt_stream_wait_until(r->s, r->submitted, deadline, r->fast_sync, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+        struct aclrt_stream_life life = {r->s, r->life};
+        rc = aclrt_stream_wait_until(&life, r->submitted, deadline, r->fast_sync, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
         if (rc != ACL_SUCCESS) {
             rc = aclrt_stream_wait_fail(r->s, rc, "the device", timeout_ms);
             goto out;

@@ -86,43 +86,19 @@ ACLRT_API aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitSta
     return ACL_SUCCESS;
 }
 
-/* A synchronizer's reason to stop early: the captured life is stopped (aclrtStreamStop). */
-static int aclrt_event_capture_stopped(void *data)
-{
-    const struct aclrt_event_view *v = (const struct aclrt_event_view *)data;
-    int why = aclrt_stream_stopped_check(v->stream);
-    /* The stop read is the captured life's only if the slot is still that life afterwards. */
-    return why != 0 && aclrt_event_capture_alive(v) ? why : 0;
-}
-
 /*
- * Wait until the captured work is done: aclrt_stream_wait_count for one life
- * of the stream. The completed count goes on across lives, so the wait
- * itself is the same whatever becomes of the stream; its early ends (a stop,
- * an abort that overlapped the wait) and the stream's FAST_SYNC spin are the
- * captured life's, and a slot that was reused meanwhile has none of them.
- * Returns ACL_SUCCESS, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_STREAM_ABORT
- * or ACL_ERROR_RT_TASK_ABORT_STOP, no message.
+ * Wait until the captured work is done: a wait on the captured life of the
+ * stream (stream_wait.h), with that life's FAST_SYNC spin. Returns
+ * ACL_SUCCESS, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_STREAM_ABORT,
+ * ACL_ERROR_RT_TASK_ABORT_STOP or ACL_ERROR_RT_DEV_SETUP_ERROR, no message.
  */
 static aclError aclrt_event_wait_capture(const struct aclrt_event_view *v, int32_t timeout_ms)
 {
-    struct aclrt_stream *s = v->stream;
-    if (ACLRT_LIKELY(aclrt_seq_reached(&s->completed, v->target)))
-        return ACL_SUCCESS;
-    uint32_t epoch = aclrt_stream_abort_epoch(s);
-    bool alive = aclrt_event_capture_alive(v); /* after the epoch: the epoch is this life's */
+    struct aclrt_stream_life life = {v->stream, v->stream_generation};
     uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
                                        : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
-    uint64_t spin = aclrt_rt.config.spin_ns;
-    if (v->info & ACLRT_EVENT_INFO_FAST_SYNC)
-        spin *= 50; /* as aclrt_stream_wait_count: "poll actively" */
-    int r = aclrt_seq_wait_until(&s->completed, v->target, deadline, spin, alive ? aclrt_event_capture_stopped : NULL,
-                                 (void *)v);
-    if (r != 0 && r != ACLRT_SEQ_TIMEOUT)
-        return r; /* stopped */
-    if (alive && aclrt_stream_aborted_since(s, epoch) && aclrt_event_capture_alive(v))
-        return ACL_ERROR_RT_STREAM_ABORT; /* even when it also timed out, as aclrt_stream_wait_count */
-    return r == ACLRT_SEQ_TIMEOUT ? ACL_ERROR_RT_EVENT_SYNC_TIMEOUT : ACL_SUCCESS;
+    return aclrt_stream_wait_until(&life, v->target, deadline, (v->info & ACLRT_EVENT_INFO_FAST_SYNC) != 0,
+                                   ACL_ERROR_RT_EVENT_SYNC_TIMEOUT);
 }
 
 /*

@@ -186,6 +186,25 @@ ACLRT_INLINE void aclrt_stream_kick(struct aclrt_stream *s)
 }
 
 /*
+ * A destroyed stream (DYING) that was IDLE, and so the destroyer's, still has
+ * tasks: make it READY and hand it to its backend, which runs or discards
+ * them and frees it. Launchers never schedule a DYING stream, so nobody
+ * else does. False if it was not IDLE (it was the destroyer's to free).
+ * Release: pairs with the acquire of the thread that takes it.
+ */
+ACLRT_INTERNAL bool aclrt_stream_schedule_dying(struct aclrt_stream *s)
+{
+    uint64_t w = atomic_load_explicit(&s->sched, memory_order_relaxed);
+    if (aclrt_stream_state(w) != ACLRT_SCHED_IDLE)
+        return false;
+    uint64_t ready = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_READY;
+    if (!atomic_compare_exchange_strong_explicit(&s->sched, &w, ready, memory_order_release, memory_order_relaxed))
+        return false;
+    aclrt_rt.backend->schedule(s->device, s);
+    return true;
+}
+
+/*
  * Wake a parked stream if it is still in the park that `park_seq` names.
  * Returns false for a stale note. The CAS (acq_rel) pairs with the parker's
  * release CAS to PARKED: whoever runs the stream next sees its blocked task.

@@ -148,13 +148,13 @@ ACLRT_INTERNAL void aclrt_stream_destroy_announced(struct aclrt_stream *s, uint3
     uint64_t dying = ACLRT_SCHED_DYING | (force ? ACLRT_SCHED_DISCARD : 0);
     if (aclrt_stream_change_flags(s, dying, 0, force) != ACLRT_SCHED_IDLE)
         return;
-    if (!aclrt_stream_idle(s)) { /* tasks submitted after the wait (a racing launch) */
-        uint64_t n = aclrt_stream_submitted(s) - aclrt_seq_read(&s->completed);
-        struct aclrt_task t;
-        while (aclrt_ring_pop(&s->ring, &t))
-            ;
-        aclrt_stream_complete(s, n);
-    }
+    /*
+     * Tasks submitted after the wait (a launch racing the destroy) go the way
+     * of a busy stream's: the backend runs them (forced: discards them, each
+     * dropped by its kind) and frees the stream when it lets go.
+     */
+    if (!aclrt_stream_idle(s) && aclrt_stream_schedule_dying(s))
+        return;
     aclrt_stream_free(s);
 }
 

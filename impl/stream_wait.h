@@ -37,46 +37,68 @@ ACLRT_INLINE bool aclrt_stream_aborted_since(const struct aclrt_stream *s, uint3
     return (w & (ACLRT_SCHED_DISCARD | ACLRT_SCHED_DYING)) == ACLRT_SCHED_DISCARD;
 }
 
-/* Checked while a synchronizer waits: a stopped stream will not get there. */
+/* A stream as one of its lives: waits whose waiter may outlive that life check it. */
+struct aclrt_stream_life {
+    struct aclrt_stream *s;
+    uint32_t generation; /* the slot's generation while that life lives */
+};
+
+/* Is the slot still that life? Acquire: pairs with the release that retires it (aclrt_table_retire). */
+ACLRT_INLINE bool aclrt_stream_life_alive(const struct aclrt_stream_life *l)
+{
+    return aclrt_slot_alive(&l->s->hdr, l->generation);
+}
+
+/*
+ * Checked while a synchronizer waits: the life it waits on is stopped short
+ * of the target. The stop read is that life's only if the slot is still
+ * that life afterwards (a new life of the slot is nobody's business here).
+ */
 static int aclrt_stream_stopped_check(void *data)
 {
-    const struct aclrt_stream *s = (const struct aclrt_stream *)data;
+    const struct aclrt_stream_life *l = (const struct aclrt_stream_life *)data;
     /* Relaxed: a reason to stop waiting, read again at every wake-up (aclrtStreamStop wakes the sleepers). */
-    uint64_t w = atomic_load_explicit(&s->sched, memory_order_relaxed);
+    uint64_t w = atomic_load_explicit(&l->s->sched, memory_order_relaxed);
     /* Stopped, and not being discarded (a destroy of a stopped stream discards its tasks: they will count). */
-    if ((w & (ACLRT_SCHED_STOPPED | ACLRT_SCHED_DISCARD)) == ACLRT_SCHED_STOPPED)
+    if ((w & (ACLRT_SCHED_STOPPED | ACLRT_SCHED_DISCARD)) == ACLRT_SCHED_STOPPED && aclrt_stream_life_alive(l))
         return ACL_ERROR_RT_TASK_ABORT_STOP;
     return 0;
 }
 
 /*
  * Wait until the stream's completed count reaches `target`, or until
- * `deadline` (absolute CLOCK_MONOTONIC ns, ACLRT_NO_DEADLINE: none).
- * `fast_sync`: the stream's ACL_STREAM_FAST_SYNC flag, which the caller
- * read while the stream was alive (a waiter that may outlive the stream's
- * life, such as a device synchronize, reads no field of it here). Returns
- * ACL_SUCCESS, `timeout_code`, ACL_ERROR_RT_STREAM_ABORT (an abort discarded
- * the work meanwhile), ACL_ERROR_RT_TASK_ABORT_STOP (the stream is stopped
- * short of it) or, in a forked child whose inherited runtime has no threads
- * left to do the work, ACL_ERROR_RT_DEV_SETUP_ERROR; no message:
- * aclrt_stream_wait_fail words it.
+ * `deadline` (absolute CLOCK_MONOTONIC ns, ACLRT_NO_DEADLINE: none). The
+ * count goes on across the slot's lives, so the wait itself is the same
+ * whatever becomes of the stream; its early ends (a stop, an abort that
+ * overlapped the wait) belong to the life `l` names, and a slot reused
+ * meanwhile has none of them. `fast_sync`: that life's ACL_STREAM_FAST_SYNC
+ * flag, read by the caller while it was alive (this reads no plain field of
+ * the stream). Returns ACL_SUCCESS, `timeout_code`, ACL_ERROR_RT_STREAM_ABORT
+ * (an abort discarded the work meanwhile), ACL_ERROR_RT_TASK_ABORT_STOP (the
+ * stream is stopped short of it) or, in a forked child whose inherited
+ * runtime has no threads left to do the work, ACL_ERROR_RT_DEV_SETUP_ERROR;
+ * no message: aclrt_stream_wait_fail words it.
  */
-ACLRT_INTERNAL aclError aclrt_stream_wait_until(struct aclrt_stream *s, uint64_t target, uint64_t deadline,
-                                                bool fast_sync, aclError timeout_code)
+ACLRT_INTERNAL aclError aclrt_stream_wait_until(const struct aclrt_stream_life *l, uint64_t target,
+                                                uint64_t deadline, bool fast_sync, aclError timeout_code)
 {
+    struct aclrt_stream *s = l->s;
     if (ACLRT_LIKELY(aclrt_seq_reached(&s->completed, target)))
         return ACL_SUCCESS;
     if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
         return ACL_ERROR_RT_DEV_SETUP_ERROR;
     uint32_t epoch = aclrt_stream_abort_epoch(s);
+    bool alive = aclrt_stream_life_alive(l); /* after the epoch: the epoch is this life's */
     uint64_t spin = aclrt_rt.config.spin_ns;
     if (fast_sync)
         spin *= 50; /* "poll actively": a long spin before sleeping */
-    int r = aclrt_seq_wait_until(&s->completed, target, deadline, spin, aclrt_stream_stopped_check, s);
+    int r = aclrt_seq_wait_until(&s->completed, target, deadline, spin, alive ? aclrt_stream_stopped_check : NULL,
+                                 (void *)l);
     if (r != 0 && r != ACLRT_SEQ_TIMEOUT)
         return r; /* stopped */
-    if (aclrt_stream_aborted_since(s, epoch))
-        return ACL_ERROR_RT_STREAM_ABORT; /* even when it also timed out: the wait was active during an abort */
+    /* Even when it also timed out: the wait was active during an abort. */
+    if (alive && aclrt_stream_aborted_since(s, epoch) && aclrt_stream_life_alive(l))
+        return ACL_ERROR_RT_STREAM_ABORT;
     return r == ACLRT_SEQ_TIMEOUT ? timeout_code : ACL_SUCCESS;
 }
 
@@ -88,7 +110,8 @@ ACLRT_INTERNAL aclError aclrt_stream_wait_count(struct aclrt_stream *s, uint64_t
         return ACL_SUCCESS;
     uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
                                        : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
-    return aclrt_stream_wait_until(s, target, deadline, (s->flags & ACL_STREAM_FAST_SYNC) != 0, timeout_code);
+    struct aclrt_stream_life l = {s, atomic_load_explicit(&s->hdr.generation, memory_order_relaxed)};
+    return aclrt_stream_wait_until(&l, target, deadline, (s->flags & ACL_STREAM_FAST_SYNC) != 0, timeout_code);
 }
 
 /* Word the failure of a wait on s (aclrt_stream_wait_count's codes); `what` names what was waited for. */
