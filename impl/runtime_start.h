@@ -52,7 +52,12 @@
 #define ACLRT_FORK_LIFECYCLE_WAIT_NS (20 * ACLRT_NS_PER_MS)
 
 static pthread_once_t aclrt_fork_once = PTHREAD_ONCE_INIT;
-static bool aclrt_fork_took_lifecycle; /* the forking thread's: prepare took the lifecycle lock */
+/*
+ * Prepare took the lifecycle lock: the forking thread's own (several threads
+ * may fork at once; each parent and child handler runs on the thread whose
+ * prepare ran, and the child's only thread is that one).
+ */
+static _Thread_local bool aclrt_fork_took_lifecycle;
 
 static void aclrt_fork_prepare(void)
 {
