@@ -11,6 +11,7 @@
 #   make             library checks (gcc and clang, C11 and C++17), tests, examples
 #   make dist        dist/aclrt.h: the whole library as one header
 #   make install     PREFIX=/usr/local: headers and aclrt.pc for pkg-config
+#   make test-reliability   tests/test_reliability.c in release, tsan and asan
 #   make deps        install (as root) or name the Debian packages needed
 #   make clean
 
@@ -41,7 +42,9 @@ export ASAN_OPTIONS ?= detect_leaks=1 abort_on_error=1
 export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 
 SOURCES := aclrt.h $(wildcard acl/*.h acl/*/*.h impl/*.h backends/*.h)
-TESTS := $(patsubst tests/%.c,%,$(filter-out tests/impl.c tests/tsan_negative.c,$(wildcard tests/test_*.c)))
+# tests/test_reliability.c is left out until the runtime fixes land (most of its
+# cases fail, some by hanging, on the current runtime): `make test-reliability`.
+TESTS := $(patsubst tests/%.c,%,$(filter-out tests/impl.c tests/tsan_negative.c tests/test_reliability.c,$(wildcard tests/test_*.c)))
 EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 
 # Debian packages: for the test suite, and in addition for the benchmark plots.
@@ -49,7 +52,8 @@ TEST_PKGS := gcc g++ clang make libck-dev libjsmn-dev liburcu-dev python3 python
 BENCH_PKGS := $(TEST_PKGS) gnuplot-nox
 
 .PHONY: all test bench deps deps-bench dist install check examples clean \
-        $(addprefix test-,$(VARIANTS)) test-cpp test-install test-negative
+        $(addprefix test-,$(VARIANTS)) test-cpp test-install test-negative \
+        test-reliability
 
 all: deps check $(foreach v,$(VARIANTS),$(addprefix $(BUILD)/$(v)/,$(TESTS))) examples
 
@@ -165,6 +169,16 @@ run-examples: examples
 # ---------------------------------------------------------------------------
 test: deps check $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install run-examples bench-smoke
 	@echo "make test: all passed"
+
+# ---------------------------------------------------------------------------
+# Reliability: tests/test_reliability.c (each case in a child process, killed
+# and reported past its bound) in release, tsan and asan. Every variant runs;
+# the target fails if any did.
+RELIABILITY_VARIANTS := release tsan asan
+
+test-reliability: $(addsuffix /test_reliability,$(addprefix $(BUILD)/,$(RELIABILITY_VARIANTS)))
+	@status=0; for v in $(RELIABILITY_VARIANTS); do echo "== reliability ($$v) =="; \
+	  ./$(BUILD)/$$v/test_reliability || status=1; done; exit $$status
 
 # ---------------------------------------------------------------------------
 # python: the `acl` extension module (pyACL's interface, python/*.c), built
