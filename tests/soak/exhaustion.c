@@ -85,7 +85,11 @@ struct ex_launcher {
 static void *ex_launcher_main(void *arg)
 {
     struct ex_launcher *l = (struct ex_launcher *)arg;
-    soak_thread_register("exhaustion launcher");
+    static struct soak_thread *slot; /* one launcher at a time: the slot is reused */
+    if (slot == NULL)
+        slot = soak_thread_register("exhaustion launcher");
+    else
+        soak_thread_adopt(slot);
     (void)aclrtSetCurrentContext(ex_ctx);
     for (long i = 0; i < l->n; i++) {
         aclError rc = SOAK_BLOCKING("aclrtLaunchHostFunc (into a full ring)", -1,

@@ -52,7 +52,7 @@
 static aclrtContext lt_ctx;         /* device 0 */
 static aclrtStream lt_a, lt_b;      /* streams of lt_ctx */
 static aclrtContext lt_fail_home;   /* device 2: where completed events live */
-static atomic_long lt_runs[16];
+static atomic_long lt_runs[16], lt_violations[16];
 static atomic_long lt_started_after_force; /* tasks seen starting just after a force destroy returned */
 static const char *const lt_names[] = {
     "event_destroy", "stream_destroy", "waiter_destroy", "notify_destroy", "callback_abort", "reset_device",
@@ -546,6 +546,7 @@ void *lifetime_thread(void *arg)
         int k = (int)soak_pick(&rng, LT_SCENARIOS);
         if (soak_skipped(lt_names[k]))
             continue;
+        long before = soak_violations_total();
         switch (k) {
         case 0: sc_event_destroy(&rng); break;
         case 1: sc_stream_destroy(&rng); break;
@@ -560,6 +561,7 @@ void *lifetime_thread(void *arg)
         default: sc_teardown_parked(&rng, true); break;
         }
         atomic_fetch_add(&lt_runs[k], 1);
+        atomic_fetch_add(&lt_violations[k], soak_violations_total() - before); /* roughly: other concerns run too */
         soak_count(SO_LIFETIME);
         (void)aclrtSetCurrentContext(lt_ctx);
     }
@@ -575,7 +577,10 @@ void lifetime_summary(void)
         return;
     printf("lifetime scenarios:");
     for (int k = 0; k < LT_SCENARIOS; k++)
-        printf(" %s %ld,", lt_names[k], atomic_load(&lt_runs[k]));
+        if (atomic_load(&lt_violations[k]) != 0)
+            printf(" %s %ld (violations %ld),", lt_names[k], atomic_load(&lt_runs[k]), atomic_load(&lt_violations[k]));
+        else
+            printf(" %s %ld,", lt_names[k], atomic_load(&lt_runs[k]));
     printf(" (tasks that started just after a force destroy of their stream returned: %ld)\n",
            atomic_load(&lt_started_after_force));
 }

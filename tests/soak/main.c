@@ -22,7 +22,9 @@
  * memory in quarantine, so there it is reported only).
  *
  * Environment: SOAK_SECONDS (60), SOAK_SEED, SOAK_WORKERS (6), SOAK_STREAMS
- * (16), SOAK_EVENTS (24), SOAK_BOUND_MS, SOAK_SKIP=<scenario,...>,
+ * (16), SOAK_EVENTS (24), SOAK_BOUND_MS, SOAK_NOISE (0: CPU-burning
+ * threads that make preemption at unlucky points likely),
+ * SOAK_SKIP=<scenario,...>,
  * SOAK_ONLY=<concern,...> (workload, fuzz, lifetime, exhaustion, signals,
  * fork, timeouts, children), SOAK_VERBOSE=1.
  */
@@ -31,6 +33,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/wait.h>
@@ -169,6 +172,13 @@ struct soak_thread *soak_thread_register(const char *fmt, ...)
     atomic_store(&t->op, NULL);
     soak_me = t;
     return t;
+}
+
+void soak_thread_adopt(struct soak_thread *t)
+{
+    t->self = pthread_self();
+    atomic_store(&t->op, NULL);
+    soak_me = t;
 }
 
 struct soak_thread *soak_self(void)
@@ -409,6 +419,11 @@ static void configure(void)
     const char *seed = getenv("SOAK_SEED");
     soak_cfg.seed = seed != NULL && *seed != '\0' ? strtoull(seed, NULL, 0) : (uint64_t)time(NULL) * 2654435761u;
     soak_cfg.workers = (int)env_double("SOAK_WORKERS", 6);
+    soak_cfg.noise = (int)env_double("SOAK_NOISE", 0);
+    if (soak_cfg.noise < 0)
+        soak_cfg.noise = 0;
+    if (soak_cfg.noise > 32)
+        soak_cfg.noise = 32;
     soak_cfg.streams = (int)env_double("SOAK_STREAMS", 16);
     soak_cfg.events = (int)env_double("SOAK_EVENTS", 24);
     soak_cfg.bound_ms = (uint64_t)env_double("SOAK_BOUND_MS", SOAK_SANITIZED ? 80000 : 20000);
@@ -427,6 +442,27 @@ static void configure(void)
         soak_cfg.events = 1;
     if (soak_cfg.events > 256)
         soak_cfg.events = 256;
+}
+
+/*
+ * Noise (SOAK_NOISE threads): CPU burners in bursts of 0.1..5 ms, so that
+ * runtime and soak threads are preempted at unlucky points, as on a
+ * machine loaded by other programs (where the runtime's stalls showed up
+ * first).
+ */
+static void *noise_main(void *arg)
+{
+    uint64_t rng = soak_cfg.seed ^ (0x4015Eu + (uint64_t)(intptr_t)arg);
+    while (soak_running()) {
+        uint64_t end = soak_now_ns() + 100000 + soak_pick(&rng, 4900000);
+        while (soak_now_ns() < end)
+            ;
+        if (soak_pick(&rng, 2))
+            sched_yield();
+        else
+            soak_sleep_us((unsigned)soak_pick(&rng, 2000));
+    }
+    return NULL;
 }
 
 static int child_main(const char *mode, uint64_t seed)
@@ -492,7 +528,7 @@ int main(int argc, char **argv)
     if (soak_concern_on("timeouts"))
         timeouts_measure_idle(2.0); /* before anything else runs */
 
-    pthread_t threads[64];
+    pthread_t threads[128];
     int nt = 0;
     run_start_ns = soak_now_ns();
     pthread_t rss_thread;
@@ -513,6 +549,8 @@ int main(int argc, char **argv)
         pthread_create(&threads[nt++], NULL, signal_thread, NULL);
     if (soak_concern_on("fork"))
         pthread_create(&threads[nt++], NULL, fork_thread, NULL);
+    for (intptr_t i = 0; i < soak_cfg.noise; i++)
+        pthread_create(&threads[nt++], NULL, noise_main, (void *)i);
 
     /* The random phase; the children (rlimit, lifecycle order) run from here meanwhile. */
     uint64_t end = run_start_ns + (uint64_t)(soak_cfg.seconds * 1e9);

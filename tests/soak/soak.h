@@ -49,6 +49,7 @@ struct soak_config {
     double seconds;         /* SOAK_SECONDS: length of the random phase */
     uint64_t seed;          /* SOAK_SEED */
     int workers;            /* SOAK_WORKERS: workload threads */
+    int noise;              /* SOAK_NOISE: CPU-burning threads (preemption at unlucky points) */
     int streams;            /* SOAK_STREAMS: workload streams */
     int events;             /* SOAK_EVENTS: workload events */
     uint64_t bound_ms;      /* SOAK_BOUND_MS: how long one blocking call may take */
@@ -151,6 +152,8 @@ extern atomic_int soak_nthreads;
 
 struct soak_thread *soak_thread_register(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct soak_thread *soak_self(void);
+/* A short-lived thread takes over a slot a predecessor registered (the registry is never emptied). */
+void soak_thread_adopt(struct soak_thread *t);
 void soak_block_begin(const char *op, int stream, uint64_t bound_ms);
 void soak_block_end(void);
 /* The default bound of one blocking call, in ms (scaled under sanitizers). */
