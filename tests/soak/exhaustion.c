@@ -43,7 +43,7 @@ int exhaustion_setup(void)
 {
     aclError rc = aclrtCreateContext(&ex_ctx, SOAK_DEV_FUZZ);
     if (rc != ACL_SUCCESS) {
-        fprintf(stderr, "exhaustion setup: %d %s\n", rc, aclGetRecentErrMsg());
+        fprintf(stderr, "exhaustion setup: %d %s\n", rc, soak_error_line());
         return 1;
     }
     return 0;
@@ -54,7 +54,7 @@ int exhaustion_setup(void)
         aclError ex_rc_ = SOAK_BLOCKING(what, -1, (call));                                                  \
         if (ex_rc_ != ACL_SUCCESS) {                                                                        \
             soak_violation(SV_EXHAUSTION, "%s: %s returned %d: %s", scenario, what, ex_rc_,                 \
-                           aclGetRecentErrMsg());                                                           \
+                           soak_error_line());                                                           \
             return;                                                                                         \
         }                                                                                                   \
     } while (0)
@@ -203,7 +203,7 @@ static void sc_quota(int which)
     soak_block_end();
     if (rc != want[which])
         soak_violation(SV_EXHAUSTION, "%s: creation number %ld failed with %d, not the quota code %d: %s", scenario,
-                       n + 1, rc, want[which], aclGetRecentErrMsg());
+                       n + 1, rc, want[which], soak_error_line());
     long *max = which == 0 ? &ex_max_streams : which == 1 ? &ex_max_events : &ex_max_notifies;
     if (n > *max)
         *max = n;
@@ -424,7 +424,7 @@ int exhaustion_rlimit_child(void)
                     rc = aclrtSynchronizeStream(h);
                 if (rc != ACL_SUCCESS && !soak_code_in(rc, ok_codes)) {
                     fprintf(stderr, "rlimit child: a task on stream %ld under the limit: %d %s\n", n[kind], rc,
-                            aclGetRecentErrMsg());
+                            soak_error_line());
                     failures++;
                 }
             }
@@ -432,7 +432,7 @@ int exhaustion_rlimit_child(void)
         if (!soak_code_in(rc, ok_codes)) {
             fprintf(stderr, "rlimit child: %s number %ld under RLIMIT_AS failed with %d (not a documented code): %s\n",
                     kind == 0 ? "stream" : kind == 1 ? "event" : "1 MiB allocation", n[kind] + 1, rc,
-                    aclGetRecentErrMsg());
+                    soak_error_line());
             failures++;
         }
         for (long i = 0; i < n[kind]; i++) {

@@ -275,7 +275,7 @@ static int wl_submit(struct wl_stream *st, const struct wl_task_spec *spec)
     }
     if (rc != ACL_SUCCESS) {
         soak_violation(SV_CODE, "stream %d: launch of task %llu returned %d: %s", st->index, (unsigned long long)seq, rc,
-                       aclGetRecentErrMsg());
+                       soak_error_line());
         atomic_store_explicit(&sl->seq, 0, memory_order_relaxed);
         return 0;
     }
@@ -326,7 +326,7 @@ static void op_record(struct wl_stream *st, struct wl_event *ev, int ei)
         ev->cap_seq = st->last_seq;
     } else {
         soak_violation(SV_CODE, "event %d (%s): record on stream %d returned %d: %s", ei, ev_flavour_names[ev->flavour],
-                       st->index, rc, aclGetRecentErrMsg());
+                       st->index, rc, soak_error_line());
     }
     pthread_mutex_unlock(&ev->lock);
     pthread_mutex_unlock(&st->lock);
@@ -352,7 +352,7 @@ static void op_wait(uint64_t *rng, struct wl_stream *st, struct wl_event *ev, in
         soak_count(SO_WAIT);
         if (rc != ACL_SUCCESS) {
             soak_violation(SV_CODE, "event %d (%s): wait on stream %d returned %d: %s", ei,
-                           ev_flavour_names[ev->flavour], st->index, rc, aclGetRecentErrMsg());
+                           ev_flavour_names[ev->flavour], st->index, rc, soak_error_line());
         } else {
             struct wl_task_spec spec = wl_random_spec(rng);
             spec.fail = 0;
@@ -428,7 +428,7 @@ static void op_sync_stream(uint64_t *rng, struct wl_stream *st)
         /* an abort or stop of this stream overlapped the call */
     } else {
         soak_violation(SV_CODE, "stream %d: synchronize returned %d (no abort, stop%s overlapped it): %s", st->index, rc,
-                       atomic_load(&st->fail_launched) ? "" : " or failing kernel", aclGetRecentErrMsg());
+                       atomic_load(&st->fail_launched) ? "" : " or failing kernel", soak_error_line());
     }
 }
 
@@ -481,7 +481,7 @@ static void op_sync_event(uint64_t *rng, struct wl_event *ev, int ei)
     } else if (cs >= 0 && soak_code_in(rc, wl_control_codes) && wl_ctl_overlapped(cs, w)) {
     } else {
         soak_violation(SV_CODE, "event %d (%s, captured on stream %d): synchronize returned %d: %s", ei,
-                       ev_flavour_names[ev->flavour], cs, rc, aclGetRecentErrMsg());
+                       ev_flavour_names[ev->flavour], cs, rc, soak_error_line());
     }
     pthread_mutex_unlock(&ev->lock);
 }
@@ -523,7 +523,7 @@ static void op_query_event(uint64_t *rng, struct wl_event *ev, int ei)
     soak_count(SO_QUERY);
     if (rc != ACL_SUCCESS)
         soak_violation(SV_CODE, "event %d (%s): query returned %d: %s", ei, ev_flavour_names[ev->flavour], rc,
-                       aclGetRecentErrMsg());
+                       soak_error_line());
     else if (complete && cs >= 0 && !wl_covered(cs, cq))
         soak_violation(SV_EARLY_SYNC, "event %d (%s): query said COMPLETE before stream %d's task %llu finished", ei,
                        ev_flavour_names[ev->flavour], cs, (unsigned long long)cq);
@@ -565,7 +565,7 @@ static void op_sync_device(uint64_t *rng)
         atomic_fetch_add(&wl_sync_failures_seen, 1);
     } else if (soak_code_in(rc, wl_control_codes) && wl_ctl_overlapped(-1, w)) {
     } else {
-        soak_violation(SV_CODE, "aclrtSynchronizeDevice returned %d: %s", rc, aclGetRecentErrMsg());
+        soak_violation(SV_CODE, "aclrtSynchronizeDevice returned %d: %s", rc, soak_error_line());
     }
 }
 
@@ -593,7 +593,7 @@ static void op_abort(struct wl_stream *st)
     aclError rc = SOAK_BLOCKING("aclrtStreamAbort", st->index, aclrtStreamAbort(st->handle));
     soak_count(SO_ABORT);
     if (rc != ACL_SUCCESS)
-        soak_violation(SV_CODE, "stream %d: aclrtStreamAbort returned %d: %s", st->index, rc, aclGetRecentErrMsg());
+        soak_violation(SV_CODE, "stream %d: aclrtStreamAbort returned %d: %s", st->index, rc, soak_error_line());
     wl_ctl_end(st);
     pthread_mutex_unlock(&st->lock);
 }
@@ -605,7 +605,7 @@ static void op_stop_then_abort(uint64_t *rng, struct wl_stream *st)
     aclError rc = SOAK_BLOCKING("aclrtStreamStop", st->index, aclrtStreamStop(st->handle));
     soak_count(SO_STOP);
     if (rc != ACL_SUCCESS)
-        soak_violation(SV_CODE, "stream %d: aclrtStreamStop returned %d: %s", st->index, rc, aclGetRecentErrMsg());
+        soak_violation(SV_CODE, "stream %d: aclrtStreamStop returned %d: %s", st->index, rc, soak_error_line());
     atomic_store_explicit(&st->stopped, 1, memory_order_release); /* pairs with the acquire in wl_task_begin */
     /*
      * Submissions to a stopped stream are queued, not run; the abort below
@@ -632,7 +632,7 @@ static void op_stop_then_abort(uint64_t *rng, struct wl_stream *st)
     soak_count(SO_ABORT);
     if (rc != ACL_SUCCESS)
         soak_violation(SV_CODE, "stream %d: aclrtStreamAbort after a stop returned %d: %s", st->index, rc,
-                       aclGetRecentErrMsg());
+                       soak_error_line());
     atomic_store_explicit(&st->stopped, 0, memory_order_relaxed);
     wl_ctl_end(st);
     pthread_mutex_unlock(&st->lock);
@@ -670,7 +670,7 @@ int workload_setup(void)
     if (rc == ACL_SUCCESS)
         rc = aclrtExceptionInfoCallbackRegister(wl_exception_cb);
     if (rc != ACL_SUCCESS) {
-        fprintf(stderr, "workload setup: %d %s\n", rc, aclGetRecentErrMsg());
+        fprintf(stderr, "workload setup: %d %s\n", rc, soak_error_line());
         return 1;
     }
     return 0;
@@ -692,6 +692,7 @@ void *workload_thread(void *arg)
         int ei = (int)soak_pick(&rng, (uint64_t)wl_nevents);
         struct wl_event *ev = &wl_events[ei];
         unsigned r = (unsigned)soak_pick(&rng, 1000);
+        (void)aclGetRecentErrMsg(); /* what the previous operation's expected failures left */
         if (r < 400)
             op_launch(&rng, st, 1);
         else if (r < 405)
@@ -732,11 +733,11 @@ void workload_drain_and_check(void)
         pthread_mutex_lock(&st->lock);
         aclError rc = SOAK_BLOCKING("aclrtSynchronizeStream (drain)", k, aclrtSynchronizeStream(st->handle));
         if (rc != ACL_SUCCESS && !(rc == SOAK_FAIL_CODE && atomic_load(&st->fail_launched) > 0))
-            soak_violation(SV_CODE, "drain: stream %d: synchronize returned %d: %s", k, rc, aclGetRecentErrMsg());
+            soak_violation(SV_CODE, "drain: stream %d: synchronize returned %d: %s", k, rc, soak_error_line());
         rc = SOAK_BLOCKING("aclrtSynchronizeStream (drain, again)", k, aclrtSynchronizeStream(st->handle));
         if (rc != ACL_SUCCESS)
             soak_violation(SV_CODE, "drain: stream %d: a second synchronize returned %d (a failure is reported once): %s",
-                           k, rc, aclGetRecentErrMsg());
+                           k, rc, soak_error_line());
         if (!wl_covered(k, st->last_seq))
             soak_violation(SV_EARLY_SYNC, "drain: stream %d synchronized but finished only up to %llu of %llu", k,
                            (unsigned long long)atomic_load(&st->completed), (unsigned long long)st->last_seq);
@@ -746,7 +747,7 @@ void workload_drain_and_check(void)
     }
     aclError rc = SOAK_BLOCKING("aclrtSynchronizeDevice (drain)", -1, aclrtSynchronizeDevice());
     if (rc != ACL_SUCCESS && rc != SOAK_FAIL_CODE)
-        soak_violation(SV_CODE, "drain: aclrtSynchronizeDevice returned %d: %s", rc, aclGetRecentErrMsg());
+        soak_violation(SV_CODE, "drain: aclrtSynchronizeDevice returned %d: %s", rc, soak_error_line());
     long exceptions = atomic_load(&wl_exceptions_dev0), failed = atomic_load(&wl_fail_ran);
     if (exceptions != failed)
         soak_violation(SV_CODE, "%ld failing host kernels ran on device 0, but the exception callback heard of %ld",

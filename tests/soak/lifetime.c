@@ -97,12 +97,30 @@ static void lt_count_fn(void *arg)
     atomic_fetch_add((atomic_long *)arg, 1);
 }
 
+/*
+ * Calls that may discard device-0 work (force destroys, resets and context
+ * destroys discard what is parked for good) make synchronizers of that
+ * work, device synchronizes included, return ACL_ERROR_RT_STREAM_ABORT: the
+ * workload's checks accept that code while one of these is in progress.
+ */
+#define LT_DISCARDING(what, call)                                                                           \
+    do {                                                                                                    \
+        atomic_fetch_add(&soak_dev0_ctl_begin, 1);                                                          \
+        aclError lt_drc_ = SOAK_BLOCKING(what, -1, (call));                                                 \
+        atomic_fetch_add(&soak_dev0_ctl_end, 1);                                                            \
+        if (lt_drc_ != ACL_SUCCESS) {                                                                       \
+            soak_violation(SV_CODE, "lifetime %s: %s returned %d: %s", scenario, what, lt_drc_,             \
+                           soak_error_line());                                                              \
+            return;                                                                                         \
+        }                                                                                                   \
+    } while (0)
+
 #define LT_OK(what, call)                                                                                   \
     do {                                                                                                    \
         aclError lt_rc_ = SOAK_BLOCKING(what, -1, (call));                                                  \
         if (lt_rc_ != ACL_SUCCESS) {                                                                        \
             soak_violation(SV_CODE, "lifetime %s: %s returned %d: %s", scenario, what, lt_rc_,              \
-                           aclGetRecentErrMsg());                                                           \
+                           soak_error_line());                                                           \
             return;                                                                                         \
         }                                                                                                   \
     } while (0)
@@ -117,7 +135,7 @@ int lifetime_setup(void)
     if (rc == ACL_SUCCESS)
         rc = aclrtCreateContext(&lt_fail_home, SOAK_DEV_FAIL);
     if (rc != ACL_SUCCESS) {
-        fprintf(stderr, "lifetime setup: %d %s\n", rc, aclGetRecentErrMsg());
+        fprintf(stderr, "lifetime setup: %d %s\n", rc, soak_error_line());
         return 1;
     }
     return 0;
@@ -176,7 +194,7 @@ static void sc_stream_destroy(uint64_t *rng)
     LT_OK("aclrtStreamWaitEvent", aclrtStreamWaitEvent(lt_b, e));
     LT_OK("aclrtLaunchHostFunc (probe)", aclrtLaunchHostFunc(lt_b, lt_probe_fn, &p));
     if (force)
-        LT_OK("aclrtDestroyStreamForce", aclrtDestroyStreamForce(a));
+        LT_DISCARDING("aclrtDestroyStreamForce", aclrtDestroyStreamForce(a));
     else
         LT_OK("aclrtDestroyStream", aclrtDestroyStream(a));
     int started_at_destroy = atomic_load(&w.started);
@@ -223,7 +241,7 @@ static void sc_waiter_destroy(uint64_t *rng)
     LT_OK("aclrtRecordEvent", aclrtRecordEvent(e, lt_a));
     LT_OK("aclrtStreamWaitEvent", aclrtStreamWaitEvent(b, e));
     LT_OK("aclrtLaunchHostFunc (probe)", aclrtLaunchHostFunc(b, lt_probe_fn, &p));
-    LT_OK("aclrtDestroyStreamForce (the waiter)", aclrtDestroyStreamForce(b));
+    LT_DISCARDING("aclrtDestroyStreamForce (the waiter)", aclrtDestroyStreamForce(b));
     int ran_at_destroy = atomic_load(&p.ran);
     LT_OK("aclrtSynchronizeStream (W)", aclrtSynchronizeStream(lt_a));
     LT_OK("aclrtDestroyEvent", aclrtDestroyEvent(e));
@@ -304,26 +322,26 @@ static void sc_callback_abort(uint64_t *rng)
         sched_yield();
     aclError rc = aclrtSubscribeReport((uint64_t)r.thread, c);
     if (rc != ACL_SUCCESS)
-        soak_violation(SV_CODE, "callback_abort: aclrtSubscribeReport returned %d: %s", rc, aclGetRecentErrMsg());
+        soak_violation(SV_CODE, "callback_abort: aclrtSubscribeReport returned %d: %s", rc, soak_error_line());
     struct lt_work w = {0, 0, (unsigned)soak_pick(rng, 500)};
     (void)aclrtLaunchHostFunc(c, lt_work_fn, &w);
     for (intptr_t i = 0; i < LT_CALLBACKS && rc == ACL_SUCCESS; i++) {
         rc = aclrtLaunchCallback(lt_callback, (void *)i, soak_pick(rng, 2) ? ACL_CALLBACK_BLOCK : ACL_CALLBACK_NO_BLOCK, c);
         if (rc != ACL_SUCCESS)
-            soak_violation(SV_CODE, "callback_abort: aclrtLaunchCallback returned %d: %s", rc, aclGetRecentErrMsg());
+            soak_violation(SV_CODE, "callback_abort: aclrtLaunchCallback returned %d: %s", rc, soak_error_line());
     }
     atomic_fetch_add(&soak_dev0_ctl_begin, 1);
     rc = SOAK_BLOCKING("aclrtStreamAbort (callbacks pending)", -1, aclrtStreamAbort(c));
     atomic_fetch_add(&soak_dev0_ctl_end, 1);
     soak_count(SO_ABORT);
     if (rc != ACL_SUCCESS)
-        soak_violation(SV_CODE, "callback_abort: aclrtStreamAbort returned %d: %s", rc, aclGetRecentErrMsg());
+        soak_violation(SV_CODE, "callback_abort: aclrtStreamAbort returned %d: %s", rc, soak_error_line());
     rc = aclrtLaunchCallback(lt_callback, (void *)(intptr_t)LT_CALLBACKS, ACL_CALLBACK_BLOCK, c);
     if (rc != ACL_SUCCESS)
         soak_violation(SV_CODE, "callback_abort: aclrtLaunchCallback after the abort returned %d", rc);
     rc = SOAK_BLOCKING("aclrtSynchronizeStream (callback after abort)", -1, aclrtSynchronizeStream(c));
     if (rc != ACL_SUCCESS)
-        soak_violation(SV_CODE, "callback_abort: synchronize after the abort returned %d: %s", rc, aclGetRecentErrMsg());
+        soak_violation(SV_CODE, "callback_abort: synchronize after the abort returned %d: %s", rc, soak_error_line());
     if (atomic_load(&lt_cb_runs[LT_CALLBACKS]) != 1)
         soak_violation(SV_LIFETIME, "callback_abort: a BLOCK callback launched after the abort ran %d times by the "
                                     "time its stream synchronized",
@@ -363,9 +381,9 @@ static void sc_reset_device(uint64_t *rng)
     LT_OK("aclrtLaunchHostFunc (NULL: the default stream)", aclrtLaunchHostFunc(NULL, lt_count_fn, &ran));
     launched++;
     if (force)
-        LT_OK("aclrtResetDeviceForce", aclrtResetDeviceForce(SOAK_DEV_WORK));
+        LT_DISCARDING("aclrtResetDeviceForce", aclrtResetDeviceForce(SOAK_DEV_WORK));
     else
-        LT_OK("aclrtResetDevice", aclrtResetDevice(SOAK_DEV_WORK));
+        LT_DISCARDING("aclrtResetDevice", aclrtResetDevice(SOAK_DEV_WORK));
     if (atomic_load(&ran) != launched)
         soak_violation(SV_LIFETIME, "reset_device%s: %ld of the %ld tasks of the default context ran before the "
                                     "reset returned",
@@ -395,7 +413,7 @@ static void sc_context_destroy(uint64_t *rng)
             LT_OK("aclrtStreamWaitEvent", aclrtStreamWaitEvent(s[(i + 1) % 3], e[i % 2]));
         }
     }
-    LT_OK("aclrtDestroyContext", aclrtDestroyContext(c));
+    LT_DISCARDING("aclrtDestroyContext", aclrtDestroyContext(c));
     if (atomic_load(&ran) != launched)
         soak_violation(SV_LIFETIME, "context_destroy: %ld of %ld tasks ran before aclrtDestroyContext returned",
                        atomic_load(&ran), launched);
@@ -526,11 +544,11 @@ static void sc_teardown_parked(uint64_t *rng, bool context)
     LT_OK("aclrtStreamWaitEvent (never recorded)", aclrtStreamWaitEvent(s, e));
     LT_OK("aclrtLaunchHostFunc", aclrtLaunchHostFunc(s, lt_count_fn, &ran));
     if (context)
-        LT_OK("aclrtDestroyContext (a stream parked for good)", aclrtDestroyContext(c));
+        LT_DISCARDING("aclrtDestroyContext (a stream parked for good)", aclrtDestroyContext(c));
     else if (soak_pick(rng, 2))
-        LT_OK("aclrtResetDevice (a stream parked for good)", aclrtResetDevice(SOAK_DEV_WORK));
+        LT_DISCARDING("aclrtResetDevice (a stream parked for good)", aclrtResetDevice(SOAK_DEV_WORK));
     else
-        LT_OK("aclrtResetDeviceForce (a stream parked for good)", aclrtResetDeviceForce(SOAK_DEV_WORK));
+        LT_DISCARDING("aclrtResetDeviceForce (a stream parked for good)", aclrtResetDeviceForce(SOAK_DEV_WORK));
     LT_OK("aclrtSetCurrentContext", aclrtSetCurrentContext(lt_ctx));
 }
 

@@ -114,6 +114,20 @@ bool soak_concern_on(const char *name)
     return soak_cfg.only == NULL || *soak_cfg.only == '\0' || list_has(soak_cfg.only, name);
 }
 
+const char *soak_error_line(void)
+{
+    static _Thread_local char line[512];
+    const char *m = aclGetRecentErrMsg();
+    if (m == NULL)
+        return "(none)";
+    size_t n = strcspn(m, "\n");
+    if (n >= sizeof line)
+        n = sizeof line - 1;
+    memcpy(line, m, n);
+    line[n] = '\0';
+    return line;
+}
+
 bool soak_code_in(aclError rc, const int *codes)
 {
     if (rc == ACL_SUCCESS)

@@ -167,6 +167,9 @@ uint64_t soak_bound_ms(void);
         soak_rc_;                                                                                         \
     })
 
+/* The newest line of the calling thread's recent-error text (clears the text); "(none)" if there is none. */
+const char *soak_error_line(void);
+
 /* Code checks: `rc` must be one of the listed codes (ACL_SUCCESS is always allowed), -1 ends the list. */
 bool soak_code_in(aclError rc, const int *codes);
 #define SOAK_CODES(...) ((const int[]){__VA_ARGS__, -1})

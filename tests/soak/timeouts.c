@@ -62,7 +62,7 @@ int timeouts_setup(void)
     if (rc == ACL_SUCCESS)
         rc = aclrtRecordEvent(to_behind, to_parked);
     if (rc != ACL_SUCCESS) {
-        fprintf(stderr, "timeouts setup: %d %s\n", rc, aclGetRecentErrMsg());
+        fprintf(stderr, "timeouts setup: %d %s\n", rc, soak_error_line());
         return 1;
     }
     to_ready = 1;
@@ -75,7 +75,7 @@ static void to_subscribe(bool on)
     aclError r1 = on ? aclrtSubscribeReport(me, to_quiet_report) : aclrtUnSubscribeReport(me, to_quiet_report);
     aclError r2 = on ? aclrtSubscribeHostFunc(me, to_quiet_host) : aclrtUnSubscribeHostFunc(me, to_quiet_host);
     if (r1 != ACL_SUCCESS || r2 != ACL_SUCCESS)
-        soak_violation(SV_CODE, "timeouts: (un)subscribing returned %d / %d: %s", r1, r2, aclGetRecentErrMsg());
+        soak_violation(SV_CODE, "timeouts: (un)subscribing returned %d / %d: %s", r1, r2, soak_error_line());
 }
 
 static void to_measure_one(uint64_t *rng, struct to_samples *into)
@@ -98,7 +98,7 @@ static void to_measure_one(uint64_t *rng, struct to_samples *into)
     soak_count(SO_TIMEOUT_CALL);
     if (rc != to_codes[kind])
         soak_violation(SV_CODE, "timeouts: %s(%d ms) on work that never finishes returned %d after %.3f ms: %s",
-                       to_names[kind], t, rc, took / 1e6, aclGetRecentErrMsg());
+                       to_names[kind], t, rc, took / 1e6, soak_error_line());
     uint64_t want = (uint64_t)t * 1000000u;
     if (took < want) {
         soak_violation(SV_TIMEOUT_EARLY, "timeouts: %s(%d ms) returned %d after %.3f ms", to_names[kind], t, rc,
@@ -151,7 +151,7 @@ void timeouts_finish(void)
     if (rc == ACL_SUCCESS)
         rc = SOAK_BLOCKING("aclrtSynchronizeStream (timeouts drain)", -1, aclrtSynchronizeStream(to_parked));
     if (rc != ACL_SUCCESS)
-        soak_violation(SV_CODE, "timeouts: releasing the parked stream: %d %s", rc, aclGetRecentErrMsg());
+        soak_violation(SV_CODE, "timeouts: releasing the parked stream: %d %s", rc, soak_error_line());
 }
 
 static int cmp_u32(const void *a, const void *b)
