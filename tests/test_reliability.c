@@ -174,7 +174,7 @@ static void run_isolated(const char *name, void (*fn)(void), double bound_factor
 #define RUN_ISOLATED(name, factor) run_isolated(#name, name, factor)
 
 /* ------------------------------------------------------------------------
- * Helpers
+ * Common pieces
  * ------------------------------------------------------------------------ */
 
 static void count_fn(void *arg)

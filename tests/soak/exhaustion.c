@@ -4,8 +4,8 @@
  * One thread picks a scenario at random (SOAK_SKIP=<name> leaves one out):
  *
  *   ring_full      a stream parked on an unrecorded legacy event takes
- *                  3,000 launches from a helper thread (the ring holds
- *                  1,023: the helper waits for room), then the event is
+ *                  3,000 launches from a launcher thread (the ring holds
+ *                  1,023: the launcher waits for room), then the event is
  *                  recorded: every task runs, once, in order.
  *   self_full      a host function launches 1,500 tasks into its own stream:
  *                  each launch succeeds or returns
@@ -119,7 +119,7 @@ static void sc_ring_full(uint64_t *rng)
     pthread_t t;
     if (pthread_create(&t, NULL, ex_launcher_main, &l) != 0)
         return;
-    /* Let the helper fill the ring (pacing only: the outcome does not depend on it). */
+    /* Let the launcher fill the ring (pacing only: the outcome does not depend on it). */
     for (int i = 0; i < 200 && atomic_load(&l.launched) < 1000; i++)
         soak_sleep_us(1000);
     EX_OK("aclrtRecordEvent (releases the stream)", aclrtRecordEvent(e, other));
