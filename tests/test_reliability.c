@@ -48,6 +48,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -141,6 +142,7 @@ static void run_isolated(const char *name, void (*fn)(void), double bound_factor
         return;
     }
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* a case never outlives the suite */
         check_failures = 0; /* the child counts its own */
         unsetenv("CHECK_VERBOSE"); /* the parent says "ok", with the time taken */
         check_run(name, fn);
@@ -815,8 +817,10 @@ TEST(a_forked_child_gets_errors_instead_of_hangs_and_can_start_over)
     step("waiting for the forked child");
     pid_t pid = fork();
     CHECK(pid >= 0);
-    if (pid == 0)
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlives the case */
         fork_child(s, e);
+    }
     int status = 0;
     int ended = wait_or_kill(pid, mono_s() + bound_s() / 2, &status);
     if (!ended)

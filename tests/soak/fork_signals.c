@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -191,8 +192,10 @@ void *fork_thread(void *arg)
         pid_t pid = fork();
         if (pid < 0)
             continue;
-        if (pid == 0)
+        if (pid == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL); /* a hung child never outlives the run (the watchdog's exit included) */
             fk_child();
+        }
         soak_count(SO_FORK);
         atomic_fetch_add(&fork_count, 1);
         uint64_t deadline = soak_now_ns() + 10000000000ull;

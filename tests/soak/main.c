@@ -36,6 +36,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -327,6 +328,7 @@ int soak_run_child(const char *mode, uint64_t seed, double bound_s, char *why, s
         return -1;
     }
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlives the run */
         char *argv[] = {self_path, (char *)"--child", (char *)mode, seed_text, NULL};
         execv(self_path, argv);
         _exit(127);
