@@ -12,6 +12,8 @@
 #   make             library checks (gcc and clang, C11 and C++17), tests, examples
 #   make dist        dist/aclrt.h: the whole library as one header
 #   make install     PREFIX=/usr/local: headers and aclrt.pc for pkg-config
+#   make soak        a bounded reliability run (SOAK_SECONDS=60, SOAK_VARIANT=release|tsan|asan)
+#   make test-reliability   tests/test_reliability.c in release, tsan and asan
 #   make deps        install (as root) or name the Debian packages needed
 #   make check-layering  no dependency cycle between the files of impl/ and
 #                    backends/, no concrete backend included from impl/
@@ -50,7 +52,9 @@ export ASAN_OPTIONS ?= detect_leaks=1 abort_on_error=1
 export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 
 SOURCES := aclrt.h $(wildcard acl/*.h acl/*/*.h impl/*.h backends/*.h)
-TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
+# tests/test_reliability.c is left out until the runtime fixes land (most of its
+# cases fail, some by hanging, on the current runtime): `make test-reliability`.
+TESTS := $(patsubst tests/%.c,%,$(filter-out tests/test_reliability.c,$(wildcard tests/test_*.c)))
 EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 
 # Debian packages: for the test suite, and in addition for the benchmark plots.
@@ -58,7 +62,8 @@ TEST_PKGS := gcc g++ clang make libck-dev libjsmn-dev liburcu-dev python3 python
 BENCH_PKGS := $(TEST_PKGS) gnuplot-nox
 
 .PHONY: all test bench deps deps-bench dist install check check-layering examples clean \
-        $(addprefix test-,$(VARIANTS)) test-cpp test-install test-negative
+        $(addprefix test-,$(VARIANTS)) test-cpp test-install test-negative \
+        soak soak-coverage test-soak-short test-reliability
 
 all: deps check $(foreach v,$(VARIANTS),$(addprefix $(BUILD)/$(v)/,$(TESTS))) examples
 
@@ -179,6 +184,57 @@ run-examples: examples
 # ---------------------------------------------------------------------------
 test: deps check check-layering $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install run-examples bench-smoke
 	@echo "make test: all passed"
+
+# ---------------------------------------------------------------------------
+# Reliability: tests/test_reliability.c (each case in a child process, killed
+# and reported past its bound) in release, tsan and asan. Every variant runs;
+# the target fails if any did.
+RELIABILITY_VARIANTS := release tsan asan
+
+test-reliability: $(addsuffix /test_reliability,$(addprefix $(BUILD)/,$(RELIABILITY_VARIANTS)))
+	@status=0; for v in $(RELIABILITY_VARIANTS); do echo "== reliability ($$v) =="; \
+	  ./$(BUILD)/$$v/test_reliability || status=1; done; exit $$status
+
+# make soak: a bounded reliability run of the programs in tests/soak/ (random
+# mixed work on many threads and streams, invariants checked as it runs, an
+# API fuzzer, lifetime races, exhaustion, fork and signals, timeout
+# accuracy; a watchdog ends a hung run with status 2). SOAK_SECONDS (60) long,
+# release by default; SOAK_VARIANT=tsan|asan builds it with the sanitizer
+# flags above. SOAK_SEED, SOAK_SKIP, SOAK_ONLY, ... : tests/soak/main.c.
+SOAK_SECONDS ?= 60
+SOAK_VARIANT ?= release
+SOAK_SOURCES := $(wildcard tests/soak/*.c)
+SOAK_VARIANTS := release tsan asan
+# The short form runs in `make test` (SOAK_IN_TEST=0 leaves it out).
+SOAK_IN_TEST ?= 1
+SOAK_TEST_SECONDS ?= 5
+
+define soak_rules
+$(BUILD)/$(1)/soak: $(SOAK_SOURCES) tests/soak/soak.h $(BUILD)/$(1)/impl.o
+	@mkdir -p $$(@D)
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $(SOAK_SOURCES) $(BUILD)/$(1)/impl.o -o $$@ $(LIBS) -lm
+endef
+$(foreach v,$(SOAK_VARIANTS),$(eval $(call soak_rules,$(v))))
+
+# Every function aclrt.h declares must be named in the fuzzer.
+soak-coverage:
+	@missing=""; for f in $$(grep -o 'ACLRT_API [^;]*(' aclrt.h | sed 's/.*[ *]\([A-Za-z0-9_]*\)($$/\1/'); do \
+	  grep -q "\"$$f\"" tests/soak/fuzz.c || missing="$$missing $$f"; done; \
+	if [ -n "$$missing" ]; then echo "soak: tests/soak/fuzz.c does not exercise:$$missing"; exit 1; fi
+
+soak: deps soak-coverage $(BUILD)/$(SOAK_VARIANT)/soak
+	@echo "== soak ($(SOAK_VARIANT), $(SOAK_SECONDS) s) =="
+	@SOAK_SECONDS=$(SOAK_SECONDS) timeout -k 10 $$(( $(SOAK_SECONDS) + 900 )) ./$(BUILD)/$(SOAK_VARIANT)/soak
+
+test-soak-short: soak-coverage $(addsuffix /soak,$(addprefix $(BUILD)/,$(SOAK_VARIANTS)))
+	@for v in $(SOAK_VARIANTS); do echo "== soak ($$v, $(SOAK_TEST_SECONDS) s) =="; \
+	  SOAK_SECONDS=$(SOAK_TEST_SECONDS) timeout -k 10 $$(( $(SOAK_TEST_SECONDS) + 900 )) ./$(BUILD)/$$v/soak \
+	    > $(BUILD)/soak-$$v.log 2>&1 || { cat $(BUILD)/soak-$$v.log; exit 1; }; \
+	  tail -n 3 $(BUILD)/soak-$$v.log; done
+
+ifeq ($(SOAK_IN_TEST),1)
+test: test-soak-short
+endif
 
 # ---------------------------------------------------------------------------
 # python: the `acl` extension module (pyACL's interface, python/*.c), built

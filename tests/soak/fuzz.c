@@ -1,0 +1,1431 @@
+/*
+ * tests/soak/fuzz.c - an API fuzzer over every public function of aclrt.h,
+ * on device 1, from two threads at once, while the rest of the soak runs.
+ *
+ * Each call gets a random mix of valid arguments, NULL, garbage (small
+ * integers, the address of a local, random 64-bit values, handles forged
+ * from live ones), stale handles (destroyed streams, events, contexts,
+ * notifies, counting notifies: each thread its own, so that no destroy
+ * races a use), handles of the wrong kind, handles of another context or
+ * device, wild flags, sizes and timeouts, and calls in the wrong order
+ * (destroy twice, free twice, process reports unsubscribed, unsubscribe
+ * what was never subscribed...). Checked:
+ *   - no crash (the process would die) and no hang (the watchdog);
+ *   - every code is one the function may return (SEMANTICS.md and
+ *     acl_rt.h: the per-call lists below); an unlisted code is SV_FUZZ;
+ *   - a failing call leaves a recent-error line naming itself;
+ *   - work the fuzzer queues between its calls still runs, exactly once;
+ *   - absurd allocation sizes fail (release builds only: sanitizer
+ *     allocators abort on them instead of returning NULL);
+ *   - the exception-info getters, called from an exception callback on a
+ *     real failure, return the failure's device and code.
+ * Every public function must be exercised: the summary names any that was
+ * not, and `make soak` checks that this file names every function aclrt.h
+ * declares. The wrong call order of init/finalize/device/context calls runs
+ * in a fresh process of its own (fuzz_lifecycle_child, from main.c):
+ * finalize and init cycles cannot run inside the soak.
+ *
+ * What the fuzzer never does, because a correct runtime could then wait
+ * forever (and the watchdog would say so): wait for an event or notify no
+ * one will record without a timeout, reset a waited-on legacy event, wait
+ * for a value that is never written, launch an unbalanced HCOM list, or
+ * leave a BLOCK callback unprocessed.
+ */
+#define _GNU_SOURCE
+#include "soak.h"
+
+#include <limits.h>
+#include <sched.h>
+
+#define P ACL_ERROR_INVALID_PARAM
+#define H ACL_ERROR_RT_INVALID_HANDLE
+#define R ACL_ERROR_RT_PARAM_INVALID
+#define F ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+#define CN ACL_ERROR_RT_CONTEXT_NULL
+#define SC ACL_ERROR_RT_STREAM_CONTEXT
+#define DV ACL_ERROR_RT_INVALID_DEVICEID
+#define SUBMIT P, H, CN, SC
+/* What a synchronize may report from work the fuzzer (or anyone on the device) queued earlier. */
+#define ASYNC SOAK_FAIL_CODE, ACL_ERROR_RT_TASK_TIMEOUT, ACL_ERROR_RT_STREAM_NO_CB_REG, ACL_ERROR_RT_STREAM_ABORT, \
+              ACL_ERROR_RT_TASK_ABORT_STOP
+#define QUOTA ACL_ERROR_RT_NO_STREAM_RESOURCE, ACL_ERROR_RT_NO_EVENT_RESOURCE, ACL_ERROR_RT_NO_NOTIFY_RESOURCE
+
+#define FZ_BUF 256
+#define FZ_SCRATCH 4
+#define FZ_STALE 24
+
+/* ------------------------------------------------------------------------
+ * Coverage: every public function of aclrt.h.
+ * ------------------------------------------------------------------------ */
+static const char *const fz_functions[] = {
+    "aclInit", "aclFinalize", "aclFinalizeReference", "aclGetRecentErrMsg", "aclrtPeekAtLastError",
+    "aclrtGetLastError", "aclrtSetDevice", "aclrtResetDevice", "aclrtResetDeviceForce", "aclrtGetDevice",
+    "aclrtGetDeviceCount", "aclrtSynchronizeDevice", "aclrtSynchronizeDeviceWithTimeout", "aclrtCreateContext",
+    "aclrtDestroyContext", "aclrtSetCurrentContext", "aclrtGetCurrentContext", "aclrtCtxGetCurrentDefaultStream",
+    "aclrtGetRunMode", "aclrtRegDeviceStateCallback", "aclrtCreateStream", "aclrtCreateStreamWithConfig",
+    "aclrtCreateStreamV2", "aclrtCreateStreamConfigHandle", "aclrtSetStreamConfigOpt",
+    "aclrtDestroyStreamConfigHandle", "aclrtDestroyStream", "aclrtDestroyStreamForce", "aclrtSynchronizeStream",
+    "aclrtSynchronizeStreamWithTimeout", "aclrtStreamQuery", "aclrtStreamGetId", "aclrtStreamGetPriority",
+    "aclrtStreamGetFlags", "aclrtSetStreamFailureMode", "aclrtSetStreamAttribute", "aclrtGetStreamAttribute",
+    "aclrtDeviceGetStreamPriorityRange", "aclrtGetStreamAvailableNum", "aclrtStreamAbort", "aclrtStreamStop",
+    "aclrtRegStreamStateCallback", "aclrtCreateEvent", "aclrtCreateEventWithFlag", "aclrtCreateEventExWithFlag",
+    "aclrtDestroyEvent", "aclrtRecordEvent", "aclrtRecordEventWithFlag", "aclrtResetEvent", "aclrtQueryEvent",
+    "aclrtQueryEventStatus", "aclrtQueryEventWaitStatus", "aclrtSynchronizeEvent", "aclrtSynchronizeEventWithTimeout",
+    "aclrtEventElapsedTime", "aclrtEventGetTimestamp", "aclrtStreamWaitEvent", "aclrtStreamWaitEventWithTimeout",
+    "aclrtStreamWaitEventWithFlag", "aclrtGetEventId", "aclrtGetEventAvailNum", "aclrtSetOpWaitTimeout",
+    "aclrtCreateNotify", "aclrtDestroyNotify", "aclrtRecordNotify", "aclrtWaitAndResetNotify", "aclrtGetNotifyId",
+    "aclrtNotifyBatchReset", "aclrtCntNotifyCreate", "aclrtCntNotifyDestroy", "aclrtCntNotifyRecord",
+    "aclrtCntNotifyWaitWithTimeout", "aclrtCntNotifyReset", "aclrtCntNotifyGetId", "aclrtValueWrite",
+    "aclrtValueWait", "aclrtLaunchHostFunc", "aclrtMalloc", "aclrtFree", "aclrtMallocHost", "aclrtFreeHost",
+    "aclrtMemcpy", "aclrtMemcpyAsync", "aclrtMemset", "aclrtMemsetAsync", "aclrtSubscribeReport",
+    "aclrtLaunchCallback", "aclrtProcessReport", "aclrtUnSubscribeReport", "aclrtSubscribeHostFunc",
+    "aclrtProcessHostFunc", "aclrtUnSubscribeHostFunc", "aclrtSetExceptionInfoCallback",
+    "aclrtExceptionInfoCallbackRegister", "aclrtExceptionInfoCallbackUnregister", "aclrtGetTaskIdFromExceptionInfo",
+    "aclrtGetStreamIdFromExceptionInfo", "aclrtGetThreadIdFromExceptionInfo", "aclrtGetDeviceIdFromExceptionInfo",
+    "aclrtGetErrorCodeFromExceptionInfo", "aclrtGetThreadLastTaskId", "aclrtxLaunchHostKernel",
+    "aclrtxGetBackendName", "aclrtxCreateHcomRecordTask", "aclrtxCreateHcomWaitTask", "aclrtxHcomTaskSetStreamId",
+    "aclrtxHcomTaskSerialize", "aclrtxDestroyHcomTask", "aclrtxLaunchHcomTaskList",
+    "aclrtAllocatorCreateDesc", "aclrtAllocatorDestroyDesc", "aclrtAllocatorSetObjToDesc",
+    "aclrtAllocatorSetAllocFuncToDesc", "aclrtAllocatorSetFreeFuncToDesc", "aclrtAllocatorSetAllocAdviseFuncToDesc",
+    "aclrtAllocatorSetGetAddrFromBlockFuncToDesc", "aclrtAllocatorRegister", "aclrtAllocatorGetByStream",
+    "aclrtAllocatorUnregister", "aclrtxDeviceProgress", "aclrtxDeviceProgressFd", "aclrtxLaunchExternalTask",
+    "aclrtxCompleteExternalTask", "aclrtxRegisterBackend", "aclrtxUnregisterBackend",
+};
+#define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
+static atomic_long fz_covered[FZ_NFUNCS];
+
+static void fz_cover(const char *call_text)
+{
+    size_t n = strcspn(call_text, "( ");
+    for (int i = 0; i < FZ_NFUNCS; i++)
+        if (strlen(fz_functions[i]) == n && strncmp(fz_functions[i], call_text, n) == 0) {
+            atomic_fetch_add_explicit(&fz_covered[i], 1, memory_order_relaxed);
+            return;
+        }
+}
+
+/* ------------------------------------------------------------------------
+ * Shared handles (device 1), made at setup, never destroyed during the run.
+ * ------------------------------------------------------------------------ */
+static aclrtContext g_ctx, g_ctx2, g_dev0_ctx;
+static aclrtStream g_fixed, g_default, g_other, g_dev0_stream, g_hx, g_hy;
+static aclrtEvent g_plain, g_ex, g_sync, g_nosync, g_devonly, g_external, g_dev0_event;
+static aclrtEvent g_stale_event0;
+static aclrtStream g_stale_stream0;
+static int g_local_int;
+static int fz_ready;
+static atomic_long fz_ok, fz_failed, fz_bad_codes, fz_unnamed, fz_exceptions, fz_exception_bad;
+static atomic_long fz_absurd_ok;
+static int fz_codes_seen[64];
+static atomic_int fz_ncodes;
+static pthread_mutex_t fz_codes_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *forge_generation(void *h)
+{
+    return (void *)((uintptr_t)h ^ ((uintptr_t)1 << 28));
+}
+
+static void *forge_index(void *h)
+{
+    return (void *)((uintptr_t)h | (((uintptr_t)1 << 28) - 1));
+}
+
+/* ------------------------------------------------------------------------
+ * Per-thread state
+ * ------------------------------------------------------------------------ */
+struct fz {
+    int id;
+    uint64_t rng;
+    aclrtStream work;                 /* counted work; never destroyed during the run */
+    aclrtStream failing;              /* failing kernels go here (continue mode) */
+    aclrtStream cbs, hfs;             /* callbacks / host functions served by this thread */
+    aclrtStream values;               /* value writes and waits of this thread's word */
+    aclrtStream scratch[FZ_SCRATCH];  /* created / destroyed by the fuzzer (NULL: empty) */
+    aclrtEvent scratch_event;         /* recorded at creation */
+    aclrtNotify notify;               /* NULL: none */
+    aclrtCntNotify cnt;
+    long notify_records_minus_waits;  /* keep waits from outnumbering records */
+    aclrtContext scratch_ctx[2];
+    void *stale[FZ_STALE];
+    int nstale;
+    void *dev[2], *host[2], *freed;
+    unsigned char *pinned_a, *pinned_b, *pinned_c;
+    unsigned char sync_a[FZ_BUF], sync_b[FZ_BUF];
+    uint64_t *word;                   /* aclrtMalloc memory: value ops */
+    uint64_t word_last;               /* last value written to it in `values`' order */
+    aclrtStreamConfigHandle *cfg;     /* NULL: none */
+    atomic_long counted;
+    long counted_launched;
+    atomic_int cb_ran;
+};
+static struct fz fz_threads[2];
+
+static void fz_count_fn(void *p)
+{
+    atomic_fetch_add(&((struct fz *)p)->counted, 1);
+}
+
+static void fz_noop(void *p)
+{
+    (void)p;
+}
+
+static aclError fz_noop_kernel(uint32_t b, uint32_t n, void *p)
+{
+    (void)b;
+    (void)n;
+    (void)p;
+    return ACL_SUCCESS;
+}
+
+static aclError fz_fail_kernel(uint32_t b, uint32_t n, void *p)
+{
+    (void)b;
+    (void)n;
+    (void)p;
+    return SOAK_FAIL_CODE;
+}
+
+static void fz_cb(void *p)
+{
+    atomic_fetch_add(&((struct fz *)p)->cb_ran, 1);
+}
+
+static void fz_exception_cb(aclrtExceptionInfo *info)
+{
+    uint32_t dev = aclrtGetDeviceIdFromExceptionInfo(info), code = aclrtGetErrorCodeFromExceptionInfo(info);
+    (void)aclrtGetTaskIdFromExceptionInfo(info);
+    (void)aclrtGetStreamIdFromExceptionInfo(info);
+    (void)aclrtGetThreadIdFromExceptionInfo(info);
+    atomic_fetch_add(&fz_exceptions, 1);
+    if (dev >= SOAK_DEVICES || code == 0 || code == 0xFFFFFFFFu)
+        atomic_fetch_add(&fz_exception_bad, 1);
+}
+
+static void fz_exception_cb2(aclrtExceptionInfo *info)
+{
+    (void)info;
+}
+
+static void fz_stream_state_cb(aclrtStream stm, aclrtStreamState state, void *args)
+{
+    (void)stm;
+    (void)state;
+    (void)args;
+}
+
+static void fz_device_state_cb(int32_t dev, aclrtDeviceState state, void *args)
+{
+    (void)dev;
+    (void)state;
+    (void)args;
+}
+
+static void fz_add_stale(struct fz *z, void *h)
+{
+    z->stale[z->nstale++ % FZ_STALE] = h;
+}
+
+static void *fz_pick_stale(struct fz *z)
+{
+    if (z->nstale == 0)
+        return soak_pick(&z->rng, 2) ? g_stale_stream0 : g_stale_event0;
+    int n = z->nstale < FZ_STALE ? z->nstale : FZ_STALE;
+    return z->stale[soak_pick(&z->rng, (uint64_t)n)];
+}
+
+static void *fz_garbage(struct fz *z)
+{
+    switch (soak_pick(&z->rng, 7)) {
+    case 0: return (void *)0x1;
+    case 1: return (void *)(uintptr_t)0xdeadbeefu;
+    case 2: return &g_local_int;
+    case 3: return forge_generation(soak_pick(&z->rng, 2) ? g_fixed : g_plain);
+    case 4: return forge_index(g_ctx2);
+    case 5: return (void *)(uintptr_t)soak_rng(&z->rng);
+    default: return (void *)(uintptr_t)UINTPTR_MAX;
+    }
+}
+
+static void *fz_maybe(struct fz *z, void *p)
+{
+    return soak_pick(&z->rng, 8) == 0 ? NULL : p;
+}
+
+/* A stream argument for a call that submits or changes nothing shared: anything goes. */
+static aclrtStream fz_stream_any(struct fz *z)
+{
+    switch (soak_pick(&z->rng, 12)) {
+    case 0:
+    case 1: return z->work;
+    case 2: return z->scratch[soak_pick(&z->rng, FZ_SCRATCH)];
+    case 3: return NULL;
+    case 4: return g_other;
+    case 5: return fz_pick_stale(z);
+    case 6: return fz_garbage(z);
+    case 7: return soak_pick(&z->rng, 2) ? (void *)g_plain : (void *)g_ctx;
+    case 8: return g_dev0_stream; /* another device's stream */
+    case 9: return g_default;
+    default: return g_fixed;
+    }
+}
+
+/* A stream to submit work to: never one whose work must not be disturbed by this thread's random work. */
+static aclrtStream fz_stream_submit(struct fz *z)
+{
+    aclrtStream s = fz_stream_any(z);
+    if (s == g_dev0_stream || s == g_fixed)
+        return z->work;
+    return s;
+}
+
+/* A stream this thread may destroy, abort or stop. */
+static aclrtStream fz_stream_own(struct fz *z)
+{
+    switch (soak_pick(&z->rng, 6)) {
+    case 0:
+    case 1:
+    case 2: return z->scratch[soak_pick(&z->rng, FZ_SCRATCH)];
+    case 3: return fz_pick_stale(z);
+    case 4: return fz_garbage(z);
+    default: return soak_pick(&z->rng, 2) ? g_default : (void *)g_plain; /* a default stream; the wrong kind */
+    }
+}
+
+/* An event argument; `waitable`: nothing a wait could block on forever. */
+static aclrtEvent fz_event(struct fz *z, bool waitable)
+{
+    switch (soak_pick(&z->rng, 13)) {
+    case 0: return g_plain;
+    case 1: return g_ex;
+    case 2: return g_sync;
+    case 3: return g_nosync;
+    case 4: return g_devonly;
+    case 5: return waitable ? g_plain : g_external;
+    case 6: return z->scratch_event;
+    case 7: return NULL;
+    case 8: return fz_pick_stale(z);
+    case 9: return fz_garbage(z);
+    case 10: return soak_pick(&z->rng, 2) ? (void *)g_fixed : (void *)g_ctx;
+    case 11: return g_dev0_event;
+    default: return g_plain;
+    }
+}
+
+static aclrtContext fz_context(struct fz *z, bool for_destroy)
+{
+    switch (soak_pick(&z->rng, 8)) {
+    case 0: return g_ctx;
+    case 1: return for_destroy ? z->scratch_ctx[0] : g_ctx2;
+    case 2: return z->scratch_ctx[soak_pick(&z->rng, 2)];
+    case 3: return NULL;
+    case 4: return fz_pick_stale(z);
+    case 5: return fz_garbage(z);
+    case 6: return soak_pick(&z->rng, 2) ? (void *)g_fixed : (void *)g_plain;
+    default: return for_destroy ? (void *)g_dev0_ctx /* another device's context: the caller swaps it out */ : g_ctx;
+    }
+}
+
+static void fz_note_code(aclError rc)
+{
+    int n = atomic_load(&fz_ncodes);
+    for (int i = 0; i < n; i++)
+        if (fz_codes_seen[i] == rc)
+            return;
+    pthread_mutex_lock(&fz_codes_lock);
+    n = atomic_load(&fz_ncodes);
+    int i = 0;
+    while (i < n && fz_codes_seen[i] != rc)
+        i++;
+    if (i == n && n < 64) {
+        fz_codes_seen[n] = rc;
+        atomic_store(&fz_ncodes, n + 1);
+    }
+    pthread_mutex_unlock(&fz_codes_lock);
+}
+
+static void fz_check(const char *call, aclError rc, const int *codes)
+{
+    fz_cover(call);
+    soak_count(SO_FUZZ_CALL);
+    if (rc == ACL_SUCCESS) {
+        atomic_fetch_add(&fz_ok, 1);
+        (void)aclGetRecentErrMsg();
+        return;
+    }
+    atomic_fetch_add(&fz_failed, 1);
+    fz_note_code(rc);
+    if (!soak_code_in(rc, codes)) {
+        atomic_fetch_add(&fz_bad_codes, 1);
+        soak_violation(SV_FUZZ, "%s returned %d, not a code documented for it: %s", call, rc, aclGetRecentErrMsg());
+        return;
+    }
+    const char *msg = aclGetRecentErrMsg();
+    char name[96];
+    size_t n = strcspn(call, "( ");
+    if (n > sizeof name - 3)
+        n = sizeof name - 3;
+    name[0] = '[';
+    memcpy(name + 1, call, n);
+    name[n + 1] = ']';
+    name[n + 2] = '\0';
+    if (msg == NULL || strstr(msg, name) == NULL) {
+        atomic_fetch_add(&fz_unnamed, 1);
+        soak_violation(SV_FUZZ, "%s failed with %d without a recent-error line naming it (text: %s)", call, rc,
+                       msg ? msg : "(none)");
+    }
+}
+
+#define CODES(...) SOAK_CODES(__VA_ARGS__)
+/* For the allocator and embedding calls: functions that are never called by the runtime itself. */
+static void *fz_alloc_block(aclrtAllocator allocator, size_t size)
+{
+    (void)allocator, (void)size;
+    return NULL;
+}
+
+static void fz_free_block(aclrtAllocator allocator, aclrtAllocatorBlock block)
+{
+    (void)allocator, (void)block;
+}
+
+static void *fz_alloc_advise(aclrtAllocator allocator, size_t size, aclrtAllocatorAddr addr)
+{
+    (void)allocator, (void)size, (void)addr;
+    return NULL;
+}
+
+static void *fz_block_addr(aclrtAllocatorBlock block)
+{
+    return block;
+}
+
+/* An external task the fuzzer launches: start completes it at once (a stream must never wait on the fuzzer). */
+static void fz_external_start(aclrtxExternalToken token, void *arg)
+{
+    (void)arg;
+    (void)aclrtxCompleteExternalTask(token, ACL_SUCCESS);
+}
+
+static aclError fz_backend_open(void *user, uint32_t *count)
+{
+    (void)user;
+    *count = 1;
+    return ACL_SUCCESS;
+}
+
+#define FZ(codes, call)                                                                                     \
+    do {                                                                                                    \
+        (void)aclGetRecentErrMsg();                                                                         \
+        soak_block_begin(#call, -1, soak_bound_ms());                                                       \
+        aclError fz_rc_ = (call);                                                                           \
+        soak_block_end();                                                                                   \
+        fz_check(#call, fz_rc_, codes);                                                                     \
+        last_rc = fz_rc_;                                                                                   \
+    } while (0)
+
+/* ------------------------------------------------------------------------
+ * Setup
+ * ------------------------------------------------------------------------ */
+
+static bool fz_new_scratch_event(struct fz *z)
+{
+    aclrtContext cur = NULL;
+    (void)aclrtGetCurrentContext(&cur);
+    aclError rc = aclrtSetCurrentContext(g_ctx);
+    if (rc == ACL_SUCCESS) {
+        switch (soak_pick(&z->rng, 3)) {
+        case 0: rc = aclrtCreateEvent(&z->scratch_event); break;
+        case 1: rc = aclrtCreateEventExWithFlag(&z->scratch_event, ACL_EVENT_SYNC); break;
+        default: rc = aclrtCreateEventWithFlag(&z->scratch_event, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE); break;
+        }
+    }
+    if (rc == ACL_SUCCESS)
+        rc = aclrtRecordEvent(z->scratch_event, z->work);
+    if (cur != NULL)
+        (void)aclrtSetCurrentContext(cur);
+    (void)aclGetRecentErrMsg();
+    if (rc != ACL_SUCCESS)
+        z->scratch_event = NULL;
+    return rc == ACL_SUCCESS || rc == ACL_ERROR_RT_NO_EVENT_RESOURCE;
+}
+
+int fuzz_setup(void)
+{
+    aclError rc = aclrtCreateContext(&g_dev0_ctx, SOAK_DEV_WORK);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCreateStream(&g_dev0_stream);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCreateEvent(&g_dev0_event);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtRecordEvent(g_dev0_event, g_dev0_stream);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCreateContext(&g_ctx2, SOAK_DEV_FUZZ);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCreateStream(&g_other);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCreateContext(&g_ctx, SOAK_DEV_FUZZ);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCtxGetCurrentDefaultStream(&g_default);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCreateStream(&g_fixed);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCreateStream(&g_hx);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCreateStream(&g_hy);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCreateEvent(&g_plain);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCreateEventExWithFlag(&g_ex, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCreateEventWithFlag(&g_sync, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCreateEventWithFlag(&g_nosync, ACL_EVENT_TIME_LINE);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCreateEventWithFlag(&g_devonly, ACL_EVENT_DEVICE_USE_ONLY);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCreateEventWithFlag(&g_external, ACL_EVENT_EXTERNAL);
+    aclrtEvent recorded[] = {g_plain, g_ex, g_sync, g_nosync};
+    for (int i = 0; i < 4 && rc == ACL_SUCCESS; i++)
+        rc = aclrtRecordEvent(recorded[i], g_fixed);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtSynchronizeStream(g_fixed);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCreateStream(&g_stale_stream0);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtDestroyStream(g_stale_stream0);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtCreateEvent(&g_stale_event0);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtDestroyEvent(g_stale_event0);
+    for (int t = 0; t < 2 && rc == ACL_SUCCESS; t++) {
+        struct fz *z = &fz_threads[t];
+        z->id = t;
+        z->rng = soak_cfg.seed ^ (0xF022u + (uint64_t)t);
+        aclrtStream *mine[] = {&z->work, &z->failing, &z->cbs, &z->hfs, &z->values};
+        for (int i = 0; i < 5 && rc == ACL_SUCCESS; i++)
+            rc = aclrtCreateStream(mine[i]);
+        if (rc == ACL_SUCCESS)
+            rc = aclrtMallocHost((void **)&z->pinned_a, FZ_BUF);
+        if (rc == ACL_SUCCESS)
+            rc = aclrtMallocHost((void **)&z->pinned_b, FZ_BUF);
+        if (rc == ACL_SUCCESS)
+            rc = aclrtMallocHost((void **)&z->pinned_c, FZ_BUF);
+        if (rc == ACL_SUCCESS)
+            rc = aclrtMalloc((void **)&z->word, 64, ACL_MEM_MALLOC_HUGE_FIRST);
+        if (rc == ACL_SUCCESS)
+            *z->word = 0;
+        if (rc == ACL_SUCCESS && !fz_new_scratch_event(z))
+            rc = -1;
+    }
+    if (rc == ACL_SUCCESS)
+        rc = aclrtExceptionInfoCallbackRegister(fz_exception_cb);
+    if (rc != ACL_SUCCESS) {
+        fprintf(stderr, "fuzz setup: %d %s\n", rc, aclGetRecentErrMsg());
+        return 1;
+    }
+    fz_ready = 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * One random call
+ * ------------------------------------------------------------------------ */
+
+static void fz_store_stream(struct fz *z, aclrtStream s)
+{
+    for (int i = 0; i < FZ_SCRATCH; i++)
+        if (z->scratch[i] == NULL) {
+            z->scratch[i] = s;
+            return;
+        }
+    if (aclrtDestroyStreamForce(s) == ACL_SUCCESS)
+        fz_add_stale(z, s);
+    (void)aclGetRecentErrMsg();
+}
+
+static void fz_forget_stream(struct fz *z, aclrtStream s)
+{
+    for (int i = 0; i < FZ_SCRATCH; i++)
+        if (z->scratch[i] == s && s != NULL)
+            z->scratch[i] = NULL;
+    fz_add_stale(z, s);
+}
+
+static void fz_store_ctx(struct fz *z, aclrtContext c)
+{
+    for (int i = 0; i < 2; i++)
+        if (z->scratch_ctx[i] == NULL) {
+            z->scratch_ctx[i] = c;
+            return;
+        }
+    if (aclrtDestroyContext(c) == ACL_SUCCESS)
+        fz_add_stale(z, c);
+    (void)aclGetRecentErrMsg();
+}
+
+static void fz_forget_allocation(struct fz *z, void *p)
+{
+    for (int k = 0; k < 2; k++) {
+        if (z->dev[k] == p)
+            z->dev[k] = NULL;
+        if (z->host[k] == p)
+            z->host[k] = NULL;
+    }
+    z->freed = p;
+}
+
+/* Serve this thread's callback (or host-function) stream until `want` callbacks ran; bounded. */
+static void fz_serve(struct fz *z, bool host, int want)
+{
+    uint64_t end = soak_now_ns() + 2000000000ull;
+    while (atomic_load(&z->cb_ran) < want && soak_now_ns() < end) {
+        aclError rc = host ? aclrtProcessHostFunc(20) : aclrtProcessReport(20);
+        fz_check(host ? "aclrtProcessHostFunc(20)" : "aclrtProcessReport(20)", rc,
+                 CODES(ACL_ERROR_RT_REPORT_TIMEOUT));
+    }
+}
+
+static void fz_one_call(struct fz *z)
+{
+    uint64_t *rng = &z->rng;
+    aclError last_rc = ACL_SUCCESS;
+    aclrtStream s, out_s = NULL;
+    aclrtEvent e, out_e = NULL;
+    aclrtContext c, out_c = NULL;
+    aclrtStreamStatus sst;
+    aclrtEventStatus est;
+    aclrtEventRecordedStatus rst;
+    aclrtEventWaitStatus wst;
+    aclrtStreamAttrValue av;
+    aclrtStreamConfigHandle cfg;
+    int32_t i32, i32b;
+    uint32_t u32;
+    uint64_t u64;
+    float ms;
+    void *ptr = NULL;
+    int32_t sync_timeouts[] = {-2, -1, 0, 1, 1000, INT32_MIN};
+    int32_t wait_timeouts[] = {-1, 0, 3600, INT32_MIN};
+    int32_t devices[] = {-1, SOAK_DEV_FUZZ, SOAK_DEVICES, 64, INT32_MAX, INT32_MIN};
+    uint32_t legacy_flags[] = {0, 1, 8, 9, 0x10, 0x11, 0x20, 0x40, 0xFFFFFFFFu};
+    uint32_t ex_flags[] = {0, 1, 8, 9, 0x10, 0x40, 0x41, 0x80, 0xFFFFFFFFu};
+    uint32_t stream_flags[] = {0, ACL_STREAM_FAST_LAUNCH, ACL_STREAM_FAST_SYNC, ACL_STREAM_PERSISTENT, 0x100,
+                               0xFFFFFFFFu};
+    size_t sizes[] = {0, 1, 16, FZ_BUF};
+    size_t maxes[] = {0, 1, 16, FZ_BUF, SIZE_MAX};
+    memset(&av, 0, sizeof av);
+    unsigned op = (unsigned)soak_pick(rng, 88);
+    switch (op) {
+    /* --- launches --- */
+    case 0:
+        FZ(CODES(SUBMIT), aclrtLaunchHostFunc(fz_stream_submit(z), soak_pick(rng, 6) ? fz_noop : NULL, NULL));
+        break;
+    case 1:
+        FZ(CODES(SUBMIT, R), aclrtxLaunchHostKernel(fz_stream_submit(z), (uint32_t)soak_pick(rng, 4),
+                                                    soak_pick(rng, 6) ? fz_noop_kernel : NULL, NULL));
+        break;
+    case 2:
+        /* A real failure: the failing stream's synchronizes report it, the exception callbacks hear of it. */
+        (void)aclrtSetCurrentContext(g_ctx);
+        FZ(CODES(SUBMIT), aclrtxLaunchHostKernel(z->failing, 1, fz_fail_kernel, NULL));
+        FZ(CODES(ASYNC), aclrtSynchronizeStream(z->failing));
+        break;
+    /* --- events --- */
+    case 3: FZ(CODES(SUBMIT, F), aclrtRecordEvent(fz_event(z, false), fz_stream_submit(z))); break;
+    case 4:
+        FZ(CODES(SUBMIT, F, ACL_ERROR_RT_STREAM_NOT_CAPTURED),
+           aclrtRecordEventWithFlag(fz_event(z, false), fz_stream_submit(z), (uint32_t)soak_pick(rng, 3)));
+        break;
+    case 5: FZ(CODES(SUBMIT, R, F), aclrtStreamWaitEvent(fz_stream_submit(z), fz_event(z, true))); break;
+    case 6:
+        FZ(CODES(SUBMIT, R, F), aclrtStreamWaitEventWithTimeout(fz_stream_submit(z), fz_event(z, true),
+                                                                wait_timeouts[soak_pick(rng, 4)]));
+        break;
+    case 7:
+        FZ(CODES(SUBMIT, R, F, ACL_ERROR_RT_STREAM_NOT_CAPTURED),
+           aclrtStreamWaitEventWithFlag(fz_stream_submit(z), fz_event(z, true), soak_pick(rng, 2) ? 3600u : 0u,
+                                        (uint32_t)soak_pick(rng, 3)));
+        break;
+    case 8: {
+        /* Never a valid legacy SYNC event that waits may use: a reset makes later waits wait for a next record. */
+        e = fz_event(z, false);
+        if (e == g_sync || e == z->scratch_event)
+            e = g_ex;
+        FZ(CODES(SUBMIT, R, F), aclrtResetEvent(e, fz_stream_submit(z)));
+        break;
+    }
+    case 9:
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+        FZ(CODES(P, H, F), aclrtQueryEvent(fz_event(z, false), fz_maybe(z, &est)));
+#pragma GCC diagnostic pop
+        break;
+    case 10: FZ(CODES(P, H), aclrtQueryEventStatus(fz_event(z, false), fz_maybe(z, &rst))); break;
+    case 11: FZ(CODES(P, H, F), aclrtQueryEventWaitStatus(fz_event(z, false), fz_maybe(z, &wst))); break;
+    case 12: FZ(CODES(P, H, ASYNC), aclrtSynchronizeEvent(fz_event(z, false))); break;
+    case 13:
+        FZ(CODES(P, H, R, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ASYNC),
+           aclrtSynchronizeEventWithTimeout(fz_event(z, false), sync_timeouts[soak_pick(rng, 6)]));
+        break;
+    case 14:
+        FZ(CODES(P, H, F, ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
+                 ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL),
+           aclrtEventElapsedTime(fz_maybe(z, &ms), fz_event(z, false), fz_event(z, false)));
+        break;
+    case 15:
+        FZ(CODES(P, H, F, ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID),
+           aclrtEventGetTimestamp(fz_event(z, false), fz_maybe(z, &u64)));
+        break;
+    case 16: FZ(CODES(P, H), aclrtGetEventId(fz_event(z, false), fz_maybe(z, &u32))); break;
+    case 17: FZ(CODES(P, CN), aclrtGetEventAvailNum(fz_maybe(z, &u32))); break;
+    case 18: FZ(CODES(P), aclrtSetOpWaitTimeout(soak_pick(rng, 2) ? 0u : 3600u)); break;
+    case 19:
+        FZ(CODES(P, CN, QUOTA), aclrtCreateEvent(fz_maybe(z, &out_e)));
+        if (last_rc == ACL_SUCCESS && aclrtDestroyEvent(out_e) == ACL_SUCCESS)
+            fz_add_stale(z, out_e);
+        break;
+    case 20:
+        FZ(CODES(P, R, CN, QUOTA), aclrtCreateEventWithFlag(fz_maybe(z, &out_e), legacy_flags[soak_pick(rng, 9)]));
+        if (last_rc == ACL_SUCCESS && aclrtDestroyEvent(out_e) == ACL_SUCCESS)
+            fz_add_stale(z, out_e);
+        break;
+    case 21:
+        FZ(CODES(P, R, F, CN, QUOTA), aclrtCreateEventExWithFlag(fz_maybe(z, &out_e), ex_flags[soak_pick(rng, 9)]));
+        if (last_rc == ACL_SUCCESS && aclrtDestroyEvent(out_e) == ACL_SUCCESS)
+            fz_add_stale(z, out_e);
+        break;
+    case 22:
+        e = soak_pick(rng, 3) ? z->scratch_event : fz_event(z, false);
+        if (e != z->scratch_event && e != NULL && (e == g_plain || e == g_ex || e == g_sync || e == g_nosync ||
+                                                   e == g_devonly || e == g_external || e == g_dev0_event))
+            e = z->scratch_event; /* the shared events stay */
+        FZ(CODES(P, H), aclrtDestroyEvent(e));
+        if (last_rc == ACL_SUCCESS && e != NULL) {
+            fz_add_stale(z, e);
+            if (e == z->scratch_event && !fz_new_scratch_event(z))
+                soak_violation(SV_FUZZ, "a new scratch event could not be made: %s", aclGetRecentErrMsg());
+        }
+        break;
+    /* --- streams --- */
+    case 23:
+        FZ(CODES(P, CN, QUOTA), aclrtCreateStream(fz_maybe(z, &out_s)));
+        if (last_rc == ACL_SUCCESS)
+            fz_store_stream(z, out_s);
+        break;
+    case 24:
+        FZ(CODES(P, F, CN, QUOTA), aclrtCreateStreamWithConfig(fz_maybe(z, &out_s), (uint32_t)soak_rng(rng),
+                                                               stream_flags[soak_pick(rng, 6)]));
+        if (last_rc == ACL_SUCCESS)
+            fz_store_stream(z, out_s);
+        break;
+    case 25:
+        memset(&cfg, 0, sizeof cfg);
+        cfg.priority = (uint32_t)soak_rng(rng);
+        cfg.flag = stream_flags[soak_pick(rng, 6)];
+        FZ(CODES(P, F, CN, QUOTA), aclrtCreateStreamV2(fz_maybe(z, &out_s),
+                                                       soak_pick(rng, 2) && z->cfg ? z->cfg : fz_maybe(z, &cfg)));
+        if (last_rc == ACL_SUCCESS)
+            fz_store_stream(z, out_s);
+        break;
+    case 26: {
+        if (z->cfg == NULL) {
+            fz_cover("aclrtCreateStreamConfigHandle");
+            z->cfg = aclrtCreateStreamConfigHandle();
+            if (z->cfg == NULL)
+                soak_violation(SV_FUZZ, "aclrtCreateStreamConfigHandle returned NULL");
+            break;
+        }
+        uint64_t value[2] = {soak_pick(rng, 2) ? soak_pick(rng, 10) : soak_rng(rng), 0}; /* 16 bytes: any size below is readable */
+        size_t sz[] = {0, 1, 4, 8, 16};
+        if (soak_pick(rng, 4) == 0) {
+            FZ(CODES(P, R), aclrtDestroyStreamConfigHandle(soak_pick(rng, 4) ? z->cfg : NULL));
+            if (last_rc == ACL_SUCCESS)
+                z->cfg = NULL;
+        } else {
+            FZ(CODES(P, R), aclrtSetStreamConfigOpt(fz_maybe(z, z->cfg), (aclrtStreamConfigAttr)soak_pick(rng, 6),
+                                                   fz_maybe(z, value), sz[soak_pick(rng, 5)]));
+        }
+        break;
+    }
+    case 27:
+        s = fz_stream_own(z);
+        if (soak_pick(rng, 2))
+            FZ(CODES(P, H, R, CN, SC), aclrtDestroyStream(s));
+        else
+            FZ(CODES(P, H, R, CN, SC), aclrtDestroyStreamForce(s));
+        if (last_rc == ACL_SUCCESS)
+            fz_forget_stream(z, s);
+        break;
+    case 28: FZ(CODES(H, CN, ASYNC), aclrtSynchronizeStream(fz_stream_any(z))); break;
+    case 29:
+        FZ(CODES(H, R, CN, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ASYNC),
+           aclrtSynchronizeStreamWithTimeout(fz_stream_any(z), sync_timeouts[soak_pick(rng, 6)]));
+        break;
+    case 30: FZ(CODES(P, H, CN), aclrtStreamQuery(fz_stream_any(z), fz_maybe(z, &sst))); break;
+    case 31: FZ(CODES(P, H, CN), aclrtStreamGetId(fz_stream_any(z), fz_maybe(z, &i32))); break;
+    case 32: FZ(CODES(P, H, CN), aclrtStreamGetPriority(fz_stream_any(z), fz_maybe(z, &u32))); break;
+    case 33: FZ(CODES(P, H, CN), aclrtStreamGetFlags(fz_stream_any(z), fz_maybe(z, &u32))); break;
+    case 34:
+        /* Never ACL_STOP_ON_FAILURE on a live stream of the shared context: it would stop the whole context. */
+        FZ(CODES(H, R, CN, SC),
+           aclrtSetStreamFailureMode(fz_stream_submit(z), soak_pick(rng, 2) ? 0 : (soak_pick(rng, 2) ? 2 : UINT64_MAX)));
+        break;
+    case 35:
+        av.failureMode = soak_pick(rng, 2) ? 0 : 3;
+        FZ(CODES(P, H, R, F, CN, SC),
+           aclrtSetStreamAttribute(fz_stream_submit(z), (aclrtStreamAttr)soak_pick(rng, 7), fz_maybe(z, &av)));
+        break;
+    case 36:
+        FZ(CODES(P, H, R, CN), aclrtGetStreamAttribute(fz_stream_any(z), (aclrtStreamAttr)soak_pick(rng, 7),
+                                                       fz_maybe(z, &av)));
+        break;
+    case 37: FZ(CODES(P), aclrtDeviceGetStreamPriorityRange(fz_maybe(z, &i32), fz_maybe(z, &i32b))); break;
+    case 38: FZ(CODES(P, CN), aclrtGetStreamAvailableNum(fz_maybe(z, &u32))); break;
+    case 39:
+        /* Only streams whose work this thread may lose; a stop is always undone by an abort. */
+        s = fz_stream_own(z);
+        if (s == g_default)
+            s = NULL;
+        if (soak_pick(rng, 2))
+            FZ(CODES(P, H, R, CN, SC), aclrtStreamStop(s));
+        FZ(CODES(P, H, R, CN, SC), aclrtStreamAbort(s));
+        break;
+    /* --- context and device --- */
+    case 40: FZ(CODES(P, H), aclrtSetCurrentContext(fz_context(z, false))); break;
+    case 41: FZ(CODES(P, CN), aclrtGetCurrentContext(fz_maybe(z, &out_c))); break;
+    case 42: FZ(CODES(P, CN), aclrtCtxGetCurrentDefaultStream(fz_maybe(z, &out_s))); break;
+    case 43:
+        FZ(CODES(P, DV, QUOTA), aclrtCreateContext(fz_maybe(z, &out_c), devices[soak_pick(rng, 6)]));
+        if (last_rc == ACL_SUCCESS)
+            fz_store_ctx(z, out_c);
+        break;
+    case 44:
+        c = fz_context(z, true);
+        if (c == g_dev0_ctx || c == g_ctx)
+            c = z->scratch_ctx[1];
+        FZ(CODES(P, H, R), aclrtDestroyContext(c));
+        if (last_rc == ACL_SUCCESS && c != NULL) {
+            for (int i = 0; i < 2; i++)
+                if (z->scratch_ctx[i] == c)
+                    z->scratch_ctx[i] = NULL;
+            fz_add_stale(z, c);
+        }
+        break;
+    case 45: FZ(CODES(DV), aclrtSetDevice(devices[soak_pick(rng, 6)])); break;
+    case 46: {
+        int32_t dev = devices[soak_pick(rng, 6)]; /* device 1 or invalid: the other devices belong to other concerns */
+        if (soak_pick(rng, 2))
+            FZ(CODES(DV, CN), aclrtResetDevice(dev));
+        else
+            FZ(CODES(DV, CN), aclrtResetDeviceForce(dev));
+        break;
+    }
+    case 47: FZ(CODES(P, CN), aclrtGetDevice(fz_maybe(z, &i32))); break;
+    case 48: FZ(CODES(P), aclrtGetDeviceCount(fz_maybe(z, &u32))); break;
+    case 49: FZ(CODES(CN, ASYNC), aclrtSynchronizeDevice()); break;
+    case 50:
+        FZ(CODES(R, CN, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ASYNC),
+           aclrtSynchronizeDeviceWithTimeout(sync_timeouts[soak_pick(rng, 6)]));
+        break;
+    case 51: FZ(CODES(P), aclrtGetRunMode(fz_maybe(z, (void *)&u32))); break;
+    /* --- memory --- */
+    case 52: {
+        int k = (int)soak_pick(rng, 2);
+        if (z->dev[k] == NULL) {
+            FZ(CODES(P, CN), aclrtMalloc(fz_maybe(z, &ptr), sizes[soak_pick(rng, 4)],
+                                         (aclrtMemMallocPolicy)soak_rng(rng)));
+            if (last_rc == ACL_SUCCESS)
+                z->dev[k] = ptr;
+        } else {
+            void *cands[] = {z->dev[k], NULL, &g_local_int, z->freed, z->pinned_a, (char *)z->dev[k] + 1};
+            ptr = cands[soak_pick(rng, 6)];
+            FZ(CODES(P, R), aclrtFree(ptr));
+            if (last_rc == ACL_SUCCESS)
+                fz_forget_allocation(z, ptr);
+        }
+        break;
+    }
+    case 53: {
+        int k = (int)soak_pick(rng, 2);
+        if (z->host[k] == NULL) {
+            FZ(CODES(P), aclrtMallocHost(fz_maybe(z, &ptr), sizes[soak_pick(rng, 4)]));
+            if (last_rc == ACL_SUCCESS)
+                z->host[k] = ptr;
+        } else {
+            void *cands[] = {z->host[k], NULL, &g_local_int, z->freed, z->dev[0], (char *)z->host[k] + 1};
+            ptr = cands[soak_pick(rng, 6)];
+            FZ(CODES(P, R), aclrtFreeHost(ptr));
+            if (last_rc == ACL_SUCCESS)
+                fz_forget_allocation(z, ptr);
+        }
+        break;
+    }
+    case 54: {
+        /* Absurd sizes: the allocation error, no pointer (sanitizer allocators abort on these instead). */
+        if (SOAK_SANITIZED)
+            break;
+        size_t absurd[] = {(size_t)1 << 50, SIZE_MAX / 2, SIZE_MAX, SIZE_MAX - 40};
+        size_t size = absurd[soak_pick(rng, 4)];
+        bool host = soak_pick(rng, 2);
+        ptr = NULL;
+        if (host)
+            FZ(CODES(P, CN, ACL_ERROR_RT_MEMORY_ALLOCATION), aclrtMallocHost(&ptr, size));
+        else
+            FZ(CODES(P, CN, ACL_ERROR_RT_MEMORY_ALLOCATION), aclrtMalloc(&ptr, size, ACL_MEM_MALLOC_HUGE_FIRST));
+        if (last_rc == ACL_SUCCESS) {
+            if (atomic_fetch_add(&fz_absurd_ok, 1) == 0)
+                soak_violation(SV_FUZZ, "%s(%zu bytes) succeeded (pointer %p)", host ? "aclrtMallocHost" : "aclrtMalloc",
+                               size, ptr);
+            (void)(host ? aclrtFreeHost(ptr) : aclrtFree(ptr));
+        } else if (ptr != NULL) {
+            soak_violation(SV_FUZZ, "a failed absurd allocation set the pointer to %p", ptr);
+        }
+        break;
+    }
+    case 55:
+        FZ(CODES(P, R), aclrtMemcpy(fz_maybe(z, z->sync_a), maxes[soak_pick(rng, 5)], fz_maybe(z, z->sync_b),
+                                    sizes[soak_pick(rng, 4)], (aclrtMemcpyKind)soak_pick(rng, 10)));
+        break;
+    case 56: {
+        /* Async copies only on this thread's work stream (or handles that are not live streams). */
+        aclrtStream cs = soak_pick(rng, 4) ? z->work : fz_garbage(z);
+        FZ(CODES(SUBMIT, R), aclrtMemcpyAsync(fz_maybe(z, z->pinned_a), maxes[soak_pick(rng, 5)], fz_maybe(z, z->pinned_b),
+                                              sizes[soak_pick(rng, 4)], (aclrtMemcpyKind)soak_pick(rng, 10), cs));
+        break;
+    }
+    case 57:
+        FZ(CODES(P, R), aclrtMemset(fz_maybe(z, z->sync_a), maxes[soak_pick(rng, 5)], (int32_t)soak_rng(rng),
+                                    sizes[soak_pick(rng, 4)]));
+        break;
+    case 58: {
+        aclrtStream cs = soak_pick(rng, 4) ? z->work : fz_garbage(z);
+        FZ(CODES(SUBMIT, R), aclrtMemsetAsync(fz_maybe(z, z->pinned_c), maxes[soak_pick(rng, 5)], (int32_t)soak_rng(rng),
+                                              sizes[soak_pick(rng, 4)], cs));
+        break;
+    }
+    /* --- errors, init --- */
+    case 59: {
+        aclrtLastErrLevel level = (aclrtLastErrLevel)(soak_pick(rng, 3) == 0 ? 1 : 0);
+        bool get = soak_pick(rng, 2);
+        (void)aclGetRecentErrMsg();
+        aclError rc = get ? aclrtGetLastError(level) : aclrtPeekAtLastError(level);
+        if (level != ACL_RT_THREAD_LEVEL)
+            fz_check(get ? "aclrtGetLastError" : "aclrtPeekAtLastError", rc, CODES(P));
+        else
+            fz_cover(get ? "aclrtGetLastError" : "aclrtPeekAtLastError");
+        break;
+    }
+    case 60: {
+        /* A counted pair: the reference count never reaches zero here. */
+        (void)aclGetRecentErrMsg();
+        aclError rc = aclInit(NULL);
+        fz_cover("aclInit");
+        if (rc != ACL_ERROR_REPEAT_INITIALIZE)
+            soak_violation(SV_FUZZ, "aclInit(NULL) on a running runtime returned %d", rc);
+        uint64_t ref = 0;
+        FZ(CODES(P), aclFinalizeReference(&ref));
+        if (last_rc == ACL_SUCCESS && ref == 0)
+            soak_violation(SV_FUZZ, "aclFinalizeReference after a repeated aclInit left the count at 0");
+        break;
+    }
+    case 61: {
+        fz_cover("aclGetRecentErrMsg");
+        const char *m = aclGetRecentErrMsg();
+        if (m != NULL && m[0] != '[')
+            soak_violation(SV_FUZZ, "aclGetRecentErrMsg text does not start with a [function] line: %.80s", m);
+        break;
+    }
+    case 62: {
+        const char *name = aclrtxGetBackendName();
+        fz_cover("aclrtxGetBackendName");
+        if (name == NULL || strcmp(name, "host") != 0)
+            soak_violation(SV_FUZZ, "aclrtxGetBackendName returned %s", name ? name : "NULL");
+        break;
+    }
+    case 63: FZ(CODES(P), aclrtGetThreadLastTaskId(fz_maybe(z, &u32))); break;
+    /* --- callbacks and exceptions --- */
+    case 64:
+        FZ(CODES(SUBMIT, ACL_ERROR_RT_STREAM_NO_CB_REG),
+           aclrtLaunchCallback(soak_pick(rng, 6) ? fz_noop : NULL, NULL, (aclrtCallbackBlockType)soak_pick(rng, 3),
+                               fz_stream_submit(z) == z->cbs ? z->work : fz_stream_submit(z)));
+        break;
+    case 65: {
+        /* Subscribe and unsubscribe at once, with anything (a subscribed stream would take callbacks nobody runs). */
+        uint64_t tid = soak_pick(rng, 2) ? (uint64_t)pthread_self() : soak_rng(rng);
+        const int *codes = CODES(P, H, CN, ACL_ERROR_RT_STREAM_SUBSCRIBE, ACL_ERROR_RT_THREAD_SUBSCRIBE,
+                                 ACL_ERROR_RT_OVER_LIMIT);
+        aclrtStream not_live[] = {NULL, fz_pick_stale(z), fz_garbage(z), g_plain};
+        s = not_live[soak_pick(rng, 4)];
+        if (soak_pick(rng, 2)) {
+            FZ(codes, aclrtSubscribeHostFunc(tid, s));
+            FZ(codes, aclrtUnSubscribeHostFunc(tid, s));
+        } else {
+            FZ(codes, aclrtSubscribeReport(tid, s == NULL ? z->scratch[0] : s));
+            FZ(codes, aclrtUnSubscribeReport(tid, s == NULL ? z->scratch[0] : s));
+        }
+        break;
+    }
+    case 66: {
+        /* The whole flow, served by this thread. */
+        uint64_t me = (uint64_t)pthread_self();
+        bool host = soak_pick(rng, 2);
+        aclrtStream cs = host ? z->hfs : z->cbs;
+        (void)aclrtSetCurrentContext(g_ctx);
+        atomic_store(&z->cb_ran, 0);
+        if (host)
+            FZ(CODES(ACL_ERROR_RT_STREAM_SUBSCRIBE, ACL_ERROR_RT_THREAD_SUBSCRIBE), aclrtSubscribeHostFunc(me, cs));
+        else
+            FZ(CODES(ACL_ERROR_RT_STREAM_SUBSCRIBE, ACL_ERROR_RT_THREAD_SUBSCRIBE), aclrtSubscribeReport(me, cs));
+        if (last_rc != ACL_SUCCESS)
+            break;
+        int n = 1 + (int)soak_pick(rng, 3);
+        int launched = 0;
+        for (int i = 0; i < n; i++) {
+            if (host)
+                FZ(CODES(SUBMIT), aclrtLaunchHostFunc(cs, fz_cb, z));
+            else
+                FZ(CODES(SUBMIT), aclrtLaunchCallback(fz_cb, z, soak_pick(rng, 2) ? ACL_CALLBACK_BLOCK
+                                                                                   : ACL_CALLBACK_NO_BLOCK, cs));
+            launched += last_rc == ACL_SUCCESS;
+        }
+        fz_serve(z, host, launched);
+        if (atomic_load(&z->cb_ran) != launched)
+            soak_violation(SV_FUZZ, "%d %s launched on a stream served by this thread, %d ran within 2 s", launched,
+                           host ? "host functions" : "callbacks", atomic_load(&z->cb_ran));
+        if (host)
+            FZ(CODES(ACL_ERROR_RT_THREAD_SUBSCRIBE), aclrtUnSubscribeHostFunc(me, cs));
+        else
+            FZ(CODES(ACL_ERROR_RT_THREAD_SUBSCRIBE), aclrtUnSubscribeReport(me, cs));
+        FZ(CODES(ASYNC), aclrtSynchronizeStream(cs));
+        break;
+    }
+    case 67: {
+        int32_t timeouts[] = {0, -2, 1, INT32_MIN};
+        int32_t t = timeouts[soak_pick(rng, 4)];
+        if (soak_pick(rng, 2))
+            FZ(CODES(P, ACL_ERROR_RT_THREAD_SUBSCRIBE, ACL_ERROR_RT_REPORT_TIMEOUT), aclrtProcessReport(t));
+        else
+            FZ(CODES(P, ACL_ERROR_RT_THREAD_SUBSCRIBE, ACL_ERROR_RT_REPORT_TIMEOUT), aclrtProcessHostFunc(t));
+        break;
+    }
+    case 68: {
+        aclrtExceptionInfoCallback cb = soak_pick(rng, 3) ? fz_exception_cb2 : NULL;
+        switch (soak_pick(rng, 3)) {
+        case 0: FZ(CODES(R), aclrtExceptionInfoCallbackRegister(cb)); break;
+        case 1: FZ(CODES(R), aclrtExceptionInfoCallbackUnregister(cb)); break;
+        default: FZ(CODES(R), aclrtSetExceptionInfoCallback(cb)); break;
+        }
+        break;
+    }
+    case 69: {
+        uint32_t v[5] = {aclrtGetTaskIdFromExceptionInfo(NULL), aclrtGetStreamIdFromExceptionInfo(NULL),
+                         aclrtGetThreadIdFromExceptionInfo(NULL), aclrtGetDeviceIdFromExceptionInfo(NULL),
+                         aclrtGetErrorCodeFromExceptionInfo(NULL)};
+        fz_cover("aclrtGetTaskIdFromExceptionInfo");
+        fz_cover("aclrtGetStreamIdFromExceptionInfo");
+        fz_cover("aclrtGetThreadIdFromExceptionInfo");
+        fz_cover("aclrtGetDeviceIdFromExceptionInfo");
+        fz_cover("aclrtGetErrorCodeFromExceptionInfo");
+        for (int i = 0; i < 5; i++)
+            if (v[i] != 0xFFFFFFFFu)
+                soak_violation(SV_FUZZ, "an exception-info getter of NULL returned %u, not 0xFFFFFFFF", v[i]);
+        (void)aclGetRecentErrMsg();
+        break;
+    }
+    case 70: {
+        const char *names[] = {NULL, "", "soakfuzz", "soakfuzz2"};
+        const char *name = names[soak_pick(rng, 4)];
+        if (soak_pick(rng, 2))
+            FZ(CODES(P, R), aclrtRegStreamStateCallback(name, soak_pick(rng, 2) ? fz_stream_state_cb : NULL, NULL));
+        else
+            FZ(CODES(P, R), aclrtRegDeviceStateCallback(name, soak_pick(rng, 2) ? fz_device_state_cb : NULL, NULL));
+        break;
+    }
+    /* --- notifies --- */
+    case 71:
+        if (z->notify == NULL) {
+            FZ(CODES(P, R, CN, QUOTA), aclrtCreateNotify(fz_maybe(z, &z->notify),
+                                                        soak_pick(rng, 4) ? ACL_NOTIFY_DEFAULT : soak_rng(rng)));
+            if (last_rc != ACL_SUCCESS)
+                z->notify = NULL;
+            z->notify_records_minus_waits = 0;
+        } else {
+            void *n = soak_pick(rng, 3) ? z->notify : fz_pick_stale(z);
+            FZ(CODES(P, H), aclrtDestroyNotify(n));
+            if (last_rc == ACL_SUCCESS && n == z->notify) {
+                fz_add_stale(z, z->notify);
+                z->notify = NULL;
+            }
+        }
+        break;
+    case 72: {
+        void *n = z->notify != NULL && soak_pick(rng, 3) ? z->notify : soak_pick(rng, 2) ? fz_pick_stale(z) : fz_garbage(z);
+        aclrtStream ns = soak_pick(rng, 3) ? z->work : fz_stream_any(z);
+        if (ns == g_fixed || ns == g_dev0_stream)
+            ns = z->work;
+        if (soak_pick(rng, 2) || n != z->notify || z->notify_records_minus_waits <= 0) {
+            FZ(CODES(SUBMIT), aclrtRecordNotify(n, ns));
+            if (last_rc == ACL_SUCCESS && n == z->notify)
+                z->notify_records_minus_waits++;
+        } else {
+            /*
+             * Always with a timeout (1 s): a record this thread made may be
+             * discarded (its stream aborted or force-destroyed), and then
+             * nothing would ever release the wait.
+             */
+            FZ(CODES(SUBMIT, R), aclrtWaitAndResetNotify(n, ns, 1));
+            if (last_rc == ACL_SUCCESS)
+                z->notify_records_minus_waits--;
+        }
+        break;
+    }
+    case 73: {
+        void *n = z->notify != NULL && soak_pick(rng, 2) ? z->notify : fz_pick_stale(z);
+        FZ(CODES(P, H), aclrtGetNotifyId(n, fz_maybe(z, &u32)));
+        break;
+    }
+    case 74: {
+        aclrtNotify arr[3] = {z->notify, soak_pick(rng, 2) ? NULL : fz_pick_stale(z), fz_garbage(z)};
+        size_t num = (size_t)soak_pick(rng, 4);
+        FZ(CODES(P, H, R), aclrtNotifyBatchReset(soak_pick(rng, 6) ? arr : NULL, num));
+        if (last_rc == ACL_SUCCESS)
+            z->notify_records_minus_waits = 0;
+        break;
+    }
+    case 75:
+        if (z->cnt == NULL) {
+            FZ(CODES(P, R, CN, QUOTA), aclrtCntNotifyCreate(fz_maybe(z, &z->cnt), soak_pick(rng, 4) ? 0 : soak_rng(rng)));
+            if (last_rc != ACL_SUCCESS)
+                z->cnt = NULL;
+        } else {
+            void *n = soak_pick(rng, 3) ? z->cnt : fz_pick_stale(z);
+            FZ(CODES(P, H, R), aclrtCntNotifyDestroy(n));
+            if (last_rc == ACL_SUCCESS && n == z->cnt) {
+                fz_add_stale(z, z->cnt);
+                z->cnt = NULL;
+            }
+        }
+        break;
+    case 76: {
+        void *n = z->cnt != NULL && soak_pick(rng, 3) ? z->cnt : fz_pick_stale(z);
+        aclrtStream ns = soak_pick(rng, 4) ? z->work : fz_garbage(z);
+        switch (soak_pick(rng, 4)) {
+        case 0: {
+            aclrtCntNotifyRecordInfo info = {(aclrtCntNotifyRecordMode)soak_pick(rng, 6), (uint32_t)soak_pick(rng, 8)};
+            FZ(CODES(SUBMIT, R), aclrtCntNotifyRecord(n, ns, fz_maybe(z, &info)));
+            break;
+        }
+        case 1: {
+            /* Timeout 1 s: the condition may never hold (a task timeout, reported by a later synchronize). */
+            aclrtCntNotifyWaitInfo info = {(aclrtCntNotifyWaitMode)soak_pick(rng, 6), (uint32_t)soak_pick(rng, 8), 1,
+                                           (uint8_t)soak_pick(rng, 2), {0, 0, 0}};
+            FZ(CODES(SUBMIT, R), aclrtCntNotifyWaitWithTimeout(n, ns, fz_maybe(z, &info)));
+            break;
+        }
+        case 2: FZ(CODES(SUBMIT, R), aclrtCntNotifyReset(n, ns)); break;
+        default: FZ(CODES(P, H, R), aclrtCntNotifyGetId(n, fz_maybe(z, &u32))); break;
+        }
+        break;
+    }
+    /* --- value ops: this thread's word, in its stream's order --- */
+    case 77: {
+        uint64_t v = soak_pick(rng, 1000);
+        uint32_t flag = soak_pick(rng, 5) ? 0 : (uint32_t)soak_pick(rng, 4);
+        void *addr = soak_pick(rng, 5) ? (void *)z->word
+                                       : (void *[]){NULL, (char *)z->word + 1, &g_local_int, z->pinned_a}[soak_pick(rng, 4)];
+        FZ(CODES(SUBMIT, R), aclrtValueWrite(addr, v, flag, z->values));
+        if (last_rc == ACL_SUCCESS && addr == (void *)z->word)
+            z->word_last = v;
+        break;
+    }
+    case 78: {
+        /* Conditions that hold when the stream reaches the wait (the last write is before it in stream order). */
+        uint64_t v;
+        uint32_t flag;
+        switch (soak_pick(rng, 3)) {
+        case 0: flag = ACL_STREAM_WAIT_VALUE_GEQ; v = 0; break;
+        case 1: flag = ACL_STREAM_WAIT_VALUE_EQ; v = z->word_last; break;
+        default: flag = ACL_STREAM_WAIT_VALUE_NOR; v = 0; break;
+        }
+        void *addr = z->word;
+        if (soak_pick(rng, 5) == 0) { /* bad input instead: rejected, nothing queued */
+            switch (soak_pick(rng, 4)) {
+            case 0: addr = NULL; break;
+            case 1: addr = (char *)z->word + 4; break;
+            case 2: addr = &g_local_int; break;
+            default: flag = 4 + (uint32_t)soak_pick(rng, 100); break;
+            }
+        }
+        FZ(CODES(SUBMIT, R), aclrtValueWait(addr, v, flag, z->values));
+        break;
+    }
+    /* --- HCOM tasks (thread 0 launches balanced lists; both build and break descriptors) --- */
+    case 79:
+    case 80: {
+        aclrtxHcomTask *rec = NULL, *wait = NULL;
+        const char *names[] = {NULL, "", "soak_fuzz_group",
+                               "a-group-name-that-is-far-too-long-to-be-accepted-by-the-runtime-because-it-has-more-"
+                               "than-one-hundred-and-twenty-seven-bytes-in-it-yes"};
+        const char *gname = z->id == 0 ? "soak_fuzz_group" : "soak_fuzz_other";
+        const char *rname = soak_pick(rng, 3) ? gname : names[soak_pick(rng, 4)];
+        bool same_group = rname == gname;
+        FZ(CODES(P, R), aclrtxCreateHcomRecordTask(soak_pick(rng, 8) ? &rec : NULL, rname));
+        FZ(CODES(P, R), aclrtxCreateHcomWaitTask(soak_pick(rng, 8) ? &wait : NULL, gname));
+        int32_t hx = -1, hy = -1;
+        (void)aclrtStreamGetId(g_hx, &hx);
+        (void)aclrtStreamGetId(g_hy, &hy);
+        int32_t ids[] = {hx, -1, INT32_MAX, 7777};
+        if (rec != NULL)
+            FZ(CODES(P, R), aclrtxHcomTaskSetStreamId(rec, soak_pick(rng, 4) ? hx : ids[soak_pick(rng, 4)]));
+        if (wait != NULL)
+            FZ(CODES(P, R), aclrtxHcomTaskSetStreamId(wait, hy));
+        unsigned char buf[512];
+        size_t n1 = 0, n2 = 0;
+        if (rec != NULL) {
+            FZ(CODES(P, R), aclrtxHcomTaskSerialize(rec, soak_pick(rng, 8) ? buf : NULL, soak_pick(rng, 8) ? 256 : 3,
+                                                    fz_maybe(z, &n1)));
+            if (last_rc != ACL_SUCCESS)
+                n1 = 0;
+        }
+        if (wait != NULL && n1 > 0 && n1 < 256) {
+            FZ(CODES(P, R), aclrtxHcomTaskSerialize(wait, buf + n1, 256, &n2));
+            if (last_rc != ACL_SUCCESS)
+                n2 = 0;
+        }
+        (void)aclrtSetCurrentContext(g_ctx);
+        if (z->id == 0 && same_group && n1 > 0 && n2 > 0 && soak_pick(rng, 2)) {
+            /* Balanced: a record on hx (which never waits), then its wait on hy. Invalid ids make it rejected whole. */
+            FZ(CODES(P, R, CN), aclrtxLaunchHcomTaskList(buf, n1 + n2));
+        } else {
+            /* Broken lists: truncated, trailing bytes, garbage, NULL, size 0. Nothing of them runs. */
+            size_t total = n1 + n2;
+            unsigned char broken[600];
+            memcpy(broken, buf, total < sizeof broken ? total : sizeof broken);
+            size_t sz = total;
+            switch (soak_pick(rng, 5)) {
+            case 0: sz = total > 0 ? total - 1 - soak_pick(rng, total) : 0; break;
+            case 1: broken[0] ^= 0xFF; break;
+            case 2: broken[total < 590 ? total : 0] = 'A'; sz = total + 1; break;
+            case 3: for (size_t i = 0; i < 64; i++) broken[i] = (unsigned char)soak_rng(rng); sz = 64; break;
+            default: sz = 0; break;
+            }
+            if (z->id != 0 || sz != total) /* only thread 0 may launch a valid list */
+                FZ(CODES(P, R, CN), aclrtxLaunchHcomTaskList(soak_pick(rng, 8) ? broken : NULL, sz));
+        }
+        FZ(CODES(P, R), aclrtxDestroyHcomTask(rec));
+        FZ(CODES(P, R), aclrtxDestroyHcomTask(wait));
+        break;
+    }
+    case 81: {
+        /* Handles of one kind given to another kind's functions (stale notify as event, event as notify...). */
+        void *wrong[] = {z->notify, z->cnt, g_plain, g_fixed, g_ctx, fz_pick_stale(z)};
+        void *w = wrong[soak_pick(rng, 6)];
+        switch (soak_pick(rng, 4)) {
+        case 0: FZ(CODES(P, H), aclrtGetNotifyId(w == z->notify ? g_plain : w, &u32)); break;
+        case 1: FZ(CODES(P, H, R), aclrtCntNotifyGetId(w == z->cnt ? g_fixed : w, &u32)); break;
+        case 2: FZ(CODES(P, H), aclrtGetEventId(w == g_plain ? g_ctx : w, &u32)); break;
+        default: FZ(CODES(P, H, CN), aclrtStreamGetId(w == g_fixed ? g_plain : w, &i32)); break;
+        }
+        break;
+    }
+    case 82: {
+        /* ACL's allocator API: descriptors, per-stream registrations (garbage descriptors included). */
+        aclrtAllocatorDesc d = soak_pick(rng, 5) ? aclrtAllocatorCreateDesc() : (aclrtAllocatorDesc)fz_garbage(z);
+        fz_cover("aclrtAllocatorCreateDesc");
+        FZ(CODES(P), aclrtAllocatorSetObjToDesc(fz_maybe(z, d), (aclrtAllocator)z));
+        FZ(CODES(P), aclrtAllocatorSetAllocFuncToDesc(d, soak_pick(rng, 4) ? fz_alloc_block : NULL));
+        FZ(CODES(P), aclrtAllocatorSetFreeFuncToDesc(d, soak_pick(rng, 4) ? fz_free_block : NULL));
+        FZ(CODES(P), aclrtAllocatorSetAllocAdviseFuncToDesc(d, soak_pick(rng, 2) ? fz_alloc_advise : NULL));
+        FZ(CODES(P), aclrtAllocatorSetGetAddrFromBlockFuncToDesc(d, soak_pick(rng, 4) ? fz_block_addr : NULL));
+        aclrtStream as = fz_stream_any(z);
+        FZ(CODES(P, H, CN, SC), aclrtAllocatorRegister(as, fz_maybe(z, d)));
+        aclrtAllocatorDesc got_d;
+        aclrtAllocator got_a;
+        aclrtAllocatorAllocFunc got_alloc;
+        aclrtAllocatorFreeFunc got_free;
+        aclrtAllocatorAllocAdviseFunc got_advise;
+        aclrtAllocatorGetAddrFromBlockFunc got_addr;
+        FZ(CODES(P, H, CN, SC), aclrtAllocatorGetByStream(as, fz_maybe(z, &got_d), &got_a, &got_alloc, &got_free,
+                                                           &got_advise, &got_addr));
+        FZ(CODES(P, H, CN, SC), aclrtAllocatorUnregister(as));
+        FZ(CODES(P), aclrtAllocatorDestroyDesc(d));
+        FZ(CODES(P), aclrtAllocatorDestroyDesc(d)); /* twice: refused */
+        break;
+    }
+    case 83: {
+        /* External tasks: launched onto any stream; a garbage or stale token is refused. */
+        FZ(CODES(SUBMIT), aclrtxLaunchExternalTask(fz_stream_submit(z), soak_pick(rng, 6) ? fz_external_start : NULL,
+                                                   NULL));
+        aclrtxExternalToken t = {soak_rng(rng), soak_rng(rng) & 0xFFFF};
+        FZ(CODES(R), aclrtxCompleteExternalTask(t, ACL_SUCCESS));
+        break;
+    }
+    case 84: {
+        /* Progress calls on any device id (the runtime runs its own threads here: they only help). */
+        int fd;
+        aclrtxProgressInfo info;
+        FZ(CODES(DV), aclrtxDeviceProgress(devices[soak_pick(rng, 6)], (uint32_t)soak_pick(rng, 3),
+                                           fz_maybe(z, &info)));
+        FZ(CODES(P, DV), aclrtxDeviceProgressFd(devices[soak_pick(rng, 6)], fz_maybe(z, &fd)));
+        break;
+    }
+    case 85: {
+        /* Registering backends: bad descriptors, and a good one registered and taken back (never selected). */
+        aclrtxBackend b;
+        memset(&b, 0, sizeof b);
+        b.version = soak_pick(rng, 4) ? ACLRTX_BACKEND_VERSION : 7u;
+        b.size = soak_pick(rng, 4) ? (uint32_t)sizeof b : 3u;
+        b.name = soak_pick(rng, 5) ? (z == &fz_threads[0] ? "soakfuzz0" : "soakfuzz1") : (soak_pick(rng, 2) ? "host" : NULL);
+        b.open = soak_pick(rng, 5) ? fz_backend_open : NULL;
+        FZ(CODES(P, R, ACL_ERROR_RT_OVER_LIMIT), aclrtxRegisterBackend(fz_maybe(z, &b)));
+        FZ(CODES(P, R), aclrtxUnregisterBackend(soak_pick(rng, 6) ? b.name : NULL));
+        break;
+    }
+    default: {
+        /* Counted work, which must all run. */
+        (void)aclrtSetCurrentContext(g_ctx);
+        FZ(CODES(-2), aclrtLaunchHostFunc(z->work, fz_count_fn, z));
+        if (last_rc == ACL_SUCCESS)
+            z->counted_launched++;
+        break;
+    }
+    }
+}
+
+void *fuzz_thread(void *arg)
+{
+    intptr_t id = (intptr_t)arg;
+    struct soak_thread *me = soak_thread_register("fuzz %d", (int)id);
+    atomic_store(&me->signalable, 1);
+    if (!fz_ready || soak_skipped("fuzz"))
+        return NULL;
+    struct fz *z = &fz_threads[id];
+    (void)aclrtSetCurrentContext(g_ctx);
+    while (soak_running())
+        fz_one_call(z);
+    (void)aclrtSetCurrentContext(g_ctx);
+    return NULL;
+}
+
+void fuzz_finish(void)
+{
+    if (!fz_ready)
+        return;
+    (void)aclrtSetCurrentContext(g_ctx);
+    for (int t = 0; t < 2; t++) {
+        struct fz *z = &fz_threads[t];
+        aclError rc = SOAK_BLOCKING("aclrtSynchronizeStream (fuzz work)", -1, aclrtSynchronizeStream(z->work));
+        if (!soak_code_in(rc, SOAK_CODES(ASYNC)))
+            soak_violation(SV_FUZZ, "fuzz thread %d: synchronizing its work stream returned %d", t, rc);
+        if (atomic_load(&z->counted) != z->counted_launched)
+            soak_violation(SV_FUZZ, "fuzz thread %d: %ld counted tasks launched between the random calls, %ld ran", t,
+                           z->counted_launched, atomic_load(&z->counted));
+    }
+    (void)aclrtExceptionInfoCallbackUnregister(fz_exception_cb);
+    (void)aclrtExceptionInfoCallbackUnregister(fz_exception_cb2);
+    (void)aclrtSetExceptionInfoCallback(NULL);
+    (void)aclrtRegStreamStateCallback("soakfuzz", NULL, NULL);
+    (void)aclrtRegStreamStateCallback("soakfuzz2", NULL, NULL);
+    (void)aclrtRegDeviceStateCallback("soakfuzz", NULL, NULL);
+    (void)aclrtRegDeviceStateCallback("soakfuzz2", NULL, NULL);
+    (void)aclGetRecentErrMsg();
+}
+
+/* The lifecycle-order child ran (in its own process): the functions only it calls count as exercised. */
+void fuzz_note_lifecycle_ran(void)
+{
+    fz_cover("aclInit");
+    fz_cover("aclFinalize");
+    fz_cover("aclFinalizeReference");
+}
+
+void fuzz_summary(void)
+{
+    if (!fz_ready)
+        return;
+    int covered = 0;
+    for (int i = 0; i < FZ_NFUNCS; i++)
+        covered += atomic_load(&fz_covered[i]) != 0;
+    printf("fuzz: %ld calls succeeded, %ld failed (%d distinct codes), %ld undocumented codes, %ld failures without "
+           "their message line; exceptions heard %ld (%ld with bad ids); %d of %d public functions exercised",
+           atomic_load(&fz_ok), atomic_load(&fz_failed), atomic_load(&fz_ncodes), atomic_load(&fz_bad_codes),
+           atomic_load(&fz_unnamed), atomic_load(&fz_exceptions), atomic_load(&fz_exception_bad), covered, FZ_NFUNCS);
+    if (covered < FZ_NFUNCS) {
+        printf(" (not:");
+        for (int i = 0; i < FZ_NFUNCS; i++)
+            if (atomic_load(&fz_covered[i]) == 0)
+                printf(" %s", fz_functions[i]);
+        printf(")");
+    }
+    printf("\n");
+}
+
+/* ------------------------------------------------------------------------
+ * Wrong call orders of the lifecycle functions, in a fresh process.
+ * ------------------------------------------------------------------------ */
+
+static void ex_count_fn_for_lifecycle(void *arg)
+{
+    atomic_fetch_add((atomic_long *)arg, 1);
+}
+
+int fuzz_lifecycle_child(uint64_t seed)
+{
+    uint64_t rng = seed ^ 0x11FEC7C1Eull;
+    int bad = 0;
+    void *handles[32] = {0}; /* streams, events, contexts from this and earlier lives (stale after finalize) */
+    int nh = 0;
+    atomic_long ran = 0;
+    const int *codes = SOAK_CODES(P, H, R, F, CN, SC, DV, ACL_ERROR_REPEAT_INITIALIZE, ACL_ERROR_REPEAT_FINALIZE,
+                                  ACL_ERROR_UNINITIALIZE, ACL_ERROR_INVALID_FILE, QUOTA, ASYNC,
+                                  ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT);
+    for (int i = 0; i < 400; i++) {
+        void *h = nh > 0 ? handles[soak_pick(&rng, (uint64_t)nh)] : NULL;
+        void *out = NULL;
+        aclError rc;
+        const char *what;
+        switch (soak_pick(&rng, 18)) {
+        case 0: what = "aclInit"; rc = aclInit(soak_pick(&rng, 4) ? NULL : "/nonexistent/aclrt.json"); break;
+        case 1: what = "aclFinalize"; rc = aclFinalize(); break;
+        case 2: {
+            uint64_t ref;
+            what = "aclFinalizeReference";
+            rc = aclFinalizeReference(soak_pick(&rng, 2) ? &ref : NULL);
+            break;
+        }
+        case 3: what = "aclrtSetDevice"; rc = aclrtSetDevice((int32_t)soak_pick(&rng, 3) - 1); break;
+        case 4: what = "aclrtResetDevice"; rc = aclrtResetDevice((int32_t)soak_pick(&rng, 3) - 1); break;
+        case 5: what = "aclrtResetDeviceForce"; rc = aclrtResetDeviceForce((int32_t)soak_pick(&rng, 3) - 1); break;
+        case 6: what = "aclrtCreateContext"; rc = aclrtCreateContext(&out, (int32_t)soak_pick(&rng, 2)); break;
+        case 7: what = "aclrtDestroyContext"; rc = aclrtDestroyContext(h); break;
+        case 8: what = "aclrtSetCurrentContext"; rc = aclrtSetCurrentContext(h); break;
+        case 9: what = "aclrtCreateStream"; rc = aclrtCreateStream(&out); break;
+        case 10: what = "aclrtDestroyStream"; rc = aclrtDestroyStream(h); break;
+        case 11: what = "aclrtCreateEventExWithFlag"; rc = aclrtCreateEventExWithFlag(&out, ACL_EVENT_SYNC); break;
+        case 12: what = "aclrtRecordEvent"; rc = aclrtRecordEvent(h, nh ? handles[soak_pick(&rng, (uint64_t)nh)] : NULL); break;
+        case 13: what = "aclrtSynchronizeEventWithTimeout"; rc = aclrtSynchronizeEventWithTimeout(h, 5000); break;
+        case 14: what = "aclrtLaunchHostFunc"; rc = aclrtLaunchHostFunc(h, ex_count_fn_for_lifecycle, &ran); break;
+        case 15: what = "aclrtSynchronizeStreamWithTimeout"; rc = aclrtSynchronizeStreamWithTimeout(h, 5000); break;
+        case 16: what = "aclrtSynchronizeDeviceWithTimeout"; rc = aclrtSynchronizeDeviceWithTimeout(5000); break;
+        default: what = "aclrtDestroyEvent"; rc = aclrtDestroyEvent(h); break;
+        }
+        if (!soak_code_in(rc, codes)) {
+            fprintf(stderr, "lifecycle child (seed %llu): call %d, %s returned %d: %s\n", (unsigned long long)seed, i,
+                    what, rc, aclGetRecentErrMsg());
+            bad++;
+        }
+        if (rc == ACL_SUCCESS && out != NULL) {
+            if (nh < 32)
+                handles[nh++] = out;
+            else
+                handles[soak_pick(&rng, 32)] = out;
+        }
+        (void)aclGetRecentErrMsg();
+    }
+    aclError rc = aclFinalize();
+    if (rc != ACL_SUCCESS && rc != ACL_ERROR_REPEAT_FINALIZE) {
+        fprintf(stderr, "lifecycle child: the last aclFinalize returned %d\n", rc);
+        bad++;
+    }
+    return bad ? 1 : 0;
+}
