@@ -809,6 +809,24 @@ ACLRT_API uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *
 ACLRT_API aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
 
 /* ========================================================================
+ * Peer access between devices
+ *
+ * Every pair of distinct devices can access each other (host devices share
+ * one address space): aclrtDeviceCanAccessPeer says 1. Access is enabled per
+ * direction: aclrtDeviceEnablePeerAccess(peer, 0) lets the current device
+ * reach `peer`'s memory, until aclrtDeviceDisablePeerAccess or the end of the
+ * context that was current when it was enabled. A copy (aclrtMemcpy,
+ * aclrtMemcpyAsync) between the memory of two different devices needs the
+ * device that runs it (the current one, or the stream's) to have access to
+ * each of them that is not itself; without it the copy is refused with
+ * ACL_ERROR_RT_PARAM_INVALID and nothing is copied.
+ * ======================================================================== */
+ACLRT_API aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId);
+ACLRT_API aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+ACLRT_API aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
+ACLRT_API aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId, int32_t *status);
+
+/* ========================================================================
  * aclrtx: extensions beyond the ACL API (not part of the real runtime)
  * ======================================================================== */
 

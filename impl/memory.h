@@ -17,6 +17,7 @@
 
 #include "base.h"
 #include "error.h"
+#include "peer.h"
 #include "runtime.h"
 #include "stream.h"
 
@@ -275,16 +276,40 @@ ACLRT_API aclError aclrtFreeHost(void *hostPtr)
     return ACL_SUCCESS;
 }
 
-/* Common checks of copies: pointers, sizes, kind. */
+/*
+ * Common checks of copies: pointers, sizes, kind. The kinds these calls take
+ * are HOST_TO_HOST .. HOST_TO_BUF_TO_DEVICE, as in the runtime: the INNER_ and
+ * INTER_DEVICE_TO_DEVICE kinds belong to other copy calls, and the ACL layer
+ * refuses them here like any other value (ACL_ERROR_INVALID_PARAM).
+ */
 static aclError aclrt_copy_check(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
 {
     if (dst == NULL || src == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", dst == NULL ? "dst" : "src");
-    if ((unsigned)kind > (unsigned)ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "copy kind %d is not an aclrtMemcpyKind", (int)kind);
+    if ((unsigned)kind > (unsigned)ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM,
+                          "copy kind %d is not one aclrtMemcpy/aclrtMemcpyAsync take (ACL_MEMCPY_HOST_TO_HOST .. "
+                          "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE; INNER_/INTER_DEVICE_TO_DEVICE are for other calls)",
+                          (int)kind);
     if (count > 0 && (destMax == 0 || count > destMax))
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "count %zu exceeds destMax %zu", count, destMax);
     return ACL_SUCCESS;
+}
+
+/* A copy between two devices' memory needs the device that runs it to have peer access to both (peer.h). */
+static aclError aclrt_copy_peer_check(struct aclrt_device *runner, void *dst, const void *src, size_t count)
+{
+    struct aclrt_device *to = aclrt_mem_device_of(dst, count), *from = aclrt_mem_device_of(src, count);
+    if (to == NULL || from == NULL || to == from)
+        return ACL_SUCCESS;
+    if (runner == NULL) {
+        struct aclrt_context *ctx;
+        aclError rc = aclrt_current_context(&ctx);
+        if (rc != ACL_SUCCESS)
+            return rc;
+        runner = ctx->device;
+    }
+    return aclrt_peer_copy_check(runner, to, from);
 }
 
 ACLRT_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
@@ -292,6 +317,8 @@ ACLRT_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_
     ACLRT_ENTER();
     aclError rc = aclrt_copy_check(dst, destMax, src, count, kind);
     if (rc != ACL_SUCCESS || count == 0)
+        return rc;
+    if ((rc = aclrt_copy_peer_check(NULL, dst, src, count)) != ACL_SUCCESS)
         return rc;
     /* Synchronous, no implicit synchronization with streams. */
     const struct aclrt_backend *b = aclrt_rt.backend; /* NULL before the runtime first starts */
@@ -345,6 +372,8 @@ ACLRT_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, 
         return rc;
     if (count == 0)
         return ACL_SUCCESS;
+    if ((rc = aclrt_copy_peer_check(s->ctx->device, dst, src, count)) != ACL_SUCCESS)
+        return rc;
     struct aclrt_task t;
     memset(&t, 0, sizeof t);
     t.kind = &aclrt_kind_memcpy;
