@@ -43,6 +43,7 @@
 #include "cnt_notify.h" /* counting notifies */
 #include "peer.h"      /* peer access between devices */
 #include "memory.h"    /* memory, copies, memsets */
+#include "physmem.h"   /* physical memory, reserved address ranges, mappings */
 #include "allocator.h" /* custom memory allocators: descriptors, per-stream registrations */
 #include "value.h"     /* aclrtValueWrite / aclrtValueWait */
 #include "hcom.h"      /* HCOM group record/wait tasks (aclrtx) */

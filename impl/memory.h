@@ -26,6 +26,7 @@
 enum aclrt_mem_kind {
     ACLRT_MEM_DEVICE = 1,
     ACLRT_MEM_HOST = 2,
+    ACLRT_MEM_MAPPED = 3, /* physical memory mapped into a reserved range (physmem.h); device NULL: the host's */
 };
 
 struct aclrt_allocation {
@@ -39,6 +40,8 @@ static struct {
     pthread_rwlock_t lock;
     struct aclrt_allocation *items; /* sorted by base */
     size_t count, capacity;
+    /* Mapped memory is owned by physmem.h, which sets this (under the lock) to release it all at aclFinalize. */
+    void (*release_mapped)(void);
 } aclrt_mem = {.lock = PTHREAD_RWLOCK_INITIALIZER};
 
 /* Index of the first allocation with base > addr. */
@@ -106,14 +109,14 @@ static bool aclrt_mem_is_ours(const void *addr, size_t len)
     return ours;
 }
 
-/* The device whose aclrtMalloc memory holds [addr, addr+len), or NULL (not device memory of ours). */
+/* The device whose memory (aclrtMalloc, or mapped device memory) holds [addr, addr+len), or NULL (not ours). */
 static struct aclrt_device *aclrt_mem_device_of(const void *addr, size_t len)
 {
     uintptr_t a = (uintptr_t)addr;
     pthread_rwlock_rdlock(&aclrt_mem.lock);
     size_t at = aclrt_mem_upper(a);
     struct aclrt_device *dev = NULL;
-    if (at > 0 && aclrt_mem.items[at - 1].kind == ACLRT_MEM_DEVICE &&
+    if (at > 0 && aclrt_mem.items[at - 1].kind != ACLRT_MEM_HOST &&
         a - aclrt_mem.items[at - 1].base + len <= aclrt_mem.items[at - 1].size)
         dev = aclrt_mem.items[at - 1].device;
     pthread_rwlock_unlock(&aclrt_mem.lock);
@@ -149,13 +152,16 @@ static void aclrt_mem_release_all(void)
         struct aclrt_allocation *a = &aclrt_mem.items[i];
         if (a->kind == ACLRT_MEM_DEVICE)
             aclrt_rt.backend->mem_free(a->device, (void *)a->base);
-        else
+        else if (a->kind == ACLRT_MEM_HOST)
             aclrt_host_free((void *)a->base);
     }
     free(aclrt_mem.items);
     aclrt_mem.items = NULL;
     aclrt_mem.count = aclrt_mem.capacity = 0;
+    void (*release_mapped)(void) = aclrt_mem.release_mapped;
     pthread_rwlock_unlock(&aclrt_mem.lock);
+    if (release_mapped != NULL)
+        release_mapped(); /* physical memory, reservations and their mappings */
 }
 
 /*
