@@ -31,7 +31,7 @@ BUILD := build
 WARN := -Wall -Wextra -Wshadow -Wno-unused-function
 CSTD := -std=c11
 CXXSTD := -std=c++17
-LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread
+LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm
 
 # Build variants of the test suite.
 VARIANTS := release tsan asan dist external

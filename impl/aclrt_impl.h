@@ -46,6 +46,7 @@
 #include "physmem.h"   /* physical memory, reserved address ranges, mappings */
 #include "allocator.h" /* custom memory allocators: descriptors, per-stream registrations */
 #include "value.h"     /* aclrtValueWrite / aclrtValueWait */
+#include "builtin_task.h" /* built-in tasks: reduce, random numbers */
 #include "hcom.h"      /* HCOM group record/wait tasks (aclrtx) */
 #include "launch.h"    /* host functions and host kernels */
 #include "exec.h"      /* running a stream's tasks: the entry points backends call */
