@@ -10,7 +10,7 @@
  *       #include "aclrt.h"
  *
  *   and the program links with `pkg-config --libs aclrt` (Concurrency Kit,
- *   liburcu and pthreads). The implementation is C11; C++ code uses the API freely but
+ *   liburcu, pthreads and libm). The implementation is C11; C++ code uses the API freely but
  *   keeps ACLRT_IMPLEMENTATION in a .c file.
  *
  * Options (define before including, in the implementation unit):
