@@ -11,7 +11,11 @@
 # Other targets:
 #   make             library checks (gcc and clang, C11 and C++17), tests, examples
 #   make dist        dist/aclrt.h: the whole library as one header
-#   make install     PREFIX=/usr/local: headers and aclrt.pc for pkg-config
+#   make install     PREFIX=/usr/local: headers, aclrt.pc for pkg-config, and
+#                    the CANN package's shape: include/acl/..., the
+#                    implementation as lib64/libascendcl.so, and a CMake
+#                    package (find_package(aclrt): target aclrt::aclrt)
+#   pip install --no-build-isolation .   the acl Python module (pyproject.toml)
 #   make soak        a bounded reliability run (SOAK_SECONDS=60, SOAK_VARIANT=release|tsan|asan)
 #   make test-reliability   tests/test_reliability.c in release, tsan and asan
 #   make deps        install (as root) or name the Debian packages needed
@@ -33,7 +37,7 @@ BUILD := build
 WARN := -Wall -Wextra -Wshadow -Wno-unused-function
 CSTD := -std=c11
 CXXSTD := -std=c++17
-LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread
+LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm
 
 # Build variants of the test suite.
 VARIANTS := release tsan asan dist external
@@ -58,11 +62,12 @@ TESTS := $(patsubst tests/%.c,%,$(filter-out tests/test_reliability.c,$(wildcard
 EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 
 # Debian packages: for the test suite, and in addition for the benchmark plots.
-TEST_PKGS := gcc g++ clang make libck-dev libjsmn-dev liburcu-dev python3 python3-dev pkg-config
+TEST_PKGS := gcc g++ clang make libck-dev libjsmn-dev liburcu-dev python3 python3-dev pkg-config cmake \
+             python3-venv python3-setuptools python3-wheel
 BENCH_PKGS := $(TEST_PKGS) gnuplot-nox
 
 .PHONY: all test bench deps deps-bench dist install check check-layering examples clean \
-        $(addprefix test-,$(VARIANTS)) test-cpp test-install test-negative \
+        $(addprefix test-,$(VARIANTS)) test-cpp test-install test-negative test-pip-install \
         soak soak-coverage test-soak-short test-reliability
 
 all: deps check $(foreach v,$(VARIANTS),$(addprefix $(BUILD)/$(v)/,$(TESTS))) examples
@@ -140,9 +145,12 @@ test-negative: $(BUILD)/tsan/impl.o
 	  echo "ThreadSanitizer negative check: planted race reported (ok)"; \
 	else cat $(BUILD)/tsan_negative.log; exit 1; fi
 
-# make install into a scratch prefix, then build an example with pkg-config.
+# make install into a scratch prefix, then build ACL programs against it the
+# three ways a program's build does: pkg-config (header-only), the CANN
+# package's paths (-I$PREFIX/include -L$PREFIX/lib64 -lascendcl), and CMake's
+# find_package(aclrt) (tests/install).
 test-install: dist
-	@rm -rf $(BUILD)/prefix
+	@rm -rf $(BUILD)/prefix $(BUILD)/prefix-cmake
 	@$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(BUILD)/prefix >/dev/null
 	@PKG_CONFIG_PATH=$(BUILD)/prefix/lib/pkgconfig; export PKG_CONFIG_PATH; \
 	  printf '#define ACLRT_IMPLEMENTATION\n#include "aclrt.h"\n' > $(BUILD)/prefix/impl.c; \
@@ -150,6 +158,39 @@ test-install: dist
 	  $(CXX) $(CXXSTD) -O2 $$(pkg-config --cflags aclrt) tests/cpp_program.cpp $(BUILD)/prefix/impl.o \
 	    -o $(BUILD)/prefix/cpp_program $$(pkg-config --libs aclrt) && ./$(BUILD)/prefix/cpp_program >/dev/null && \
 	  echo "make install + pkg-config aclrt: an ACL C++ program builds and runs (ok)"
+	@test -f $(BUILD)/prefix/include/acl/acl.h && test -f $(BUILD)/prefix/include/acl/error_codes/rt_error_codes.h
+	@$(CXX) $(CXXSTD) -O2 -I$(BUILD)/prefix/include tests/cpp_program.cpp -o $(BUILD)/prefix/cann_program \
+	    -L$(BUILD)/prefix/lib64 -lascendcl && \
+	  LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib64 ./$(BUILD)/prefix/cann_program >/dev/null && \
+	  echo "make install, CANN layout: -I\$$PREFIX/include -L\$$PREFIX/lib64 -lascendcl builds and runs (ok)"
+	@cmake -S tests/install -B $(BUILD)/prefix-cmake -DCMAKE_PREFIX_PATH=$(CURDIR)/$(BUILD)/prefix \
+	    -DCMAKE_CXX_COMPILER=$(CXX) >$(BUILD)/prefix-cmake.log 2>&1 && \
+	  cmake --build $(BUILD)/prefix-cmake >>$(BUILD)/prefix-cmake.log 2>&1 && \
+	  ./$(BUILD)/prefix-cmake/cpp_program >/dev/null && \
+	  echo "make install + CMake find_package(aclrt), target aclrt::aclrt: builds and runs (ok)" || \
+	  { cat $(BUILD)/prefix-cmake.log; exit 1; }
+
+# pip install . (pyproject.toml, setup.py) into a scratch virtual environment,
+# with the setuptools and wheel already installed (no build isolation, no
+# index), then import the module from outside the tree and run a host function.
+# PIP_PYTHON: the first of $(PYTHON) and /usr/bin/python3 that has them and Python.h.
+PIP_PYTHON ?= $(shell for p in $(PYTHON) /usr/bin/python3; do \
+  $$p -c 'import os, setuptools, sysconfig, wheel; assert os.path.exists(sysconfig.get_paths()["include"] + "/Python.h")' \
+  >/dev/null 2>&1 && { echo $$p; break; }; done)
+
+test-pip-install:
+	@test -n "$(PIP_PYTHON)" || { echo "test-pip-install: no python3 with setuptools, wheel and Python.h; Debian:"; \
+	  echo "  apt-get install -y python3-dev python3-venv python3-setuptools python3-wheel"; exit 1; }
+	@rm -rf $(BUILD)/venv && mkdir -p $(BUILD) && $(PIP_PYTHON) -m venv --system-site-packages $(BUILD)/venv
+	@$(BUILD)/venv/bin/python -m pip install --no-build-isolation --no-index . >$(BUILD)/pip-install.log 2>&1 || \
+	  { cat $(BUILD)/pip-install.log; exit 1; }
+	@cd $(BUILD) && ./venv/bin/python -c 'import acl; \
+	  assert "site-packages" in acl.__file__, acl.__file__; \
+	  seen = []; acl.init(); acl.rt.set_device(0); stream, ret = acl.rt.create_stream(); \
+	  assert acl.rt.launch_host_func(stream, seen.append, "ran") == 0; \
+	  assert acl.rt.synchronize_stream(stream) == 0 and seen == ["ran"], seen; \
+	  acl.rt.destroy_stream(stream); acl.rt.reset_device(0); acl.finalize()' && \
+	  echo "pip install --no-build-isolation . ($(PIP_PYTHON)): import acl runs a host function (ok)"
 
 # ---------------------------------------------------------------------------
 # Library checks: warning-free under gcc and clang; the API in C11 and C++17.
@@ -182,7 +223,8 @@ run-examples: examples
 	@for e in $(EXAMPLES); do echo "-- $$e"; ./$(BUILD)/examples/$$e || exit 1; done
 
 # ---------------------------------------------------------------------------
-test: deps check check-layering $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install run-examples bench-smoke
+test: deps check check-layering $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install test-pip-install \
+      run-examples bench-smoke
 	@echo "make test: all passed"
 
 # ---------------------------------------------------------------------------
@@ -290,12 +332,27 @@ bench: deps-bench
 
 include bench/bench.mk
 
-install: dist
-	install -d $(DESTDIR)$(PREFIX)/include/acl/error_codes $(DESTDIR)$(PREFIX)/lib/pkgconfig
+# The implementation as a shared library, named as in a CANN package.
+$(BUILD)/lib/libascendcl.so: scripts/ascendcl.c $(SOURCES)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror -O2 -g -fPIC -shared -I. $< -o $@ -Wl,-soname,libascendcl.so $(LIBS)
+
+ACLRT_VERSION := $(shell sed -n 's/^.define ACLRT_VERSION_[A-Z]* \([0-9]*\)$$/\1/p' aclrt.h | paste -sd. -)
+empty :=
+space := $(empty) $(empty)
+
+install: dist $(BUILD)/lib/libascendcl.so
+	install -d $(DESTDIR)$(PREFIX)/include/acl/error_codes $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/lib64 $(DESTDIR)$(PREFIX)/lib/cmake/aclrt
 	install -m 644 dist/aclrt.h $(DESTDIR)$(PREFIX)/include/aclrt.h
 	install -m 644 acl/*.h $(DESTDIR)$(PREFIX)/include/acl/
 	install -m 644 acl/error_codes/*.h $(DESTDIR)$(PREFIX)/include/acl/error_codes/
+	install -m 755 $(BUILD)/lib/libascendcl.so $(DESTDIR)$(PREFIX)/lib64/libascendcl.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(LIBS)|' scripts/aclrt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/aclrt.pc
+	sed -e 's|@VERSION@|$(ACLRT_VERSION)|' -e 's|@CMAKE_LIBS@|$(subst $(space),;,$(patsubst -l%,%,$(LIBS)))|' \
+	  scripts/aclrtConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/aclrt/aclrtConfig.cmake
+	sed -e 's|@VERSION@|$(ACLRT_VERSION)|' scripts/aclrtConfigVersion.cmake.in \
+	  > $(DESTDIR)$(PREFIX)/lib/cmake/aclrt/aclrtConfigVersion.cmake
 
 clean:
 	rm -rf $(BUILD) dist

@@ -10,7 +10,7 @@
  *       #include "aclrt.h"
  *
  *   and the program links with `pkg-config --libs aclrt` (Concurrency Kit,
- *   liburcu and pthreads). The implementation is C11; C++ code uses the API freely but
+ *   liburcu, pthreads and libm). The implementation is C11; C++ code uses the API freely but
  *   keeps ACLRT_IMPLEMENTATION in a .c file.
  *
  * Options (define before including, in the implementation unit):
@@ -807,6 +807,238 @@ ACLRT_API uint32_t aclrtGetThreadIdFromExceptionInfo(const aclrtExceptionInfo *i
 ACLRT_API uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo *info);
 ACLRT_API uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info);
 ACLRT_API aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
+
+/* ========================================================================
+ * Peer access between devices
+ *
+ * Every pair of distinct devices can access each other (host devices share
+ * one address space): aclrtDeviceCanAccessPeer says 1. Access is enabled per
+ * direction: aclrtDeviceEnablePeerAccess(peer, 0) lets the current device
+ * reach `peer`'s memory, until aclrtDeviceDisablePeerAccess or the end of the
+ * context that was current when it was enabled. A copy (aclrtMemcpy,
+ * aclrtMemcpyAsync) between the memory of two different devices needs the
+ * device that runs it (the current one, or the stream's) to have access to
+ * each of them that is not itself; without it the copy is refused with
+ * ACL_ERROR_RT_PARAM_INVALID and nothing is copied.
+ * ======================================================================== */
+ACLRT_API aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId);
+ACLRT_API aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+ACLRT_API aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
+ACLRT_API aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId, int32_t *status);
+
+/* ========================================================================
+ * Physical memory and virtual address ranges
+ *
+ * aclrtMallocPhysical makes a block of physical memory (a memory file) of a
+ * device or of the host, its size rounded up to the allocation granularity;
+ * aclrtReserveMemAddress reserves a range of addresses with nothing behind
+ * it; aclrtMapMem puts a whole block at a granularity-aligned place in a
+ * reserved range, and aclrtUnmapMem takes it away. Two mappings of one block
+ * are the same memory. Mapped device memory is device memory for every call
+ * that asks (copies, aclrtValueWrite/Wait, built-in tasks); it is not
+ * aclrtMalloc memory (aclrtFree refuses it). A freed block lives on until
+ * its last mapping goes. aclrtMemSetAccess changes the protection of a
+ * mapping for every device at once (they share the address space).
+ * Sharing: aclrtMemExportToShareableHandle gives a block a shareable handle
+ * (one per block) and aclrtMemSetPidToShareableHandle whitelists processes;
+ * importing is across processes only, which aclrt does not do yet:
+ * aclrtMemImportFromShareableHandle returns ACL_ERROR_RT_FEATURE_NOT_SUPPORT.
+ * ======================================================================== */
+#define ACL_RT_VMM_EXPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+
+typedef enum aclrtMemAttr {
+    ACL_DDR_MEM,
+    ACL_HBM_MEM,
+    ACL_DDR_MEM_HUGE,
+    ACL_DDR_MEM_NORMAL,
+    ACL_HBM_MEM_HUGE,
+    ACL_HBM_MEM_NORMAL,
+    ACL_DDR_MEM_P2P_HUGE,
+    ACL_DDR_MEM_P2P_NORMAL,
+    ACL_HBM_MEM_P2P_HUGE,
+    ACL_HBM_MEM_P2P_NORMAL,
+    ACL_HBM_MEM_HUGE1G,
+    ACL_HBM_MEM_P2P_HUGE1G,
+    ACL_MEM_NORMAL,
+    ACL_MEM_HUGE,
+    ACL_MEM_HUGE1G,
+    ACL_MEM_P2P_NORMAL,
+    ACL_MEM_P2P_HUGE,
+    ACL_MEM_P2P_HUGE1G,
+} aclrtMemAttr;
+
+typedef enum aclrtMemLocationType {
+    ACL_MEM_LOCATION_TYPE_HOST = 0,
+    ACL_MEM_LOCATION_TYPE_DEVICE,
+    ACL_MEM_LOCATION_TYPE_UNREGISTERED,
+    ACL_MEM_LOCATION_TYPE_MANAGED,
+    ACL_MEM_LOCATION_TYPE_HOST_NUMA = 4,
+} aclrtMemLocationType;
+
+typedef struct aclrtMemLocation {
+    uint32_t id;
+    aclrtMemLocationType type;
+} aclrtMemLocation;
+
+typedef enum aclrtMemAllocationType {
+    ACL_MEM_ALLOCATION_TYPE_PINNED = 0,
+} aclrtMemAllocationType;
+
+typedef enum aclrtMemHandleType {
+    ACL_MEM_HANDLE_TYPE_NONE = 0,
+    ACL_MEM_HANDLE_TYPE_POSIX = 2,
+} aclrtMemHandleType;
+
+typedef struct aclrtPhysicalMemProp {
+    aclrtMemHandleType handleType;
+    aclrtMemAllocationType allocationType;
+    aclrtMemAttr memAttr;
+    aclrtMemLocation location;
+    uint64_t reserve;
+} aclrtPhysicalMemProp;
+
+typedef enum aclrtMemGranularityOptions {
+    ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM,
+    ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+    ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF = 0xFFFF,
+} aclrtMemGranularityOptions;
+
+typedef enum {
+    ACL_RT_MEM_ACCESS_FLAGS_NONE = 0x0,
+    ACL_RT_MEM_ACCESS_FLAGS_READ = 0x1,
+    ACL_RT_MEM_ACCESS_FLAGS_READWRITE = 0x3,
+} aclrtMemAccessFlags;
+
+typedef struct {
+    aclrtMemAccessFlags flags;
+    aclrtMemLocation location;
+    uint8_t rsv[12];
+} aclrtMemAccessDesc;
+
+ACLRT_API aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option,
+                                                    size_t *granularity);
+ACLRT_API aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop,
+                                       uint64_t flags);
+ACLRT_API aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
+ACLRT_API aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr,
+                                          uint64_t flags);
+ACLRT_API aclError aclrtReleaseMemAddress(void *virPtr);
+ACLRT_API aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags);
+ACLRT_API aclError aclrtUnmapMem(void *virPtr);
+ACLRT_API aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, size_t count);
+ACLRT_API aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, uint64_t *flag);
+ACLRT_API aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType,
+                                                   uint64_t flags, uint64_t *shareableHandle);
+ACLRT_API aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum);
+ACLRT_API aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,
+                                                     aclrtDrvMemHandle *handle);
+ACLRT_API aclError aclrtDeviceGetBareTgid(int32_t *pid);
+
+/* ========================================================================
+ * Built-in tasks: reduce, random numbers
+ *
+ * aclrtReduceAsync combines `count` bytes of src into dst element by element
+ * (dst = dst + src, max, min), in stream order, on device memory of the
+ * stream's device. Floating-point results are correctly rounded (IEEE,
+ * round to nearest even), integer sums wrap around. EQUAL has no documented
+ * result and is ACL_ERROR_RT_FEATURE_NOT_SUPPORT.
+ * aclrtRandomNumAsync fills device memory with random numbers from
+ * Philox4x32-10 keyed by the seed, starting at the 128-bit counter stored at
+ * randomCounterAddr and advancing it there: uniform, normal, truncated
+ * normal (|z| <= 2) and dropout bitmasks. docs/SEMANTICS.md says exactly how
+ * the generator's words become values.
+ * ======================================================================== */
+typedef enum {
+    ACL_DT_UNDEFINED = -1,
+    ACL_FLOAT = 0,
+    ACL_FLOAT16 = 1,
+    ACL_INT8 = 2,
+    ACL_INT32 = 3,
+    ACL_UINT8 = 4,
+    ACL_INT16 = 6,
+    ACL_UINT16 = 7,
+    ACL_UINT32 = 8,
+    ACL_INT64 = 9,
+    ACL_UINT64 = 10,
+    ACL_DOUBLE = 11,
+    ACL_BOOL = 12,
+    ACL_STRING = 13,
+    ACL_COMPLEX64 = 16,
+    ACL_COMPLEX128 = 17,
+    ACL_BF16 = 27,
+    ACL_INT4 = 29,
+    ACL_UINT1 = 30,
+    ACL_COMPLEX32 = 33,
+    ACL_HIFLOAT8 = 34,
+    ACL_FLOAT8_E5M2 = 35,
+    ACL_FLOAT8_E4M3FN = 36,
+    ACL_FLOAT8_E8M0 = 37,
+    ACL_FLOAT6_E3M2 = 38,
+    ACL_FLOAT6_E2M3 = 39,
+    ACL_FLOAT4_E2M1 = 40,
+    ACL_FLOAT4_E1M2 = 41,
+} aclDataType;
+
+typedef enum {
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM = 10,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX = 11,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN = 12,
+    ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL = 13,
+} aclrtReduceKind;
+
+typedef struct {
+    uint8_t isAddr;
+    uint8_t valueOrAddr[8];
+    uint8_t size;
+    uint8_t rsv[6];
+} aclrtRandomParaInfo;
+
+typedef struct {
+    aclrtRandomParaInfo dropoutRation;
+} aclrtDropoutBitmaskInfo;
+
+typedef struct {
+    aclrtRandomParaInfo min;
+    aclrtRandomParaInfo max;
+} aclrtUniformDisInfo;
+
+typedef struct {
+    aclrtRandomParaInfo mean;
+    aclrtRandomParaInfo stddev;
+} aclrtNormalDisInfo;
+
+typedef enum {
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK = 0,
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS,
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS,
+    ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS,
+} aclrtRandomNumFuncType;
+
+typedef struct {
+    aclrtRandomNumFuncType funcType;
+    union {
+        aclrtDropoutBitmaskInfo dropoutBitmaskInfo;
+        aclrtUniformDisInfo uniformDisInfo;
+        aclrtNormalDisInfo normalDisInfo;
+    } paramInfo;
+} aclrtRandomNumFuncParaInfo;
+
+typedef struct {
+    aclDataType dataType;
+    aclrtRandomNumFuncParaInfo randomNumFuncParaInfo;
+    void *randomParaAddr;
+    void *randomResultAddr;
+    void *randomCounterAddr;
+    aclrtRandomParaInfo randomSeed;
+    aclrtRandomParaInfo randomNum;
+    uint8_t rsv[8];
+} aclrtRandomNumTaskInfo;
+
+ACLRT_API aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, aclrtReduceKind kind, aclDataType type,
+                                    aclrtStream stream, void *reserve);
+ACLRT_API aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, const aclrtStream stream,
+                                       void *reserve);
 
 /* ========================================================================
  * aclrtx: extensions beyond the ACL API (not part of the real runtime)

@@ -41,9 +41,12 @@
 #include "notify_object.h" /* what notifies and counting notifies share: handles, lives, quota */
 #include "notify.h"    /* notifies: one record releases one wait */
 #include "cnt_notify.h" /* counting notifies */
+#include "peer.h"      /* peer access between devices */
 #include "memory.h"    /* memory, copies, memsets */
+#include "physmem.h"   /* physical memory, reserved address ranges, mappings */
 #include "allocator.h" /* custom memory allocators: descriptors, per-stream registrations */
 #include "value.h"     /* aclrtValueWrite / aclrtValueWait */
+#include "builtin_task.h" /* built-in tasks: reduce, random numbers */
 #include "hcom.h"      /* HCOM group record/wait tasks (aclrtx) */
 #include "launch.h"    /* host functions and host kernels */
 #include "exec.h"      /* running a stream's tasks: the entry points backends call */

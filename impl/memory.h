@@ -17,6 +17,7 @@
 
 #include "base.h"
 #include "error.h"
+#include "peer.h"
 #include "runtime.h"
 #include "stream.h"
 
@@ -25,6 +26,7 @@
 enum aclrt_mem_kind {
     ACLRT_MEM_DEVICE = 1,
     ACLRT_MEM_HOST = 2,
+    ACLRT_MEM_MAPPED = 3, /* physical memory mapped into a reserved range (physmem.h); device NULL: the host's */
 };
 
 struct aclrt_allocation {
@@ -38,6 +40,8 @@ static struct {
     pthread_rwlock_t lock;
     struct aclrt_allocation *items; /* sorted by base */
     size_t count, capacity;
+    /* Mapped memory is owned by physmem.h, which sets this (under the lock) to release it all at aclFinalize. */
+    void (*release_mapped)(void);
 } aclrt_mem = {.lock = PTHREAD_RWLOCK_INITIALIZER};
 
 /* Index of the first allocation with base > addr. */
@@ -105,14 +109,14 @@ static bool aclrt_mem_is_ours(const void *addr, size_t len)
     return ours;
 }
 
-/* The device whose aclrtMalloc memory holds [addr, addr+len), or NULL (not device memory of ours). */
+/* The device whose memory (aclrtMalloc, or mapped device memory) holds [addr, addr+len), or NULL (not ours). */
 static struct aclrt_device *aclrt_mem_device_of(const void *addr, size_t len)
 {
     uintptr_t a = (uintptr_t)addr;
     pthread_rwlock_rdlock(&aclrt_mem.lock);
     size_t at = aclrt_mem_upper(a);
     struct aclrt_device *dev = NULL;
-    if (at > 0 && aclrt_mem.items[at - 1].kind == ACLRT_MEM_DEVICE &&
+    if (at > 0 && aclrt_mem.items[at - 1].kind != ACLRT_MEM_HOST &&
         a - aclrt_mem.items[at - 1].base + len <= aclrt_mem.items[at - 1].size)
         dev = aclrt_mem.items[at - 1].device;
     pthread_rwlock_unlock(&aclrt_mem.lock);
@@ -148,13 +152,16 @@ static void aclrt_mem_release_all(void)
         struct aclrt_allocation *a = &aclrt_mem.items[i];
         if (a->kind == ACLRT_MEM_DEVICE)
             aclrt_rt.backend->mem_free(a->device, (void *)a->base);
-        else
+        else if (a->kind == ACLRT_MEM_HOST)
             aclrt_host_free((void *)a->base);
     }
     free(aclrt_mem.items);
     aclrt_mem.items = NULL;
     aclrt_mem.count = aclrt_mem.capacity = 0;
+    void (*release_mapped)(void) = aclrt_mem.release_mapped;
     pthread_rwlock_unlock(&aclrt_mem.lock);
+    if (release_mapped != NULL)
+        release_mapped(); /* physical memory, reservations and their mappings */
 }
 
 /*
@@ -275,16 +282,40 @@ ACLRT_API aclError aclrtFreeHost(void *hostPtr)
     return ACL_SUCCESS;
 }
 
-/* Common checks of copies: pointers, sizes, kind. */
+/*
+ * Common checks of copies: pointers, sizes, kind. The kinds these calls take
+ * are HOST_TO_HOST .. HOST_TO_BUF_TO_DEVICE, as in the runtime: the INNER_ and
+ * INTER_DEVICE_TO_DEVICE kinds belong to other copy calls, and the ACL layer
+ * refuses them here like any other value (ACL_ERROR_INVALID_PARAM).
+ */
 static aclError aclrt_copy_check(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
 {
     if (dst == NULL || src == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", dst == NULL ? "dst" : "src");
-    if ((unsigned)kind > (unsigned)ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "copy kind %d is not an aclrtMemcpyKind", (int)kind);
+    if ((unsigned)kind > (unsigned)ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM,
+                          "copy kind %d is not one aclrtMemcpy/aclrtMemcpyAsync take (ACL_MEMCPY_HOST_TO_HOST .. "
+                          "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE; INNER_/INTER_DEVICE_TO_DEVICE are for other calls)",
+                          (int)kind);
     if (count > 0 && (destMax == 0 || count > destMax))
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "count %zu exceeds destMax %zu", count, destMax);
     return ACL_SUCCESS;
+}
+
+/* A copy between two devices' memory needs the device that runs it to have peer access to both (peer.h). */
+static aclError aclrt_copy_peer_check(struct aclrt_device *runner, void *dst, const void *src, size_t count)
+{
+    struct aclrt_device *to = aclrt_mem_device_of(dst, count), *from = aclrt_mem_device_of(src, count);
+    if (to == NULL || from == NULL || to == from)
+        return ACL_SUCCESS;
+    if (runner == NULL) {
+        struct aclrt_context *ctx;
+        aclError rc = aclrt_current_context(&ctx);
+        if (rc != ACL_SUCCESS)
+            return rc;
+        runner = ctx->device;
+    }
+    return aclrt_peer_copy_check(runner, to, from);
 }
 
 ACLRT_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
@@ -292,6 +323,8 @@ ACLRT_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_
     ACLRT_ENTER();
     aclError rc = aclrt_copy_check(dst, destMax, src, count, kind);
     if (rc != ACL_SUCCESS || count == 0)
+        return rc;
+    if ((rc = aclrt_copy_peer_check(NULL, dst, src, count)) != ACL_SUCCESS)
         return rc;
     /* Synchronous, no implicit synchronization with streams. */
     const struct aclrt_backend *b = aclrt_rt.backend; /* NULL before the runtime first starts */
@@ -345,6 +378,8 @@ ACLRT_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, 
         return rc;
     if (count == 0)
         return ACL_SUCCESS;
+    if ((rc = aclrt_copy_peer_check(s->ctx->device, dst, src, count)) != ACL_SUCCESS)
+        return rc;
     struct aclrt_task t;
     memset(&t, 0, sizeof t);
     t.kind = &aclrt_kind_memcpy;

@@ -47,6 +47,8 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_HCOM_RECORD,       /* HCOM group record (hcom.h) */
     ACLRT_TASK_HCOM_WAIT,         /* HCOM group wait: until the group's k-th record */
     ACLRT_TASK_EXTERNAL,          /* aclrtxLaunchExternalTask: the embedder's work (external.h) */
+    ACLRT_TASK_REDUCE,            /* aclrtReduceAsync (builtin_task.h) */
+    ACLRT_TASK_RANDOM,            /* aclrtRandomNumAsync (builtin_task.h) */
     ACLRT_TASK_KIND_COUNT
 };
 
@@ -74,6 +76,7 @@ struct aclrt_event_ref {
 };
 
 struct aclrt_report_item;
+struct aclrt_random_job;
 
 struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
     const struct aclrt_task_kind *kind;
@@ -142,6 +145,16 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             aclrtxExternalStart start;
             void *user_data;
         } external;
+        struct {
+            void *dst;
+            const void *src;
+            size_t count;  /* bytes */
+            uint32_t kind; /* aclrtReduceKind */
+            int32_t type;  /* aclDataType */
+        } reduce;
+        struct {
+            struct aclrt_random_job *job; /* owned by the task: freed when it runs or is dropped */
+        } random;
     } u;
 };
 

@@ -800,14 +800,14 @@ TEST(task_and_memory_functions_reject_bad_arguments)
     EXPECT_ERR(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(dev, 256, NULL, 16, ACL_MEMCPY_HOST_TO_DEVICE));
     EXPECT_ERR(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(dev, 16, host, 17, ACL_MEMCPY_HOST_TO_DEVICE));
     EXPECT_ERR(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(dev, 0, host, 1, ACL_MEMCPY_HOST_TO_DEVICE));
-    EXPECT_ERR(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(dev, 256, host, 16, (aclrtMemcpyKind)8));
-    EXPECT_ERR(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(dev, 256, host, 16, (aclrtMemcpyKind)-1));
+    EXPECT_ERR(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(dev, 256, host, 16, (aclrtMemcpyKind)8));
+    EXPECT_ERR(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(dev, 256, host, 16, (aclrtMemcpyKind)-1));
     EXPECT_ERR(ACL_ERROR_INVALID_PARAM,
                aclrtMemcpyAsync(NULL, 256, host, 16, ACL_MEMCPY_HOST_TO_DEVICE, g_stream));
     EXPECT_ERR(ACL_ERROR_INVALID_PARAM, aclrtMemcpyAsync(dev, 256, NULL, 16, ACL_MEMCPY_HOST_TO_DEVICE, g_stream));
     EXPECT_ERR(ACL_ERROR_RT_PARAM_INVALID,
                aclrtMemcpyAsync(dev, 16, host, 17, ACL_MEMCPY_HOST_TO_DEVICE, g_stream));
-    EXPECT_ERR(ACL_ERROR_RT_PARAM_INVALID,
+    EXPECT_ERR(ACL_ERROR_INVALID_PARAM,
                aclrtMemcpyAsync(dev, 256, host, 16, (aclrtMemcpyKind)99, g_stream));
     EXPECT_ERR(ACL_ERROR_INVALID_PARAM, aclrtMemset(NULL, 256, 0, 16));
     EXPECT_ERR(ACL_ERROR_RT_PARAM_INVALID, aclrtMemset(dev, 16, 0, 17));

@@ -397,19 +397,21 @@ TEST(memcpy_rejects_count_over_dest_max_and_dest_max_zero)
     CHECK(all_bytes_are(dst + 32, 32, 0xEE));
 }
 
-TEST(memcpy_rejects_null_pointers_and_unknown_kinds_and_accepts_every_kind)
+TEST(memcpy_rejects_null_pointers_and_unknown_kinds_and_accepts_every_kind_it_takes)
 {
     static unsigned char dst[64], src[64];
     memset(dst, 0xEE, sizeof dst);
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(NULL, 64, src, 64, ACL_MEMCPY_HOST_TO_HOST));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(dst, 64, NULL, 64, ACL_MEMCPY_HOST_TO_HOST));
-    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(dst, 64, src, 64, (aclrtMemcpyKind)99));
-    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(dst, 64, src, 64, (aclrtMemcpyKind)8));
-    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(dst, 64, src, 64, (aclrtMemcpyKind)-1));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(dst, 64, src, 64, (aclrtMemcpyKind)99));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(dst, 64, src, 64, (aclrtMemcpyKind)8));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(dst, 64, src, 64, (aclrtMemcpyKind)-1));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(dst, 64, src, 64, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(dst, 64, src, 64, ACL_MEMCPY_INTER_DEVICE_TO_DEVICE));
     CHECK(all_bytes_are(dst, sizeof dst, 0xEE));
     void *dev = NULL;
     CHECK_OK(aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
-    for (int kind = ACL_MEMCPY_HOST_TO_HOST; kind <= ACL_MEMCPY_INTER_DEVICE_TO_DEVICE; kind++) {
+    for (int kind = ACL_MEMCPY_HOST_TO_HOST; kind <= ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE; kind++) {
         fill_pattern(src, sizeof src, (unsigned)kind);
         memset(dev, 0, 64);
         memset(dst, 0, sizeof dst);
@@ -594,7 +596,7 @@ TEST(memcpy_async_checks_its_arguments)
     memset(b, 0x01, 128);
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpyAsync(a, 64, b, 65, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpyAsync(a, 0, b, 1, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
-    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpyAsync(a, 128, b, 128, (aclrtMemcpyKind)99, s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpyAsync(a, 128, b, 128, (aclrtMemcpyKind)99, s));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpyAsync(NULL, 128, b, 128, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpyAsync(a, 128, NULL, 128, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
     CHECK_OK(aclrtMemcpyAsync(a, 128, b, 0, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
@@ -866,7 +868,7 @@ int main(void)
 
     RUN_CASE(memcpy_of_zero_bytes_succeeds_and_copies_nothing);
     RUN_CASE(memcpy_rejects_count_over_dest_max_and_dest_max_zero);
-    RUN_CASE(memcpy_rejects_null_pointers_and_unknown_kinds_and_accepts_every_kind);
+    RUN_CASE(memcpy_rejects_null_pointers_and_unknown_kinds_and_accepts_every_kind_it_takes);
     RUN_CASE(memcpy_with_overlapping_ranges_behaves_like_memmove);
     RUN_CASE(memset_uses_the_low_byte_of_value);
     RUN_CASE(memset_rejects_count_over_max_count_and_null);

@@ -32,6 +32,7 @@
  * leave a BLOCK callback unprocessed.
  */
 #define _GNU_SOURCE
+#include <unistd.h>
 #include "soak.h"
 
 #include <limits.h>
@@ -90,6 +91,11 @@ static const char *const fz_functions[] = {
     "aclrtAllocatorSetGetAddrFromBlockFuncToDesc", "aclrtAllocatorRegister", "aclrtAllocatorGetByStream",
     "aclrtAllocatorUnregister", "aclrtxDeviceProgress", "aclrtxDeviceProgressFd", "aclrtxLaunchExternalTask",
     "aclrtxCompleteExternalTask", "aclrtxRegisterBackend", "aclrtxUnregisterBackend",
+    "aclrtDeviceCanAccessPeer", "aclrtDeviceEnablePeerAccess", "aclrtDeviceDisablePeerAccess",
+    "aclrtDevicePeerAccessStatus", "aclrtMemGetAllocationGranularity", "aclrtMallocPhysical", "aclrtFreePhysical",
+    "aclrtReserveMemAddress", "aclrtReleaseMemAddress", "aclrtMapMem", "aclrtUnmapMem", "aclrtMemSetAccess",
+    "aclrtMemGetAccess", "aclrtMemExportToShareableHandle", "aclrtMemSetPidToShareableHandle",
+    "aclrtMemImportFromShareableHandle", "aclrtDeviceGetBareTgid", "aclrtReduceAsync", "aclrtRandomNumAsync",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -614,7 +620,7 @@ static void fz_one_call(struct fz *z)
     size_t sizes[] = {0, 1, 16, FZ_BUF};
     size_t maxes[] = {0, 1, 16, FZ_BUF, SIZE_MAX};
     memset(&av, 0, sizeof av);
-    unsigned op = (unsigned)soak_pick(rng, 88);
+    unsigned op = (unsigned)soak_pick(rng, 92);
     switch (op) {
     /* --- launches --- */
     case 0:
@@ -1279,6 +1285,86 @@ static void fz_one_call(struct fz *z)
         b.open = soak_pick(rng, 5) ? fz_backend_open : NULL;
         FZ(CODES(P, R, ACL_ERROR_RT_OVER_LIMIT), aclrtxRegisterBackend(fz_maybe(z, &b)));
         FZ(CODES(P, R), aclrtxUnregisterBackend(soak_pick(rng, 6) ? b.name : NULL));
+        break;
+    }
+    case 86: {
+        /* Peer access between the soak's devices (valid and wild ids). Enabling changes nothing shared that matters. */
+        int32_t can = -1, status = -1;
+        int32_t a = devices[soak_pick(rng, 6)], b = devices[soak_pick(rng, 6)];
+        FZ(CODES(P, R, DV), aclrtDeviceCanAccessPeer(fz_maybe(z, &can), a, b));
+        FZ(CODES(P, R, DV), aclrtDevicePeerAccessStatus(a, b, fz_maybe(z, &status)));
+        (void)aclrtSetCurrentContext(g_ctx);
+        FZ(CODES(P, R, DV, CN, ACL_ERROR_FEATURE_UNSUPPORTED),
+           aclrtDeviceEnablePeerAccess(b, soak_pick(rng, 4) ? 0u : 1u));
+        FZ(CODES(P, R, DV, CN), aclrtDeviceDisablePeerAccess(b));
+        break;
+    }
+    case 87: {
+        /* Physical memory and addresses: a whole valid cycle, or pieces of it with bad arguments. */
+        aclrtPhysicalMemProp prop;
+        memset(&prop, 0, sizeof prop);
+        prop.handleType = ACL_MEM_HANDLE_TYPE_NONE;
+        prop.allocationType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+        prop.memAttr = soak_pick(rng, 4) ? ACL_HBM_MEM_NORMAL : (aclrtMemAttr)soak_pick(rng, 40);
+        prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+        prop.location.id = (uint32_t)(soak_pick(rng, 4) ? SOAK_DEV_FUZZ : devices[soak_pick(rng, 6)]);
+        size_t gran = 0;
+        FZ(CODES(P, R, DV, F), aclrtMemGetAllocationGranularity(fz_maybe(z, &prop),
+                                                                (aclrtMemGranularityOptions)soak_pick(rng, 3),
+                                                                fz_maybe(z, &gran)));
+        size_t size = gran != 0 ? gran : 4096;
+        aclrtDrvMemHandle h = NULL;
+        FZ(CODES(P, R, DV, F, ACL_ERROR_RT_MEMORY_ALLOCATION),
+           aclrtMallocPhysical(fz_maybe(z, &h), soak_pick(rng, 5) ? size : (size_t)soak_pick(rng, 3),
+                               fz_maybe(z, &prop), soak_pick(rng, 5) ? 0u : 1u));
+        void *va = NULL;
+        FZ(CODES(P, R, F, ACL_ERROR_RT_MEMORY_ALLOCATION),
+           aclrtReserveMemAddress(fz_maybe(z, &va), soak_pick(rng, 5) ? size : 3, 0, NULL, soak_pick(rng, 5) ? 0u : 2u));
+        void *map_at = soak_pick(rng, 5) ? va : (void *)fz_garbage(z);
+        FZ(CODES(P, R, H, F), aclrtMapMem(map_at, size, 0, soak_pick(rng, 5) ? h : (aclrtDrvMemHandle)fz_garbage(z), 0));
+        aclrtMemAccessDesc acc;
+        memset(&acc, 0, sizeof acc);
+        acc.flags = ACL_RT_MEM_ACCESS_FLAGS_READWRITE; /* never less: the fuzzer must not make its own memory fault */
+        acc.location = prop.location;
+        FZ(CODES(P, R, H, F, DV), aclrtMemSetAccess(soak_pick(rng, 4) ? va : NULL, size, &acc, 1));
+        aclrtMemLocation loc;
+        uint64_t flag = 0;
+        FZ(CODES(P, R, H, F), aclrtMemGetAccess(soak_pick(rng, 4) ? va : NULL, fz_maybe(z, &loc), &flag));
+        uint64_t shareable = 0;
+        FZ(CODES(P, R, H, F), aclrtMemExportToShareableHandle(soak_pick(rng, 5) ? h : NULL,
+                                                             soak_pick(rng, 3) ? ACL_MEM_HANDLE_TYPE_NONE
+                                                                               : ACL_MEM_HANDLE_TYPE_POSIX,
+                                                             0, fz_maybe(z, &shareable)));
+        int32_t pid = (int32_t)getpid();
+        FZ(CODES(P, R, H, F), aclrtMemSetPidToShareableHandle(shareable, fz_maybe(z, &pid), 1));
+        aclrtDrvMemHandle imported = NULL;
+        FZ(CODES(P, R, H, F, DV), aclrtMemImportFromShareableHandle(shareable, SOAK_DEV_FUZZ, fz_maybe(z, &imported)));
+        FZ(CODES(P, R, H, F), aclrtUnmapMem(soak_pick(rng, 6) ? va : (void *)fz_garbage(z)));
+        FZ(CODES(P, R, H, F), aclrtReleaseMemAddress(va));
+        FZ(CODES(P, R, H, F), aclrtFreePhysical(h));
+        FZ(CODES(P, R, H, F), aclrtFreePhysical(h)); /* twice: refused */
+        FZ(CODES(P), aclrtDeviceGetBareTgid(fz_maybe(z, &pid)));
+        break;
+    }
+    case 88: {
+        /* Built-in tasks on this thread's own device memory (never the counted work's), or wild arguments. */
+        void *dst = soak_pick(rng, 5) ? z->dev[0] : (void *)fz_garbage(z);
+        void *src = soak_pick(rng, 5) ? z->dev[1] : NULL;
+        uint64_t count = (uint64_t)sizes[soak_pick(rng, 4)];
+        FZ(CODES(SUBMIT, R, F, ACL_ERROR_RT_ADDR_UNALIGNED),
+           aclrtReduceAsync(dst, src, count, (aclrtReduceKind)(10 + soak_pick(rng, 5)),
+                            soak_pick(rng, 4) ? ACL_INT32 : (aclDataType)soak_pick(rng, 45), fz_stream_submit(z), NULL));
+        aclrtRandomNumTaskInfo info;
+        memset(&info, 0, sizeof info);
+        info.dataType = soak_pick(rng, 3) ? ACL_FLOAT : (aclDataType)soak_pick(rng, 45);
+        info.randomNumFuncParaInfo.funcType = (aclrtRandomNumFuncType)soak_pick(rng, 5);
+        info.randomResultAddr = soak_pick(rng, 5) ? z->dev[0] : NULL;
+        info.randomCounterAddr = soak_pick(rng, 5) ? z->dev[1] : NULL;
+        uint64_t n = soak_pick(rng, 16);
+        info.randomNum.size = 8;
+        memcpy(info.randomNum.valueOrAddr, &n, sizeof n);
+        FZ(CODES(SUBMIT, R, F, ACL_ERROR_RT_ADDR_UNALIGNED),
+           aclrtRandomNumAsync(fz_maybe(z, &info), fz_stream_submit(z), NULL));
         break;
     }
     default: {
