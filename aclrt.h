@@ -872,6 +872,67 @@ ACLRT_API aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info,
 ACLRT_API aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo *info, aclrtFuncHandle *func);
 
 /* ========================================================================
+ * System and version (acl_base_rt.h, acl_rt.h)
+ *
+ * aclrt is the "runtime" package: aclsysGetVersionStr/Num report its own
+ * version (ACLRT_VERSION_*, as "MAJOR.MINOR.PATCH"); any other package name
+ * is not installed (ACL_ERROR_INVALID_FILE). The SoC of a device is
+ * "aclrt-<backend>" ("aclrt-host" for the CPU); code built for any other SoC
+ * is not compatible with it. The half-precision conversions saturate, as
+ * the runtime's do: no Inf or NaN is ever produced.
+ * ======================================================================== */
+#define ACL_PKG_VERSION_MAX_SIZE 128
+#define ACL_PKG_VERSION_PARTS_MAX_SIZE 64
+
+typedef enum {
+    ACL_DT_UNDEFINED = -1,
+    ACL_FLOAT = 0,
+    ACL_FLOAT16 = 1,
+    ACL_INT8 = 2,
+    ACL_INT32 = 3,
+    ACL_UINT8 = 4,
+    ACL_INT16 = 6,
+    ACL_UINT16 = 7,
+    ACL_UINT32 = 8,
+    ACL_INT64 = 9,
+    ACL_UINT64 = 10,
+    ACL_DOUBLE = 11,
+    ACL_BOOL = 12,
+    ACL_STRING = 13,
+    ACL_COMPLEX64 = 16,
+    ACL_COMPLEX128 = 17,
+    ACL_BF16 = 27,
+    ACL_INT4 = 29,
+    ACL_UINT1 = 30,
+    ACL_COMPLEX32 = 33,
+    ACL_HIFLOAT8 = 34,
+    ACL_FLOAT8_E5M2 = 35,
+    ACL_FLOAT8_E4M3FN = 36,
+    ACL_FLOAT8_E8M0 = 37,
+    ACL_FLOAT6_E3M2 = 38,
+    ACL_FLOAT6_E2M3 = 39,
+    ACL_FLOAT4_E2M1 = 40,
+    ACL_FLOAT4_E1M2 = 41,
+} aclDataType;
+
+typedef enum {
+    ACL_CANN_ATTR_UNDEFINED = -1,
+    ACL_CANN_ATTR_INF_NAN = 0,
+    ACL_CANN_ATTR_BF16 = 1,
+    ACL_CANN_ATTR_JIT_COMPILE = 2
+} aclCannAttr;
+
+ACLRT_API aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
+ACLRT_API aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);
+ACLRT_API aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num);
+ACLRT_API aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);
+ACLRT_API const char *aclrtGetSocName();
+ACLRT_API aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *canCompatible);
+ACLRT_API float aclFloat16ToFloat(aclFloat16 value);
+ACLRT_API aclFloat16 aclFloatToFloat16(float value);
+ACLRT_API size_t aclDataTypeSize(aclDataType dataType);
+
+/* ========================================================================
  * aclrtx: extensions beyond the ACL API (not part of the real runtime)
  * ======================================================================== */
 

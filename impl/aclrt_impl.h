@@ -49,6 +49,7 @@
 #include "exec.h"      /* running a stream's tasks: the entry points backends call */
 #include "external.h"  /* external tasks (aclrtx): an embedder's work in a stream */
 #include "error_detail.h" /* hardware fault details, the kernel behind an exception */
+#include "sysinfo.h"   /* versions, CANN attributes, SoC name, half precision, data type sizes */
 #include "init.h"      /* aclInit / aclFinalize, teardown */
 
 #endif /* ACLRT_IMPL_ACLRT_IMPL_H */
