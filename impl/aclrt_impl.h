@@ -50,6 +50,7 @@
 #include "external.h"  /* external tasks (aclrtx): an embedder's work in a stream */
 #include "error_detail.h" /* hardware fault details, the kernel behind an exception */
 #include "sysinfo.h"   /* versions, CANN attributes, SoC name, half precision, data type sizes */
+#include "device_info.h" /* device attributes, capabilities, status, resource limits */
 #include "init.h"      /* aclInit / aclFinalize, teardown */
 
 #endif /* ACLRT_IMPL_ACLRT_IMPL_H */
