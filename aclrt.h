@@ -1030,6 +1030,33 @@ ACLRT_API aclError aclrtResetDeviceResLimit(int32_t deviceId);
 ACLRT_API aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value);
 
 /* ========================================================================
+ * Overflow detection (acl_rt.h)
+ *
+ * Host kernels compute with the CPU's IEEE 754 arithmetic: the device's
+ * floating-point mode is ACL_RT_OVERFLOW_MODE_INFNAN, the only one it has
+ * (saturation: ACL_ERROR_RT_FEATURE_NOT_SUPPORT, as on devices without it).
+ * With a stream's overflow switch on, every block of a host kernel launched
+ * on it runs with the CPU's floating-point exception flags watched: an
+ * overflow, division by zero or invalid operation (a result that is Inf or
+ * NaN) sets the process-wide overflow status. aclrtGetOverflowStatus copies
+ * it, in stream order, into 64 bytes of the caller's memory (the first
+ * uint32_t is 1 after an overflow, 0 otherwise; the rest is 0);
+ * aclrtResetOverflowStatus clears it, in stream order.
+ * ======================================================================== */
+typedef enum aclrtFloatOverflowMode {
+    ACL_RT_OVERFLOW_MODE_SATURATION = 0,
+    ACL_RT_OVERFLOW_MODE_INFNAN,
+    ACL_RT_OVERFLOW_MODE_UNDEF,
+} aclrtFloatOverflowMode;
+
+ACLRT_API aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode);
+ACLRT_API aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode);
+ACLRT_API aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag);
+ACLRT_API aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag);
+ACLRT_API aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, aclrtStream stream);
+ACLRT_API aclError aclrtResetOverflowStatus(aclrtStream stream);
+
+/* ========================================================================
  * aclrtx: extensions beyond the ACL API (not part of the real runtime)
  * ======================================================================== */
 

@@ -18,6 +18,7 @@
 #include "base.h"
 #include "context.h"
 #include "error.h"
+#include "fp_status.h"
 #include "runtime.h"
 #include "stream.h"
 #include "stream_life.h"
@@ -310,6 +311,24 @@ static aclError aclrt_stream_set_failure_mode(struct aclrt_stream *s, uint64_t m
     return ACL_SUCCESS;
 }
 
+/*
+ * The overflow switch (aclrtSetStreamOverflowSwitch, ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK):
+ * 0 or 1 (the runtime's range check is [0, 2): ACL_ERROR_RT_PARAM_INVALID).
+ * On it, host kernels of the stream run under the overflow check (overflow.h),
+ * which needs the CPU's floating-point flags (fp_status.h).
+ */
+static aclError aclrt_stream_set_overflow_switch(struct aclrt_stream *s, uint32_t flag)
+{
+    if (flag > 1)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "overflow switch %u is neither 0 nor 1", flag);
+    if (flag != 0 && !ACLRT_FP_STATUS)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "overflow detection needs the CPU's floating-point status flags, which aclrt cannot read "
+                          "on this architecture");
+    atomic_store_explicit(&s->overflow_switch, flag, memory_order_relaxed);
+    return ACL_SUCCESS;
+}
+
 ACLRT_API aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
 {
     ACLRT_ENTER();
@@ -332,9 +351,7 @@ ACLRT_API aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr s
         return rc;
     switch (stmAttrType) {
     case ACL_STREAM_ATTR_FAILURE_MODE: return aclrt_stream_set_failure_mode(s, value->failureMode);
-    case ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK:
-        atomic_store_explicit(&s->overflow_switch, value->overflowSwitch, memory_order_relaxed);
-        return ACL_SUCCESS;
+    case ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK: return aclrt_stream_set_overflow_switch(s, value->overflowSwitch);
     case ACL_STREAM_ATTR_USER_CUSTOM_TAG:
         atomic_store_explicit(&s->user_custom_tag, value->userCustomTag, memory_order_relaxed);
         return ACL_SUCCESS;
