@@ -1041,6 +1041,225 @@ ACLRT_API aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, c
                                        void *reserve);
 
 /* ========================================================================
+ * Error details (acl_rt.h)
+ *
+ * aclrtGetErrorVerbose reports a device's hardware fault (memory UCE, link,
+ * ...) for aclrtRepairError. aclrt's devices have no hardware fault that it
+ * could observe: the call reports ACL_RT_NO_ERROR (a failing task is a
+ * software error, which this call does not report on the device either).
+ * The exception-info getters below read what an exception callback got for
+ * a failing host kernel (aclrtxLaunchHostKernel): its args pointer and, as
+ * the function handle, the kernel function itself. For any other failing
+ * task there is none: ACL_ERROR_INVALID_EXCEPTION_INFO / ACL_ERROR_RT_PARAM_INVALID.
+ * ======================================================================== */
+#define MAX_MEM_UCE_INFO_ARRAY_SIZE 128
+#define UCE_INFO_RESERVED_SIZE 14
+
+typedef struct aclrtMemUceInfo {
+    void *addr;
+    size_t len;
+    size_t reserved[UCE_INFO_RESERVED_SIZE];
+} aclrtMemUceInfo;
+
+typedef enum {
+    ACL_RT_NO_ERROR = 0,
+    ACL_RT_ERROR_MEMORY = 1,
+    ACL_RT_ERROR_L2 = 2,
+    ACL_RT_ERROR_AICORE = 3,
+    ACL_RT_ERROR_LINK = 4,
+    ACL_RT_ERROR_L3_PORT = 5,
+    ACL_RT_ERROR_OTHERS = 0xFFFF,
+} aclrtErrorType;
+
+typedef enum aclrtAicoreErrorType {
+    ACL_RT_AICORE_ERROR_UNKNOWN,
+    ACL_RT_AICORE_ERROR_SW,
+    ACL_RT_AICORE_ERROR_HW_LOCAL,
+} aclrtAicoreErrorType;
+
+#define ACL_RT_MEM_UCE_INFO_MAX_NUM 20
+typedef struct {
+    size_t arraySize;
+    aclrtMemUceInfo memUceInfoArray[ACL_RT_MEM_UCE_INFO_MAX_NUM];
+} aclrtMemUceInfoArray;
+
+typedef union aclrtErrorInfoDetail {
+    aclrtMemUceInfoArray uceInfo;
+    aclrtAicoreErrorType aicoreErrType;
+} aclrtErrorInfoDetail;
+
+typedef struct aclrtErrorInfo {
+    uint8_t tryRepair;
+    uint8_t hasDetail;
+    uint8_t reserved[2];
+    aclrtErrorType errorType;
+    aclrtErrorInfoDetail detail;
+} aclrtErrorInfo;
+
+typedef void *aclrtFuncHandle;
+
+ACLRT_API aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo *errorInfo);
+ACLRT_API aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info, void **devArgsPtr,
+                                                 uint32_t *devArgsLen);
+ACLRT_API aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo *info, aclrtFuncHandle *func);
+
+/* ========================================================================
+ * System and version (acl_base_rt.h, acl_rt.h)
+ *
+ * aclrt is the "runtime" package: aclsysGetVersionStr/Num report its own
+ * version (ACLRT_VERSION_*, as "MAJOR.MINOR.PATCH"); any other package name
+ * is not installed (ACL_ERROR_INVALID_FILE). The SoC of a device is
+ * "aclrt-<backend>" ("aclrt-host" for the CPU); code built for any other SoC
+ * is not compatible with it. The half-precision conversions saturate, as
+ * the runtime's do: no Inf or NaN is ever produced.
+ * ======================================================================== */
+#define ACL_PKG_VERSION_MAX_SIZE 128
+#define ACL_PKG_VERSION_PARTS_MAX_SIZE 64
+
+/* aclDataType: with the built-in tasks above. */
+
+typedef enum {
+    ACL_CANN_ATTR_UNDEFINED = -1,
+    ACL_CANN_ATTR_INF_NAN = 0,
+    ACL_CANN_ATTR_BF16 = 1,
+    ACL_CANN_ATTR_JIT_COMPILE = 2
+} aclCannAttr;
+
+ACLRT_API aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
+ACLRT_API aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);
+ACLRT_API aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num);
+ACLRT_API aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);
+ACLRT_API const char *aclrtGetSocName();
+ACLRT_API aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *canCompatible);
+ACLRT_API float aclFloat16ToFloat(aclFloat16 value);
+ACLRT_API aclFloat16 aclFloatToFloat16(float value);
+ACLRT_API size_t aclDataTypeSize(aclDataType dataType);
+
+/* ========================================================================
+ * Device information and limits (acl_rt.h)
+ *
+ * A host device reports the machine: its cores are the CPUs this process
+ * may run on (reported as AI CPU, AI Core, cube and vector cores alike: the
+ * same cores run every kind of task), its global memory the machine's RAM,
+ * its L2 the CPU's. What a CPU does not have (SIMT warps, super-pod
+ * placement, an NPU architecture number) is 0 where the runtime reports 0
+ * for a device without it, and ACL_ERROR_RT_FEATURE_NOT_SUPPORT otherwise.
+ * Resource limits are what the runtime keeps them for: the core counts
+ * reported to whoever sizes kernels (aclrtGetDeviceResLimit,
+ * aclrtGetResInCurrentThread), per device until it is reset; as on the
+ * device, a kernel launched with more blocks still runs all of them.
+ * Utilization is not measured: -1 ("not available"), as the runtime reports.
+ * ======================================================================== */
+#define ACL_HOST_DEVICE_CONNECT_TYPE_PCIE 0
+#define ACL_HOST_DEVICE_CONNECT_TYPE_HCCS 1
+#define ACL_HOST_DEVICE_CONNECT_TYPE_UB 2
+
+#define ACL_DEV_FEATURE_SUPPORT 0x00000001
+#define ACL_DEV_FEATURE_NOT_SUPPORT 0x00000000
+
+typedef enum aclrtDeviceStatus {
+    ACL_RT_DEVICE_STATUS_NORMAL = 0,
+    ACL_RT_DEVICE_STATUS_ABNORMAL,
+    ACL_RT_DEVICE_STATUS_END = 0xFFFF,
+} aclrtDeviceStatus;
+
+typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo;
+
+typedef struct aclrtUtilizationInfo {
+    int32_t cubeUtilization;
+    int32_t vectorUtilization;
+    int32_t aicpuUtilization;
+    int32_t memoryUtilization;
+    aclrtUtilizationExtendInfo *utilizationExtend; /* reserved, must be NULL */
+} aclrtUtilizationInfo;
+
+typedef enum {
+    ACL_DEV_ATTR_AICPU_CORE_NUM = 1,
+    ACL_DEV_ATTR_AICORE_CORE_NUM = 101,
+    ACL_DEV_ATTR_CUBE_CORE_NUM = 102,
+    ACL_DEV_ATTR_VECTOR_CORE_NUM = 201,
+    ACL_DEV_ATTR_WARP_SIZE = 202,
+    ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE = 203,
+    ACL_DEV_ATTR_LOCAL_MEM_PER_VECTOR_CORE ACL_DEPRECATED_MESSAGE("Use ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE instead") =
+        204,
+    ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE = 204,
+    ACL_DEV_ATTR_MAX_GRID_DIM_X = 205,
+    ACL_DEV_ATTR_MAX_GRID_DIM_Y = 206,
+    ACL_DEV_ATTR_MAX_GRID_DIM_Z = 207,
+    ACL_DEV_ATTR_MAX_BLOCK_PER_GRID = 208,
+    ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK = 209,
+    ACL_DEV_ATTR_MAX_BLOCK_DIM_X = 210,
+    ACL_DEV_ATTR_MAX_BLOCK_DIM_Y = 211,
+    ACL_DEV_ATTR_MAX_BLOCK_DIM_Z = 212,
+    ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE = 301,
+    ACL_DEV_ATTR_L2_CACHE_SIZE = 302,
+    ACL_DEV_ATTR_SMP_ID = 401U,
+    ACL_DEV_ATTR_PHY_CHIP_ID = 402U,
+    ACL_DEV_ATTR_SUPER_POD_DEVIDE_ID = 403U, /* misspelt alias of ACL_DEV_ATTR_SUPER_POD_DEVICE_ID */
+    ACL_DEV_ATTR_SUPER_POD_DEVICE_ID = 403U,
+    ACL_DEV_ATTR_SUPER_POD_SERVER_ID = 404U,
+    ACL_DEV_ATTR_SUPER_POD_ID = 405U,
+    ACL_DEV_ATTR_CUST_OP_PRIVILEGE = 406U,
+    ACL_DEV_ATTR_MAINBOARD_ID = 407U,
+    ACL_DEV_ATTR_HD_CONNECT_TYPE = 408U,
+    ACL_DEV_ATTR_DEVICE_FORM_FACTOR = 409U,
+    ACL_DEV_ATTR_IS_VIRTUAL = 501U,
+    ACL_DEV_ATTR_NPU_ARCH = 601U,
+} aclrtDevAttr;
+
+/* Device form factor returned by aclrtGetDeviceInfo with ACL_DEV_ATTR_DEVICE_FORM_FACTOR. */
+#define ACL_DEVICE_FORM_FACTOR_POD 0
+#define ACL_DEVICE_FORM_FACTOR_A_K 1
+#define ACL_DEVICE_FORM_FACTOR_A_X 2
+#define ACL_DEVICE_FORM_FACTOR_PCIE_CARD 3
+
+typedef enum {
+    ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV = 1,
+    ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV = 21,
+} aclrtDevFeatureType;
+
+typedef enum {
+    ACL_RT_DEV_RES_CUBE_CORE = 0,
+    ACL_RT_DEV_RES_VECTOR_CORE,
+} aclrtDevResLimitType;
+
+ACLRT_API aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value);
+ACLRT_API aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType, int32_t *value);
+ACLRT_API aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus);
+ACLRT_API aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo);
+ACLRT_API aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t *value);
+ACLRT_API aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t value);
+ACLRT_API aclError aclrtResetDeviceResLimit(int32_t deviceId);
+ACLRT_API aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value);
+
+/* ========================================================================
+ * Overflow detection (acl_rt.h)
+ *
+ * Host kernels compute with the CPU's IEEE 754 arithmetic: the device's
+ * floating-point mode is ACL_RT_OVERFLOW_MODE_INFNAN, the only one it has
+ * (saturation: ACL_ERROR_RT_FEATURE_NOT_SUPPORT, as on devices without it).
+ * With a stream's overflow switch on, every block of a host kernel launched
+ * on it runs with the CPU's floating-point exception flags watched: an
+ * overflow, division by zero or invalid operation (a result that is Inf or
+ * NaN) sets the process-wide overflow status. aclrtGetOverflowStatus copies
+ * it, in stream order, into 64 bytes of the caller's memory (the first
+ * uint32_t is 1 after an overflow, 0 otherwise; the rest is 0);
+ * aclrtResetOverflowStatus clears it, in stream order.
+ * ======================================================================== */
+typedef enum aclrtFloatOverflowMode {
+    ACL_RT_OVERFLOW_MODE_SATURATION = 0,
+    ACL_RT_OVERFLOW_MODE_INFNAN,
+    ACL_RT_OVERFLOW_MODE_UNDEF,
+} aclrtFloatOverflowMode;
+
+ACLRT_API aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode);
+ACLRT_API aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode);
+ACLRT_API aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag);
+ACLRT_API aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag);
+ACLRT_API aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, aclrtStream stream);
+ACLRT_API aclError aclrtResetOverflowStatus(aclrtStream stream);
+
+/* ========================================================================
  * aclrtx: extensions beyond the ACL API (not part of the real runtime)
  * ======================================================================== */
 

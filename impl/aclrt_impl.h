@@ -7,6 +7,7 @@
 #define ACLRT_IMPL_ACLRT_IMPL_H
 
 #include "base.h"      /* compiler glue, ThreadSanitizer annotations */
+#include "fp_status.h" /* the CPU's floating-point exception flags */
 #include "clock.h"     /* monotonic nanoseconds, deadlines */
 #include "futex.h"     /* sleeping on a word */
 #include "thread.h"    /* per-thread state */
@@ -48,9 +49,13 @@
 #include "value.h"     /* aclrtValueWrite / aclrtValueWait */
 #include "builtin_task.h" /* built-in tasks: reduce, random numbers */
 #include "hcom.h"      /* HCOM group record/wait tasks (aclrtx) */
+#include "overflow.h"  /* overflow detection: saturation mode, overflow switch and status */
 #include "launch.h"    /* host functions and host kernels */
 #include "exec.h"      /* running a stream's tasks: the entry points backends call */
 #include "external.h"  /* external tasks (aclrtx): an embedder's work in a stream */
+#include "error_detail.h" /* hardware fault details, the kernel behind an exception */
+#include "sysinfo.h"   /* versions, CANN attributes, SoC name, half precision, data type sizes */
+#include "device_info.h" /* device attributes, capabilities, status, resource limits */
 #include "init.h"      /* aclInit / aclFinalize, teardown */
 
 #endif /* ACLRT_IMPL_ACLRT_IMPL_H */

@@ -16,6 +16,9 @@
  *     aclrtGetThreadLastTaskId returned to the thread that submitted it),
  *     stream id = aclrtStreamGetId, thread id = the submitting thread's
  *     kernel thread id (gettid), device id, and the error code.
+ *   - For a failing host kernel the info also carries its function and
+ *     args (error_detail.h hands them out), when the thread reporting it is
+ *     the one that ran it (a task of the stream it runs).
  */
 #ifndef ACLRT_IMPL_EXCEPTION_H
 #define ACLRT_IMPL_EXCEPTION_H
@@ -33,6 +36,9 @@ struct rtExceptionInfo {
     uint32_t tid;
     uint32_t deviceid;
     uint32_t retcode;
+    /* The failing task, when it was a host kernel (kernel_fn NULL otherwise). */
+    aclrtxHostKernel kernel_fn;
+    void *kernel_args;
 };
 
 #define ACLRT_EXCEPTION_INFO_NONE 0xFFFFFFFFu /* what the getters return for NULL info */
@@ -61,7 +67,15 @@ ACLRT_INTERNAL void aclrt_exception_report(struct aclrt_stream *s, uint32_t tid,
         .tid = tid,
         .deviceid = s->device->id,
         .retcode = (uint32_t)code,
+        .kernel_fn = NULL,
+        .kernel_args = NULL,
     };
+    /* The failing task is the one s->current holds when the reporter is the thread running s. */
+    if (aclrt_running_stream() == s && s->has_current && s->issued == number &&
+        s->current.kind->id == ACLRT_TASK_HOST_KERNEL) {
+        info.kernel_fn = s->current.u.kernel.fn;
+        info.kernel_args = s->current.u.kernel.args;
+    }
     if (slot != NULL)
         slot(&info);
     for (size_t i = 0; i < n; i++)

@@ -9,6 +9,7 @@
 
 #include "base.h"
 #include "error.h"
+#include "overflow.h"
 #include "report.h"
 #include "stream.h"
 #include "task.h"
@@ -16,16 +17,25 @@
 /*
  * ACLRT_TASK_HOST_KERNEL: every block of the kernel. The backend may spread
  * the blocks over idle threads (run_kernel); otherwise they run in order
- * here. A failing block fails the task, like a faulting device kernel.
+ * here. A failing block fails the task, like a faulting device kernel. On a
+ * stream with its overflow switch on, every block runs under the overflow
+ * watch (overflow.h).
  */
 static int aclrt_host_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     (void)blk;
     uint32_t blocks = t->u32;
+    aclrtxHostKernel fn = t->u.kernel.fn;
+    void *args = t->u.kernel.args;
+    struct aclrt_overflow_kernel watched = {fn, args};
+    if (aclrt_overflow_watched(s)) {
+        fn = aclrt_overflow_watched_block;
+        args = &watched;
+    }
     if (blocks > 1 && aclrt_rt.backend->run_kernel != NULL)
-        return aclrt_rt.backend->run_kernel(s->device, t->u.kernel.fn, blocks, t->u.kernel.args);
+        return aclrt_rt.backend->run_kernel(s->device, fn, blocks, args);
     for (uint32_t b = 0; b < blocks; b++) {
-        aclError rc = t->u.kernel.fn(b, blocks, t->u.kernel.args);
+        aclError rc = fn(b, blocks, args);
         if (rc != ACL_SUCCESS)
             return rc;
     }

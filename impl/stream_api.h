@@ -2,6 +2,15 @@
  * impl/stream_api.h - the stream calls of the API: resolving a stream
  * argument (NULL is the current context's default stream), create and
  * destroy, synchronize and query, ids, priorities, flags and attributes.
+ *
+ * ACL_STREAM_DEVICE_USE_ONLY: a stream the device itself drives. On a host
+ * device the device's code is host code, so such a stream is created like
+ * any other and runs what is submitted to it; as documented, synchronizing
+ * it returns at once and querying it reports it complete (nothing on the
+ * host waits for it), and it has no failure mode of its own
+ * (ACL_ERROR_RT_FEATURE_NOT_SUPPORT, as in the runtime). Persistent and
+ * CPU-schedule streams need models and AI CPU scheduling, which the host
+ * backend has not: ACL_ERROR_RT_FEATURE_NOT_SUPPORT.
  */
 #ifndef ACLRT_IMPL_STREAM_API_H
 #define ACLRT_IMPL_STREAM_API_H
@@ -9,6 +18,7 @@
 #include "base.h"
 #include "context.h"
 #include "error.h"
+#include "fp_status.h"
 #include "runtime.h"
 #include "stream.h"
 #include "stream_life.h"
@@ -71,12 +81,10 @@ static aclError aclrt_stream_create_api(aclrtStream *stream, uint32_t priority, 
     if (rc != ACL_SUCCESS)
         return rc;
     flags &= ACLRT_STREAM_KNOWN_FLAGS; /* unknown bits are dropped, as the runtime does */
-    if (flags & (ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY))
+    if (flags & (ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE))
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                          "stream flag 0x%x (persistent / CPU-schedule / device-only streams) is not supported by the "
-                          "%s backend",
-                          flags & (ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY),
-                          aclrt_rt.backend->name);
+                          "stream flag 0x%x (persistent / CPU-schedule streams) is not supported by the %s backend",
+                          flags & (ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE), aclrt_rt.backend->name);
     struct aclrt_stream *s;
     return aclrt_stream_create_in(ctx, priority, flags, false, &s, stream);
 }
@@ -110,37 +118,65 @@ ACLRT_API aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void)
     return h;
 }
 
+/*
+ * An unsigned value of the caller's width: valueSize is sizeof(*attrValue),
+ * as documented, so a size_t field may be given as a size_t or as the
+ * uint32_t the other stream calls use for flags (false: another width).
+ */
+static bool aclrt_stream_config_unsigned(const void *attrValue, size_t valueSize, size_t *out)
+{
+    if (valueSize == sizeof(size_t)) {
+        memcpy(out, attrValue, sizeof(size_t));
+        return true;
+    }
+    if (valueSize == sizeof(uint32_t)) {
+        uint32_t v;
+        memcpy(&v, attrValue, sizeof v);
+        *out = v;
+        return true;
+    }
+    return false;
+}
+
 ACLRT_API aclError aclrtSetStreamConfigOpt(aclrtStreamConfigHandle *handle, aclrtStreamConfigAttr attr,
                                            const void *attrValue, size_t valueSize)
 {
     ACLRT_ENTER();
     if (handle == NULL || attrValue == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", handle == NULL ? "handle" : "attrValue");
-    size_t want;
+    size_t v;
     switch (attr) {
-    case ACL_RT_STREAM_WORK_ADDR_PTR: want = sizeof(void *); break;
+    case ACL_RT_STREAM_WORK_ADDR_PTR:
+        if (valueSize != sizeof(void *))
+            break;
+        memcpy(&handle->workptr, attrValue, sizeof(void *));
+        return ACL_SUCCESS;
     case ACL_RT_STREAM_WORK_SIZE:
-    case ACL_RT_STREAM_FLAG: want = sizeof(size_t); break;
-    case ACL_RT_STREAM_PRIORITY: want = sizeof(uint32_t); break;
-    default: return aclrt_fail(ACL_ERROR_INVALID_PARAM, "unknown stream configuration attribute %d", (int)attr);
-    }
-    if (valueSize != want)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "attribute %d takes a value of %zu bytes, not %zu", (int)attr, want,
-                          valueSize);
-    switch (attr) {
-    case ACL_RT_STREAM_WORK_ADDR_PTR: memcpy(&handle->workptr, attrValue, want); break;
-    case ACL_RT_STREAM_WORK_SIZE: memcpy(&handle->workSize, attrValue, want); break;
-    case ACL_RT_STREAM_FLAG: memcpy(&handle->flag, attrValue, want); break;
+    case ACL_RT_STREAM_FLAG:
+        if (!aclrt_stream_config_unsigned(attrValue, valueSize, &v))
+            break;
+        if (attr == ACL_RT_STREAM_FLAG)
+            handle->flag = v;
+        else
+            handle->workSize = v;
+        return ACL_SUCCESS;
     case ACL_RT_STREAM_PRIORITY: {
+        if (valueSize != sizeof(uint32_t))
+            break;
         uint32_t p;
-        memcpy(&p, attrValue, want);
+        memcpy(&p, attrValue, sizeof p);
         if (p > ACLRT_STREAM_PRIORITY_LEAST)
             return aclrt_fail(ACL_ERROR_INVALID_PARAM, "priority %u is outside [0, 7]", p);
         handle->priority = p;
-        break;
+        return ACL_SUCCESS;
     }
+    default: return aclrt_fail(ACL_ERROR_INVALID_PARAM, "unknown stream configuration attribute %d", (int)attr);
     }
-    return ACL_SUCCESS;
+    return aclrt_fail(ACL_ERROR_INVALID_PARAM, "attribute %d does not take a value of %zu bytes (%s)", (int)attr,
+                      valueSize,
+                      attr == ACL_RT_STREAM_WORK_ADDR_PTR ? "a pointer"
+                      : attr == ACL_RT_STREAM_PRIORITY    ? "a uint32_t"
+                                                          : "a size_t or a uint32_t");
 }
 
 ACLRT_API aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handle)
@@ -214,7 +250,9 @@ ACLRT_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *statu
     aclError rc = aclrt_stream_resolve(stream, false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
-    *status = aclrt_stream_idle(s) ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+    /* Streams nothing on the host waits for report complete, as their synchronize returns at once. */
+    bool device_driven = (s->flags & (ACL_STREAM_PERSISTENT | ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_CPU_SCHEDULE)) != 0;
+    *status = device_driven || aclrt_stream_idle(s) ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
     return ACL_SUCCESS;
 }
 
@@ -259,6 +297,9 @@ ACLRT_API aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
 
 static aclError aclrt_stream_set_failure_mode(struct aclrt_stream *s, uint64_t mode)
 {
+    if (s->flags & ACL_STREAM_DEVICE_USE_ONLY)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "a device-use-only stream (ACL_STREAM_DEVICE_USE_ONLY) has no failure mode of its own");
     if (mode != ACL_CONTINUE_ON_FAILURE && mode != ACL_STOP_ON_FAILURE)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "failure mode %llu is neither ACL_CONTINUE_ON_FAILURE nor "
                                                       "ACL_STOP_ON_FAILURE",
@@ -267,6 +308,24 @@ static aclError aclrt_stream_set_failure_mode(struct aclrt_stream *s, uint64_t m
     /* One stop-on-failure stream makes the whole context stop on failure. */
     if (mode == ACL_STOP_ON_FAILURE)
         atomic_store_explicit(&s->ctx->stop_on_failure, true, memory_order_release);
+    return ACL_SUCCESS;
+}
+
+/*
+ * The overflow switch (aclrtSetStreamOverflowSwitch, ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK):
+ * 0 or 1 (the runtime's range check is [0, 2): ACL_ERROR_RT_PARAM_INVALID).
+ * On it, host kernels of the stream run under the overflow check (overflow.h),
+ * which needs the CPU's floating-point flags (fp_status.h).
+ */
+static aclError aclrt_stream_set_overflow_switch(struct aclrt_stream *s, uint32_t flag)
+{
+    if (flag > 1)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "overflow switch %u is neither 0 nor 1", flag);
+    if (flag != 0 && !ACLRT_FP_STATUS)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "overflow detection needs the CPU's floating-point status flags, which aclrt cannot read "
+                          "on this architecture");
+    atomic_store_explicit(&s->overflow_switch, flag, memory_order_relaxed);
     return ACL_SUCCESS;
 }
 
@@ -292,9 +351,7 @@ ACLRT_API aclError aclrtSetStreamAttribute(aclrtStream stream, aclrtStreamAttr s
         return rc;
     switch (stmAttrType) {
     case ACL_STREAM_ATTR_FAILURE_MODE: return aclrt_stream_set_failure_mode(s, value->failureMode);
-    case ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK:
-        atomic_store_explicit(&s->overflow_switch, value->overflowSwitch, memory_order_relaxed);
-        return ACL_SUCCESS;
+    case ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK: return aclrt_stream_set_overflow_switch(s, value->overflowSwitch);
     case ACL_STREAM_ATTR_USER_CUSTOM_TAG:
         atomic_store_explicit(&s->user_custom_tag, value->userCustomTag, memory_order_relaxed);
         return ACL_SUCCESS;

@@ -49,6 +49,8 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_EXTERNAL,          /* aclrtxLaunchExternalTask: the embedder's work (external.h) */
     ACLRT_TASK_REDUCE,            /* aclrtReduceAsync (builtin_task.h) */
     ACLRT_TASK_RANDOM,            /* aclrtRandomNumAsync (builtin_task.h) */
+    ACLRT_TASK_OVERFLOW_STATUS,   /* aclrtGetOverflowStatus: copy the overflow status (overflow.h) */
+    ACLRT_TASK_OVERFLOW_RESET,    /* aclrtResetOverflowStatus */
     ACLRT_TASK_KIND_COUNT
 };
 

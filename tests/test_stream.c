@@ -302,11 +302,12 @@ TEST(create_stream_with_config_drops_unknown_flag_bits)
     }
 }
 
-TEST(persistent_cpu_schedule_and_device_only_streams_are_not_supported)
+TEST(persistent_and_cpu_schedule_streams_are_not_supported)
 {
     uint32_t before = 0, after = 0;
     CHECK_OK(aclrtGetStreamAvailableNum(&before));
-    const uint32_t flags[] = {ACL_STREAM_PERSISTENT, ACL_STREAM_CPU_SCHEDULE, ACL_STREAM_DEVICE_USE_ONLY,
+    const uint32_t flags[] = {ACL_STREAM_PERSISTENT, ACL_STREAM_CPU_SCHEDULE,
+                              ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY,
                               ACL_STREAM_PERSISTENT | ACL_STREAM_FAST_LAUNCH};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         aclrtStream s = NULL;
@@ -369,7 +370,7 @@ TEST(set_stream_config_opt_rejects_bad_sizes_attributes_and_priorities)
     size_t flag = ACL_STREAM_FAST_LAUNCH;
     uint64_t big = 3;
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_PRIORITY, &big, sizeof big));
-    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_FLAG, &prio, sizeof prio));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_FLAG, &prio, 2));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_WORK_SIZE, &flag, 0));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_WORK_ADDR_PTR, &flag, 1));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSetStreamConfigOpt(h, (aclrtStreamConfigAttr)99, &flag, sizeof flag));
@@ -1144,7 +1145,7 @@ int main(void)
     RUN_CASE(create_stream_null_output_is_invalid_param);
     RUN_CASE(create_stream_with_config_flags_round_trip);
     RUN_CASE(create_stream_with_config_drops_unknown_flag_bits);
-    RUN_CASE(persistent_cpu_schedule_and_device_only_streams_are_not_supported);
+    RUN_CASE(persistent_and_cpu_schedule_streams_are_not_supported);
     RUN_CASE(create_stream_v2_without_config_is_a_plain_stream);
     RUN_CASE(create_stream_v2_applies_the_config_handle);
     RUN_CASE(set_stream_config_opt_rejects_bad_sizes_attributes_and_priorities);

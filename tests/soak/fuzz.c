@@ -96,6 +96,13 @@ static const char *const fz_functions[] = {
     "aclrtReserveMemAddress", "aclrtReleaseMemAddress", "aclrtMapMem", "aclrtUnmapMem", "aclrtMemSetAccess",
     "aclrtMemGetAccess", "aclrtMemExportToShareableHandle", "aclrtMemSetPidToShareableHandle",
     "aclrtMemImportFromShareableHandle", "aclrtDeviceGetBareTgid", "aclrtReduceAsync", "aclrtRandomNumAsync",
+    "aclrtGetErrorVerbose", "aclrtGetArgsFromExceptionInfo", "aclrtGetFuncHandleFromExceptionInfo",
+    "aclsysGetVersionStr", "aclsysGetVersionNum", "aclGetCannAttributeList", "aclGetCannAttribute",
+    "aclrtGetSocName", "aclrtCheckArchCompatibility", "aclFloat16ToFloat", "aclFloatToFloat16", "aclDataTypeSize",
+    "aclrtGetDeviceInfo", "aclrtGetDeviceCapability", "aclrtQueryDeviceStatus", "aclrtGetDeviceUtilizationRate",
+    "aclrtGetDeviceResLimit", "aclrtSetDeviceResLimit", "aclrtResetDeviceResLimit", "aclrtGetResInCurrentThread",
+    "aclrtSetDeviceSatMode", "aclrtGetDeviceSatMode", "aclrtSetStreamOverflowSwitch", "aclrtGetStreamOverflowSwitch",
+    "aclrtGetOverflowStatus", "aclrtResetOverflowStatus",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -158,6 +165,7 @@ struct fz {
     unsigned char *pinned_a, *pinned_b, *pinned_c;
     unsigned char sync_a[FZ_BUF], sync_b[FZ_BUF];
     uint64_t *word;                   /* aclrtMalloc memory: value ops */
+    unsigned char *task_mem;          /* aclrtMalloc memory the built-in tasks write (never freed in the run) */
     uint64_t word_last;               /* last value written to it in `values`' order */
     aclrtStreamConfigHandle *cfg;     /* NULL: none */
     atomic_long counted;
@@ -620,7 +628,7 @@ static void fz_one_call(struct fz *z)
     size_t sizes[] = {0, 1, 16, FZ_BUF};
     size_t maxes[] = {0, 1, 16, FZ_BUF, SIZE_MAX};
     memset(&av, 0, sizeof av);
-    unsigned op = (unsigned)soak_pick(rng, 92);
+    unsigned op = (unsigned)soak_pick(rng, 96);
     switch (op) {
     /* --- launches --- */
     case 0:
@@ -1348,8 +1356,11 @@ static void fz_one_call(struct fz *z)
     }
     case 88: {
         /* Built-in tasks on this thread's own device memory (never the counted work's), or wild arguments. */
-        void *dst = soak_pick(rng, 5) ? z->dev[0] : (void *)fz_garbage(z);
-        void *src = soak_pick(rng, 5) ? z->dev[1] : NULL;
+        /* Their own memory: a task may still write it when the fuzzer frees z->dev at random. */
+        if (z->task_mem == NULL && aclrtMalloc((void **)&z->task_mem, 4096, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
+            break;
+        void *dst = soak_pick(rng, 5) ? (void *)z->task_mem : (void *)fz_garbage(z);
+        void *src = soak_pick(rng, 5) ? (void *)(z->task_mem + 2048) : NULL;
         uint64_t count = (uint64_t)sizes[soak_pick(rng, 4)];
         FZ(CODES(SUBMIT, R, F, ACL_ERROR_RT_ADDR_UNALIGNED),
            aclrtReduceAsync(dst, src, count, (aclrtReduceKind)(10 + soak_pick(rng, 5)),
@@ -1358,13 +1369,81 @@ static void fz_one_call(struct fz *z)
         memset(&info, 0, sizeof info);
         info.dataType = soak_pick(rng, 3) ? ACL_FLOAT : (aclDataType)soak_pick(rng, 45);
         info.randomNumFuncParaInfo.funcType = (aclrtRandomNumFuncType)soak_pick(rng, 5);
-        info.randomResultAddr = soak_pick(rng, 5) ? z->dev[0] : NULL;
-        info.randomCounterAddr = soak_pick(rng, 5) ? z->dev[1] : NULL;
+        info.randomResultAddr = soak_pick(rng, 5) ? (void *)z->task_mem : NULL;
+        info.randomCounterAddr = soak_pick(rng, 5) ? (void *)(z->task_mem + 2048) : NULL;
         uint64_t n = soak_pick(rng, 16);
         info.randomNum.size = 8;
         memcpy(info.randomNum.valueOrAddr, &n, sizeof n);
         FZ(CODES(SUBMIT, R, F, ACL_ERROR_RT_ADDR_UNALIGNED),
            aclrtRandomNumAsync(fz_maybe(z, &info), fz_stream_submit(z), NULL));
+        break;
+    }
+    case 89: {
+        /* Error details, system and version queries: none changes anything. */
+        aclrtErrorInfo ei;
+        void *args;
+        uint32_t args_len;
+        aclrtFuncHandle fh;
+        char version[ACL_PKG_VERSION_MAX_SIZE];
+        char *pkg = soak_pick(rng, 3) ? (char *)"runtime" : (soak_pick(rng, 2) ? (char *)"nosuch" : NULL);
+        const aclCannAttr *attrs;
+        size_t nattrs;
+        int32_t compatible;
+        FZ(CODES(P, R, DV, CN, ACL_ERROR_RT_DEV_SETUP_ERROR), aclrtGetErrorVerbose(devices[soak_pick(rng, 6)],
+                                                                                   fz_maybe(z, &ei)));
+        FZ(CODES(P, R, ACL_ERROR_INVALID_EXCEPTION_INFO), aclrtGetArgsFromExceptionInfo(NULL, fz_maybe(z, &args),
+                                                                                        &args_len));
+        FZ(CODES(P, R, ACL_ERROR_INVALID_EXCEPTION_INFO), aclrtGetFuncHandleFromExceptionInfo(NULL, fz_maybe(z, &fh)));
+        FZ(CODES(P, R, ACL_ERROR_INVALID_FILE), aclsysGetVersionStr(pkg, fz_maybe(z, version)));
+        FZ(CODES(P, R, ACL_ERROR_INVALID_FILE), aclsysGetVersionNum(pkg, fz_maybe(z, &i32)));
+        FZ(CODES(P), aclGetCannAttributeList(fz_maybe(z, &attrs), &nattrs));
+        FZ(CODES(P, R), aclGetCannAttribute((aclCannAttr)((int)soak_pick(rng, 6) - 1), fz_maybe(z, &i32)));
+        const char *soc = aclrtGetSocName();
+        fz_cover("aclrtGetSocName");
+        FZ(CODES(P, R), aclrtCheckArchCompatibility(soak_pick(rng, 4) ? soc : NULL, fz_maybe(z, &compatible)));
+        float f = aclFloat16ToFloat(aclFloatToFloat16((float)soak_pick(rng, 100000) - 50000.0f));
+        fz_cover("aclFloat16ToFloat");
+        fz_cover("aclFloatToFloat16");
+        (void)f;
+        (void)aclDataTypeSize((aclDataType)((int)soak_pick(rng, 50) - 2));
+        fz_cover("aclDataTypeSize");
+        break;
+    }
+    case 90: {
+        /* Device information and limits on valid and wild device ids. */
+        int64_t v64;
+        aclrtDeviceStatus dst;
+        aclrtUtilizationInfo util;
+        int32_t d = devices[soak_pick(rng, 6)];
+        aclrtDevAttr attrs[] = {ACL_DEV_ATTR_AICPU_CORE_NUM, ACL_DEV_ATTR_VECTOR_CORE_NUM,
+                                ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, ACL_DEV_ATTR_SUPER_POD_ID, (aclrtDevAttr)999};
+        FZ(CODES(P, R, DV, F), aclrtGetDeviceInfo((uint32_t)d, attrs[soak_pick(rng, 5)], fz_maybe(z, &v64)));
+        FZ(CODES(P, R, DV, F), aclrtGetDeviceCapability(d, (aclrtDevFeatureType)soak_pick(rng, 25),
+                                                        fz_maybe(z, &i32)));
+        FZ(CODES(P, R, DV), aclrtQueryDeviceStatus(d, fz_maybe(z, &dst)));
+        FZ(CODES(P, R, DV, F), aclrtGetDeviceUtilizationRate(d, fz_maybe(z, &util)));
+        aclrtDevResLimitType lt = (aclrtDevResLimitType)soak_pick(rng, 3);
+        FZ(CODES(P, R, DV, ACL_ERROR_RT_DEV_SETUP_ERROR), aclrtGetDeviceResLimit(d, lt, fz_maybe(z, &u32)));
+        FZ(CODES(P, R, DV, ACL_ERROR_RT_DEV_SETUP_ERROR), aclrtSetDeviceResLimit(d, lt, (uint32_t)soak_pick(rng, 4)));
+        FZ(CODES(P, R, DV, ACL_ERROR_RT_DEV_SETUP_ERROR), aclrtResetDeviceResLimit(d));
+        (void)aclrtSetCurrentContext(g_ctx);
+        FZ(CODES(P, R, CN), aclrtGetResInCurrentThread(lt, fz_maybe(z, &u32)));
+        break;
+    }
+    case 91: {
+        /* Overflow detection: the device mode (only Inf/NaN exists here) and per-stream switches and status. */
+        aclrtFloatOverflowMode mode;
+        FZ(CODES(P, R, F, CN), aclrtSetDeviceSatMode(soak_pick(rng, 3) ? ACL_RT_OVERFLOW_MODE_INFNAN
+                                                                       : (aclrtFloatOverflowMode)soak_pick(rng, 4)));
+        FZ(CODES(P, R, CN), aclrtGetDeviceSatMode(fz_maybe(z, &mode)));
+        FZ(CODES(P, H, R, CN, SC, F), aclrtSetStreamOverflowSwitch(fz_stream_submit(z), (uint32_t)soak_pick(rng, 3)));
+        FZ(CODES(P, H, R, CN, SC, F), aclrtGetStreamOverflowSwitch(fz_stream_any(z), fz_maybe(z, &u32)));
+        if (z->task_mem == NULL && aclrtMalloc((void **)&z->task_mem, 4096, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
+            break;
+        FZ(CODES(SUBMIT, R, F), aclrtGetOverflowStatus(soak_pick(rng, 5) ? (void *)(z->task_mem + 3072) : NULL,
+                                                       soak_pick(rng, 4) ? 64 : (size_t)soak_pick(rng, 64),
+                                                       fz_stream_submit(z)));
+        FZ(CODES(SUBMIT, R, F), aclrtResetOverflowStatus(fz_stream_submit(z)));
         break;
     }
     default: {

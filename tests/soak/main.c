@@ -133,7 +133,7 @@ bool soak_code_in(aclError rc, const int *codes)
 {
     if (rc == ACL_SUCCESS)
         return true;
-    for (; *codes != -1; codes++)
+    for (; *codes != SOAK_CODES_END; codes++)
         if (rc == *codes)
             return true;
     return false;

@@ -23,6 +23,7 @@
 #include "acl/acl.h"
 
 #include <pthread.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -172,7 +173,8 @@ const char *soak_error_line(void);
 
 /* Code checks: `rc` must be one of the listed codes (ACL_SUCCESS is always allowed), -1 ends the list. */
 bool soak_code_in(aclError rc, const int *codes);
-#define SOAK_CODES(...) ((const int[]){__VA_ARGS__, -1})
+#define SOAK_CODES_END INT_MIN /* not -1: ACL_ERROR_INVALID_EXCEPTION_INFO is -1 */
+#define SOAK_CODES(...) ((const int[]){__VA_ARGS__, SOAK_CODES_END})
 
 /* ------------------------------------------------------------------------
  * The control counters: aborts and stops of streams on device 0 (any

@@ -1,0 +1,381 @@
+/*
+ * tests/test_device_info.c - pins "Device information and limits"
+ * (docs/SEMANTICS.md): device attributes from the machine, capabilities,
+ * status, utilization, and the process's resource limits: the flows of the
+ * device multi-thread, context query and kernel-with-resource-limit
+ * samples. Runs with two host devices (device 1 stays unset until a case
+ * sets it).
+ */
+#define _GNU_SOURCE
+
+#include "check.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+/* The CPUs this process may run on, counted here independently of the runtime. */
+static int64_t cpus(void)
+{
+    cpu_set_t set;
+    CHECK(sched_getaffinity(0, sizeof set, &set) == 0);
+    return CPU_COUNT(&set);
+}
+
+static uint32_t device_count(void)
+{
+    uint32_t n = 0;
+    CHECK_OK(aclrtGetDeviceCount(&n));
+    return n;
+}
+
+TEST(core_counts_are_the_cpus_the_process_may_use)
+{
+    aclrtDevAttr cores[] = {ACL_DEV_ATTR_AICPU_CORE_NUM, ACL_DEV_ATTR_AICORE_CORE_NUM, ACL_DEV_ATTR_CUBE_CORE_NUM,
+                            ACL_DEV_ATTR_VECTOR_CORE_NUM};
+    for (uint32_t d = 0; d < device_count(); d++) {
+        for (int i = 0; i < 4; i++) {
+            int64_t v = -1;
+            CHECK_OK(aclrtGetDeviceInfo(d, cores[i], &v));
+            CHECK_EQ(cpus(), v);
+        }
+    }
+}
+
+TEST(global_memory_is_the_machines_ram)
+{
+    int64_t v = -1;
+    CHECK_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, &v));
+    CHECK_EQ((int64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE), v);
+}
+
+TEST(l2_cache_is_the_cpus)
+{
+    int64_t v = -1;
+    aclError rc = aclrtGetDeviceInfo(0, ACL_DEV_ATTR_L2_CACHE_SIZE, &v);
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l2 > 0) {
+        CHECK_OK(rc);
+        CHECK_EQ(l2, v);
+    } else if (rc == ACL_SUCCESS) {
+        CHECK(v > 0); /* found in sysfs */
+    } else {
+        CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, rc);
+    }
+}
+
+TEST(simt_attributes_are_zero)
+{
+    for (int a = ACL_DEV_ATTR_WARP_SIZE; a <= ACL_DEV_ATTR_MAX_BLOCK_DIM_Z; a++) {
+        int64_t v = -1;
+        CHECK_OK(aclrtGetDeviceInfo(0, (aclrtDevAttr)a, &v));
+        CHECK_EQ(0, v);
+    }
+}
+
+TEST(one_machine_one_os_and_no_split_are_zero)
+{
+    aclrtDevAttr zero[] = {ACL_DEV_ATTR_SMP_ID, ACL_DEV_ATTR_PHY_CHIP_ID, ACL_DEV_ATTR_IS_VIRTUAL};
+    for (uint32_t d = 0; d < device_count(); d++) {
+        for (int i = 0; i < 3; i++) {
+            int64_t v = -1;
+            CHECK_OK(aclrtGetDeviceInfo(d, zero[i], &v));
+            CHECK_EQ(0, v);
+        }
+    }
+}
+
+TEST(npu_hardware_attributes_are_not_supported)
+{
+    aclrtDevAttr npu[] = {ACL_DEV_ATTR_SUPER_POD_DEVICE_ID, ACL_DEV_ATTR_SUPER_POD_SERVER_ID, ACL_DEV_ATTR_SUPER_POD_ID,
+                          ACL_DEV_ATTR_CUST_OP_PRIVILEGE,   ACL_DEV_ATTR_MAINBOARD_ID,       ACL_DEV_ATTR_HD_CONNECT_TYPE,
+                          ACL_DEV_ATTR_DEVICE_FORM_FACTOR,  ACL_DEV_ATTR_NPU_ARCH};
+    for (size_t i = 0; i < sizeof npu / sizeof npu[0]; i++) {
+        int64_t v = 77;
+        CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtGetDeviceInfo(0, npu[i], &v));
+    }
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "NPU hardware");
+}
+
+TEST(device_info_rejects_a_bad_device_an_unknown_attribute_and_null)
+{
+    int64_t v = 77;
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtGetDeviceInfo(device_count(), ACL_DEV_ATTR_VECTOR_CORE_NUM, &v));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtGetDeviceInfo(UINT32_MAX, ACL_DEV_ATTR_VECTOR_CORE_NUM, &v));
+    aclrtDevAttr wild[] = {(aclrtDevAttr)0, (aclrtDevAttr)2, (aclrtDevAttr)213, (aclrtDevAttr)999};
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtGetDeviceInfo(0, wild[i], &v));
+    CHECK_EQ(77, v);
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetDeviceInfo(0, ACL_DEV_ATTR_VECTOR_CORE_NUM, NULL));
+}
+
+TEST(device_capabilities_are_not_supported_and_unknown_ones_are_invalid)
+{
+    aclrtDevFeatureType known[] = {ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV, ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV};
+    for (int i = 0; i < 2; i++) {
+        int32_t v = 77;
+        CHECK_OK(aclrtGetDeviceCapability(0, known[i], &v));
+        CHECK_EQ(ACL_DEV_FEATURE_NOT_SUPPORT, v);
+    }
+    int32_t v = 77;
+    aclrtDevFeatureType wild[] = {(aclrtDevFeatureType)0, (aclrtDevFeatureType)2, (aclrtDevFeatureType)99};
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtGetDeviceCapability(0, wild[i], &v));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID,
+             aclrtGetDeviceCapability((int32_t)device_count(), ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV, &v));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtGetDeviceCapability(-1, ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV, &v));
+    CHECK_EQ(77, v);
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetDeviceCapability(0, ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV, NULL));
+}
+
+TEST(every_device_is_normal_whether_set_or_not)
+{
+    for (uint32_t d = 0; d < device_count(); d++) {
+        aclrtDeviceStatus st = ACL_RT_DEVICE_STATUS_END;
+        CHECK_OK(aclrtQueryDeviceStatus((int32_t)d, &st));
+        CHECK_EQ(ACL_RT_DEVICE_STATUS_NORMAL, st);
+    }
+    aclrtDeviceStatus st = ACL_RT_DEVICE_STATUS_END;
+    CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtQueryDeviceStatus((int32_t)device_count(), &st));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtQueryDeviceStatus(-1, &st));
+    CHECK_EQ(ACL_RT_DEVICE_STATUS_END, st);
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtQueryDeviceStatus(0, NULL));
+}
+
+TEST(utilization_rates_are_not_available)
+{
+    int32_t devices[] = {0, 1, 99};
+    for (int i = 0; i < 3; i++) {
+        aclrtUtilizationInfo u = {55, 55, 55, 55, NULL};
+        CHECK_OK(aclrtGetDeviceUtilizationRate(devices[i], &u));
+        CHECK_EQ(-1, u.cubeUtilization);
+        CHECK_EQ(-1, u.vectorUtilization);
+        CHECK_EQ(-1, u.aicpuUtilization);
+        CHECK_EQ(-1, u.memoryUtilization);
+    }
+}
+
+TEST(utilization_needs_an_info_without_extension)
+{
+    aclrtUtilizationInfo u = {55, 55, 55, 55, (aclrtUtilizationExtendInfo *)&u};
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetDeviceUtilizationRate(0, &u));
+    CHECK_EQ(55, u.cubeUtilization);
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetDeviceUtilizationRate(0, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "utilizationExtend");
+}
+
+TEST(resource_limits_default_to_all_cores)
+{
+    uint32_t v = 0;
+    CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(cpus(), v);
+    CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(cpus(), v);
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(cpus(), v);
+}
+
+TEST(a_limit_is_reported_for_its_type_until_reset)
+{
+    uint32_t v = 0;
+    CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, 1));
+    CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(1, v);
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(1, v);
+    CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(cpus(), v);
+    CHECK_OK(aclrtResetDeviceResLimit(0));
+    CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(cpus(), v);
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(cpus(), v);
+}
+
+TEST(the_cube_limit_is_the_reported_cube_core_count)
+{
+    CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, 1));
+    int64_t v = -1;
+    CHECK_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_CUBE_CORE_NUM, &v));
+    CHECK_EQ(1, v);
+    CHECK_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_AICORE_CORE_NUM, &v));
+    CHECK_EQ(cpus(), v);
+    CHECK_OK(aclrtResetDeviceResLimit(0));
+    CHECK_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_CUBE_CORE_NUM, &v));
+    CHECK_EQ(cpus(), v);
+}
+
+TEST(a_limit_above_the_cores_is_refused_and_changes_nothing)
+{
+    CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, 1));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, (uint32_t)cpus() + 1));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, UINT32_MAX));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "exceeds");
+    uint32_t v = 0;
+    CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(1, v);
+    CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(cpus(), v);
+    CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, (uint32_t)cpus())); /* all the cores is fine */
+    CHECK_OK(aclrtResetDeviceResLimit(0));
+}
+
+TEST(limits_need_the_device_set)
+{
+    uint32_t v = 0;
+    CHECK_EQ(ACL_ERROR_RT_DEV_SETUP_ERROR, aclrtGetDeviceResLimit(1, ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(ACL_ERROR_RT_DEV_SETUP_ERROR, aclrtSetDeviceResLimit(1, ACL_RT_DEV_RES_VECTOR_CORE, 1));
+    CHECK_EQ(ACL_ERROR_RT_DEV_SETUP_ERROR, aclrtResetDeviceResLimit(1));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "aclrtSetDevice");
+}
+
+TEST(limits_end_when_the_device_is_released)
+{
+    aclrtContext ctx;
+    CHECK_OK(aclrtGetCurrentContext(&ctx));
+    CHECK_OK(aclrtSetDevice(1));
+    CHECK_OK(aclrtSetDeviceResLimit(1, ACL_RT_DEV_RES_VECTOR_CORE, 1));
+    CHECK_OK(aclrtResetDevice(1)); /* the last reference: device 1 is released */
+    CHECK_OK(aclrtSetDevice(1));
+    uint32_t v = 0;
+    CHECK_OK(aclrtGetDeviceResLimit(1, ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(cpus(), v);
+    CHECK_OK(aclrtResetDevice(1));
+    CHECK_OK(aclrtSetCurrentContext(ctx));
+}
+
+TEST(limits_belong_to_their_device)
+{
+    aclrtContext ctx;
+    CHECK_OK(aclrtGetCurrentContext(&ctx));
+    CHECK_OK(aclrtSetDevice(1));
+    CHECK_OK(aclrtSetDeviceResLimit(1, ACL_RT_DEV_RES_CUBE_CORE, 1));
+    uint32_t v = 0;
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v)); /* current: device 1 */
+    CHECK_EQ(1, v);
+    CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(cpus(), v);
+    CHECK_OK(aclrtSetCurrentContext(ctx)); /* back on device 0 */
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(cpus(), v);
+    CHECK_OK(aclrtResetDeviceForce(1));
+    CHECK_OK(aclrtSetCurrentContext(ctx));
+}
+
+struct thread_view {
+    aclError set, get, current;
+    uint32_t limit, in_thread;
+};
+
+static void *other_thread_main(void *arg)
+{
+    struct thread_view *t = (struct thread_view *)arg;
+    t->set = aclrtSetDevice(0);
+    t->get = aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &t->limit);
+    t->current = aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &t->in_thread);
+    aclrtResetDevice(0);
+    return NULL;
+}
+
+TEST(a_thread_that_sets_the_device_sees_the_process_limit)
+{
+    CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, 1));
+    struct thread_view t = {-1, -1, -1, 0, 0};
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, other_thread_main, &t) == 0);
+    pthread_join(th, NULL);
+    CHECK_OK(t.set);
+    CHECK_OK(t.get);
+    CHECK_OK(t.current);
+    CHECK_EQ(1, t.limit);
+    CHECK_EQ(1, t.in_thread);
+    CHECK_OK(aclrtResetDeviceResLimit(0));
+}
+
+static void *no_context_main(void *arg)
+{
+    uint32_t v;
+    *(aclError *)arg = aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v);
+    return NULL;
+}
+
+TEST(limit_calls_reject_a_bad_type_a_bad_device_null_and_no_context)
+{
+    uint32_t v = 77;
+    aclrtDevResLimitType wild[] = {(aclrtDevResLimitType)2, (aclrtDevResLimitType)-1};
+    for (int i = 0; i < 2; i++) {
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtGetDeviceResLimit(0, wild[i], &v));
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetDeviceResLimit(0, wild[i], 1));
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtGetResInCurrentThread(wild[i], &v));
+    }
+    int32_t bad[] = {-1, (int32_t)device_count(), INT32_MAX};
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtGetDeviceResLimit(bad[i], ACL_RT_DEV_RES_CUBE_CORE, &v));
+        CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtSetDeviceResLimit(bad[i], ACL_RT_DEV_RES_CUBE_CORE, 1));
+        CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtResetDeviceResLimit(bad[i]));
+    }
+    CHECK_EQ(77, v);
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, NULL));
+    aclError rc = ACL_SUCCESS;
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, no_context_main, &rc) == 0);
+    pthread_join(th, NULL);
+    CHECK_EQ(ACL_ERROR_RT_CONTEXT_NULL, rc);
+}
+
+static atomic_int blocks_run;
+
+static aclError count_block(uint32_t block, uint32_t blocks, void *arg)
+{
+    (void)block, (void)blocks, (void)arg;
+    atomic_fetch_add(&blocks_run, 1);
+    return ACL_SUCCESS;
+}
+
+TEST(a_kernel_launched_with_more_blocks_than_the_limit_runs_them_all)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, 1));
+    atomic_store(&blocks_run, 0);
+    CHECK_OK(aclrtxLaunchHostKernel(s, 8, count_block, NULL));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(8, atomic_load(&blocks_run));
+    CHECK_OK(aclrtResetDeviceResLimit(0));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+int main(void)
+{
+    setenv("ACLRT_DEVICES", "2", 1);
+    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) {
+        fprintf(stderr, "FAIL: cannot start the runtime: %s\n", aclGetRecentErrMsg());
+        return 1;
+    }
+    RUN(core_counts_are_the_cpus_the_process_may_use);
+    RUN(global_memory_is_the_machines_ram);
+    RUN(l2_cache_is_the_cpus);
+    RUN(simt_attributes_are_zero);
+    RUN(one_machine_one_os_and_no_split_are_zero);
+    RUN(npu_hardware_attributes_are_not_supported);
+    RUN(device_info_rejects_a_bad_device_an_unknown_attribute_and_null);
+    RUN(device_capabilities_are_not_supported_and_unknown_ones_are_invalid);
+    RUN(every_device_is_normal_whether_set_or_not);
+    RUN(utilization_rates_are_not_available);
+    RUN(utilization_needs_an_info_without_extension);
+    RUN(resource_limits_default_to_all_cores);
+    RUN(a_limit_is_reported_for_its_type_until_reset);
+    RUN(the_cube_limit_is_the_reported_cube_core_count);
+    RUN(a_limit_above_the_cores_is_refused_and_changes_nothing);
+    RUN(limits_need_the_device_set);
+    RUN(limits_end_when_the_device_is_released);
+    RUN(limits_belong_to_their_device);
+    RUN(a_thread_that_sets_the_device_sees_the_process_limit);
+    RUN(limit_calls_reject_a_bad_type_a_bad_device_null_and_no_context);
+    RUN(a_kernel_launched_with_more_blocks_than_the_limit_runs_them_all);
+    aclrtResetDevice(0);
+    aclFinalize();
+    return check_report("device_info");
+}
