@@ -271,11 +271,22 @@ ACLRT_INTERNAL bool aclrt_stream_release(struct aclrt_stream *s)
         return false; /* a flag arrived (destroy, discard): look again */
     if (!aclrt_ring_reserved_since_atomic(&s->ring))
         return true;
-    /* A launcher reserved before our CAS and may have seen RUNNING: take s back. */
-    uint64_t running = (idle & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_RUNNING;
-    if (!atomic_compare_exchange_strong_explicit(&s->sched, &idle, running, memory_order_acquire,
-                                                 memory_order_relaxed))
-        return true; /* the launcher scheduled it: someone else runs it */
+    /*
+     * A launcher reserved before our CAS and may have seen RUNNING: take s
+     * back. The CAS also fails when only a flag changed (an abort setting or
+     * clearing DISCARD on the idle stream): s is still IDLE and nobody will
+     * schedule it, so try again with the new flags. Only another state
+     * (READY: the launcher scheduled it) means someone else runs it.
+     */
+    for (;;) {
+        if (aclrt_stream_state(idle) != ACLRT_SCHED_IDLE || (idle & ACLRT_SCHED_DYING))
+            return true; /* scheduled by the launcher, or dying: whoever holds it next frees it */
+        uint64_t running = (idle & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_RUNNING;
+        /* Acquire: pairs with the release of whoever changed the word (change_flags). */
+        if (atomic_compare_exchange_weak_explicit(&s->sched, &idle, running, memory_order_acquire,
+                                                  memory_order_relaxed))
+            break;
+    }
     /* Its commit is a few instructions away, unless the launcher was preempted. */
     for (int i = 0; i < 1000 && aclrt_ring_committed(&s->ring) == aclrt_ring_consumed(&s->ring); i++)
         aclrt_cpu_relax();
