@@ -93,6 +93,7 @@ struct aclrt_ring {
     struct aclrt_ring_slot *slots;
     uint32_t mask; /* capacity - 1; the capacity is a power of two */
     uint32_t capacity_bytes;
+    bool prefetchw; /* the CPU has PREFETCHW (aclrt_ring_prefetch_for_write) */
     /* Launchers: the next position to reserve, and their copy of `freed`. */
     _Atomic uint32_t head ACLRT_ALIGNED(ACLRT_CACHELINE);
     _Atomic uint32_t freed_seen;
@@ -105,6 +106,46 @@ struct aclrt_ring {
     _Atomic uint32_t room;
     _Atomic uint32_t room_sentinel;
 };
+
+/*
+ * A launch writes its slot, which the consumer read one lap earlier: a
+ * coherence miss. Each launch's CAS on head waits for the stores before it
+ * to complete, so back-to-back launches would each wait out the previous
+ * one's miss; asking for the line of the launch ACLRT_RING_PREFETCH_AHEAD
+ * positions ahead in exclusive state (PREFETCHW) overlaps the misses (a
+ * launch while the consumer drains on another CPU, launch_host_func in the
+ * benchmark on a 2-CPU Xeon: p50 42 ns without, 12 ns with; 8 ahead was
+ * slower again, 4 to 7 alike). PREFETCHW is asked of the CPU once per ring
+ * (not every x86 CPU has it); elsewhere the compiler's write prefetch.
+ */
+#define ACLRT_RING_PREFETCH_AHEAD 6
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+static bool aclrt_ring_cpu_prefetchw(void)
+{
+    unsigned int a, b, c, d;
+    return __get_cpuid(0x80000001u, &a, &b, &c, &d) != 0 && (c & (1u << 8)) != 0; /* PRFCHW */
+}
+
+ACLRT_INLINE void aclrt_ring_prefetch_for_write(const struct aclrt_ring *r, const void *line)
+{
+    if (r->prefetchw)
+        __asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)line));
+}
+#else
+static bool aclrt_ring_cpu_prefetchw(void)
+{
+    return true;
+}
+
+ACLRT_INLINE void aclrt_ring_prefetch_for_write(const struct aclrt_ring *r, const void *line)
+{
+    (void)r;
+    __builtin_prefetch(line, 1, 3);
+}
+#endif
 
 /* (Re)initialise an empty ring whose next task is number `completed` + 1. */
 ACLRT_INTERNAL bool aclrt_ring_init(struct aclrt_ring *r, uint32_t bytes, uint64_t completed)
@@ -121,6 +162,7 @@ ACLRT_INTERNAL bool aclrt_ring_init(struct aclrt_ring *r, uint32_t bytes, uint64
     uint32_t n = bytes / (uint32_t)sizeof(struct aclrt_ring_slot);
     uint32_t start = (uint32_t)completed;
     r->mask = n - 1;
+    r->prefetchw = aclrt_ring_cpu_prefetchw();
     /* Slot i is next used for the first position p >= start that maps to it; seq == p is "not committed". */
     for (uint32_t i = 0; i < n; i++)
         atomic_store_explicit(&r->slots[i].seq, start + ((i - start) & r->mask), memory_order_relaxed);
@@ -180,6 +222,9 @@ ACLRT_INLINE struct aclrt_ring_slot *aclrt_ring_reserve(struct aclrt_ring *r, ui
         if (ACLRT_LIKELY(atomic_compare_exchange_weak_explicit(&r->head, &pos, pos + 1, memory_order_seq_cst,
                                                                memory_order_relaxed))) {
             *position = pos;
+            /* A slot a few launches ahead, if the consumer is done with it (a hint: no effect on what is seen). */
+            if (pos + ACLRT_RING_PREFETCH_AHEAD - seen <= r->mask)
+                aclrt_ring_prefetch_for_write(r, &r->slots[(pos + ACLRT_RING_PREFETCH_AHEAD) & r->mask]);
             return &r->slots[pos & r->mask];
         }
     }
