@@ -319,7 +319,7 @@ ACLRT_INLINE void aclrt_stream_complete(struct aclrt_stream *s, uint64_t n)
 
 static aclError aclrt_stream_submit_full(struct aclrt_stream *s, struct aclrt_ring_slot **slot, uint32_t *position);
 
-/* Reserve a ring position; on a full ring, the slow path waits for room. */
+/* Reserve a ring position; on a full ring, the slow path decides (back pressure, or TASK_FULL). */
 ACLRT_INLINE aclError aclrt_stream_reserve_slot(struct aclrt_stream *s, struct aclrt_ring_slot **slot,
                                                 uint32_t *position)
 {
@@ -413,15 +413,36 @@ ACLRT_INLINE aclError aclrt_stream_submit(struct aclrt_stream *s, const struct a
     return ACL_SUCCESS;
 }
 
-/* Slow path of a reservation: the ring is full; wait for the executor to make room. */
+/*
+ * Slow path of a reservation: the ring is full.
+ *
+ * A user thread waits for room (back pressure): the stream's executor is
+ * independent of it and makes room.
+ *
+ * A runtime thread (one running a task of some stream: a host function, a
+ * host kernel, a callback on an executor, or an embedder's progress call)
+ * never waits: ACL_ERROR_RT_STREAM_TASK_FULL at once. Its own stream cannot
+ * move while it waits, and whatever would make room may itself be waiting
+ * for it: two tasks launching into each other's full streams, or a chain of
+ * streams whose executors all wait in launches, would deadlock with nothing
+ * to report it. As on a device, where a launch from device-side work cannot
+ * hold the queue it runs from, such a launch fails and the task decides
+ * (retry later, launch elsewhere, or give up).
+ */
 static ACLRT_NOINLINE aclError aclrt_stream_submit_full(struct aclrt_stream *s, struct aclrt_ring_slot **slot,
                                                        uint32_t *position)
 {
-    if (aclrt_running_stream() == s)
+    struct aclrt_stream *running = aclrt_running_stream();
+    if (running == s)
         return aclrt_fail(ACL_ERROR_RT_STREAM_TASK_FULL,
                           "the stream's task ring is full (%u tasks) and this call comes from a task of the same "
                           "stream, which would wait for itself",
                           aclrt_ring_capacity(&s->ring));
+    if (running != NULL)
+        return aclrt_fail(ACL_ERROR_RT_STREAM_TASK_FULL,
+                          "the stream's task ring is full (%u tasks) and this call comes from a task of stream %d "
+                          "on a runtime thread, which never waits for room (it could wait for itself)",
+                          aclrt_ring_capacity(&s->ring), (int)aclrt_slot_index(&running->hdr));
     *slot = aclrt_ring_wait_room(&s->ring, position);
     return ACL_SUCCESS;
 }

@@ -6,6 +6,9 @@
  *     independently, so a launch still open (reserved, not committed) stops
  *     no other launcher, and the consumer takes records in reservation
  *     order once each is committed; the capacity;
+ *   - a launch from a runtime thread (a task's) into a full stream returns
+ *     ACL_ERROR_RT_STREAM_TASK_FULL at once, so two tasks launching into
+ *     each other's full streams cannot deadlock;
  *   - a launch from a user thread into a full stream waits for room, also
  *     when many threads wait, and also when the task the stream runs waits
  *     for that very launcher;
@@ -146,9 +149,127 @@ TEST(a_ring_holds_its_capacity_and_takes_more_once_the_consumer_is_done_with_a_r
     aclrt_ring_release(&r);
 }
 
+/* ------------------------------------------------------------------------
+ * Runtime threads: TASK_FULL instead of waiting
+ * ------------------------------------------------------------------------ */
+
 static void count_fn(void *arg)
 {
     atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+#define CROSS_LAUNCHES 2000
+
+struct cross {
+    aclrtStream target;
+    atomic_int *ran_on_target; /* counts the tasks this side launched that ran */
+    int accepted, full, other; /* the launches' codes */
+    char message[160];         /* the text of the first TASK_FULL */
+};
+
+static atomic_int cross_started;
+
+static void cross_fn(void *arg)
+{
+    struct cross *c = (struct cross *)arg;
+    aclrtSetCurrentContext(main_ctx);
+    /* Both tasks run at once: each holds its stream while it fills the other's. */
+    atomic_fetch_add(&cross_started, 1);
+    while (atomic_load(&cross_started) < 2)
+        sched_yield();
+    for (int i = 0; i < CROSS_LAUNCHES; i++) {
+        aclError rc = aclrtLaunchHostFunc(c->target, count_fn, c->ran_on_target);
+        if (rc == ACL_SUCCESS) {
+            c->accepted++;
+        } else if (rc == ACL_ERROR_RT_STREAM_TASK_FULL) {
+            if (c->full++ == 0) {
+                const char *m = aclGetRecentErrMsg();
+                snprintf(c->message, sizeof c->message, "%s", m != NULL ? m : "");
+            }
+        } else {
+            c->other++;
+        }
+    }
+}
+
+TEST(host_functions_launching_into_each_others_full_streams_get_task_full_instead_of_deadlocking)
+{
+    aclrtStream x = new_stream(), y = new_stream();
+    static atomic_int ran_on_x, ran_on_y;
+    static struct cross on_x, on_y; /* on_x runs on x and launches into y */
+    atomic_store(&ran_on_x, 0);
+    atomic_store(&ran_on_y, 0);
+    atomic_store(&cross_started, 0);
+    memset(&on_x, 0, sizeof on_x);
+    memset(&on_y, 0, sizeof on_y);
+    on_x.target = y;
+    on_x.ran_on_target = &ran_on_y;
+    on_y.target = x;
+    on_y.ran_on_target = &ran_on_x;
+    CHECK_OK(aclrtLaunchHostFunc(x, cross_fn, &on_x));
+    CHECK_OK(aclrtLaunchHostFunc(y, cross_fn, &on_y));
+    sync_or_die(x, "stream x");
+    sync_or_die(y, "stream y");
+    sync_or_die(x, "stream x (what y's task launched)");
+    CHECK_EQ(0, on_x.other);
+    CHECK_EQ(0, on_y.other);
+    CHECK_EQ(CROSS_LAUNCHES, on_x.accepted + on_x.full);
+    CHECK_EQ(CROSS_LAUNCHES, on_y.accepted + on_y.full);
+    /*
+     * While both run, neither stream moves: the task that finishes first saw
+     * the other's ring full for all its launches past a ring's worth.
+     */
+    CHECK(on_x.full + on_y.full >= CROSS_LAUNCHES - (RING_TASKS - 1));
+    CHECK_STR_CONTAINS(on_x.full > 0 ? on_x.message : on_y.message, "runtime thread");
+    /* Every accepted task ran once, none refused did. */
+    CHECK_EQ(on_x.accepted, atomic_load(&ran_on_y));
+    CHECK_EQ(on_y.accepted, atomic_load(&ran_on_x));
+    CHECK_OK(aclrtDestroyStream(x));
+    CHECK_OK(aclrtDestroyStream(y));
+}
+
+struct into_held {
+    aclrtStream target;
+    atomic_int *ran;
+    int accepted;
+    aclError refused;
+};
+
+static void into_held_fn(void *arg)
+{
+    struct into_held *h = (struct into_held *)arg;
+    aclrtSetCurrentContext(main_ctx);
+    h->refused = ACL_SUCCESS;
+    for (int i = 0; i < 10 * RING_TASKS; i++) {
+        aclError rc = aclrtLaunchHostFunc(h->target, count_fn, h->ran);
+        if (rc != ACL_SUCCESS) {
+            h->refused = rc;
+            return;
+        }
+        h->accepted++;
+    }
+}
+
+TEST(a_task_launching_into_another_streams_full_ring_gets_task_full_at_once)
+{
+    aclrtStream held = new_stream(), launcher = new_stream();
+    static atomic_int ran;
+    static struct into_held h;
+    atomic_store(&ran, 0);
+    memset(&h, 0, sizeof h);
+    h.target = held;
+    h.ran = &ran;
+    struct gate *g = busy(held); /* held cannot move until the gate opens */
+    CHECK_OK(aclrtLaunchHostFunc(launcher, into_held_fn, &h));
+    sync_or_die(launcher, "the launching task");
+    CHECK_EQ(ACL_ERROR_RT_STREAM_TASK_FULL, h.refused);
+    CHECK_EQ(RING_TASKS - 1, h.accepted); /* the running gate keeps its slot */
+    CHECK_EQ(0, atomic_load(&ran));
+    gate_open(g);
+    sync_or_die(held, "the held stream");
+    CHECK_EQ(RING_TASKS - 1, atomic_load(&ran));
+    CHECK_OK(aclrtDestroyStream(held));
+    CHECK_OK(aclrtDestroyStream(launcher));
 }
 
 /* ------------------------------------------------------------------------
@@ -345,6 +466,8 @@ int main(void)
     } while (0)
     RUN_CASE(a_launch_commits_while_an_earlier_reservation_is_still_open);
     RUN_CASE(a_ring_holds_its_capacity_and_takes_more_once_the_consumer_is_done_with_a_record);
+    RUN_CASE(host_functions_launching_into_each_others_full_streams_get_task_full_instead_of_deadlocking);
+    RUN_CASE(a_task_launching_into_another_streams_full_ring_gets_task_full_at_once);
     RUN_CASE(many_threads_waiting_for_room_in_a_full_stream_all_get_in_in_order);
     RUN_CASE(a_task_waiting_for_a_launcher_that_waits_for_room_in_its_stream_lets_it_in);
     RUN_CASE(thousands_of_threads_launching_into_one_stream_all_get_in_in_each_threads_order);
