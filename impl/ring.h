@@ -94,6 +94,14 @@ struct aclrt_ring {
     uint32_t mask; /* capacity - 1; the capacity is a power of two */
     uint32_t capacity_bytes;
     bool prefetchw; /* the CPU has PREFETCHW (aclrt_ring_prefetch_for_write) */
+    /*
+     * Launchers waiting for room, the futex word they sleep on, and whether
+     * one of them looks on its own. On the line above, which the consumer
+     * reads anyway: written only while launchers wait for room.
+     */
+    _Atomic uint32_t room_waiters;
+    _Atomic uint32_t room;
+    _Atomic uint32_t room_sentinel;
     /* Launchers: the next position to reserve, and their copy of `freed`. */
     _Atomic uint32_t head ACLRT_ALIGNED(ACLRT_CACHELINE);
     _Atomic uint32_t freed_seen;
@@ -101,10 +109,6 @@ struct aclrt_ring {
     _Atomic uint32_t tail ACLRT_ALIGNED(ACLRT_CACHELINE);
     _Atomic uint32_t freed;
     _Atomic uint32_t room_woken_at; /* tail at the consumer's last wake-up of launchers waiting for room */
-    /* Launchers waiting for room, the futex word they sleep on, and whether one of them looks on its own. */
-    _Atomic uint32_t room_waiters ACLRT_ALIGNED(ACLRT_CACHELINE);
-    _Atomic uint32_t room;
-    _Atomic uint32_t room_sentinel;
 };
 
 /*
@@ -115,8 +119,10 @@ struct aclrt_ring {
  * positions ahead in exclusive state (PREFETCHW) overlaps the misses (a
  * launch while the consumer drains on another CPU, launch_host_func in the
  * benchmark on a 2-CPU Xeon: p50 42 ns without, 12 ns with; 8 ahead was
- * slower again, 4 to 7 alike). PREFETCHW is asked of the CPU once per ring
- * (not every x86 CPU has it); elsewhere the compiler's write prefetch.
+ * slower again, 4 to 7 alike). Only a launch into a stream its executor
+ * holds asks (stream.h): one launch here and there would only fetch a line
+ * early. PREFETCHW is asked of the CPU once per ring (not every x86 CPU has
+ * it); elsewhere the compiler's write prefetch.
  */
 #define ACLRT_RING_PREFETCH_AHEAD 6
 
@@ -222,12 +228,22 @@ ACLRT_INLINE struct aclrt_ring_slot *aclrt_ring_reserve(struct aclrt_ring *r, ui
         if (ACLRT_LIKELY(atomic_compare_exchange_weak_explicit(&r->head, &pos, pos + 1, memory_order_seq_cst,
                                                                memory_order_relaxed))) {
             *position = pos;
-            /* A slot a few launches ahead, if the consumer is done with it (a hint: no effect on what is seen). */
-            if (pos + ACLRT_RING_PREFETCH_AHEAD - seen <= r->mask)
-                aclrt_ring_prefetch_for_write(r, &r->slots[(pos + ACLRT_RING_PREFETCH_AHEAD) & r->mask]);
             return &r->slots[pos & r->mask];
         }
     }
+}
+
+/*
+ * A launch at `position` into a ring whose consumer is at work (a burst
+ * drained as it comes): ask for the slot a few launches ahead, if the
+ * consumer is done with it. A hint, no effect on what anyone sees; into a
+ * ring nobody drains right now it would only fetch a line early.
+ */
+ACLRT_INLINE void aclrt_ring_prefetch_ahead(struct aclrt_ring *r, uint32_t position)
+{
+    uint32_t ahead = position + ACLRT_RING_PREFETCH_AHEAD;
+    if (ahead - atomic_load_explicit(&r->freed_seen, memory_order_relaxed) <= r->mask)
+        aclrt_ring_prefetch_for_write(r, &r->slots[ahead & r->mask]);
 }
 
 /*

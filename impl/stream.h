@@ -188,11 +188,12 @@ static ACLRT_NOINLINE void aclrt_stream_kick_slow(struct aclrt_stream *s, uint64
  * the reservation (committed or not: it then keeps the stream until the
  * commit lands).
  */
-ACLRT_INLINE void aclrt_stream_kick(struct aclrt_stream *s)
+ACLRT_INLINE uint64_t aclrt_stream_kick(struct aclrt_stream *s)
 {
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_seq_cst);
     if (ACLRT_UNLIKELY(aclrt_stream_state(w) == ACLRT_SCHED_IDLE))
         aclrt_stream_kick_slow(s, w);
+    return w;
 }
 
 /*
@@ -336,7 +337,9 @@ ACLRT_INLINE void aclrt_stream_publish(struct aclrt_stream *s, struct aclrt_ring
     aclrt_ring_commit(slot, position, task, aclrt_thread_tid());
     /* Task ids count from 1 in each life of the stream; position + 1 is the task's number mod 2^32 (ring.h). */
     aclrt_tls.last_task_id = position + 1u - (uint32_t)s->life_base;
-    aclrt_stream_kick(s);
+    /* A stream held by its executor drains a burst as it comes: the next launches' slots, early. */
+    if (aclrt_stream_state(aclrt_stream_kick(s)) == ACLRT_SCHED_RUNNING)
+        aclrt_ring_prefetch_ahead(&s->ring, position);
 }
 
 /*
