@@ -356,22 +356,31 @@ static ACLRT_NOINLINE struct aclrt_ring_slot *aclrt_ring_wait_room(struct aclrt_
         atomic_fetch_add_explicit(&r->room_waiters, 1, memory_order_seq_cst);
         slot = aclrt_ring_reserve(r, position);
         if (slot == NULL) {
+            /*
+             * Seq_cst, after our count in room_waiters: pairs with a leaving
+             * sentinel's store of 0 followed by its look at room_waiters
+             * (below). Either we see no sentinel and become it, or it sees
+             * us and wakes one of us to take its part.
+             */
             uint32_t none = 0;
-            bool sentinel = atomic_load_explicit(&r->room_sentinel, memory_order_relaxed) == 0 &&
+            bool sentinel = atomic_load_explicit(&r->room_sentinel, memory_order_seq_cst) == 0 &&
                             atomic_compare_exchange_strong_explicit(&r->room_sentinel, &none, 1,
-                                                                    memory_order_relaxed, memory_order_relaxed);
+                                                                    memory_order_seq_cst, memory_order_seq_cst);
             aclrt_futex_wait(&r->room, word,
                              sentinel ? aclrt_deadline_after(ACLRT_RING_SENTINEL_NS) : ACLRT_NO_DEADLINE);
             if (sentinel)
-                atomic_store_explicit(&r->room_sentinel, 0, memory_order_relaxed);
+                atomic_store_explicit(&r->room_sentinel, 0, memory_order_seq_cst);
         }
         atomic_fetch_sub_explicit(&r->room_waiters, 1, memory_order_relaxed);
         if (slot != NULL || (slot = aclrt_ring_reserve(r, position)) != NULL)
             break;
     }
-    /* Others still sleep and none of them looks on its own: wake one to take the sentinel's part. */
-    if (atomic_load_explicit(&r->room_waiters, memory_order_relaxed) != 0 &&
-        atomic_load_explicit(&r->room_sentinel, memory_order_relaxed) == 0) {
+    /*
+     * Others still sleep and none of them looks on its own: wake one to take
+     * the sentinel's part. Seq_cst loads: the other half of the pairing above.
+     */
+    if (atomic_load_explicit(&r->room_waiters, memory_order_seq_cst) != 0 &&
+        atomic_load_explicit(&r->room_sentinel, memory_order_seq_cst) == 0) {
         atomic_fetch_add_explicit(&r->room, 1, memory_order_relaxed);
         aclrt_futex_wake(&r->room, 1);
     }
