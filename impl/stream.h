@@ -354,9 +354,10 @@ ACLRT_INLINE void aclrt_stream_publish(struct aclrt_stream *s, struct aclrt_ring
 static _Thread_local struct aclrt_task aclrt_stream_staged;
 
 /*
- * Reserve the next ring position (waiting for room if the ring is full:
- * back pressure, never a dropped task) and return the record to fill and
- * the task's number.
+ * Reserve the next ring position and return the record to fill and the
+ * task's number. A full ring: a user thread waits for room (back pressure,
+ * never a dropped task), a runtime thread gets ACL_ERROR_RT_STREAM_TASK_FULL
+ * (aclrt_stream_submit_full).
  */
 ACLRT_INLINE aclError aclrt_stream_reserve(struct aclrt_stream *s, struct aclrt_task **slot, unsigned int *ticket,
                                            uint64_t *number)
@@ -422,8 +423,8 @@ ACLRT_INLINE aclError aclrt_stream_submit(struct aclrt_stream *s, const struct a
  * A user thread waits for room (back pressure): the stream's executor is
  * independent of it and makes room.
  *
- * A runtime thread (one running a task of some stream: a host function, a
- * host kernel, a callback on an executor, or an embedder's progress call)
+ * A runtime thread (one running a task of some stream: a host function or
+ * host kernel on an executor, or any task an embedder's progress call runs)
  * never waits: ACL_ERROR_RT_STREAM_TASK_FULL at once. Its own stream cannot
  * move while it waits, and whatever would make room may itself be waiting
  * for it: two tasks launching into each other's full streams, or a chain of
