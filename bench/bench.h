@@ -317,6 +317,7 @@ void case_value_foreign_poll(const struct rt *rt);
 void case_throughput_one_stream(const struct rt *rt);
 void case_scaling_streams(const struct rt *rt);
 void case_scaling_threads(const struct rt *rt);
+void case_shared_stream_launchers(const struct rt *rt);
 
 /* Scaling points (main.c fills them from the machine). */
 extern int bench_stream_counts[16];

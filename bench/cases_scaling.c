@@ -17,6 +17,12 @@
  *   throughput_shared_stream_threads_T   T threads launching into one stream
  *   launch_to_complete_threads_T   T threads, each: launch into its own
  *                                  stream -> the task starts, again and again
+ *   shared_stream_launchers_T      T = 1, 2, 3 and 4 x CPUs threads launching
+ *                                  empty host functions into one stream,
+ *                                  more launchers than CPUs (the same total);
+ *                                  one synchronize once all have launched
+ *   shared_stream_launchers_2000x100  2,000 threads x 100 launches into one
+ *                                  stream: launchers preempted at any point
  *
  * Throughput samples are whole runs (Mtasks/s of one run); their
  * percentiles are of those per-run figures, so max is the best run.
@@ -211,6 +217,8 @@ struct launcher {
     uint64_t count;             /* tasks (throughput) or iterations (latency) */
     uint64_t done;              /* how many it launched before the time budget ran out */
     double deadline_s;
+    uint64_t deadline_every;    /* launches between looks at the deadline (0: once per batch of 64) */
+    bool no_sync;               /* leave the synchronize to the thread that started the run */
     pthread_barrier_t *start;
     uint64_t t_end;
     struct samples lat;
@@ -254,10 +262,14 @@ static void *launcher_main(void *arg)
                     j++;
                     break;
                 }
+            } else if (l->deadline_every != 0 && (j + 1) % l->deadline_every == 0 && bench_now_s() > l->deadline_s) {
+                j++;
+                break;
             }
         }
         l->done = j;
-        rt->sync(l->stream);
+        if (!l->no_sync)
+            rt->sync(l->stream);
     }
     l->t_end = bench_ticks();
     return NULL;
@@ -269,9 +281,9 @@ static void *launcher_main(void *arg)
  * or not they are done (a throughput run counts the tasks it launched;
  * *short_runs counts the runs that stopped early, *launched adds them up).
  */
-static double launchers_run(const struct rt *rt, enum thread_mode mode, int threads, void **streams,
-                            uint64_t per_thread, struct samples *lat, unsigned *timeouts, unsigned *short_runs,
-                            uint64_t *launched)
+static double launchers_run_every(const struct rt *rt, enum thread_mode mode, int threads, void **streams,
+                                  uint64_t per_thread, uint64_t deadline_every, bool sync_once, struct samples *lat,
+                                  unsigned *timeouts, unsigned *short_runs, uint64_t *launched)
 {
     double deadline = bench_now_s() + (bench_opts.quick ? 1.0 : 5.0);
     struct launcher *ls = aligned_alloc(BENCH_CACHELINE, (size_t)threads * sizeof *ls);
@@ -287,6 +299,8 @@ static double launchers_run(const struct rt *rt, enum thread_mode mode, int thre
         ls[i].count = per_thread;
         ls[i].start = &start;
         ls[i].deadline_s = deadline;
+        ls[i].deadline_every = deadline_every;
+        ls[i].no_sync = sync_once;
         samples_init(&ls[i].lat, mode == LAUNCH_TO_COMPLETE ? per_thread : per_thread / LAUNCH_BATCH + 1);
     }
     struct bench_threads th;
@@ -295,6 +309,10 @@ static double launchers_run(const struct rt *rt, enum thread_mode mode, int thre
     uint64_t t0 = bench_ticks();
     bench_threads_join(&th);
     uint64_t t_end = t0, done = 0;
+    if (sync_once) {
+        rt->sync(streams[0]);
+        t_end = bench_ticks();
+    }
     for (int i = 0; i < threads; i++) {
         if (ls[i].t_end > t_end)
             t_end = ls[i].t_end;
@@ -310,6 +328,13 @@ static double launchers_run(const struct rt *rt, enum thread_mode mode, int thre
         (*short_runs)++;
     *launched += done;
     return mtasks_per_s(done, t0, t_end);
+}
+
+static double launchers_run(const struct rt *rt, enum thread_mode mode, int threads, void **streams,
+                            uint64_t per_thread, struct samples *lat, unsigned *timeouts, unsigned *short_runs,
+                            uint64_t *launched)
+{
+    return launchers_run_every(rt, mode, threads, streams, per_thread, 0, false, lat, timeouts, short_runs, launched);
 }
 
 static void threads_point(const struct rt *rt, int threads)
@@ -378,4 +403,68 @@ void case_scaling_threads(const struct rt *rt)
         bench_watchdog_case(rt->is_aclrt ? "scaling_threads (aclrt)" : "scaling_threads (baseline)");
         threads_point(rt, bench_thread_counts[i]);
     }
+}
+
+/* ------------------------------------------------------------------------
+ * Many more launchers than CPUs into one stream
+ * ------------------------------------------------------------------------ */
+
+#define MANY_LAUNCHERS 2000
+#define MANY_LAUNCHES 100
+
+static void shared_point(const struct rt *rt, void *stream, int threads, uint64_t per_thread, size_t runs,
+                         const char *name, int n)
+{
+    struct samples tput, lat;
+    samples_init(&tput, runs);
+    samples_init(&lat, runs * (per_thread / LAUNCH_BATCH + 1) * (uint64_t)threads);
+    unsigned timeouts = 0, short_runs = 0;
+    uint64_t launched = 0;
+    double start = bench_now_s();
+    void **streams = &stream;
+    for (size_t r = 0; r < runs; r++) {
+        /*
+         * Every few launches a look at the deadline: a launcher may crawl
+         * (each launch waiting for others). One synchronize once all have
+         * launched: thousands of threads synchronizing one stream measure
+         * the synchronize, not the launches.
+         */
+        samples_add(&tput, launchers_run_every(rt, LAUNCH_SHARED, threads, streams, per_thread, 8, true, &lat,
+                                               &timeouts, &short_runs, &launched));
+        if (r >= 1 && bench_over_budget(start, 4.0))
+            break;
+    }
+    char method[160];
+    snprintf(method, sizeof method,
+             "%d threads x %llu empty host functions into one stream; all launched, one synchronize; per run", threads,
+             (unsigned long long)per_thread);
+    struct result *t = record_named(rt, name, n, "Mtasks/s", &tput, per_thread * (uint64_t)threads, method);
+    t->iterations = launched;
+    if (short_runs > 0)
+        bench_note(t, "%u of %zu runs hit the %s s time limit before launching every task (figures count what was "
+                      "launched)",
+                   short_runs, tput.n, bench_opts.quick ? "1" : "5");
+    samples_free(&tput);
+    samples_free(&lat);
+}
+
+void case_shared_stream_launchers(const struct rt *rt)
+{
+    void *stream = rt->stream_create();
+    int cpus = bench_opts.cpus;
+    int last = 0;
+    for (int k = 1; k <= 4; k++) {
+        int threads = k * cpus;
+        if (threads == last)
+            continue;
+        last = threads;
+        bench_watchdog_case(rt->is_aclrt ? "shared_stream_launchers (aclrt)" : "shared_stream_launchers (baseline)");
+        shared_point(rt, stream, threads, total_tasks() / (uint64_t)threads, bench_iters(5, 2),
+                     "shared_stream_launchers_%d", threads);
+    }
+    bench_watchdog_case(rt->is_aclrt ? "shared_stream_launchers (aclrt)" : "shared_stream_launchers (baseline)");
+    shared_point(rt, stream, MANY_LAUNCHERS, MANY_LAUNCHES, bench_iters(3, 1), "shared_stream_launchers_%dx100",
+                 MANY_LAUNCHERS);
+    rt->sync(stream);
+    rt->stream_destroy(stream);
 }

@@ -16,7 +16,7 @@
 #include "handle.h"    /* handle tables with generations */
 #include "config.h"    /* defaults, aclInit JSON, environment */
 #include "task.h"      /* the 64-byte task record */
-#include "ring.h"      /* a stream's task ring (ck_ring MPSC) */
+#include "ring.h"      /* a stream's task ring (MPSC, independent commits) */
 #include "mpmc.h"      /* bounded MPMC queue (ready queues) */
 #include "park.h"      /* parking blocked streams */
 #include "registry.h"  /* name -> object maps (liburcu rculfhash) */

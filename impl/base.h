@@ -39,9 +39,9 @@
 
 /*
  * ThreadSanitizer sees C11 atomics, but not Concurrency Kit's inline-assembly
- * atomics (ck_pr). Where a hand-off goes through ck (a ring slot published by
- * ck_ring, a counter value published by ck_ec), the code states the
- * happens-before edge explicitly with these two annotations.
+ * atomics (ck_pr). Where a hand-off goes through ck (a counter value
+ * published by ck_ec), the code states the happens-before edge explicitly
+ * with these two annotations.
  */
 #if defined(__SANITIZE_THREAD__)
 #define ACLRT_TSAN 1

@@ -131,6 +131,11 @@ static bool aclrt_stream_park_on(struct aclrt_stream *s, const struct aclrt_bloc
             break;
     }
     /*
+     * s stops taking tasks: launchers waiting for room are woken now rather
+     * than at the next batch (the CAS above is the locked RMW ring.h needs).
+     */
+    aclrt_ring_wake_room(&s->ring, true);
+    /*
      * Re-check after publishing the note (park.h): the waker may have come
      * just before. From here on s may be another executor's: only `blk`
      * (a copy, and what it holds) is looked at, never s->current.
@@ -195,6 +200,7 @@ static void aclrt_stream_discard(struct aclrt_stream *s)
     if (s->has_current && next <= until) {
         aclrt_task_drop(&s->current); /* already counted in `issued` */
         s->has_current = false;
+        aclrt_ring_free_taken(&s->ring);
         n++;
         next++;
     }
@@ -228,20 +234,22 @@ ACLRT_INLINE bool aclrt_stream_in_flight(const struct aclrt_stream *s)
     return !s->has_current && !aclrt_seq_reached(&s->completed, s->issued);
 }
 
-/* Tasks committed to the ring and not taken yet (the holder asks, while it lingers). */
+/* The next task of the ring is committed and not taken yet (the holder asks, while it lingers). */
 ACLRT_INTERNAL bool aclrt_stream_has_queued(const struct aclrt_stream *s)
 {
-    return aclrt_ring_committed(&s->ring) != aclrt_ring_consumed(&s->ring);
+    return aclrt_ring_ready(&s->ring);
 }
 
 /*
- * A launch reserved a slot and has not committed it: its thread is between
- * the two (preempted, when there are more launching threads than CPUs).
- * Tasks commit in order, so nothing can run before it does.
+ * The next position of the ring is reserved and its launch has not
+ * committed it: its thread is between the two (preempted, when there are
+ * more launching threads than CPUs). The ring is taken in reservation
+ * order, so nothing of the stream can run before it commits (later
+ * launches may have committed already).
  */
 ACLRT_INTERNAL bool aclrt_stream_launch_pending(const struct aclrt_stream *s)
 {
-    return aclrt_ring_reserved(&s->ring) != aclrt_ring_committed(&s->ring);
+    return aclrt_ring_reserved(&s->ring) != aclrt_ring_consumed(&s->ring) && !aclrt_ring_ready(&s->ring);
 }
 
 /* A flag (destroy, discard, stop) asks the holder to act. Relaxed: a hint; aclrt_stream_run reads it again. */
@@ -271,22 +279,34 @@ ACLRT_INTERNAL bool aclrt_stream_release(struct aclrt_stream *s)
         return false; /* a flag arrived (destroy, discard): look again */
     if (!aclrt_ring_reserved_since_atomic(&s->ring))
         return true;
-    /* A launcher reserved before our CAS and may have seen RUNNING: take s back. */
-    uint64_t running = (idle & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_RUNNING;
-    if (!atomic_compare_exchange_strong_explicit(&s->sched, &idle, running, memory_order_acquire,
-                                                 memory_order_relaxed))
-        return true; /* the launcher scheduled it: someone else runs it */
-    /* Its commit is a few instructions away, unless the launcher was preempted. */
-    for (int i = 0; i < 1000 && aclrt_ring_committed(&s->ring) == aclrt_ring_consumed(&s->ring); i++)
+    /*
+     * A launcher reserved before our CAS and may have seen RUNNING: take s
+     * back. The CAS also fails when only a flag changed (an abort setting or
+     * clearing DISCARD on the idle stream): s is still IDLE and nobody will
+     * schedule it, so try again with the new flags. Only another state
+     * (READY: the launcher scheduled it) means someone else runs it.
+     */
+    for (;;) {
+        if (aclrt_stream_state(idle) != ACLRT_SCHED_IDLE || (idle & ACLRT_SCHED_DYING))
+            return true; /* scheduled by the launcher, or dying: whoever holds it next frees it */
+        uint64_t running = (idle & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_RUNNING;
+        /* Acquire: pairs with the release of whoever changed the word (change_flags). */
+        if (atomic_compare_exchange_weak_explicit(&s->sched, &idle, running, memory_order_acquire,
+                                                  memory_order_relaxed))
+            break;
+    }
+    /* Its commit is a few instructions away, unless the launcher was preempted: then give it the CPU. */
+    for (int i = 0; i < 1000 && !aclrt_ring_ready(&s->ring); i++)
         aclrt_cpu_relax();
+    if (!aclrt_ring_ready(&s->ring))
+        sched_yield();
     /*
      * Other streams queued while we lingered were pushed without a wake-up
      * (we counted as a poller): they are ours to take, so s goes back to the
      * queue behind them (its push wakes a sleeper now) instead of keeping
      * this thread, perhaps in user code that waits for one of them.
      */
-    if (aclrt_ring_committed(&s->ring) == aclrt_ring_consumed(&s->ring) ||
-        aclrt_rt.backend->has_other_work(s->device))
+    if (!aclrt_ring_ready(&s->ring) || aclrt_rt.backend->has_other_work(s->device))
         return aclrt_stream_yield(s);
     return false;
 }
@@ -363,7 +383,8 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
                 hold = ACLRT_HOLD_BUDGET;
                 goto out;
             }
-            if (!aclrt_ring_pop(&s->ring, &s->current)) {
+            /* The slot stays the task's until it is done (ring.h: waking launchers that wait for room). */
+            if (!aclrt_ring_take(&s->ring, &s->current)) {
                 hold = ACLRT_HOLD_EMPTY;
                 goto out;
             }
@@ -381,6 +402,10 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
             }
             if (rc == ACLRT_TASK_ISSUED) { /* finishes later: aclrt_stream_complete_to */
                 s->has_current = false;
+                aclrt_ring_free_taken(&s->ring);
+                /* No completion follows the free here: the fence stands for its locked RMW (ring.h). */
+                atomic_thread_fence(memory_order_seq_cst);
+                aclrt_ring_wake_room(&s->ring, false);
                 ran++;
                 if (ahead || !aclrt_stream_in_flight(s) || aclrt_stream_park_in_flight(s))
                     continue;
@@ -392,6 +417,7 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
         if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
             aclrt_stream_fail(s, s->current.tid, s->issued, rc);
         s->has_current = false;
+        aclrt_ring_free_taken(&s->ring); /* then the completion's locked add, and the look for launchers waiting */
         aclrt_stream_complete(s, 1);
         ran++;
     }

@@ -112,18 +112,26 @@ ACLRT_INLINE void *aclrt_stream_handle(const struct aclrt_stream *s)
     return aclrt_slot_handle(&aclrt_streams, &s->hdr);
 }
 
-/* Tasks accepted so far: completed + what the ring holds (see ring.h). */
+/*
+ * Tasks accepted so far: completed + what the ring holds, counting every
+ * reserved position (see ring.h). Launchers commit independently, so a
+ * reservation may not be committed yet: its launcher is in the middle of a
+ * launch that is concurrent with the caller, and counting it is as right as
+ * not counting it (a capture may include a concurrent launch of another
+ * thread). It is the number the reserving launch's task gets, so "wait for
+ * everything submitted" waits for it too; its launcher commits next.
+ */
 ACLRT_INLINE uint64_t aclrt_stream_submitted(const struct aclrt_stream *s)
 {
-    /* completed first: it is <= the committed position at any later moment. */
+    /* completed first: it is <= the reserved position at any later moment. */
     uint64_t base = aclrt_seq_read(&s->completed);
-    return aclrt_ring_extend(base, aclrt_ring_committed(&s->ring));
+    return aclrt_ring_extend(base, aclrt_ring_reserved(&s->ring));
 }
 
 ACLRT_INLINE bool aclrt_stream_idle(const struct aclrt_stream *s)
 {
     uint64_t done = aclrt_seq_read(&s->completed);
-    return aclrt_ring_extend(done, aclrt_ring_committed(&s->ring)) == done;
+    return aclrt_ring_extend(done, aclrt_ring_reserved(&s->ring)) == done;
 }
 
 /*
@@ -173,16 +181,19 @@ static ACLRT_NOINLINE void aclrt_stream_kick_slow(struct aclrt_stream *s, uint64
 
 /*
  * After a submission: make sure someone will run the stream. One load on
- * the fast path. Seq_cst, after the ring reservation (a locked RMW, see
+ * the fast path. Seq_cst, after the ring reservation (a seq_cst CAS, see
  * aclrt_ring_reserve): pairs with the executor's seq_cst CAS to IDLE followed
- * by its look at the reserved position (aclrt_stream_release). Either this
- * load sees IDLE and schedules the stream, or the executor sees the task.
+ * by its seq_cst look at the reserved position (aclrt_stream_release).
+ * Either this load sees IDLE and schedules the stream, or the executor sees
+ * the reservation (committed or not: it then keeps the stream until the
+ * commit lands).
  */
-ACLRT_INLINE void aclrt_stream_kick(struct aclrt_stream *s)
+ACLRT_INLINE uint64_t aclrt_stream_kick(struct aclrt_stream *s)
 {
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_seq_cst);
     if (ACLRT_UNLIKELY(aclrt_stream_state(w) == ACLRT_SCHED_IDLE))
         aclrt_stream_kick_slow(s, w);
+    return w;
 }
 
 /*
@@ -314,38 +325,79 @@ ACLRT_INLINE uint64_t aclrt_counter_advance(struct aclrt_seq *seq, struct aclrt_
     return value;
 }
 
-/* Count `n` more tasks as done and wake the streams parked on us that are now due. */
+/*
+ * Count `n` more tasks as done and wake the streams parked on us that are
+ * now due, and the launchers waiting for room in our ring (the slots of the
+ * tasks taken off it are free; the advance is the locked RMW that
+ * aclrt_ring_wake_room relies on).
+ */
 ACLRT_INLINE void aclrt_stream_complete(struct aclrt_stream *s, uint64_t n)
 {
     aclrt_counter_advance(&s->completed, &s->waiters, n);
+    aclrt_ring_wake_room(&s->ring, false);
 }
 
-static aclError aclrt_stream_submit_full(struct aclrt_stream *s, struct aclrt_task **slot, unsigned int *ticket);
+static aclError aclrt_stream_submit_full(struct aclrt_stream *s, struct aclrt_ring_slot **slot, uint32_t *position);
+
+/* Reserve a ring position; on a full ring, the slow path decides (back pressure, or TASK_FULL). */
+ACLRT_INLINE aclError aclrt_stream_reserve_slot(struct aclrt_stream *s, struct aclrt_ring_slot **slot,
+                                                uint32_t *position)
+{
+    *slot = aclrt_ring_reserve(&s->ring, position);
+    if (ACLRT_UNLIKELY(*slot == NULL))
+        return aclrt_stream_submit_full(s, slot, position);
+    return ACL_SUCCESS;
+}
+
+/* Publish the record of a reserved position and make sure someone runs the stream. */
+ACLRT_INLINE void aclrt_stream_publish(struct aclrt_stream *s, struct aclrt_ring_slot *slot, uint32_t position,
+                                       const struct aclrt_task *task)
+{
+    aclrt_ring_commit(slot, position, task, aclrt_thread_tid());
+    /* Task ids count from 1 in each life of the stream; position + 1 is the task's number mod 2^32 (ring.h). */
+    aclrt_tls.last_task_id = position + 1u - (uint32_t)s->life_base;
+    /* A stream held by its executor drains a burst as it comes: the next launches' slots, early. */
+    if (aclrt_stream_state(aclrt_stream_kick(s)) == ACLRT_SCHED_RUNNING)
+        aclrt_ring_prefetch_ahead(&s->ring, position);
+}
 
 /*
- * Reserve the next ring slot (waiting for space if the ring is full: back
- * pressure, never a dropped task) and return the task's number. The caller
- * writes the record and calls aclrt_stream_commit.
+ * Reservations in two halves, for callers that must act between reserving
+ * and committing (a reservation can be refused; after it, nothing can):
+ * aclrt_stream_reserve hands out a record to fill and the task's ticket
+ * (its ring position); aclrt_stream_commit (or _commit_task) publishes it.
+ * The record is the calling thread's staging copy, not the ring slot (a
+ * slot's last bytes hold its sequence number, which only atomics touch), so
+ * a thread holds one reservation at a time.
+ */
+static _Thread_local struct aclrt_task aclrt_stream_staged;
+
+/*
+ * Reserve the next ring position and return the record to fill and the
+ * task's number. A full ring: a user thread waits for room (back pressure,
+ * never a dropped task), a runtime thread gets ACL_ERROR_RT_STREAM_TASK_FULL
+ * (aclrt_stream_submit_full).
  */
 ACLRT_INLINE aclError aclrt_stream_reserve(struct aclrt_stream *s, struct aclrt_task **slot, unsigned int *ticket,
                                            uint64_t *number)
 {
     uint64_t base = number != NULL ? aclrt_seq_read(&s->completed) : 0; /* before our task exists */
-    *slot = aclrt_ring_reserve(&s->ring, ticket);
-    if (ACLRT_UNLIKELY(*slot == NULL)) {
-        aclError rc = aclrt_stream_submit_full(s, slot, ticket);
-        if (rc != ACL_SUCCESS)
-            return rc;
-    }
+    struct aclrt_ring_slot *ring_slot;
+    uint32_t position;
+    aclError rc = aclrt_stream_reserve_slot(s, &ring_slot, &position);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return rc;
+    *slot = &aclrt_stream_staged;
+    *ticket = position;
     if (number != NULL)
-        *number = aclrt_ring_extend(base, *ticket + 1);
+        *number = aclrt_ring_extend(base, position + 1);
     return ACL_SUCCESS;
 }
 
+/* Publish the record aclrt_stream_reserve handed out. */
 ACLRT_INLINE void aclrt_stream_commit(struct aclrt_stream *s, struct aclrt_task *slot, unsigned int ticket)
 {
-    aclrt_ring_commit(&s->ring, slot, ticket);
-    aclrt_stream_kick(s);
+    aclrt_stream_publish(s, aclrt_ring_slot_of(&s->ring, ticket), ticket, slot);
 }
 
 /* The context's stop-on-failure state, as a submission sees it. */
@@ -358,19 +410,12 @@ ACLRT_INLINE aclError aclrt_stream_check_context(const struct aclrt_stream *s)
     return ACL_SUCCESS;
 }
 
-/*
- * Write `task` into a reserved slot and commit it: the second half of a
- * submission, for callers that must act between reserving and committing
- * (a reservation can be refused; after it, nothing can).
- */
+/* Publish `task` as the reservation aclrt_stream_reserve handed out (`slot`, `ticket`). */
 ACLRT_INLINE void aclrt_stream_commit_task(struct aclrt_stream *s, struct aclrt_task *slot, unsigned int ticket,
                                            const struct aclrt_task *task)
 {
-    *slot = *task;
-    slot->tid = aclrt_thread_tid();
-    /* Task ids count from 1 in each life of the stream; ticket + 1 is the task's number mod 2^32 (ring.h). */
-    aclrt_tls.last_task_id = ticket + 1u - (uint32_t)s->life_base;
-    aclrt_stream_commit(s, slot, ticket);
+    (void)slot;
+    aclrt_stream_publish(s, aclrt_ring_slot_of(&s->ring, ticket), ticket, task);
 }
 
 /* Submit one task record: the launch fast path. */
@@ -379,32 +424,50 @@ ACLRT_INLINE aclError aclrt_stream_submit(struct aclrt_stream *s, const struct a
     aclError rc = aclrt_stream_check_context(s);
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
-    struct aclrt_task *slot;
-    unsigned int ticket;
-    rc = aclrt_stream_reserve(s, &slot, &ticket, number);
+    uint64_t base = number != NULL ? aclrt_seq_read(&s->completed) : 0; /* before our task exists */
+    struct aclrt_ring_slot *slot;
+    uint32_t position;
+    rc = aclrt_stream_reserve_slot(s, &slot, &position);
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
-    aclrt_stream_commit_task(s, slot, ticket, task);
+    if (number != NULL)
+        *number = aclrt_ring_extend(base, position + 1);
+    aclrt_stream_publish(s, slot, position, task);
     return ACL_SUCCESS;
 }
 
-/* Slow path of a reservation: the ring is full; wait for the executor to make room. */
-static ACLRT_NOINLINE aclError aclrt_stream_submit_full(struct aclrt_stream *s, struct aclrt_task **slot,
-                                                       unsigned int *ticket)
+/*
+ * Slow path of a reservation: the ring is full.
+ *
+ * A user thread waits for room (back pressure): the stream's executor is
+ * independent of it and makes room.
+ *
+ * A runtime thread (one running a task of some stream: a host function or
+ * host kernel on an executor, or any task an embedder's progress call runs)
+ * never waits: ACL_ERROR_RT_STREAM_TASK_FULL at once. Its own stream cannot
+ * move while it waits, and whatever would make room may itself be waiting
+ * for it: two tasks launching into each other's full streams, or a chain of
+ * streams whose executors all wait in launches, would deadlock with nothing
+ * to report it. As on a device, where a launch from device-side work cannot
+ * hold the queue it runs from, such a launch fails and the task decides
+ * (retry later, launch elsewhere, or give up).
+ */
+static ACLRT_NOINLINE aclError aclrt_stream_submit_full(struct aclrt_stream *s, struct aclrt_ring_slot **slot,
+                                                       uint32_t *position)
 {
-    if (aclrt_running_stream() == s)
+    struct aclrt_stream *running = aclrt_running_stream();
+    if (running == s)
         return aclrt_fail(ACL_ERROR_RT_STREAM_TASK_FULL,
                           "the stream's task ring is full (%u tasks) and this call comes from a task of the same "
                           "stream, which would wait for itself",
                           aclrt_ring_capacity(&s->ring));
-    for (;;) {
-        uint64_t done = aclrt_seq_read(&s->completed);
-        *slot = aclrt_ring_reserve(&s->ring, ticket);
-        if (*slot != NULL)
-            return ACL_SUCCESS;
-        /* Any completion frees a slot; a short deadline re-checks for races with the pop. */
-        aclrt_seq_wait_until(&s->completed, done + 1, aclrt_deadline_after(ACLRT_NS_PER_MS), 2000, NULL, NULL);
-    }
+    if (running != NULL)
+        return aclrt_fail(ACL_ERROR_RT_STREAM_TASK_FULL,
+                          "the stream's task ring is full (%u tasks) and this call comes from a task of stream %d "
+                          "on a runtime thread, which never waits for room (it could wait for itself)",
+                          aclrt_ring_capacity(&s->ring), (int)aclrt_slot_index(&running->hdr));
+    *slot = aclrt_ring_wait_room(&s->ring, position);
+    return ACL_SUCCESS;
 }
 
 #endif /* ACLRT_IMPL_STREAM_H */

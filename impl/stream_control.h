@@ -56,10 +56,13 @@ ACLRT_API aclError aclrtStreamAbort(aclrtStream stream)
      * Acq_rel on both: pairs with the synchronizers' acquire loads.
      */
     /*
-     * What is discarded: the tasks submitted so far. A task submitted after
-     * the abort returned must run, even if its executor still acts on a
-     * DISCARD it read before the flag was cleared. Release: pairs with the
-     * acquire in aclrt_stream_discard (the flag's CAS comes after it).
+     * What is discarded: the tasks submitted so far, launches in progress
+     * on other threads included (their places in the ring are reserved; the
+     * executor keeps the stream until they commit, then discards them). A
+     * task submitted after the abort returned must run, even if its
+     * executor still acts on a DISCARD it read before the flag was cleared.
+     * Release: pairs with the acquire in aclrt_stream_discard (the flag's
+     * CAS comes after it).
      */
     uint64_t target = aclrt_stream_submitted(s);
     atomic_store_explicit(&s->discard_until, target, memory_order_release);

@@ -29,9 +29,9 @@
 
 /*
  * Sanitizer builds run 5-20x slower, and on a small machine threads that
- * spin (a launcher waiting for its turn to commit into a shared ring) get
- * descheduled: smaller counts keep those builds within seconds. Every count
- * still exceeds what the property needs (e.g. more tasks than a ring holds).
+ * spin (a launcher waiting for room in a shared ring) get descheduled:
+ * smaller counts keep those builds within seconds. Every count still
+ * exceeds what the property needs (e.g. more tasks than a ring holds).
  */
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 #define SCALED(release, sanitized) (sanitized)

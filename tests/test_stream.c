@@ -11,7 +11,7 @@
  * device is synchronized, so a failing case never leaves an executor spinning
  * or a task writing into a dead stack frame.
  *
- * The last cases need a small runtime (a 1 KiB ring = 15 tasks, 8 streams
+ * The last cases need a small runtime (a 1 KiB ring = 16 tasks, 8 streams
  * per device, 2 executors). The runtime reads its configuration only when
  * it starts, so main finalizes, sets the environment and initializes again.
  */
@@ -892,7 +892,7 @@ TEST(priority_attribute_cannot_be_set_and_reads_the_creation_priority)
  * Ring back-pressure and calls from inside tasks
  * ------------------------------------------------------------------------ */
 
-#define RING_TASKS 15 /* ACLRT_RING_BYTES=1024 (see main): 16 records, one kept free */
+#define RING_TASKS 16 /* ACLRT_RING_BYTES=1024 (see main): 16 records, the running task's included */
 #define PRESSURE_N 10000
 static atomic_int pressure_launched;
 static struct gate *pressure_gate;
@@ -900,8 +900,8 @@ static struct gate *pressure_gate;
 static void *pressure_opener(void *arg)
 {
     (void)arg;
-    /* Once the gate and a ring's worth of tasks are in, the launcher is at the full ring. */
-    while (atomic_load(&pressure_launched) < 1 + RING_TASKS)
+    /* Once a ring's worth of tasks (the running gate's included) is in, the launcher is at the full ring. */
+    while (atomic_load(&pressure_launched) < RING_TASKS)
         sched_yield();
     gate_open(pressure_gate);
     return NULL;
@@ -958,11 +958,12 @@ TEST(task_launching_into_its_own_full_stream_gets_task_full)
     CHECK_OK(aclrtSynchronizeStream(self_stream)); /* no deadlock */
     CHECK_OK(aclrtSynchronizeStream(self_stream)); /* the tasks it launched (submitted during the first) */
     CHECK_OK(self_ctx_code);
-    for (int i = 0; i < RING_TASKS; i++)
+    /* The launching task keeps its own slot while it runs: the ring takes RING_TASKS - 1 more. */
+    for (int i = 0; i < RING_TASKS - 1; i++)
         CHECK_EQ(ACL_SUCCESS, self_codes[i]);
-    for (int i = RING_TASKS; i < SELF_LAUNCHES; i++)
+    for (int i = RING_TASKS - 1; i < SELF_LAUNCHES; i++)
         CHECK_EQ(ACL_ERROR_RT_STREAM_TASK_FULL, self_codes[i]);
-    CHECK_EQ(RING_TASKS, self_ran); /* the accepted ones ran */
+    CHECK_EQ(RING_TASKS - 1, self_ran); /* the accepted ones ran */
     CHECK_OK(self_other_code);      /* launching into another stream is fine */
     CHECK_OK(aclrtSynchronizeStream(self_other));
     CHECK_EQ(1, self_other_ran);
@@ -1170,7 +1171,7 @@ int main(void)
     RUN_CASE(default_stream_does_not_wait_for_a_blocked_stream);
     RUN_CASE(other_streams_do_not_wait_for_a_blocked_default_stream);
 
-    /* A small runtime: 15-task rings, 8 streams per device, 2 executors; fresh for the quota cases. */
+    /* A small runtime: 16-task rings, 8 streams per device, 2 executors; fresh for the quota cases. */
     restart_runtime("1024", "8", "2");
     RUN_CASE(creating_streams_beyond_the_quota_is_no_stream_resource);
     restart_runtime("1024", "8", "2");

@@ -18,6 +18,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
+#include <unistd.h>
 
 static aclrtContext main_ctx;
 
@@ -257,6 +259,223 @@ TEST(a_task_launched_after_an_abort_returned_always_runs)
     CHECK_OK(aclrtDestroyStream(s));
 }
 
+/*
+ * A soak in small: six threads launch, record, synchronize (stream and
+ * device), query and abort at random on 16 streams for a few seconds. Every
+ * call must come back (an abort always returns; a synchronize returns
+ * success or, overlapping an abort, ACL_ERROR_RT_STREAM_ABORT), each
+ * thread's tasks run in its order on every stream, and at the end every
+ * stream drains. A watchdog reports who is stuck where instead of letting
+ * the case hang (a stream left with an unrun task while an abort waited for
+ * it used to stall every thread within seconds).
+ */
+#define SOAK_THREADS 6
+#define SOAK_STREAMS 16
+#define SOAK_STALL_S 30 /* no call returning for this long: stuck (not a timing goal: a hang detector) */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define SOAK_RUN_NS 2000000000ull
+#else
+#define SOAK_RUN_NS 4000000000ull
+#endif
+
+enum soak_op { SOAK_LAUNCH, SOAK_BURST, SOAK_RECORD, SOAK_SYNC, SOAK_SYNC_DEVICE, SOAK_QUERY, SOAK_ABORT, SOAK_OPS };
+static const char *const soak_op_names[SOAK_OPS] = {"launch", "burst", "record", "synchronize stream",
+                                                      "synchronize device", "query", "abort"};
+
+static aclrtStream soak_streams[SOAK_STREAMS];
+static atomic_long soak_launched[SOAK_STREAMS], soak_ran[SOAK_STREAMS];
+/* Written only by the tasks of one stream, which run one at a time and in order. */
+static long soak_last[SOAK_STREAMS][SOAK_THREADS];
+static atomic_int soak_out_of_order, soak_bad_code, soak_stop;
+static atomic_long soak_calls; /* calls that returned, all threads */
+
+struct soak_thread {
+    pthread_t thread;
+    int index;
+    uint64_t rng;
+    atomic_int op, stream; /* what it is doing now (the watchdog's report) */
+    aclError bad;          /* the first unexpected code it saw */
+    long seq;
+    aclrtEvent event;
+};
+static struct soak_thread soak_threads[SOAK_THREADS];
+
+/* A task's argument: its stream, thread and that thread's sequence number, packed. */
+static void soak_task(void *arg)
+{
+    uintptr_t v = (uintptr_t)arg;
+    int stream = (int)(v & 0xff), thread = (int)((v >> 8) & 0xff);
+    long seq = (long)(v >> 16);
+    if (seq <= soak_last[stream][thread])
+        atomic_store(&soak_out_of_order, 1);
+    soak_last[stream][thread] = seq;
+    atomic_fetch_add(&soak_ran[stream], 1);
+}
+
+static uint64_t soak_next(struct soak_thread *t)
+{
+    t->rng ^= t->rng << 13;
+    t->rng ^= t->rng >> 7;
+    t->rng ^= t->rng << 17;
+    return t->rng;
+}
+
+static void soak_expect(struct soak_thread *t, aclError rc, aclError also)
+{
+    if (rc != ACL_SUCCESS && rc != also && t->bad == ACL_SUCCESS) {
+        t->bad = rc;
+        atomic_store(&soak_bad_code, 1);
+    }
+}
+
+static void soak_launch(struct soak_thread *t, int si)
+{
+    uintptr_t arg = (uintptr_t)si | ((uintptr_t)t->index << 8) | ((uintptr_t)++t->seq << 16);
+    atomic_fetch_add(&soak_launched[si], 1);
+    soak_expect(t, aclrtLaunchHostFunc(soak_streams[si], soak_task, (void *)arg), ACL_SUCCESS);
+}
+
+static void *soak_main(void *arg)
+{
+    struct soak_thread *t = (struct soak_thread *)arg;
+    aclrtSetCurrentContext(main_ctx);
+    while (!atomic_load(&soak_stop)) {
+        uint64_t r = soak_next(t);
+        int si = (int)(r % SOAK_STREAMS);
+        unsigned pick = (unsigned)((r >> 8) % 100);
+        enum soak_op op = pick < 45 ? SOAK_LAUNCH : pick < 55 ? SOAK_BURST : pick < 70 ? SOAK_RECORD
+                        : pick < 80 ? SOAK_SYNC : pick < 83 ? SOAK_SYNC_DEVICE : pick < 93 ? SOAK_QUERY : SOAK_ABORT;
+        atomic_store(&t->stream, si);
+        atomic_store(&t->op, (int)op);
+        aclrtStreamStatus st;
+        aclrtEventRecordedStatus es;
+        switch (op) {
+        case SOAK_LAUNCH: soak_launch(t, si); break;
+        case SOAK_BURST:
+            for (int k = (int)((r >> 16) % 64); k >= 0; k--)
+                soak_launch(t, si);
+            break;
+        case SOAK_RECORD:
+            soak_expect(t, aclrtRecordEvent(t->event, soak_streams[si]), ACL_SUCCESS);
+            if ((r >> 16) & 1)
+                soak_expect(t, aclrtSynchronizeEvent(t->event), ACL_ERROR_RT_STREAM_ABORT);
+            else
+                soak_expect(t, aclrtQueryEventStatus(t->event, &es), ACL_SUCCESS);
+            break;
+        case SOAK_SYNC: soak_expect(t, aclrtSynchronizeStream(soak_streams[si]), ACL_ERROR_RT_STREAM_ABORT); break;
+        case SOAK_SYNC_DEVICE: soak_expect(t, aclrtSynchronizeDevice(), ACL_ERROR_RT_STREAM_ABORT); break;
+        case SOAK_QUERY: soak_expect(t, aclrtStreamQuery(soak_streams[si], &st), ACL_SUCCESS); break;
+        case SOAK_ABORT: soak_expect(t, aclrtStreamAbort(soak_streams[si]), ACL_SUCCESS); break;
+        default: break;
+        }
+        atomic_fetch_add(&soak_calls, 1);
+    }
+    atomic_store(&t->op, -1);
+    return NULL;
+}
+
+static uint64_t soak_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Stuck: say where everyone is, then leave (the threads inside the runtime cannot be taken back). */
+static void soak_report_stall(void)
+{
+    fprintf(stderr, "FAIL [random_launches_records_synchronizes_and_aborts_never_stall]: no call returned for %d s\n",
+            SOAK_STALL_S);
+    for (int i = 0; i < SOAK_THREADS; i++) {
+        int op = atomic_load(&soak_threads[i].op);
+        fprintf(stderr, "  thread %d: %s on stream %d\n", i, op < 0 ? "done" : soak_op_names[op],
+                atomic_load(&soak_threads[i].stream));
+    }
+    for (int i = 0; i < SOAK_STREAMS; i++) {
+        aclrtStreamStatus st = ACL_STREAM_STATUS_RESERVED;
+        aclrtStreamQuery(soak_streams[i], &st);
+        fprintf(stderr, "  stream %2d: %s, %ld launched, %ld ran\n", i,
+                st == ACL_STREAM_STATUS_COMPLETE ? "COMPLETE" : "NOT_READY", atomic_load(&soak_launched[i]),
+                atomic_load(&soak_ran[i]));
+    }
+    fflush(stderr);
+    _exit(1);
+}
+
+TEST(random_launches_records_synchronizes_and_aborts_never_stall)
+{
+    for (int i = 0; i < SOAK_STREAMS; i++) {
+        CHECK_OK(aclrtCreateStream(&soak_streams[i]));
+        atomic_store(&soak_launched[i], 0);
+        atomic_store(&soak_ran[i], 0);
+        for (int j = 0; j < SOAK_THREADS; j++)
+            soak_last[i][j] = 0;
+    }
+    atomic_store(&soak_out_of_order, 0);
+    atomic_store(&soak_bad_code, 0);
+    atomic_store(&soak_stop, 0);
+    atomic_store(&soak_calls, 0);
+    uint64_t seed = soak_now_ns();
+    for (int i = 0; i < SOAK_THREADS; i++) {
+        struct soak_thread *t = &soak_threads[i];
+        t->index = i;
+        t->rng = (seed + 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1)) | 1;
+        t->bad = ACL_SUCCESS;
+        t->seq = 0;
+        atomic_store(&t->op, -1);
+        atomic_store(&t->stream, -1);
+        CHECK_OK(aclrtCreateEventExWithFlag(&t->event, ACL_EVENT_SYNC));
+    }
+    for (int i = 0; i < SOAK_THREADS; i++)
+        CHECK_EQ(0, pthread_create(&soak_threads[i].thread, NULL, soak_main, &soak_threads[i]));
+    /* The watchdog: poll the count of returned calls (a hang detector, not a synchronization). */
+    uint64_t start = soak_now_ns(), moved = start;
+    long seen = 0;
+    for (;;) {
+        struct timespec tick = {0, 20 * 1000 * 1000};
+        nanosleep(&tick, NULL);
+        uint64_t now = soak_now_ns();
+        if (now - start >= SOAK_RUN_NS)
+            atomic_store(&soak_stop, 1);
+        int running = 0;
+        for (int i = 0; i < SOAK_THREADS; i++)
+            running += atomic_load(&soak_threads[i].op) >= 0;
+        if (atomic_load(&soak_stop) && running == 0)
+            break;
+        long calls = atomic_load(&soak_calls);
+        if (calls != seen) {
+            seen = calls;
+            moved = now;
+        } else if (now - moved > SOAK_STALL_S * 1000000000ull) {
+            soak_report_stall();
+        }
+    }
+    for (int i = 0; i < SOAK_THREADS; i++)
+        pthread_join(soak_threads[i].thread, NULL);
+    for (int i = 0; i < SOAK_THREADS; i++)
+        CHECK_OK(soak_threads[i].bad);
+    CHECK_EQ(0, atomic_load(&soak_bad_code));
+    CHECK_EQ(0, atomic_load(&soak_out_of_order));
+    CHECK(atomic_load(&soak_calls) > 0);
+    for (int i = 0; i < SOAK_STREAMS; i++) {
+        CHECK_OK(aclrtSynchronizeStreamWithTimeout(soak_streams[i], SOAK_STALL_S * 1000));
+        aclrtStreamStatus st;
+        CHECK_OK(aclrtStreamQuery(soak_streams[i], &st));
+        CHECK_EQ(ACL_STREAM_STATUS_COMPLETE, st);
+        CHECK(atomic_load(&soak_ran[i]) <= atomic_load(&soak_launched[i])); /* aborts drop, nothing runs twice */
+        /* Usable afterwards: a new task runs. */
+        long before = atomic_load(&soak_ran[i]);
+        uintptr_t arg = (uintptr_t)i | ((uintptr_t)0 << 8) | ((uintptr_t)(soak_threads[0].seq + 1) << 16);
+        CHECK_OK(aclrtLaunchHostFunc(soak_streams[i], soak_task, (void *)arg));
+        CHECK_OK(aclrtSynchronizeStreamWithTimeout(soak_streams[i], SOAK_STALL_S * 1000));
+        CHECK_EQ(before + 1, atomic_load(&soak_ran[i]));
+    }
+    for (int i = 0; i < SOAK_THREADS; i++)
+        CHECK_OK(aclrtDestroyEvent(soak_threads[i].event));
+    for (int i = 0; i < SOAK_STREAMS; i++)
+        CHECK_OK(aclrtDestroyStream(soak_streams[i]));
+}
+
 /* ------------------------------------------------------------------------
  * Stop
  * ------------------------------------------------------------------------ */
@@ -455,6 +674,7 @@ int main(void)
     RUN_CASE(abort_bad_input_has_the_documented_codes);
     RUN_CASE(aborts_racing_launches_keep_what_runs_in_order_and_lose_nothing_after_them);
     RUN_CASE(a_task_launched_after_an_abort_returned_always_runs);
+    RUN_CASE(random_launches_records_synchronizes_and_aborts_never_stall);
     RUN_CASE(stop_lets_the_running_task_finish_and_keeps_the_queued_ones_unrun);
     RUN_CASE(destroying_a_stopped_stream_discards_its_queue_instead_of_waiting);
     RUN_CASE(calls_that_act_at_once_on_an_idle_stream_are_queued_on_a_stopped_one);
