@@ -56,9 +56,7 @@ export ASAN_OPTIONS ?= detect_leaks=1 abort_on_error=1
 export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 
 SOURCES := aclrt.h $(wildcard acl/*.h acl/*/*.h impl/*.h backends/*.h)
-# tests/test_reliability.c is left out until the runtime fixes land (most of its
-# cases fail, some by hanging, on the current runtime): `make test-reliability`.
-TESTS := $(patsubst tests/%.c,%,$(filter-out tests/test_reliability.c,$(wildcard tests/test_*.c)))
+TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 
 # Debian packages: for the test suite, and in addition for the benchmark plots.

@@ -131,8 +131,8 @@ static enum aclrt_activity aclrt_stream_activity(const struct aclrt_stream *s, u
     *done = aclrt_seq_read(&s->completed);
     switch (aclrt_stream_state(w)) {
     case ACLRT_SCHED_PARKED: return ACLRT_STREAM_PARKED;
-    case ACLRT_SCHED_IDLE: /* work committed and not scheduled yet is a launch about to kick it */
-        return aclrt_ring_extend(*done, aclrt_ring_committed(&s->ring)) == *done ? ACLRT_STREAM_FINISHED
+    case ACLRT_SCHED_IDLE: /* work reserved and not scheduled yet is a launch about to kick it */
+        return aclrt_ring_extend(*done, aclrt_ring_reserved(&s->ring)) == *done ? ACLRT_STREAM_FINISHED
                                                                                   : ACLRT_STREAM_ACTIVE;
     default: return ACLRT_STREAM_ACTIVE;
     }
