@@ -254,7 +254,7 @@ static void aclrt_teardown_streams(const struct aclrt_stream_ref *set, size_t n)
     /* Nothing is left to wait for: whatever a racing launch added now is discarded with the stream. */
     for (size_t i = 0; i < n; i++)
         if (aclrt_slot_alive(&set[i].s->hdr, set[i].life))
-            aclrt_stream_destroy_announced(set[i].s, set[i].life, true);
+            aclrt_stream_destroy_announced(set[i].s, set[i].life, ACLRT_DESTROY_DISCARD);
 }
 
 /* Tear down every stream of the context (see above), then the context itself. */

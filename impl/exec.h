@@ -176,6 +176,21 @@ ACLRT_INLINE void aclrt_task_drop(struct aclrt_task *t)
 }
 
 /*
+ * A force-destroyed stream (DRAIN) reached a wait that blocks: nobody will
+ * wait for the stream any more, so instead of parking, this task and every
+ * task after it are discarded (DISCARD up to the end), as a device recycles
+ * a destroyed stream's queue. The block's reference, if any, is dropped as
+ * a park would drop it. Release: pairs with the acquire in aclrt_stream_discard.
+ */
+static void aclrt_stream_drain_blocked(struct aclrt_stream *s, const struct aclrt_block *blk)
+{
+    if (blk->held != NULL)
+        aclrt_report_item_put(blk->held);
+    atomic_store_explicit(&s->discard_until, UINT64_MAX, memory_order_release);
+    aclrt_stream_change_flags(s, ACLRT_SCHED_DISCARD, 0, false);
+}
+
+/*
  * aclrtStreamStop: park s (RUNNING, held by the caller) without a note.
  * Returns false if a flag changed meanwhile (the caller looks again).
  * Release: whoever takes it next (abort, destroy) sees its current task.
@@ -396,6 +411,10 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
             struct aclrt_block blk = ACLRT_BLOCK_NONE;
             rc = aclrt_task_run(s, &s->current, &blk);
             if (rc == ACLRT_TASK_BLOCKED) {
+                if (ACLRT_UNLIKELY(atomic_load_explicit(&s->sched, memory_order_relaxed) & ACLRT_SCHED_DRAIN)) {
+                    aclrt_stream_drain_blocked(s, &blk);
+                    continue;
+                }
                 if (aclrt_stream_park(s, &blk))
                     continue;
                 goto out;

@@ -44,7 +44,8 @@
 #define ACLRT_SCHED_DYING 4u   /* destroyed: whoever holds it last frees the slot */
 #define ACLRT_SCHED_DISCARD 8u /* drop every task that has not started */
 #define ACLRT_SCHED_STOPPED 16u /* aclrtStreamStop: run nothing more until an abort or destroy */
-#define ACLRT_SCHED_FLAGS (ACLRT_SCHED_DYING | ACLRT_SCHED_DISCARD | ACLRT_SCHED_STOPPED)
+#define ACLRT_SCHED_DRAIN 32u   /* aclrtDestroyStreamForce: run what can run; discard from the first wait that blocks */
+#define ACLRT_SCHED_FLAGS (ACLRT_SCHED_DYING | ACLRT_SCHED_DISCARD | ACLRT_SCHED_STOPPED | ACLRT_SCHED_DRAIN)
 #define ACLRT_SCHED_SEQ_SHIFT 8
 
 #define ACLRT_STREAM_PRIORITY_LEAST 7u

@@ -188,7 +188,7 @@ ACLRT_API aclError aclrtDestroyStreamConfigHandle(aclrtStreamConfigHandle *handl
     return ACL_SUCCESS;
 }
 
-static aclError aclrt_stream_destroy_api(aclrtStream stream, bool force)
+static aclError aclrt_stream_destroy_api(aclrtStream stream, enum aclrt_destroy_mode mode)
 {
     if (stream == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream cannot be destroyed)");
@@ -202,20 +202,20 @@ static aclError aclrt_stream_destroy_api(aclrtStream stream, bool force)
                           stream);
     if (aclrt_running_stream() == s)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "a task cannot destroy the stream it runs on");
-    aclrt_stream_destroy(s, force);
+    aclrt_stream_destroy(s, mode);
     return ACL_SUCCESS;
 }
 
 ACLRT_API aclError aclrtDestroyStream(aclrtStream stream)
 {
     ACLRT_ENTER();
-    return aclrt_stream_destroy_api(stream, false);
+    return aclrt_stream_destroy_api(stream, ACLRT_DESTROY_WAIT);
 }
 
 ACLRT_API aclError aclrtDestroyStreamForce(aclrtStream stream)
 {
     ACLRT_ENTER();
-    return aclrt_stream_destroy_api(stream, true);
+    return aclrt_stream_destroy_api(stream, ACLRT_DESTROY_DRAIN);
 }
 
 ACLRT_API aclError aclrtSynchronizeStream(aclrtStream stream)

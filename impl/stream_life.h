@@ -108,18 +108,27 @@ ACLRT_INTERNAL void aclrt_stream_free(struct aclrt_stream *s)
 
 /*
  * Destroy: the handle dies at once; the slot is freed by whoever holds the
- * stream last (this thread if it is idle, else its executor when it lets
- * go). Without `force`, the stream's work is waited for first; with it, the
- * tasks that have not started are discarded (counted as done, so nothing
- * waiting on them hangs).
+ * stream last (this thread if it is idle, else the thread that runs it when
+ * it lets go). What becomes of the stream's work:
+ *   ACLRT_DESTROY_WAIT     (aclrtDestroyStream) waited for first;
+ *   ACLRT_DESTROY_DRAIN    (aclrtDestroyStreamForce) not waited for: the work
+ *                          that can run runs, as launched work on a device
+ *                          does; from the first wait that blocks, the rest is
+ *                          discarded (counted as done, so nothing waiting on
+ *                          it hangs);
+ *   ACLRT_DESTROY_DISCARD  (teardown of streams parked for good, a stopped
+ *                          stream) the tasks that have not started are
+ *                          discarded; a task that runs finishes.
  */
+enum aclrt_destroy_mode { ACLRT_DESTROY_WAIT, ACLRT_DESTROY_DRAIN, ACLRT_DESTROY_DISCARD };
+
 /* aclrt_stream_destroy after its stream state callback (DESTROY_PRE) has run. */
-ACLRT_INTERNAL void aclrt_stream_destroy_announced(struct aclrt_stream *s, uint32_t life, bool force)
+ACLRT_INTERNAL void aclrt_stream_destroy_announced(struct aclrt_stream *s, uint32_t life, enum aclrt_destroy_mode mode)
 {
-    /* A stopped stream would never finish its work: its tasks are discarded, as with force. */
+    /* A stopped stream would never finish its work: its tasks are discarded. */
     if (atomic_load_explicit(&s->sched, memory_order_acquire) & ACLRT_SCHED_STOPPED)
-        force = true;
-    if (!force)
+        mode = ACLRT_DESTROY_DISCARD;
+    if (mode == ACLRT_DESTROY_WAIT)
         aclrt_stream_wait_count(s, aclrt_stream_submitted(s), -1, ACL_SUCCESS);
     aclrt_report_stream_gone(s);
     /* Retired under the streams lock (see struct aclrt_runtime); once only, by one of racing destroyers. */
@@ -139,18 +148,23 @@ ACLRT_INTERNAL void aclrt_stream_destroy_announced(struct aclrt_stream *s, uint3
     /*
      * DYING on an idle stream makes it ours to free (it is never scheduled
      * again); otherwise its executor, or the next one, sees DYING and frees
-     * it. A parked stream is woken only to discard its tasks (force); without
-     * force the park it is in ends as any other.
+     * it. A parked stream is woken to act on DISCARD or DRAIN (its wait is
+     * looked at again: a drained one that still blocks is discarded); after a
+     * wait the park it is in ends as any other.
      */
-    /* Release: the executor that sees DISCARD (acquire on the schedule word) sees the bound too. */
-    if (force)
+    uint64_t dying = ACLRT_SCHED_DYING;
+    if (mode == ACLRT_DESTROY_DISCARD) {
+        /* Release: the executor that sees DISCARD (acquire on the schedule word) sees the bound too. */
         atomic_store_explicit(&s->discard_until, UINT64_MAX, memory_order_release);
-    uint64_t dying = ACLRT_SCHED_DYING | (force ? ACLRT_SCHED_DISCARD : 0);
-    if (aclrt_stream_change_flags(s, dying, 0, force) != ACLRT_SCHED_IDLE)
+        dying |= ACLRT_SCHED_DISCARD;
+    } else if (mode == ACLRT_DESTROY_DRAIN) {
+        dying |= ACLRT_SCHED_DRAIN;
+    }
+    if (aclrt_stream_change_flags(s, dying, 0, mode != ACLRT_DESTROY_WAIT) != ACLRT_SCHED_IDLE)
         return;
     /*
-     * Tasks submitted after the wait (a launch racing the destroy) go the way
-     * of a busy stream's: the backend runs them (forced: discards them, each
+     * Tasks not yet run (a drain, or a launch racing the destroy) go the way
+     * of a busy stream's: the backend runs them (or discards them, each
      * dropped by its kind) and frees the stream when it lets go.
      */
     if (!aclrt_stream_idle(s) && aclrt_stream_schedule_dying(s))
@@ -158,11 +172,11 @@ ACLRT_INTERNAL void aclrt_stream_destroy_announced(struct aclrt_stream *s, uint3
     aclrt_stream_free(s);
 }
 
-ACLRT_INTERNAL void aclrt_stream_destroy(struct aclrt_stream *s, bool force)
+ACLRT_INTERNAL void aclrt_stream_destroy(struct aclrt_stream *s, enum aclrt_destroy_mode mode)
 {
     uint32_t life = atomic_load_explicit(&s->hdr.generation, memory_order_acquire); /* the caller's */
     aclrt_fire_stream_state(aclrt_stream_handle(s), ACL_RT_STREAM_STATE_DESTROY_PRE);
-    aclrt_stream_destroy_announced(s, life, force);
+    aclrt_stream_destroy_announced(s, life, mode);
 }
 
 /* A live stream as a walk of the stream table saw it (aclrt_streams_snapshot). */

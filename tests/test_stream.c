@@ -560,7 +560,7 @@ static void force_count_fn(void *arg)
     atomic_fetch_add(&force_counter, 1);
 }
 
-TEST(destroy_stream_force_discards_tasks_that_had_not_started)
+TEST(destroy_stream_force_returns_at_once_and_the_launched_work_still_runs)
 {
     aclrtStream s;
     CHECK_OK(aclrtCreateStream(&s));
@@ -576,23 +576,47 @@ TEST(destroy_stream_force_discards_tasks_that_had_not_started)
     aclrtStreamStatus st;
     CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtStreamQuery(s, &st)); /* the handle died at once */
     CHECK_EQ(0, atomic_load(&g->done));
+    CHECK_EQ(0, atomic_load(&force_counter));
     gate_open(g);
-    /* The event completes once the discarded tasks count as done; had they run, they would have run first. */
+    /* Launched work runs, as work dispatched to a device does; the event completes after it. */
     CHECK_OK(aclrtSynchronizeEvent(ev));
-    CHECK_EQ(1, atomic_load(&g->done)); /* the running task finished */
-    CHECK_EQ(0, atomic_load(&force_counter));
-    /* The executors moved on: a new stream's work completes, and the 100 still never ran. */
-    aclrtStream t;
-    CHECK_OK(aclrtCreateStream(&t));
-    static int ran;
-    ran = 0;
-    CHECK_OK(aclrtLaunchHostFunc(t, count_fn, &ran));
-    CHECK_OK(aclrtSynchronizeStream(t));
-    CHECK_EQ(1, ran);
-    CHECK_OK(aclrtSynchronizeDevice());
-    CHECK_EQ(0, atomic_load(&force_counter));
-    CHECK_OK(aclrtDestroyStream(t));
+    CHECK_EQ(1, atomic_load(&g->done));
+    CHECK_EQ(100, atomic_load(&force_counter));
     CHECK_OK(aclrtDestroyEvent(ev));
+}
+
+TEST(destroy_stream_force_discards_from_the_first_wait_that_blocks)
+{
+    aclrtStream s, other;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_OK(aclrtCreateStream(&other));
+    atomic_store(&force_counter, 0);
+    /* `never` is recorded behind a gate of another stream that opens only after the destroy was handled. */
+    struct gate *other_gate = launch_gate(other);
+    aclrtEvent never, after;
+    CHECK_OK(aclrtCreateEvent(&never)); /* counts its pending waits (aclrtQueryEventWaitStatus) */
+    CHECK_OK(aclrtCreateEventExWithFlag(&after, ACL_EVENT_SYNC));
+    CHECK_OK(aclrtRecordEvent(never, other));
+    struct gate *g = launch_gate(s);
+    CHECK_OK(aclrtLaunchHostFunc(s, force_count_fn, NULL)); /* runnable: runs */
+    CHECK_OK(aclrtStreamWaitEvent(s, never));               /* blocks: discarded, and all after it */
+    for (int i = 0; i < 10; i++)
+        CHECK_OK(aclrtLaunchHostFunc(s, force_count_fn, NULL));
+    CHECK_OK(aclrtRecordEvent(after, s));
+    gate_wait_entered(g);
+    CHECK_OK(aclrtDestroyStreamForce(s));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeEvent(after)); /* completes: the discarded tasks count as done */
+    CHECK_EQ(1, atomic_load(&force_counter));
+    aclrtEventWaitStatus ws;
+    CHECK_OK(aclrtQueryEventWaitStatus(never, &ws)); /* the discarded wait is no longer pending */
+    CHECK_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, ws);
+    gate_open(other_gate);
+    CHECK_OK(aclrtSynchronizeStream(other));
+    CHECK_EQ(1, atomic_load(&force_counter)); /* the record came too late for them: they stay discarded */
+    CHECK_OK(aclrtDestroyEvent(never));
+    CHECK_OK(aclrtDestroyEvent(after));
+    CHECK_OK(aclrtDestroyStream(other));
 }
 
 static void noop_fn(void *arg)
@@ -1156,7 +1180,8 @@ int main(void)
     RUN_CASE(stream_available_num_drops_by_one_per_created_stream);
 
     RUN_CASE(destroy_stream_waits_for_pending_work);
-    RUN_CASE(destroy_stream_force_discards_tasks_that_had_not_started);
+    RUN_CASE(destroy_stream_force_returns_at_once_and_the_launched_work_still_runs);
+    RUN_CASE(destroy_stream_force_discards_from_the_first_wait_that_blocks);
     RUN_CASE(destroyed_stream_handle_is_invalid_handle_for_every_stream_call);
     RUN_CASE(destroy_null_stream_is_invalid_param);
     RUN_CASE(destroy_of_the_default_stream_handle_is_param_invalid);

@@ -17,10 +17,10 @@
  *                       destroy returns after W.
  *   waiter_destroy      force-destroy the stream that waits: it returns,
  *                       and a task behind the wait that ran, ran after W.
- *                       (A task seen starting just after a force destroy
+ *                       (A task seen starting after a force destroy
  *                       returned is counted in the summary, not judged: a
- *                       force destroy does not wait for a task an executor
- *                       is starting.)
+ *                       force destroy does not wait, and launched work that
+ *                       can run still runs.)
  *   notify_destroy      destroy a notify / counting notify with a wait
  *                       pending: the wait is released, the task behind it
  *                       runs.
@@ -211,10 +211,10 @@ static void sc_stream_destroy(uint64_t *rng)
         soak_violation(SV_LIFETIME, "stream_destroy: the waiting stream's task ran before the awaited work W");
     if (force && !started_at_destroy) {
         /*
-         * Not started when the destroy returned: discarded, or taken by an
-         * executor in that instant (a force destroy does not wait for a
-         * task being started). Counted, not judged: the user cannot tell
-         * the two apart, and the summary says how often the second happens.
+         * Not started when the destroy returned: a force destroy does not
+         * wait, and launched work that can run still runs (the first wait
+         * that blocks discards the rest). Counted, not judged: the summary
+         * says how often it ran after the call returned.
          */
         for (int i = 0; i < 2000 && !atomic_load(&w.started); i++)
             sched_yield();
@@ -599,6 +599,6 @@ void lifetime_summary(void)
             printf(" %s %ld (violations %ld),", lt_names[k], atomic_load(&lt_runs[k]), atomic_load(&lt_violations[k]));
         else
             printf(" %s %ld,", lt_names[k], atomic_load(&lt_runs[k]));
-    printf(" (tasks that started just after a force destroy of their stream returned: %ld)\n",
+    printf(" (tasks that started after a force destroy of their stream returned: %ld)\n",
            atomic_load(&lt_started_after_force));
 }
