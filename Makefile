@@ -46,7 +46,8 @@ FLAGS_release := -O2 -g -I.
 FLAGS_external := -O2 -g -I.
 IMPL_SRC_external := tests/impl_external.c
 # test_embed drives progress by hand: the external configuration's driver threads would too.
-TESTS_external = $(filter-out test_embed,$(TESTS))
+# test_reliability runs each case in a forked child, which has no driver thread.
+TESTS_external = $(filter-out test_embed test_reliability,$(TESTS))
 FLAGS_tsan := -O1 -g -fsanitize=thread -Wno-tsan -I.
 FLAGS_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -I.
 FLAGS_dist := -O2 -g -I$(BUILD)/dist-include
