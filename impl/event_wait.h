@@ -36,7 +36,7 @@
 /* A count wait may go on: the stream it waits for has completed the target. */
 static bool aclrt_task_wait_stream_ready(const struct aclrt_task *t)
 {
-    return aclrt_seq_reached(&t->u.wait.stream->completed, t->u.wait.target);
+    return aclrt_stream_reached(t->u.wait.stream, t->u.wait.target);
 }
 
 /* ACLRT_TASK_WAIT_STREAM: until the captured stream completed the captured count. */
@@ -52,6 +52,7 @@ static int aclrt_wait_stream_run(struct aclrt_stream *s, struct aclrt_task *t, s
         return ACLRT_WAIT_TIMEOUT_CODE;
     }
     struct aclrt_stream *on = t->u.wait.stream;
+    aclrt_stream_await(on, t->u.wait.target); /* a device's word: the count is brought there */
     aclrt_block_on_count(blk, &on->completed, &on->waiters, t->u.wait.target, deadline);
     return ACLRT_TASK_BLOCKED;
 }

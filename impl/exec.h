@@ -243,10 +243,28 @@ ACLRT_INTERNAL bool aclrt_stream_yield(struct aclrt_stream *s)
     return true;
 }
 
-/* Is issued work still in flight (the holder asks)? */
-ACLRT_INLINE bool aclrt_stream_in_flight(const struct aclrt_stream *s)
+/*
+ * The tasks taken before the stream's current one (before its next one when
+ * it has none): the holder waits for them before a step that must follow
+ * them (exec.h: a discard, a free, a drop behind issued work).
+ */
+ACLRT_INLINE uint64_t aclrt_stream_before(const struct aclrt_stream *s)
 {
-    return !s->has_current && !aclrt_seq_reached(&s->completed, s->issued);
+    return s->has_current ? s->issued - 1 : s->issued;
+}
+
+/*
+ * Is issued work before the stream's next step still in flight (the holder
+ * asks)? Without issue-ahead a current task is never behind issued work.
+ * A device's word that moved is folded into the count first.
+ */
+ACLRT_INLINE bool aclrt_stream_in_flight(struct aclrt_stream *s)
+{
+    uint64_t before = aclrt_stream_before(s);
+    if (aclrt_seq_reached(&s->completed, before))
+        return false;
+    aclrt_stream_fold(s);
+    return !aclrt_seq_reached(&s->completed, before);
 }
 
 /* The next task of the ring is committed and not taken yet (the holder asks, while it lingers). */
@@ -343,14 +361,17 @@ ACLRT_INTERNAL void aclrt_stream_take(struct aclrt_stream *s)
 }
 
 /*
- * Issued work is in flight (issued > completed) and the stream must not go
- * on: park it until its own completed count catches up. True if the caller
- * still holds it.
+ * Issued work is in flight (completed < aclrt_stream_before) and the stream
+ * must not go on: park it until its own completed count catches up (a
+ * backend with a device word is asked to bring it there). True if the
+ * caller still holds it.
  */
 static bool aclrt_stream_park_in_flight(struct aclrt_stream *s)
 {
+    uint64_t before = aclrt_stream_before(s);
+    aclrt_stream_await(s, before);
     struct aclrt_block own = ACLRT_BLOCK_NONE;
-    aclrt_block_on_count(&own, &s->completed, &s->waiters, s->issued, ACLRT_NO_DEADLINE);
+    aclrt_block_on_count(&own, &s->completed, &s->waiters, before, ACLRT_NO_DEADLINE);
     own.in_flight = true;
     return aclrt_stream_park(s, &own);
 }
@@ -374,6 +395,7 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
     enum aclrt_hold hold = ACLRT_HOLD_NONE;
     bool ahead = aclrt_rt.backend->issue_ahead;
     uint32_t ran = 0;
+    aclrt_stream_fold(s); /* the device's progress since the last run, if it writes a completion word */
     if (ACLRT_UNLIKELY(aclrt_stream_in_flight(s)) && !ahead && !aclrt_stream_park_in_flight(s))
         goto out;
     for (;;) {
@@ -431,6 +453,12 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
                 goto out;
             }
         } else {
+            /* Behind work issued ahead and still in flight, even a drop waits: counts complete in order. */
+            if (ahead && aclrt_stream_in_flight(s)) {
+                if (aclrt_stream_park_in_flight(s))
+                    continue;
+                goto out;
+            }
             aclrt_task_drop(&s->current); /* discarded: the context stopped */
         }
         if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))

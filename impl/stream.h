@@ -80,6 +80,14 @@ struct aclrt_stream {
 
     /* The executor holding the stream. */
     struct aclrt_seq completed ACLRT_ALIGNED(ACLRT_CACHELINE);
+    /*
+     * Device completion (backends/backend.h): a word the backend's device
+     * writes in host-mapped memory, the number of the last task of the slot
+     * it completed; NULL: none. The backend keeps one word per slot, so a
+     * capture of a dead life reads a word of the same count.
+     */
+    _Atomic(_Atomic uint64_t *) device_done;
+    _Atomic bool folding; /* a fold of the word into `completed` runs (aclrt_stream_fold) */
     bool has_current;
     uint64_t issued; /* the number of the last task taken off the ring (running, done or handed off) */
     /* The external task started and not completed yet (external.h): its number (0: none), its submitter. */
@@ -129,9 +137,45 @@ ACLRT_INLINE uint64_t aclrt_stream_submitted(const struct aclrt_stream *s)
     return aclrt_ring_extend(base, aclrt_ring_reserved(&s->ring));
 }
 
-ACLRT_INLINE bool aclrt_stream_idle(const struct aclrt_stream *s)
+/*
+ * The device's completion word of s, or NULL (backends/backend.h). Acquire:
+ * pairs with the release store that set it (the backend's stream_create).
+ */
+ACLRT_INLINE _Atomic uint64_t *aclrt_stream_device_word(const struct aclrt_stream *s)
+{
+    return atomic_load_explicit(&s->device_done, memory_order_acquire);
+}
+
+/*
+ * Is task `target` of s done? The completed count, or else the device's
+ * word: one load more, never a call. Acquire on the word: pairs with the
+ * device's write after the task's work (or the release store of a host
+ * completion, aclrt_stream_complete), so the task's effects come with it.
+ */
+ACLRT_INLINE bool aclrt_stream_reached(const struct aclrt_stream *s, uint64_t target)
+{
+    if (ACLRT_LIKELY(aclrt_seq_reached(&s->completed, target)))
+        return true;
+    _Atomic uint64_t *word = aclrt_stream_device_word(s);
+    return word != NULL && atomic_load_explicit(word, memory_order_acquire) >= target;
+}
+
+/* How many tasks of s are known done: the completed count, or the device's word if it is ahead. */
+ACLRT_INLINE uint64_t aclrt_stream_done(const struct aclrt_stream *s)
 {
     uint64_t done = aclrt_seq_read(&s->completed);
+    _Atomic uint64_t *word = aclrt_stream_device_word(s);
+    if (word != NULL) {
+        uint64_t w = atomic_load_explicit(word, memory_order_acquire); /* as in aclrt_stream_reached */
+        if (w > done)
+            done = w;
+    }
+    return done;
+}
+
+ACLRT_INLINE bool aclrt_stream_idle(const struct aclrt_stream *s)
+{
+    uint64_t done = aclrt_stream_done(s);
     return aclrt_ring_extend(done, aclrt_ring_reserved(&s->ring)) == done;
 }
 
@@ -330,12 +374,53 @@ ACLRT_INLINE uint64_t aclrt_counter_advance(struct aclrt_seq *seq, struct aclrt_
  * Count `n` more tasks as done and wake the streams parked on us that are
  * now due, and the launchers waiting for room in our ring (the slots of the
  * tasks taken off it are free; the advance is the locked RMW that
- * aclrt_ring_wake_room relies on).
+ * aclrt_ring_wake_room relies on). With a device word, the count goes into
+ * it too, for the device's waiters on s (a cross-stream wait there): tasks
+ * completed on the host come only while nothing of s is in flight on the
+ * device (backends/backend.h), so the device writes nothing smaller after it.
  */
 ACLRT_INLINE void aclrt_stream_complete(struct aclrt_stream *s, uint64_t n)
 {
-    aclrt_counter_advance(&s->completed, &s->waiters, n);
+    uint64_t value = aclrt_counter_advance(&s->completed, &s->waiters, n);
+    _Atomic uint64_t *word = aclrt_stream_device_word(s);
+    if (ACLRT_UNLIKELY(word != NULL))
+        atomic_store_explicit(word, value, memory_order_release); /* pairs with aclrt_stream_reached's acquire */
     aclrt_ring_wake_room(&s->ring, false);
+}
+
+/*
+ * Bring `completed` up to the device's word and wake what is due then (any
+ * thread: a backend's completion callback, a holder, a waiter; one fold at a
+ * time per slot). The word is loaded before the count: a word the host
+ * stored (aclrt_stream_complete) was stored after its count, so the count
+ * read after it is at least as large and nothing is counted twice; a word
+ * the device wrote is ahead only by tasks it completed, which nobody else
+ * counts while they are in flight.
+ */
+ACLRT_INTERNAL void aclrt_stream_fold(struct aclrt_stream *s)
+{
+    _Atomic uint64_t *word = aclrt_stream_device_word(s);
+    if (word == NULL || atomic_load_explicit(word, memory_order_acquire) <= aclrt_seq_read(&s->completed))
+        return;
+    /* Acquire: pairs with the previous fold's release below (its count is ours to read). */
+    while (atomic_exchange_explicit(&s->folding, true, memory_order_acquire))
+        aclrt_cpu_relax();
+    uint64_t w = atomic_load_explicit(word, memory_order_acquire); /* as in aclrt_stream_reached */
+    uint64_t done = aclrt_seq_read(&s->completed);
+    if (w > done)
+        aclrt_counter_advance(&s->completed, &s->waiters, w - done);
+    atomic_store_explicit(&s->folding, false, memory_order_release);
+}
+
+/*
+ * A thread is about to sleep, or a stream to park, until s has completed
+ * `target`: a backend whose device writes the completion word makes sure the
+ * completed count gets there (backends/backend.h, stream_await).
+ */
+ACLRT_INLINE void aclrt_stream_await(struct aclrt_stream *s, uint64_t target)
+{
+    if (aclrt_stream_device_word(s) != NULL && aclrt_rt.backend->stream_await != NULL)
+        aclrt_rt.backend->stream_await(s, target);
 }
 
 static aclError aclrt_stream_submit_full(struct aclrt_stream *s, struct aclrt_ring_slot **slot, uint32_t *position);
