@@ -40,7 +40,7 @@ CXXSTD := -std=c++17
 LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm
 
 # Build variants of the test suite.
-VARIANTS := release tsan asan dist external
+VARIANTS := release tsan asan dist external cuda
 FLAGS_release := -O2 -g -I.
 # The same tests with external progress: no runtime threads, test threads drive the devices.
 FLAGS_external := -O2 -g -I.
@@ -51,6 +51,33 @@ TESTS_external = $(filter-out test_embed test_reliability,$(TESTS))
 FLAGS_tsan := -O1 -g -fsanitize=thread -Wno-tsan -I.
 FLAGS_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -I.
 FLAGS_dist := -O2 -g -I$(BUILD)/dist-include
+
+# The same tests on the cuda backend (tests/impl_cuda.c), through the CUDA
+# driver test double of tests/cuda_fake/, built per variant with its flags:
+# cuda in make test; cuda-tsan and cuda-asan by name (make test-cuda-tsan).
+# make test BACKEND=cuda adds the variant gpu: the suite on the machine's
+# GPUs, through libcuda.so.1 (docs/CUDA.md).
+CUDA_VARIANTS := cuda cuda-tsan cuda-asan
+FLAGS_cuda := $(FLAGS_release)
+FLAGS_cuda-tsan := $(FLAGS_tsan)
+FLAGS_cuda-asan := $(FLAGS_asan)
+FLAGS_gpu := $(FLAGS_release)
+IMPL_SRC_gpu := tests/impl_cuda.c
+# Not on the cuda backend:
+#   test_sysinfo, test_bad_input: assert the backend's name and SoC name ("host", "aclrt-host");
+#   test_embed: registers backends, which run on the host backend's machinery, and selects them by name.
+TESTS_CUDA = $(filter-out test_sysinfo test_bad_input test_embed,$(TESTS))
+TESTS_gpu = $(TESTS_CUDA)
+define cuda_variant
+IMPL_SRC_$(1) := tests/impl_cuda.c
+IMPL_DEPS_$(1) := $(BUILD)/$(1)/libcuda_fake.so
+IMPL_DEFS_$(1) := -DACLRT_TEST_CUDA_LIBRARY='"$(CURDIR)/$(BUILD)/$(1)/libcuda_fake.so"'
+TESTS_$(1) = $$(TESTS_CUDA)
+endef
+$(foreach v,$(CUDA_VARIANTS),$(eval $(call cuda_variant,$(v))))
+ifeq ($(BACKEND),cuda)
+VARIANTS += gpu
+endif
 
 export TSAN_OPTIONS ?= halt_on_error=1 second_deadlock_stack=1
 export ASAN_OPTIONS ?= detect_leaks=1 abort_on_error=1
@@ -109,9 +136,10 @@ $(BUILD)/dist-include/aclrt.h: dist/aclrt.h
 # Test binaries: each tests/test_<capability>.c linked with the one
 # implementation unit tests/impl.c, per variant.
 define variant_rules
-$(BUILD)/$(1)/impl.o: $(or $(IMPL_SRC_$(1)),tests/impl.c) $(SOURCES) $(if $(filter dist,$(1)),$(BUILD)/dist-include/aclrt.h)
+$(BUILD)/$(1)/impl.o: $(or $(IMPL_SRC_$(1)),tests/impl.c) $(SOURCES) $(if $(filter dist,$(1)),$(BUILD)/dist-include/aclrt.h) \
+    $(IMPL_DEPS_$(1))
 	@mkdir -p $$(@D)
-	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) -c $$< -o $$@
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $(IMPL_DEFS_$(1)) -c $$< -o $$@
 
 $(BUILD)/$(1)/%: tests/%.c $(wildcard tests/*.h) $(BUILD)/$(1)/impl.o
 	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $$< $(BUILD)/$(1)/impl.o -o $$@ $(LIBS) -lm
@@ -120,7 +148,12 @@ test-$(1): $(addprefix $(BUILD)/$(1)/,$(or $(TESTS_$(1)),$(TESTS)))
 	@echo "== $(1) =="
 	@for t in $(or $(TESTS_$(1)),$(TESTS)); do ./$(BUILD)/$(1)/$$$$t || exit 1; done
 endef
-$(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
+$(foreach v,$(sort $(VARIANTS) $(CUDA_VARIANTS) gpu),$(eval $(call variant_rules,$(v))))
+
+# The CUDA driver test double, as a shared library per variant (instrumented like the tests).
+$(BUILD)/%/libcuda_fake.so: tests/cuda_fake/fake_cuda.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$*) -fPIC -shared -fvisibility=hidden $< -o $@ -lpthread
 
 # A C++17 ACL-style program builds unchanged against acl/acl.h.
 $(BUILD)/release/cpp_program: tests/cpp_program.cpp $(BUILD)/release/impl.o $(SOURCES)

@@ -25,11 +25,13 @@
 
 #include "base.h"
 #include "block.h"
+#include "clock.h"
 #include "error.h"
 #include "event.h"
 #include "runtime.h"
 #include "seq.h"
 #include "stream.h"
+#include "stream_wait.h"
 #include "task.h"
 #include "task_wait.h"
 
@@ -52,8 +54,16 @@ static int aclrt_wait_stream_run(struct aclrt_stream *s, struct aclrt_task *t, s
         return ACLRT_WAIT_TIMEOUT_CODE;
     }
     struct aclrt_stream *on = t->u.wait.stream;
-    aclrt_stream_await(on, t->u.wait.target); /* a device's word: the count is brought there */
     aclrt_block_on_count(blk, &on->completed, &on->waiters, t->u.wait.target, deadline);
+    if (aclrt_stream_device_word(on) != NULL) {
+        /*
+         * A device's word: the count is brought there (stream_await), perhaps
+         * only behind work issued after the target; the wait also looks at
+         * the word itself every ACLRT_DEVICE_POLL_MAX_NS.
+         */
+        aclrt_stream_await(on, t->u.wait.target);
+        blk->deadline_ns = aclrt_min_u64(deadline, aclrt_now_ns() + ACLRT_DEVICE_POLL_MAX_NS);
+    }
     return ACLRT_TASK_BLOCKED;
 }
 

@@ -433,7 +433,9 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
             struct aclrt_block blk = ACLRT_BLOCK_NONE;
             rc = aclrt_task_run(s, &s->current, &blk);
             if (rc == ACLRT_TASK_BLOCKED) {
-                if (ACLRT_UNLIKELY(atomic_load_explicit(&s->sched, memory_order_relaxed) & ACLRT_SCHED_DRAIN)) {
+                /* Waiting for its own issued work is no wait that blocks for good: a drain parks for it too. */
+                if (ACLRT_UNLIKELY(atomic_load_explicit(&s->sched, memory_order_relaxed) & ACLRT_SCHED_DRAIN) &&
+                    !blk.in_flight) {
                     aclrt_stream_drain_blocked(s, &blk);
                     continue;
                 }
@@ -443,10 +445,17 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
             }
             if (rc == ACLRT_TASK_ISSUED) { /* finishes later: aclrt_stream_complete_to */
                 s->has_current = false;
-                aclrt_ring_free_taken(&s->ring);
-                /* No completion follows the free here: the fence stands for its locked RMW (ring.h). */
-                atomic_thread_fence(memory_order_seq_cst);
-                aclrt_ring_wake_room(&s->ring, false);
+                /*
+                 * A stream whose device completes its tasks keeps the slot
+                 * until the task is complete (aclrt_stream_fold frees it): the
+                 * ring bounds the work in flight, as it bounds queued work.
+                 */
+                if (aclrt_stream_device_word(s) == NULL) {
+                    aclrt_ring_free_taken(&s->ring);
+                    /* No completion follows the free here: the fence stands for its locked RMW (ring.h). */
+                    atomic_thread_fence(memory_order_seq_cst);
+                    aclrt_ring_wake_room(&s->ring, false);
+                }
                 ran++;
                 if (ahead || !aclrt_stream_in_flight(s) || aclrt_stream_park_in_flight(s))
                     continue;

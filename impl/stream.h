@@ -379,12 +379,23 @@ ACLRT_INLINE uint64_t aclrt_counter_advance(struct aclrt_seq *seq, struct aclrt_
  * completed on the host come only while nothing of s is in flight on the
  * device (backends/backend.h), so the device writes nothing smaller after it.
  */
+static ACLRT_NOINLINE void aclrt_stream_complete_device(struct aclrt_stream *s, _Atomic uint64_t *word, uint64_t n)
+{
+    uint64_t value = aclrt_seq_read(&s->completed) + n;
+    aclrt_ring_free_to(&s->ring, (uint32_t)value); /* slots go back as their tasks complete (exec.h) */
+    aclrt_counter_advance(&s->completed, &s->waiters, n);
+    atomic_store_explicit(word, value, memory_order_release); /* pairs with aclrt_stream_reached's acquire */
+    aclrt_ring_wake_room(&s->ring, true);
+}
+
 ACLRT_INLINE void aclrt_stream_complete(struct aclrt_stream *s, uint64_t n)
 {
-    uint64_t value = aclrt_counter_advance(&s->completed, &s->waiters, n);
     _Atomic uint64_t *word = aclrt_stream_device_word(s);
-    if (ACLRT_UNLIKELY(word != NULL))
-        atomic_store_explicit(word, value, memory_order_release); /* pairs with aclrt_stream_reached's acquire */
+    if (ACLRT_UNLIKELY(word != NULL)) {
+        aclrt_stream_complete_device(s, word, n);
+        return;
+    }
+    aclrt_counter_advance(&s->completed, &s->waiters, n);
     aclrt_ring_wake_room(&s->ring, false);
 }
 
@@ -395,7 +406,8 @@ ACLRT_INLINE void aclrt_stream_complete(struct aclrt_stream *s, uint64_t n)
  * stored (aclrt_stream_complete) was stored after its count, so the count
  * read after it is at least as large and nothing is counted twice; a word
  * the device wrote is ahead only by tasks it completed, which nobody else
- * counts while they are in flight.
+ * counts while they are in flight. The ring slots of the tasks now complete
+ * are freed first, before the advance (the locked RMW ring.h pairs with).
  */
 ACLRT_INTERNAL void aclrt_stream_fold(struct aclrt_stream *s)
 {
@@ -407,8 +419,11 @@ ACLRT_INTERNAL void aclrt_stream_fold(struct aclrt_stream *s)
         aclrt_cpu_relax();
     uint64_t w = atomic_load_explicit(word, memory_order_acquire); /* as in aclrt_stream_reached */
     uint64_t done = aclrt_seq_read(&s->completed);
-    if (w > done)
+    if (w > done) {
+        aclrt_ring_free_to(&s->ring, (uint32_t)w);
         aclrt_counter_advance(&s->completed, &s->waiters, w - done);
+        aclrt_ring_wake_room(&s->ring, true);
+    }
     atomic_store_explicit(&s->folding, false, memory_order_release);
 }
 
@@ -424,6 +439,21 @@ ACLRT_INLINE void aclrt_stream_await(struct aclrt_stream *s, uint64_t target)
 }
 
 static aclError aclrt_stream_submit_full(struct aclrt_stream *s, struct aclrt_ring_slot **slot, uint32_t *position);
+
+/*
+ * A user thread waits for room in the full ring of a stream whose device
+ * completes its tasks: its slots come back as the device's word moves,
+ * which someone must fold in (aclrt_stream_fold wakes the launchers waiting
+ * for room). The backend is asked for that (stream_await, the oldest task;
+ * while launchers wait, its holder asks for it behind what it issues, see
+ * backends/backend.h), then the wait is the ring's.
+ */
+static ACLRT_NOINLINE void aclrt_stream_wait_room_device(struct aclrt_stream *s, struct aclrt_ring_slot **slot,
+                                                         uint32_t *position)
+{
+    aclrt_stream_await(s, aclrt_seq_read(&s->completed) + 1);
+    *slot = aclrt_ring_wait_room(&s->ring, position);
+}
 
 /* Reserve a ring position; on a full ring, the slow path decides (back pressure, or TASK_FULL). */
 ACLRT_INLINE aclError aclrt_stream_reserve_slot(struct aclrt_stream *s, struct aclrt_ring_slot **slot,
@@ -541,6 +571,12 @@ ACLRT_INLINE aclError aclrt_stream_submit(struct aclrt_stream *s, const struct a
 static ACLRT_NOINLINE aclError aclrt_stream_submit_full(struct aclrt_stream *s, struct aclrt_ring_slot **slot,
                                                        uint32_t *position)
 {
+    /* A device's word may say that tasks holding slots are complete: fold it in and look again. */
+    if (aclrt_stream_device_word(s) != NULL) {
+        aclrt_stream_fold(s);
+        if ((*slot = aclrt_ring_reserve(&s->ring, position)) != NULL)
+            return ACL_SUCCESS;
+    }
     struct aclrt_stream *running = aclrt_running_stream();
     if (running == s)
         return aclrt_fail(ACL_ERROR_RT_STREAM_TASK_FULL,
@@ -552,6 +588,10 @@ static ACLRT_NOINLINE aclError aclrt_stream_submit_full(struct aclrt_stream *s, 
                           "the stream's task ring is full (%u tasks) and this call comes from a task of stream %d "
                           "on a runtime thread, which never waits for room (it could wait for itself)",
                           aclrt_ring_capacity(&s->ring), (int)aclrt_slot_index(&running->hdr));
+    if (aclrt_stream_device_word(s) != NULL) {
+        aclrt_stream_wait_room_device(s, slot, position);
+        return ACL_SUCCESS;
+    }
     *slot = aclrt_ring_wait_room(&s->ring, position);
     return ACL_SUCCESS;
 }
