@@ -94,6 +94,7 @@ static void aclrt_orphan_stream_free(struct aclrt_stream *s)
     aclrt_orphan_free_notes(aclrt_park_list_take(&s->waiters));
     if (aclrt_rt.backend->stream_destroy != NULL)
         aclrt_rt.backend->stream_destroy(s);
+    aclrt_ring_forget(&s->ring);
     aclrt_table_free(&aclrt_streams, &s->hdr);
 }
 
