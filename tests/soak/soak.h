@@ -37,12 +37,6 @@
 #define SOAK_SANITIZED 0
 #endif
 
-#if defined(__SANITIZE_THREAD__)
-#define SOAK_TSAN 1
-#else
-#define SOAK_TSAN 0
-#endif
-
 #define SOAK_DEV_WORK 0
 #define SOAK_DEV_FUZZ 1
 #define SOAK_DEV_FAIL 2
