@@ -37,6 +37,7 @@
 #include "hcom.h"
 #include "memory.h"
 #include "notify.h"
+#include "physmem.h"
 #include "runtime.h"
 #include "stream.h"
 #include "value.h"
@@ -63,6 +64,9 @@ static void aclrt_orphan_reset_locks(void)
     pthread_mutex_init(&aclrt_allocator_regs.lock, NULL);
     pthread_mutex_init(&aclrt_hcom_groups.lock, NULL);
     pthread_mutex_init(&aclrt_exception_hooks.lock, NULL);
+    pthread_mutex_init(&aclrt_stream_state_hooks.lock, NULL);
+    pthread_mutex_init(&aclrt_device_state_hooks.lock, NULL);
+    pthread_mutex_init(&aclrt_physmem.lock, NULL);
     pthread_rwlock_init(&aclrt_mem.lock, NULL);
 }
 
@@ -134,6 +138,8 @@ static void aclrt_runtime_stop_locked(void)
     {
         if (!(atomic_load_explicit(&e->hdr.generation, memory_order_acquire) & 1u))
             continue;
+        if (orphaned) /* a writer of the parent may have been inside at the fork: it never leaves */
+            atomic_fetch_and_explicit(&e->seq, ~1u, memory_order_relaxed);
         uint32_t odd = aclrt_event_write_begin(e);
         aclrt_table_retire(&e->hdr);
         aclrt_event_write_end(e, odd);

@@ -217,6 +217,7 @@ void *fork_thread(void *arg)
             if (r < 0 && errno != EINTR)
                 break;
             if (soak_now_ns() > deadline) {
+                soak_gdb_stacks((int)pid);
                 kill(pid, SIGKILL);
                 while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                     ;

@@ -781,7 +781,7 @@ static void fz_one_call(struct fz *z)
     case 33: FZ(CODES(P, H, CN), aclrtStreamGetFlags(fz_stream_any(z), fz_maybe(z, &u32))); break;
     case 34:
         /* Never ACL_STOP_ON_FAILURE on a live stream of the shared context: it would stop the whole context. */
-        FZ(CODES(H, R, CN, SC),
+        FZ(CODES(H, R, CN, SC, F),
            aclrtSetStreamFailureMode(fz_stream_submit(z), soak_pick(rng, 2) ? 0 : (soak_pick(rng, 2) ? 2 : UINT64_MAX)));
         break;
     case 35:
