@@ -1386,7 +1386,7 @@ ACLRT_API aclError aclrtxLaunchHcomTaskList(const void *bytes, size_t size);
 #if defined(ACLRT_IMPLEMENTATION) && !defined(ACLRT_IMPLEMENTATION_DONE)
 #define ACLRT_IMPLEMENTATION_DONE
 #ifdef __cplusplus
-#error "aclrt: the implementation is C11 (Concurrency Kit's ck_ring.h is not valid C++). Put '#define ACLRT_IMPLEMENTATION' + '#include \"aclrt.h\"' in a .c file and compile it as C; C++ files include aclrt.h (or acl/acl.h) without ACLRT_IMPLEMENTATION."
+#error "aclrt: the implementation is C11 (its shared state is C11 _Atomic objects, which C++ does not accept). Put '#define ACLRT_IMPLEMENTATION' + '#include \"aclrt.h\"' in a .c file and compile it as C; C++ files include aclrt.h (or acl/acl.h) without ACLRT_IMPLEMENTATION."
 #endif
 #include "impl/aclrt_impl.h" /* the core */
 #include "backends/host.h"    /* the backends built in */
