@@ -37,7 +37,13 @@ BUILD := build
 WARN := -Wall -Wextra -Wshadow -Wno-unused-function
 CSTD := -std=c11
 CXXSTD := -std=c++17
-LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm
+LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm -ldl
+
+# Kernels the tests load as binaries (tests/kernels/*.c -> build/kernels/lib*.so); the tests find them
+# through their absolute directory, compiled in, from any working directory.
+KERNEL_DIR := $(abspath $(BUILD))/kernels
+TEST_KERNELS := $(patsubst tests/kernels/%.c,$(BUILD)/kernels/lib%.so,$(wildcard tests/kernels/*.c))
+KERNEL_FLAGS := -DACLRT_TEST_KERNEL_DIR='"$(KERNEL_DIR)"'
 
 # Build variants of the test suite.
 VARIANTS := release tsan asan dist external
@@ -113,14 +119,19 @@ $(BUILD)/$(1)/impl.o: $(or $(IMPL_SRC_$(1)),tests/impl.c) $(SOURCES) $(if $(filt
 	@mkdir -p $$(@D)
 	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) -c $$< -o $$@
 
-$(BUILD)/$(1)/%: tests/%.c $(wildcard tests/*.h) $(BUILD)/$(1)/impl.o
-	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $$< $(BUILD)/$(1)/impl.o -o $$@ $(LIBS) -lm
+$(BUILD)/$(1)/%: tests/%.c $(wildcard tests/*.h) $(BUILD)/$(1)/impl.o $(TEST_KERNELS)
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $(KERNEL_FLAGS) $$< $(BUILD)/$(1)/impl.o -o $$@ $(LIBS) -lm
 
 test-$(1): $(addprefix $(BUILD)/$(1)/,$(or $(TESTS_$(1)),$(TESTS)))
 	@echo "== $(1) =="
 	@for t in $(or $(TESTS_$(1)),$(TESTS)); do ./$(BUILD)/$(1)/$$$$t || exit 1; done
 endef
 $(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
+
+# The test kernels: plain shared objects (not instrumented), one build for every variant.
+$(BUILD)/kernels/lib%.so: tests/kernels/%.c aclrt.h
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror -O2 -fPIC -shared -I. $< -o $@
 
 # A C++17 ACL-style program builds unchanged against acl/acl.h.
 $(BUILD)/release/cpp_program: tests/cpp_program.cpp $(BUILD)/release/impl.o $(SOURCES)
@@ -251,9 +262,9 @@ SOAK_IN_TEST ?= 1
 SOAK_TEST_SECONDS ?= 5
 
 define soak_rules
-$(BUILD)/$(1)/soak: $(SOAK_SOURCES) tests/soak/soak.h $(BUILD)/$(1)/impl.o
+$(BUILD)/$(1)/soak: $(SOAK_SOURCES) tests/soak/soak.h $(BUILD)/$(1)/impl.o $(TEST_KERNELS)
 	@mkdir -p $$(@D)
-	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $(SOAK_SOURCES) $(BUILD)/$(1)/impl.o -o $$@ $(LIBS) -lm
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $(KERNEL_FLAGS) $(SOAK_SOURCES) $(BUILD)/$(1)/impl.o -o $$@ $(LIBS) -lm
 endef
 $(foreach v,$(SOAK_VARIANTS),$(eval $(call soak_rules,$(v))))
 
