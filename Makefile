@@ -222,15 +222,37 @@ check-layering:
 	python3 scripts/check_layering.py
 
 # ---------------------------------------------------------------------------
-examples: $(addprefix $(BUILD)/examples/,$(EXAMPLES))
+# examples/vector_add: main.c loads the binary of the backend in use: the host kernel built as a
+# shared object, or (cuda) the .cu kernel compiled to a fatbin, when nvcc is installed (built
+# here, run only on a machine with a GPU and a cuda backend).
+NVCC ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/cuda/bin/nvcc))
+VECTOR_ADD_DIR := $(BUILD)/examples/vector_add
+VECTOR_ADD := $(VECTOR_ADD_DIR)/vector_add $(VECTOR_ADD_DIR)/libvector_add.so \
+              $(if $(NVCC),$(VECTOR_ADD_DIR)/vector_add.fatbin)
+
+examples: $(addprefix $(BUILD)/examples/,$(EXAMPLES)) $(VECTOR_ADD)
 
 $(BUILD)/examples/%: examples/%.c $(BUILD)/release/impl.o
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) -Werror -O2 -I. $< $(BUILD)/release/impl.o -o $@ $(LIBS) -lm
 
+$(VECTOR_ADD_DIR)/vector_add: examples/vector_add/main.c $(BUILD)/release/impl.o
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror -O2 -I. -DVECTOR_ADD_DIR='"$(abspath $(VECTOR_ADD_DIR))"' $< \
+	  $(BUILD)/release/impl.o -o $@ $(LIBS) -lm
+
+$(VECTOR_ADD_DIR)/libvector_add.so: examples/vector_add/vector_add_host.c aclrt.h
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror -O2 -fPIC -shared -I. $< -o $@
+
+$(VECTOR_ADD_DIR)/vector_add.fatbin: examples/vector_add/vector_add.cu
+	@mkdir -p $(@D)
+	$(NVCC) --fatbin $< -o $@
+
 run-examples: examples
 	@echo "== examples =="
 	@for e in $(EXAMPLES); do echo "-- $$e"; ./$(BUILD)/examples/$$e || exit 1; done
+	@echo "-- vector_add"; ./$(VECTOR_ADD_DIR)/vector_add
 
 # ---------------------------------------------------------------------------
 test: deps check check-layering $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install test-pip-install \
