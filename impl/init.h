@@ -65,6 +65,7 @@ static void aclrt_orphan_reset_locks(void)
     pthread_mutex_init(&aclrt_hcom_groups.lock, NULL);
     pthread_mutex_init(&aclrt_exception_hooks.lock, NULL);
     pthread_rwlock_init(&aclrt_mem.lock, NULL);
+    pthread_mutex_init(&aclrt_kernels_lock, NULL);
 }
 
 /* Free the notes of a keyless list without waking anyone (the streams they name are abandoned too). */
