@@ -344,9 +344,10 @@ acl$(PY_EXT): $(PY_MODULE)
 	cp $< $@
 
 # unittest, run from python/build so that `import acl` is the module just built.
-test-python: python
+test-python: python $(TEST_KERNELS)
 	@echo "== python (acl module) =="
-	@cd $(PY_BUILD) && $(PYTHON) -m unittest discover -s $(CURDIR)/tests/python -t $(CURDIR)/tests/python
+	@cd $(PY_BUILD) && ACLRT_TEST_KERNEL_DIR=$(KERNEL_DIR) $(PYTHON) -m unittest discover -s $(CURDIR)/tests/python \
+	  -t $(CURDIR)/tests/python
 
 install-python: $(PY_MODULE)
 	install -D -m 755 $(PY_MODULE) $(DESTDIR)$(PYTHON_SITE)/acl$(PY_EXT)
