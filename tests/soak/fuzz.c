@@ -1364,6 +1364,7 @@ static void fz_one_call(struct fz *z)
     case 88: {
         /* Built-in tasks on this thread's own device memory (never the counted work's), or wild arguments. */
         /* Their own memory: a task may still write it when the fuzzer frees z->dev at random. */
+        /* Tasks that touch it go to one stream, in order (two on different streams would race); wild ones anywhere. */
         if (z->task_mem == NULL && aclrtMalloc((void **)&z->task_mem, 4096, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
             break;
         void *dst = soak_pick(rng, 5) ? (void *)z->task_mem : (void *)fz_garbage(z);
@@ -1371,7 +1372,8 @@ static void fz_one_call(struct fz *z)
         uint64_t count = (uint64_t)sizes[soak_pick(rng, 4)];
         FZ(CODES(SUBMIT, R, F, ACL_ERROR_RT_ADDR_UNALIGNED),
            aclrtReduceAsync(dst, src, count, (aclrtReduceKind)(10 + soak_pick(rng, 5)),
-                            soak_pick(rng, 4) ? ACL_INT32 : (aclDataType)soak_pick(rng, 45), fz_stream_submit(z), NULL));
+                            soak_pick(rng, 4) ? ACL_INT32 : (aclDataType)soak_pick(rng, 45),
+                            dst == (void *)z->task_mem || src != NULL ? z->work : fz_stream_submit(z), NULL));
         aclrtRandomNumTaskInfo info;
         memset(&info, 0, sizeof info);
         info.dataType = soak_pick(rng, 3) ? ACL_FLOAT : (aclDataType)soak_pick(rng, 45);
@@ -1382,7 +1384,10 @@ static void fz_one_call(struct fz *z)
         info.randomNum.size = 8;
         memcpy(info.randomNum.valueOrAddr, &n, sizeof n);
         FZ(CODES(SUBMIT, R, F, ACL_ERROR_RT_ADDR_UNALIGNED),
-           aclrtRandomNumAsync(fz_maybe(z, &info), fz_stream_submit(z), NULL));
+           aclrtRandomNumAsync(fz_maybe(z, &info),
+                               info.randomResultAddr != NULL || info.randomCounterAddr != NULL ? z->work
+                                                                                                : fz_stream_submit(z),
+                               NULL));
         break;
     }
     case 89: {
@@ -1447,9 +1452,9 @@ static void fz_one_call(struct fz *z)
         FZ(CODES(P, H, R, CN, SC, F), aclrtGetStreamOverflowSwitch(fz_stream_any(z), fz_maybe(z, &u32)));
         if (z->task_mem == NULL && aclrtMalloc((void **)&z->task_mem, 4096, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
             break;
-        FZ(CODES(SUBMIT, R, F), aclrtGetOverflowStatus(soak_pick(rng, 5) ? (void *)(z->task_mem + 3072) : NULL,
-                                                       soak_pick(rng, 4) ? 64 : (size_t)soak_pick(rng, 64),
-                                                       fz_stream_submit(z)));
+        void *status = soak_pick(rng, 5) ? (void *)(z->task_mem + 3072) : NULL;
+        FZ(CODES(SUBMIT, R, F), aclrtGetOverflowStatus(status, soak_pick(rng, 4) ? 64 : (size_t)soak_pick(rng, 64),
+                                                       status != NULL ? z->work : fz_stream_submit(z)));
         FZ(CODES(SUBMIT, R, F), aclrtResetOverflowStatus(fz_stream_submit(z)));
         break;
     }
