@@ -14,15 +14,25 @@
  * instead of failing in a kernel.
  *
  * Lifetimes. Binaries, functions and args handles (kernel_args.h) live in
- * handle tables, so a stale or garbage handle is an error code. A binary
- * counts references: one while it is loaded, one per launch of one of its
- * functions that is not done (kernel_launch.h). aclrtBinaryUnLoad ends the
- * binary's handle, its functions' and their args handles' at once, and
- * drops the load's reference; the library is closed, and the slot freed,
- * when the last queued launch has run (or was discarded). A launch takes its
- * reference with a "get unless zero" and checks the function's generation
- * again afterwards, so a launch racing an unload either queues against a
- * library that stays open for it, or fails with ACL_ERROR_RT_INVALID_HANDLE.
+ * handle tables, so a stale or garbage handle is an error code.
+ * aclrtBinaryUnLoad ends the binary's handle, its functions' and their args
+ * handles' at once; the library is closed, and the slot freed, once no
+ * launch of it is in flight: the last queued launch has run (or was
+ * discarded).
+ *
+ * Launches in flight are counted without a shared counter, which would
+ * move between the launching thread and the executor at every launch: a
+ * launch adds 1 to `uses` in its thread's shard, and the task, when done,
+ * adds 1 to `dones` in its thread's shard (a launch that gives up counts
+ * itself done). Both only grow, from one life of the slot to the next, and
+ * every done follows its use; so when the sum of `dones` read first equals
+ * the sum of `uses` read after it, nothing was in flight in between. A
+ * launch counts its use and then checks its function's generation again; an
+ * unload retires the function, then marks the binary unloaded and sums
+ * (seq_cst on both sides): either the launch sees the function retired and
+ * gives up, or the unload's sum includes the launch, whose task will close
+ * the library when it is done. Whoever adds a done to an unloaded binary
+ * sums again; the one that sees the sums equal closes it.
  *
  * The function lists (and the args handles of each function) are guarded
  * by one lock: loading, lookups by name, unloading and args initialisation
@@ -46,15 +56,31 @@
 struct aclrt_function;
 struct aclrt_args;
 
+#define ACLRT_BINARY_SHARDS 32 /* launching and executing threads spread over them by their serial */
+
+/* One counter on a cache line of its own. */
+struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_binary_shard {
+    _Atomic uint64_t n;
+};
+
+enum aclrt_binary_state {
+    ACLRT_BINARY_LOADED = 0,
+    ACLRT_BINARY_UNLOADED = 1, /* the handles are dead; closed once no launch is in flight */
+    ACLRT_BINARY_CLOSING = 2,  /* elected to close (aclrt_binary_check_close) */
+};
+
 /*
- * A loaded binary. Invariants: `refs` > 0 while the slot is alive, and then
- * `dl` is open; only the thread that drops `refs` to 0 closes `dl` and frees
- * the slot (already retired by the unload).
+ * A loaded binary. Invariants: `dl` is open from the load until the thread
+ * that moves `state` from UNLOADED to CLOSING closes it and frees the slot;
+ * sum(dones) <= sum(uses) at every moment, both only grow (the shards are
+ * the slot's, kept from one life to the next).
  */
 struct aclrt_binary {
     struct aclrt_slot hdr;
     _Atomic(void *) dl;                /* the dlopen handle */
-    _Atomic uint32_t refs;             /* 1 while loaded, + 1 per launch not done yet */
+    _Atomic uint32_t state;            /* enum aclrt_binary_state */
+    struct aclrt_binary_shard *uses;   /* [ACLRT_BINARY_SHARDS] launches counted */
+    struct aclrt_binary_shard *dones;  /* [ACLRT_BINARY_SHARDS] launches done, discarded or given up */
     int fd;                            /* loaded from data: the file it was opened as; -1 otherwise */
     uint64_t size;                     /* bytes of the file or data it was loaded from */
     struct aclrt_function *functions;  /* the functions looked up in it (aclrt_kernels_lock) */
@@ -88,24 +114,56 @@ static pthread_mutex_t aclrt_kernels_lock = PTHREAD_MUTEX_INITIALIZER;
 static void (*aclrt_function_args_release)(struct aclrt_function *f);
 
 /* ------------------------------------------------------------------------
- * References
+ * Launches in flight
  * ------------------------------------------------------------------------ */
 
-/* Take a reference on a binary that is still loaded or has launches in flight; false once it reached 0. */
-ACLRT_INLINE bool aclrt_binary_try_get(struct aclrt_binary *b)
+/* The calling thread's shard (a serial handed out on first use). */
+static _Atomic uint32_t aclrt_binary_threads;
+static _Thread_local uint32_t aclrt_binary_shard_of_thread ACLRT_TLS_MODEL;
+
+ACLRT_INLINE uint32_t aclrt_binary_shard(void)
 {
-    uint32_t n = atomic_load_explicit(&b->refs, memory_order_relaxed);
-    do {
-        if (n == 0)
-            return false;
-        /* Acquire: pairs with the release of the load that published the binary (refs = 1). */
-    } while (!atomic_compare_exchange_weak_explicit(&b->refs, &n, n + 1, memory_order_acquire,
-                                                    memory_order_relaxed));
-    return true;
+    if (ACLRT_UNLIKELY(aclrt_binary_shard_of_thread == 0))
+        aclrt_binary_shard_of_thread = atomic_fetch_add_explicit(&aclrt_binary_threads, 1, memory_order_relaxed) + 1;
+    return aclrt_binary_shard_of_thread % ACLRT_BINARY_SHARDS;
 }
 
-/* The last reference closes the library and frees the slot (retired by the unload before). */
-static ACLRT_NOINLINE void aclrt_binary_close(struct aclrt_binary *b)
+/* Count a launch as in flight (before checking that its function is still alive). */
+ACLRT_INLINE void aclrt_binary_use(struct aclrt_binary *b)
+{
+    /* Seq_cst: pairs with the unload's retire-then-sum (module comment). */
+    atomic_fetch_add_explicit(&b->uses[aclrt_binary_shard()].n, 1, memory_order_seq_cst);
+}
+
+static void aclrt_binary_close(struct aclrt_binary *b);
+
+/* An unloaded binary with nothing in flight is closed, by exactly one of the threads that see it so. */
+static ACLRT_NOINLINE void aclrt_binary_check_close(struct aclrt_binary *b)
+{
+    uint64_t done = 0, used = 0;
+    /* Seq_cst (all): dones first, then uses; pairs with the uses' and dones' increments. */
+    for (int i = 0; i < ACLRT_BINARY_SHARDS; i++)
+        done += atomic_load_explicit(&b->dones[i].n, memory_order_seq_cst);
+    for (int i = 0; i < ACLRT_BINARY_SHARDS; i++)
+        used += atomic_load_explicit(&b->uses[i].n, memory_order_seq_cst);
+    uint32_t unloaded = ACLRT_BINARY_UNLOADED;
+    /* Acq_rel: the closer sees what every launch did before its done (acquire of the sums too). */
+    if (done == used && atomic_compare_exchange_strong_explicit(&b->state, &unloaded, ACLRT_BINARY_CLOSING,
+                                                                 memory_order_acq_rel, memory_order_relaxed))
+        aclrt_binary_close(b);
+}
+
+/* A launch is done (run, discarded, or given up before it was queued). */
+ACLRT_INLINE void aclrt_binary_done(struct aclrt_binary *b)
+{
+    /* Seq_cst: pairs with the unload's state store and sum: one of the two sees the other. */
+    atomic_fetch_add_explicit(&b->dones[aclrt_binary_shard()].n, 1, memory_order_seq_cst);
+    if (ACLRT_UNLIKELY(atomic_load_explicit(&b->state, memory_order_seq_cst) == ACLRT_BINARY_UNLOADED))
+        aclrt_binary_check_close(b);
+}
+
+/* Close the library and free the slot (retired by the unload before); the state was won by the caller. */
+static void aclrt_binary_close(struct aclrt_binary *b)
 {
     void *dl = atomic_exchange_explicit(&b->dl, NULL, memory_order_relaxed);
     if (dl != NULL)
@@ -116,11 +174,12 @@ static ACLRT_NOINLINE void aclrt_binary_close(struct aclrt_binary *b)
     aclrt_table_free(&aclrt_binaries, &b->hdr);
 }
 
-ACLRT_INLINE void aclrt_binary_put(struct aclrt_binary *b)
+/* The unload's side (the binary and its functions retired): mark it unloaded, close it if nothing is in flight. */
+static void aclrt_binary_end(struct aclrt_binary *b)
 {
-    /* Acq_rel: every kernel that ran from the library happens before the last put closes it. */
-    if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1)
-        aclrt_binary_close(b);
+    /* Seq_cst: after the retires; pairs with aclrt_binary_use's increment and aclrt_binary_done's load. */
+    atomic_store_explicit(&b->state, ACLRT_BINARY_UNLOADED, memory_order_seq_cst);
+    aclrt_binary_check_close(b);
 }
 
 /* ------------------------------------------------------------------------
@@ -161,10 +220,10 @@ static aclError aclrt_function_resolve(const void *h, aclError null_code, struct
 }
 
 /*
- * For a launch: the function's kernel, and a reference on its binary that
- * the launch's task drops when it is done. ACL_ERROR_RT_INVALID_HANDLE if
- * the handle is not a live function, also when its binary is being
- * unloaded by another thread at this moment.
+ * For a launch: the function's kernel, and its binary counted in flight
+ * (the launch's task counts it done when it is done). ACL_ERROR_RT_INVALID_HANDLE
+ * if the handle is not a live function, also when another thread unloads
+ * its binary at this moment.
  */
 ACLRT_INLINE aclError aclrt_function_acquire(aclrtFuncHandle h, aclrtxHostKernel *fn, struct aclrt_binary **bin)
 {
@@ -174,19 +233,19 @@ ACLRT_INLINE aclError aclrt_function_acquire(aclrtFuncHandle h, aclrtxHostKernel
         uint32_t life = (uint32_t)((((uint64_t)(uintptr_t)h >> ACLRT_HANDLE_INDEX_BITS) & ACLRT_HANDLE_GEN_MASK) << 1) | 1u;
         struct aclrt_binary *b = atomic_load_explicit(&f->binary, memory_order_relaxed);
         *fn = atomic_load_explicit(&f->fn, memory_order_relaxed);
-        if (ACLRT_LIKELY(aclrt_binary_try_get(b))) {
-            /*
-             * Acquire fence: if the loads above read a later life's fields (the
-             * slot was unloaded and reused meanwhile: they are stored with
-             * release), the generation read below is that later one too.
-             */
-            atomic_thread_fence(memory_order_acquire);
-            if (ACLRT_LIKELY(aclrt_slot_alive(&f->hdr, life))) {
-                *bin = b;
-                return ACL_SUCCESS;
-            }
-            aclrt_binary_put(b);
+        aclrt_binary_use(b);
+        /*
+         * Acquire fence: if the loads above read a later life's fields (the
+         * slot was unloaded and reused meanwhile: they are stored with
+         * release), the generation read below is that later one too. Seq_cst
+         * load: pairs with the unload's retire (module comment).
+         */
+        atomic_thread_fence(memory_order_acquire);
+        if (ACLRT_LIKELY(atomic_load_explicit(&f->hdr.generation, memory_order_seq_cst) == life)) {
+            *bin = b;
+            return ACL_SUCCESS;
         }
+        aclrt_binary_done(b); /* given up: counted done, and the unload may close it now */
     }
     if (h == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "funcHandle is NULL");
@@ -310,10 +369,30 @@ static aclError aclrt_binary_open_data(const void *data, size_t length, void **d
     return rc;
 }
 
+/* The slot's shard counters: made with the slot's first life, kept for all its lives (never freed). */
+static bool aclrt_binary_shards(struct aclrt_binary *b)
+{
+    if (b->uses != NULL)
+        return true;
+    size_t bytes = 2 * ACLRT_BINARY_SHARDS * sizeof(struct aclrt_binary_shard);
+    struct aclrt_binary_shard *shards = (struct aclrt_binary_shard *)aligned_alloc(ACLRT_CACHELINE, bytes);
+    if (shards == NULL)
+        return false;
+    for (int i = 0; i < 2 * ACLRT_BINARY_SHARDS; i++)
+        atomic_init(&shards[i].n, 0);
+    b->uses = shards;
+    b->dones = shards + ACLRT_BINARY_SHARDS;
+    return true;
+}
+
 /* Publish a new binary around an open library. */
 static aclError aclrt_binary_publish(void *dl, int fd, uint64_t size, aclrtBinHandle *binHandle)
 {
     struct aclrt_binary *b = (struct aclrt_binary *)aclrt_table_alloc(&aclrt_binaries);
+    if (b != NULL && !aclrt_binary_shards(b)) {
+        aclrt_table_free(&aclrt_binaries, &b->hdr);
+        b = NULL;
+    }
     if (b == NULL) {
         dlclose(dl);
         if (fd >= 0)
@@ -324,8 +403,7 @@ static aclError aclrt_binary_publish(void *dl, int fd, uint64_t size, aclrtBinHa
     b->fd = fd;
     b->size = size;
     b->functions = NULL;
-    /* Release: a stale launcher whose try_get sees 1 sees the fields above (aclrt_function_acquire). */
-    atomic_store_explicit(&b->refs, 1, memory_order_release);
+    atomic_store_explicit(&b->state, ACLRT_BINARY_LOADED, memory_order_relaxed); /* published below */
     *binHandle = aclrt_table_publish(&aclrt_binaries, &b->hdr);
     return ACL_SUCCESS;
 }
@@ -495,7 +573,7 @@ ACLRT_API aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle)
     pthread_mutex_unlock(&aclrt_kernels_lock);
     if (!alive)
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "binHandle %p was unloaded already", binHandle);
-    aclrt_binary_put(b); /* the load's reference; queued launches hold theirs */
+    aclrt_binary_end(b); /* closed now, or by the last launch in flight */
     return ACL_SUCCESS;
 }
 
@@ -510,7 +588,7 @@ static void aclrt_binary_release_all(void)
             aclrt_binary_unload_locked(b);
         pthread_mutex_unlock(&aclrt_kernels_lock);
         if (alive)
-            aclrt_binary_put(b);
+            aclrt_binary_end(b);
     }
 }
 

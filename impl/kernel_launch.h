@@ -6,8 +6,8 @@
  * The task runs like a host kernel (launch.h: every block, in parallel
  * through the backend's run_kernel, under the overflow watch when the
  * stream's switch is on); a failing block fails it like a device fault. It
- * holds a reference on the function's binary until it is done, so an
- * unload leaves the library loaded for the launches queued before it.
+ * counts as in flight on the function's binary until it is done (binary.h),
+ * so an unload leaves the library loaded for the launches queued before it.
  *
  * Where the arguments come from:
  *   - aclrtLaunchKernel / V2: `argsData` is device memory of the stream's
@@ -91,7 +91,7 @@ static void *aclrt_kernel_keep_failed_args(const void *args, size_t size)
  * The task kind
  * ------------------------------------------------------------------------ */
 
-/* The task is done (run, failed or discarded): its copy of the args, its reference on the binary. */
+/* The task is done (run, failed or discarded): its copy of the args goes, its binary counts it done. */
 static void aclrt_kernel_task_done(struct aclrt_task *t, bool failed)
 {
     if (t->u.kernel.owned) {
@@ -105,7 +105,7 @@ static void aclrt_kernel_task_done(struct aclrt_task *t, bool failed)
         t->u.kernel.owned = 0;
     }
     if (t->u.kernel.binary != NULL) {
-        aclrt_binary_put(t->u.kernel.binary);
+        aclrt_binary_done(t->u.kernel.binary);
         t->u.kernel.binary = NULL;
     }
 }
@@ -190,8 +190,8 @@ static aclError aclrt_kernel_check_sizes(uint32_t numBlocks, size_t argsSize)
 }
 
 /*
- * Submit the task of a launch. It takes over the binary reference and, if
- * `owned`, the args copy; on failure both are given back here.
+ * Submit the task of a launch. It takes over the binary's count in flight
+ * and, if `owned`, the args copy; on failure both are given back here.
  */
 static aclError aclrt_kernel_submit(struct aclrt_stream *s, aclrtFuncHandle funcHandle, uint32_t numBlocks,
                                     aclrtxHostKernel fn, struct aclrt_binary *b, void *args, uint32_t size, bool owned,
@@ -211,7 +211,7 @@ static aclError aclrt_kernel_submit(struct aclrt_stream *s, aclrtFuncHandle func
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS)) {
         if (owned)
             free(args);
-        aclrt_binary_put(b);
+        aclrt_binary_done(b);
     }
     return rc;
 }
@@ -285,7 +285,7 @@ ACLRT_API aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uin
         return rc;
     unsigned char *copy = (unsigned char *)malloc(argsSize);
     if (ACLRT_UNLIKELY(copy == NULL)) {
-        aclrt_binary_put(b);
+        aclrt_binary_done(b);
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no memory for the launch's %zu bytes of arguments", argsSize);
     }
     memcpy(copy, hostArgs, argsSize);
@@ -321,7 +321,7 @@ ACLRT_API aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint3
     void *copy = NULL;
     uint32_t size = 0;
     if (ACLRT_UNLIKELY((rc = aclrt_args_snapshot(a, funcHandle, &copy, &size)) != ACL_SUCCESS)) {
-        aclrt_binary_put(b);
+        aclrt_binary_done(b);
         return rc;
     }
     return aclrt_kernel_submit(s, funcHandle, numBlocks, fn, b, copy, size, copy != NULL, timeout_ms);

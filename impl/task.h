@@ -103,7 +103,7 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             void *args;
             /* ACLRT_TASK_KERNEL only (a host kernel leaves these unset): */
             void *handle;                /* the aclrtFuncHandle launched (exception info) */
-            struct aclrt_binary *binary; /* a reference on it, dropped when the task is done */
+            struct aclrt_binary *binary; /* counted in flight on it until the task is done (binary.h) */
             uint32_t args_size;          /* bytes at args */
             uint32_t owned : 1;          /* args is the task's own copy, freed when it is done */
             uint32_t timeout_ms : 31;    /* the launch's timeout, rounded up; 0 = none */

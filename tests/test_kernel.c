@@ -687,6 +687,60 @@ TEST(an_unloaded_binary_stays_loaded_until_its_queued_launches_have_run)
     CHECK_OK(aclrtDestroyStream(s));
 }
 
+/* Launchers racing an unload: every launch either is queued (and runs) or is refused. */
+#define RACE_LAUNCHERS 2
+#define RACE_MAX_LAUNCHES 20000
+static aclrtFuncHandle race_count;
+static aclrtStream race_streams[RACE_LAUNCHERS];
+static atomic_int race_ran, race_accepted, race_refused_badly;
+
+static void *race_launcher(void *arg)
+{
+    intptr_t i = (intptr_t)arg;
+    aclrtSetCurrentContext(main_ctx);
+    struct {
+        atomic_int *n;
+    } ca = {&race_ran};
+    for (int k = 0; k < RACE_MAX_LAUNCHES; k++) {
+        aclError rc = launch(race_count, 1, race_streams[i], &ca, sizeof ca);
+        if (rc == ACL_ERROR_RT_INVALID_HANDLE)
+            break; /* unloaded */
+        if (rc != ACL_SUCCESS) {
+            atomic_fetch_add(&race_refused_badly, 1);
+            break;
+        }
+        atomic_fetch_add(&race_accepted, 1);
+    }
+    aclGetRecentErrMsg();
+    return NULL;
+}
+
+TEST(launches_racing_an_unload_are_queued_and_run_or_refused)
+{
+    aclrtBinHandle bin = load();
+    race_count = function(bin, "count_runs");
+    atomic_store(&race_ran, 0);
+    atomic_store(&race_accepted, 0);
+    atomic_store(&race_refused_badly, 0);
+    pthread_t t[RACE_LAUNCHERS];
+    for (intptr_t i = 0; i < RACE_LAUNCHERS; i++) {
+        CHECK_OK(aclrtCreateStream(&race_streams[i]));
+        CHECK_EQ(0, pthread_create(&t[i], NULL, race_launcher, (void *)i));
+    }
+    while (atomic_load(&race_accepted) < 100) /* the launchers are under way */
+        sched_yield();
+    CHECK_OK(aclrtBinaryUnLoad(bin));
+    for (int i = 0; i < RACE_LAUNCHERS; i++)
+        pthread_join(t[i], NULL);
+    for (int i = 0; i < RACE_LAUNCHERS; i++) {
+        CHECK_OK(aclrtSynchronizeStream(race_streams[i]));
+        CHECK_OK(aclrtDestroyStream(race_streams[i]));
+    }
+    CHECK_EQ(0, atomic_load(&race_refused_badly));
+    CHECK_EQ(atomic_load(&race_accepted), atomic_load(&race_ran)); /* every queued launch ran, once */
+    CHECK(!kernels_library_loaded());                              /* and the library closed after them */
+}
+
 TEST(a_discarded_launch_gives_its_binary_back)
 {
     aclrtBinHandle bin = load();
@@ -902,6 +956,7 @@ int main(void)
     RUN_CASE(a_failing_block_fails_the_task_with_its_function_and_args_in_the_exception);
     RUN_CASE(a_kernel_that_outruns_its_launch_timeout_fails_its_task);
     RUN_CASE(an_unloaded_binary_stays_loaded_until_its_queued_launches_have_run);
+    RUN_CASE(launches_racing_an_unload_are_queued_and_run_or_refused);
     RUN_CASE(a_discarded_launch_gives_its_binary_back);
     RUN_CASE(stale_garbage_and_wrong_kind_handles_get_error_codes);
     RUN_CASE(a_missing_file_bytes_that_are_not_a_binary_and_unknown_kernels_get_the_runtimes_code);

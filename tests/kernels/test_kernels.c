@@ -155,3 +155,16 @@ aclError bump_counter(uint32_t blockIdx, uint32_t numBlocks, void *args)
     *((const struct counter_args *)args)->out = ++loads_counter;
     return ACL_SUCCESS;
 }
+
+/* Adds 1 to *n per block: counts the blocks that ran. */
+struct count_args {
+    atomic_int *n;
+};
+
+aclError count_runs(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    (void)blockIdx;
+    (void)numBlocks;
+    atomic_fetch_add(((const struct count_args *)args)->n, 1);
+    return ACL_SUCCESS;
+}
