@@ -42,6 +42,7 @@
 #include "stream.h"
 #include "value.h"
 #include "allocator.h"
+#include "binary.h"
 #include "backend_registry.h"
 #include "runtime_start.h"
 
@@ -68,6 +69,7 @@ static void aclrt_orphan_reset_locks(void)
     pthread_mutex_init(&aclrt_device_state_hooks.lock, NULL);
     pthread_mutex_init(&aclrt_physmem.lock, NULL);
     pthread_rwlock_init(&aclrt_mem.lock, NULL);
+    pthread_mutex_init(&aclrt_kernels_lock, NULL);
 }
 
 /* Free the notes of a keyless list without waking anyone (the streams they name are abandoned too). */
@@ -128,8 +130,10 @@ static void aclrt_runtime_stop_locked(void)
     /* What aclInit configured ends here, whether or not the runtime started. */
     aclrt_rt.config_loaded = false;
     atomic_store_explicit(&aclrt_errmsg_process_scope, false, memory_order_relaxed);
-    if (!aclrt_runtime_started())
+    if (!aclrt_runtime_started()) {
+        aclrt_binary_release_all();
         return;
+    }
     bool orphaned = aclrt_runtime_orphaned();
     if (orphaned)
         aclrt_orphan_reset_locks();
@@ -191,6 +195,7 @@ static void aclrt_runtime_stop_locked(void)
     aclrt_hcom_clear();
     aclrt_allocator_clear();
     aclrt_mem_release_all();
+    aclrt_binary_release_all(); /* after the streams: no launch holds a binary any more */
     aclrt_report_finalize();
     aclrt_hook_clear(&aclrt_exception_hooks);
     aclrt_hook_clear(&aclrt_stream_state_hooks);
