@@ -37,7 +37,13 @@ BUILD := build
 WARN := -Wall -Wextra -Wshadow -Wno-unused-function
 CSTD := -std=c11
 CXXSTD := -std=c++17
-LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm
+LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm -ldl
+
+# Kernels the tests load as binaries (tests/kernels/*.c -> build/kernels/lib*.so); the tests find them
+# through their absolute directory, compiled in, from any working directory.
+KERNEL_DIR := $(abspath $(BUILD))/kernels
+TEST_KERNELS := $(patsubst tests/kernels/%.c,$(BUILD)/kernels/lib%.so,$(wildcard tests/kernels/*.c))
+KERNEL_FLAGS := -DACLRT_TEST_KERNEL_DIR='"$(KERNEL_DIR)"'
 
 # Build variants of the test suite.
 VARIANTS := release tsan asan dist external cuda
@@ -141,8 +147,8 @@ $(BUILD)/$(1)/impl.o: $(or $(IMPL_SRC_$(1)),tests/impl.c) $(SOURCES) $(if $(filt
 	@mkdir -p $$(@D)
 	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $(IMPL_DEFS_$(1)) -c $$< -o $$@
 
-$(BUILD)/$(1)/%: tests/%.c $(wildcard tests/*.h) $(BUILD)/$(1)/impl.o
-	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $$< $(BUILD)/$(1)/impl.o -o $$@ $(LIBS) -lm
+$(BUILD)/$(1)/%: tests/%.c $(wildcard tests/*.h) $(BUILD)/$(1)/impl.o $(TEST_KERNELS)
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $(KERNEL_FLAGS) $$< $(BUILD)/$(1)/impl.o -o $$@ $(LIBS) -lm
 
 test-$(1): $(addprefix $(BUILD)/$(1)/,$(or $(TESTS_$(1)),$(TESTS)))
 	@echo "== $(1) =="
@@ -154,6 +160,11 @@ $(foreach v,$(sort $(VARIANTS) $(CUDA_VARIANTS) gpu),$(eval $(call variant_rules
 $(BUILD)/%/libcuda_fake.so: tests/cuda_fake/fake_cuda.c
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$*) -fPIC -shared -fvisibility=hidden $< -o $@ -lpthread
+
+# The test kernels: plain shared objects (not instrumented), one build for every variant.
+$(BUILD)/kernels/lib%.so: tests/kernels/%.c aclrt.h
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror -O2 -fPIC -shared -I. $< -o $@
 
 # A C++17 ACL-style program builds unchanged against acl/acl.h.
 $(BUILD)/release/cpp_program: tests/cpp_program.cpp $(BUILD)/release/impl.o $(SOURCES)
@@ -244,15 +255,37 @@ check-layering:
 	python3 scripts/check_layering.py
 
 # ---------------------------------------------------------------------------
-examples: $(addprefix $(BUILD)/examples/,$(EXAMPLES))
+# examples/vector_add: main.c loads the binary of the backend in use: the host kernel built as a
+# shared object, or (cuda) the .cu kernel compiled to a fatbin, when nvcc is installed (built
+# here, run only on a machine with a GPU and a cuda backend).
+NVCC ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/cuda/bin/nvcc))
+VECTOR_ADD_DIR := $(BUILD)/examples/vector_add
+VECTOR_ADD := $(VECTOR_ADD_DIR)/vector_add $(VECTOR_ADD_DIR)/libvector_add.so \
+              $(if $(NVCC),$(VECTOR_ADD_DIR)/vector_add.fatbin)
+
+examples: $(addprefix $(BUILD)/examples/,$(EXAMPLES)) $(VECTOR_ADD)
 
 $(BUILD)/examples/%: examples/%.c $(BUILD)/release/impl.o
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) -Werror -O2 -I. $< $(BUILD)/release/impl.o -o $@ $(LIBS) -lm
 
+$(VECTOR_ADD_DIR)/vector_add: examples/vector_add/main.c $(BUILD)/release/impl.o
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror -O2 -I. -DVECTOR_ADD_DIR='"$(abspath $(VECTOR_ADD_DIR))"' $< \
+	  $(BUILD)/release/impl.o -o $@ $(LIBS) -lm
+
+$(VECTOR_ADD_DIR)/libvector_add.so: examples/vector_add/vector_add_host.c aclrt.h
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror -O2 -fPIC -shared -I. $< -o $@
+
+$(VECTOR_ADD_DIR)/vector_add.fatbin: examples/vector_add/vector_add.cu
+	@mkdir -p $(@D)
+	$(NVCC) --fatbin $< -o $@
+
 run-examples: examples
 	@echo "== examples =="
 	@for e in $(EXAMPLES); do echo "-- $$e"; ./$(BUILD)/examples/$$e || exit 1; done
+	@echo "-- vector_add"; ./$(VECTOR_ADD_DIR)/vector_add
 
 # ---------------------------------------------------------------------------
 test: deps check check-layering $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install test-pip-install \
@@ -284,9 +317,9 @@ SOAK_IN_TEST ?= 1
 SOAK_TEST_SECONDS ?= 5
 
 define soak_rules
-$(BUILD)/$(1)/soak: $(SOAK_SOURCES) tests/soak/soak.h $(BUILD)/$(1)/impl.o
+$(BUILD)/$(1)/soak: $(SOAK_SOURCES) tests/soak/soak.h $(BUILD)/$(1)/impl.o $(TEST_KERNELS)
 	@mkdir -p $$(@D)
-	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $(SOAK_SOURCES) $(BUILD)/$(1)/impl.o -o $$@ $(LIBS) -lm
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $(KERNEL_FLAGS) $(SOAK_SOURCES) $(BUILD)/$(1)/impl.o -o $$@ $(LIBS) -lm
 endef
 $(foreach v,$(SOAK_VARIANTS),$(eval $(call soak_rules,$(v))))
 
@@ -344,9 +377,10 @@ acl$(PY_EXT): $(PY_MODULE)
 	cp $< $@
 
 # unittest, run from python/build so that `import acl` is the module just built.
-test-python: python
+test-python: python $(TEST_KERNELS)
 	@echo "== python (acl module) =="
-	@cd $(PY_BUILD) && $(PYTHON) -m unittest discover -s $(CURDIR)/tests/python -t $(CURDIR)/tests/python
+	@cd $(PY_BUILD) && ACLRT_TEST_KERNEL_DIR=$(KERNEL_DIR) $(PYTHON) -m unittest discover -s $(CURDIR)/tests/python \
+	  -t $(CURDIR)/tests/python
 
 install-python: $(PY_MODULE)
 	install -D -m 755 $(PY_MODULE) $(DESTDIR)$(PYTHON_SITE)/acl$(PY_EXT)

@@ -1260,6 +1260,144 @@ ACLRT_API aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, a
 ACLRT_API aclError aclrtResetOverflowStatus(aclrtStream stream);
 
 /* ========================================================================
+ * Kernels: binaries, functions, arguments, launches (acl_rt.h)
+ *
+ * A binary is loaded from a file or from memory and gives functions by
+ * name; a launch runs a function on `numBlocks` blocks, in stream order, as
+ * one task. On the host backend a binary is a shared object and a function
+ * is a symbol it exports with the host-kernel signature (aclrtxHostKernel
+ * below): `aclError name(uint32_t blockIdx, uint32_t numBlocks, void *args)`,
+ * called once per block, blocks in parallel; `args` points to the packed
+ * argument buffer. The arguments come three ways: aclrtLaunchKernel(V2)
+ * passes a buffer of device memory the kernel reads when it runs;
+ * aclrtLaunchKernelWithHostArgs copies a host buffer at the launch;
+ * aclrtLaunchKernelWithConfig copies what an args handle holds (parameters
+ * appended in order, each at its natural alignment up to 8 bytes, then the
+ * placeholder data). A non-zero return of a block fails the task like a
+ * device kernel fault. An unloaded binary stays loaded until the launches
+ * already queued from it have run. docs/SEMANTICS.md (Kernels) has the rest.
+ * ======================================================================== */
+typedef void *aclrtBinHandle;
+typedef void *aclrtArgsHandle;
+typedef void *aclrtParamHandle;
+/* aclrtFuncHandle: with the error details above. */
+
+#define ACL_RT_BINARY_MAGIC_ELF_AICORE 0x43554245U
+#define ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE 0x41415246U
+#define ACL_RT_BINARY_MAGIC_ELF_CUBE_CORE 0x41494343U
+
+typedef enum aclrtBinaryLoadOptionType {
+    ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD = 1,
+    ACL_RT_BINARY_LOAD_OPT_LAZY_MAGIC = 2,
+    ACL_RT_BINARY_LOAD_OPT_MAGIC = 2,
+    ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE = 3,
+} aclrtBinaryLoadOptionType;
+
+typedef union aclrtBinaryLoadOptionValue {
+    uint32_t isLazyLoad;
+    uint32_t magic;
+    int32_t cpuKernelMode;
+    uint32_t rsv[4];
+} aclrtBinaryLoadOptionValue;
+
+typedef struct {
+    aclrtBinaryLoadOptionType type;
+    aclrtBinaryLoadOptionValue value;
+} aclrtBinaryLoadOption;
+
+typedef struct aclrtBinaryLoadOptions {
+    aclrtBinaryLoadOption *options;
+    size_t numOpt;
+} aclrtBinaryLoadOptions;
+
+typedef enum {
+    ACL_RT_ENGINE_TYPE_AIC = 0,
+    ACL_RT_ENGINE_TYPE_AIV,
+} aclrtEngineType;
+
+typedef enum aclrtLaunchKernelAttrId {
+    ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE = 1,
+    ACL_RT_LAUNCH_KERNEL_ATTR_LOCAL_MEMORY_SIZE ACL_DEPRECATED_MESSAGE(
+        "Use ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE instead") = 2,
+    ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE = 2,
+    ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE = 3,
+    ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET = 4,
+    ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH = 5,
+    ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP = 6,
+    ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT = 7,
+    /* ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT and ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US cannot be carried at the same time */
+    ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US = 8,
+    ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING = 9,
+} aclrtLaunchKernelAttrId;
+
+typedef struct {
+    uint32_t timeoutLow;  /* low 32 bits */
+    uint32_t timeoutHigh; /* high 32 bits */
+} aclrtTimeoutUs;
+
+typedef union aclrtLaunchKernelAttrValue {
+    uint8_t schemMode;
+    ACL_DEPRECATED_MESSAGE("Use dynUbufSize instead")
+    uint32_t localMemorySize; /* deprecated: dynUBufSize */
+    uint32_t dynUBufSize;
+    aclrtEngineType engineType;
+    uint32_t blockDimOffset;
+    uint8_t isBlockTaskPrefetch;
+    uint8_t isDataDump;
+    uint16_t timeout;         /* seconds */
+    aclrtTimeoutUs timeoutUs; /* microseconds */
+    uint8_t enableProfiling;  /* 0: disable, 1: enable */
+    uint32_t rsv[4];
+} aclrtLaunchKernelAttrValue;
+
+typedef struct aclrtLaunchKernelAttr {
+    aclrtLaunchKernelAttrId id;
+    aclrtLaunchKernelAttrValue value;
+} aclrtLaunchKernelAttr;
+
+typedef struct aclrtLaunchKernelCfg {
+    aclrtLaunchKernelAttr *attrs;
+    size_t numAttrs;
+} aclrtLaunchKernelCfg;
+
+typedef struct {
+    uint32_t addrOffset;
+    uint32_t dataOffset;
+} aclrtPlaceHolderInfo;
+
+ACLRT_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options,
+                                           aclrtBinHandle *binHandle);
+ACLRT_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
+                                           aclrtBinHandle *binHandle);
+ACLRT_API aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName,
+                                          aclrtFuncHandle *funcHandle);
+ACLRT_API aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle);
+ACLRT_API aclError aclrtBinaryGetDevAddress(const aclrtBinHandle binHandle, void **binAddr, size_t *binSize);
+ACLRT_API aclError aclrtBinaryGetGlobal(aclrtBinHandle binHandle, const char *name, void **dptr, size_t *size);
+ACLRT_API aclError aclrtGetFunctionName(aclrtFuncHandle funcHandle, uint32_t maxLen, char *name);
+ACLRT_API aclError aclrtGetFunctionAddr(aclrtFuncHandle funcHandle, void **aicAddr, void **aivAddr);
+ACLRT_API aclError aclrtGetFunctionSize(aclrtFuncHandle funcHandle, size_t *aicSize, size_t *aivSize);
+ACLRT_API aclError aclrtFunctionGetBinary(const aclrtFuncHandle funcHandle, aclrtBinHandle *binHandle);
+ACLRT_API aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHandle *argsHandle);
+ACLRT_API aclError aclrtKernelArgsAppend(aclrtArgsHandle argsHandle, void *param, size_t paramSize,
+                                         aclrtParamHandle *paramHandle);
+ACLRT_API aclError aclrtKernelArgsAppendPlaceHolder(aclrtArgsHandle argsHandle, aclrtParamHandle *paramHandle);
+ACLRT_API aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle,
+                                                       size_t dataSize, void **bufferAddr);
+ACLRT_API aclError aclrtKernelArgsParaUpdate(aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle, void *param,
+                                             size_t paramSize);
+ACLRT_API aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle);
+ACLRT_API aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
+                                     size_t argsSize, aclrtStream stream);
+ACLRT_API aclError aclrtLaunchKernelV2(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
+                                       size_t argsSize, aclrtLaunchKernelCfg *cfg, aclrtStream stream);
+ACLRT_API aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream,
+                                               aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle, void *reserve);
+ACLRT_API aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream,
+                                                 aclrtLaunchKernelCfg *cfg, void *hostArgs, size_t argsSize,
+                                                 aclrtPlaceHolderInfo *placeHolderArray, size_t placeHolderNum);
+
+/* ========================================================================
  * aclrtx: extensions beyond the ACL API (not part of the real runtime)
  * ======================================================================== */
 
@@ -1386,7 +1524,7 @@ ACLRT_API aclError aclrtxLaunchHcomTaskList(const void *bytes, size_t size);
 #if defined(ACLRT_IMPLEMENTATION) && !defined(ACLRT_IMPLEMENTATION_DONE)
 #define ACLRT_IMPLEMENTATION_DONE
 #ifdef __cplusplus
-#error "aclrt: the implementation is C11 (Concurrency Kit's ck_ring.h is not valid C++). Put '#define ACLRT_IMPLEMENTATION' + '#include \"aclrt.h\"' in a .c file and compile it as C; C++ files include aclrt.h (or acl/acl.h) without ACLRT_IMPLEMENTATION."
+#error "aclrt: the implementation is C11 (its shared state is C11 _Atomic objects, which C++ does not accept). Put '#define ACLRT_IMPLEMENTATION' + '#include \"aclrt.h\"' in a .c file and compile it as C; C++ files include aclrt.h (or acl/acl.h) without ACLRT_IMPLEMENTATION."
 #endif
 #include "impl/aclrt_impl.h" /* the core */
 #include "backends/host.h"    /* the backends built in */

@@ -1,7 +1,7 @@
 """Builds the `acl` extension module from python/*.c against aclrt.h (see pyproject.toml).
 
 One file of the module, python/impl.c, compiles the aclrt implementation; the
-module links Concurrency Kit, liburcu, pthreads and libm, and exports only
+module links Concurrency Kit, liburcu, pthreads, libm and libdl, and exports only
 PyInit_acl. Intermediate files go to build/setuptools, beside the Makefile's
 own build directories.
 """
@@ -19,7 +19,7 @@ acl = Extension(
     sources=sorted(os.path.relpath(p, HERE) for p in glob.glob(os.path.join(HERE, "python", "*.c"))),
     include_dirs=[".", "python"],
     depends=sorted(glob.glob("aclrt.h") + glob.glob("impl/*.h") + glob.glob("backends/*.h") + glob.glob("python/*.h")),
-    libraries=["ck", "urcu-cds", "urcu-bp", "urcu-common", "pthread", "m"],
+    libraries=["ck", "urcu-cds", "urcu-bp", "urcu-common", "pthread", "m", "dl"],
     extra_compile_args=["-std=c11", "-fvisibility=hidden"],
 )
 

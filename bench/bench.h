@@ -298,6 +298,8 @@ void case_query_event_status(const struct rt *rt);
 void case_record_event(const struct rt *rt);
 void case_sync_finished_stream(const struct rt *rt);
 void case_launch_host_func(const struct rt *rt);
+void case_launch_kernel(const struct rt *rt);
+void case_launch_kernel_args(const struct rt *rt);
 void case_launch_host_kernel(const struct rt *rt);
 
 /* cases_latency.c: across threads */

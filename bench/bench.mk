@@ -9,7 +9,8 @@
 #
 # The harness is built with -O2 against this source tree: one implementation
 # unit (bench/aclrt_impl.c: ACLRT_IMPLEMENTATION + aclrt.h) compiled as C11,
-# linked with -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm. Binaries go to $(BUILD)/bench/.
+# linked with -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm -ldl. Binaries go to $(BUILD)/bench/,
+# with the kernel binary of the launch_kernel cases (bench/kernels/nop.c -> libbench_kernel.so).
 
 BUILD ?= build
 BENCH_OUT ?= bench/results
@@ -20,7 +21,10 @@ BENCH_OBJS := $(patsubst bench/%.c,$(BENCH_BUILD)/%.o,$(BENCH_SRCS))
 BENCH_IMPL_OBJ := $(BENCH_BUILD)/aclrt_impl.o
 BENCH_ACLRT_SOURCES := aclrt.h $(wildcard acl/*.h acl/*/*.h impl/*.h backends/*.h)
 BENCH_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wshadow -Wno-unused-function -I. -Ibench
-BENCH_LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm
+BENCH_LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm -ldl
+# The binary the launch_kernel cases load (bench/kernels/nop.c), by its absolute path.
+BENCH_KERNEL := $(BENCH_BUILD)/libbench_kernel.so
+BENCH_KERNEL_FLAG := -DBENCH_KERNEL_PATH='"$(abspath $(BENCH_KERNEL))"'
 BENCH_QUICK_FLAG := $(if $(filter 1 yes true,$(QUICK)),--quick)
 BENCH_GIT = $(shell git rev-parse --short HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo +changes)
 
@@ -34,10 +38,14 @@ $(BENCH_IMPL_OBJ): bench/aclrt_impl.c $(BENCH_ACLRT_SOURCES) bench/bench.mk
 
 $(BENCH_BUILD)/%.o: bench/%.c $(wildcard bench/*.h) aclrt.h bench/bench.mk
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -DBENCH_CFLAGS='"$(BENCH_CFLAGS)"' -c $< -o $@
+	$(CC) $(BENCH_CFLAGS) $(BENCH_KERNEL_FLAG) -DBENCH_CFLAGS='"$(BENCH_CFLAGS)"' -c $< -o $@
 
-$(BENCH_BIN): $(BENCH_OBJS) $(BENCH_IMPL_OBJ)
-	$(CC) $(BENCH_CFLAGS) $^ -o $@ $(BENCH_LIBS)
+$(BENCH_KERNEL): bench/kernels/nop.c aclrt.h bench/bench.mk
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -fPIC -shared $< -o $@
+
+$(BENCH_BIN): $(BENCH_OBJS) $(BENCH_IMPL_OBJ) | $(BENCH_KERNEL)
+	$(CC) $(BENCH_CFLAGS) $(BENCH_OBJS) $(BENCH_IMPL_OBJ) -o $@ $(BENCH_LIBS)
 
 bench-run: $(BENCH_BIN)
 	@mkdir -p $(BENCH_OUT)

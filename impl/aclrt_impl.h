@@ -51,6 +51,9 @@
 #include "hcom.h"      /* HCOM group record/wait tasks (aclrtx) */
 #include "overflow.h"  /* overflow detection: saturation mode, overflow switch and status */
 #include "launch.h"    /* host functions and host kernels */
+#include "binary.h"    /* kernel binaries and their functions: load, look up, unload */
+#include "kernel_args.h" /* a function's argument builder (aclrtKernelArgs*) */
+#include "kernel_launch.h" /* launching a binary's functions (aclrtLaunchKernel*) */
 #include "exec.h"      /* running a stream's tasks: the entry points backends call */
 #include "external.h"  /* external tasks (aclrtx): an embedder's work in a stream */
 #include "error_detail.h" /* hardware fault details, the kernel behind an exception */

@@ -11,7 +11,10 @@
  *   - The exception-info getters answer for a failing host kernel (the
  *     CPU's stand-in for an AI Core kernel): its args pointer, and as the
  *     function handle the kernel function itself. The args are one pointer
- *     whose target's size aclrt does not know: the length is 0. Any other
+ *     whose target's size aclrt does not know: the length is 0. For a
+ *     failing function of a loaded binary (kernel_launch.h): the args it
+ *     ran with and their size, and the aclrtFuncHandle it was launched
+ *     with. Any other
  *     failing task has no kernel: ACL_ERROR_INVALID_EXCEPTION_INFO for the
  *     args, ACL_ERROR_RT_PARAM_INVALID (and a NULL handle) for the function,
  *     the runtime's codes for an exception that is not a kernel's.
@@ -53,7 +56,8 @@ ACLRT_API aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info,
                           "the failing task (task %u of stream %u) is not a kernel: it has no args", info->taskid,
                           info->streamid);
     *devArgsPtr = info->kernel_args;
-    *devArgsLen = 0; /* a host kernel's args are a pointer to memory of a size aclrt does not know */
+    /* A binary's function: the bytes of its args; a host kernel's are a pointer to memory of unknown size. */
+    *devArgsLen = info->kernel_handle != NULL ? info->kernel_args_size : 0;
     return ACL_SUCCESS;
 }
 
@@ -69,6 +73,10 @@ ACLRT_API aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo 
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "the failing task (task %u of stream %u) is not a kernel: it has no function handle",
                           info->taskid, info->streamid);
+    if (info->kernel_handle != NULL) { /* a binary's function: the handle it was launched with */
+        *func = info->kernel_handle;
+        return ACL_SUCCESS;
+    }
     /* The handle of a host kernel is its function (POSIX: function and object pointers convert). */
     aclrtxHostKernel fn = info->kernel_fn;
     memcpy(func, &fn, sizeof *func);

@@ -16,9 +16,10 @@
  *     aclrtGetThreadLastTaskId returned to the thread that submitted it),
  *     stream id = aclrtStreamGetId, thread id = the submitting thread's
  *     kernel thread id (gettid), device id, and the error code.
- *   - For a failing host kernel the info also carries its function and
- *     args (error_detail.h hands them out), when the thread reporting it is
- *     the one that ran it (a task of the stream it runs).
+ *   - For a failing kernel (a host kernel, or a binary's function) the info
+ *     also carries its function and args (error_detail.h hands them out),
+ *     when the thread reporting it is the one that ran it (a task of the
+ *     stream it runs).
  */
 #ifndef ACLRT_IMPL_EXCEPTION_H
 #define ACLRT_IMPL_EXCEPTION_H
@@ -36,9 +37,11 @@ struct rtExceptionInfo {
     uint32_t tid;
     uint32_t deviceid;
     uint32_t retcode;
-    /* The failing task, when it was a host kernel (kernel_fn NULL otherwise). */
+    /* The failing task, when it was a kernel (kernel_fn NULL otherwise). */
     aclrtxHostKernel kernel_fn;
     void *kernel_args;
+    void *kernel_handle;        /* a binary's function: its aclrtFuncHandle (NULL: a host kernel) */
+    uint32_t kernel_args_size;  /* a binary's function: bytes at kernel_args */
 };
 
 #define ACLRT_EXCEPTION_INFO_NONE 0xFFFFFFFFu /* what the getters return for NULL info */
@@ -69,12 +72,18 @@ ACLRT_INTERNAL void aclrt_exception_report(struct aclrt_stream *s, uint32_t tid,
         .retcode = (uint32_t)code,
         .kernel_fn = NULL,
         .kernel_args = NULL,
+        .kernel_handle = NULL,
+        .kernel_args_size = 0,
     };
     /* The failing task is the one s->current holds when the reporter is the thread running s. */
     if (aclrt_running_stream() == s && s->has_current && s->issued == number &&
-        s->current.kind->id == ACLRT_TASK_HOST_KERNEL) {
+        (s->current.kind->id == ACLRT_TASK_HOST_KERNEL || s->current.kind->id == ACLRT_TASK_KERNEL)) {
         info.kernel_fn = s->current.u.kernel.fn;
         info.kernel_args = s->current.u.kernel.args;
+        if (s->current.kind->id == ACLRT_TASK_KERNEL) {
+            info.kernel_handle = s->current.u.kernel.handle;
+            info.kernel_args_size = s->current.u.kernel.args_size;
+        }
     }
     if (slot != NULL)
         slot(&info);

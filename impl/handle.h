@@ -45,6 +45,10 @@ enum aclrt_kind {
     ACLRT_KIND_EVENT = 3,
     ACLRT_KIND_NOTIFY = 4,
     ACLRT_KIND_CNT_NOTIFY = 5,
+    ACLRT_KIND_BINARY = 6,   /* binary.h */
+    ACLRT_KIND_FUNCTION = 7, /* binary.h */
+    ACLRT_KIND_ARGS = 8,     /* kernel_args.h */
+    ACLRT_KIND_PARAM = 9,    /* kernel_args.h: a parameter of an args handle (no table of its own) */
 };
 
 /* Every object struct starts with this header. */

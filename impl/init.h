@@ -37,10 +37,12 @@
 #include "hcom.h"
 #include "memory.h"
 #include "notify.h"
+#include "physmem.h"
 #include "runtime.h"
 #include "stream.h"
 #include "value.h"
 #include "allocator.h"
+#include "binary.h"
 #include "backend_registry.h"
 #include "runtime_start.h"
 
@@ -63,7 +65,11 @@ static void aclrt_orphan_reset_locks(void)
     pthread_mutex_init(&aclrt_allocator_regs.lock, NULL);
     pthread_mutex_init(&aclrt_hcom_groups.lock, NULL);
     pthread_mutex_init(&aclrt_exception_hooks.lock, NULL);
+    pthread_mutex_init(&aclrt_stream_state_hooks.lock, NULL);
+    pthread_mutex_init(&aclrt_device_state_hooks.lock, NULL);
+    pthread_mutex_init(&aclrt_physmem.lock, NULL);
     pthread_rwlock_init(&aclrt_mem.lock, NULL);
+    pthread_mutex_init(&aclrt_kernels_lock, NULL);
 }
 
 /* Free the notes of a keyless list without waking anyone (the streams they name are abandoned too). */
@@ -94,6 +100,7 @@ static void aclrt_orphan_stream_free(struct aclrt_stream *s)
     aclrt_orphan_free_notes(aclrt_park_list_take(&s->waiters));
     if (aclrt_rt.backend->stream_destroy != NULL)
         aclrt_rt.backend->stream_destroy(s);
+    aclrt_ring_forget(&s->ring);
     aclrt_table_free(&aclrt_streams, &s->hdr);
 }
 
@@ -123,8 +130,10 @@ static void aclrt_runtime_stop_locked(void)
     /* What aclInit configured ends here, whether or not the runtime started. */
     aclrt_rt.config_loaded = false;
     atomic_store_explicit(&aclrt_errmsg_process_scope, false, memory_order_relaxed);
-    if (!aclrt_runtime_started())
+    if (!aclrt_runtime_started()) {
+        aclrt_binary_release_all();
         return;
+    }
     bool orphaned = aclrt_runtime_orphaned();
     if (orphaned)
         aclrt_orphan_reset_locks();
@@ -133,6 +142,8 @@ static void aclrt_runtime_stop_locked(void)
     {
         if (!(atomic_load_explicit(&e->hdr.generation, memory_order_acquire) & 1u))
             continue;
+        if (orphaned) /* a writer of the parent may have been inside at the fork: it never leaves */
+            atomic_fetch_and_explicit(&e->seq, ~1u, memory_order_relaxed);
         uint32_t odd = aclrt_event_write_begin(e);
         aclrt_table_retire(&e->hdr);
         aclrt_event_write_end(e, odd);
@@ -184,6 +195,7 @@ static void aclrt_runtime_stop_locked(void)
     aclrt_hcom_clear();
     aclrt_allocator_clear();
     aclrt_mem_release_all();
+    aclrt_binary_release_all(); /* after the streams: no launch holds a binary any more */
     aclrt_report_finalize();
     aclrt_hook_clear(&aclrt_exception_hooks);
     aclrt_hook_clear(&aclrt_stream_state_hooks);

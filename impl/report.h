@@ -356,10 +356,26 @@ static void aclrt_report_drop_queued(struct aclrt_registry_node *node, void *dat
         aclrt_report_drop(item);
 }
 
+/*
+ * A forked child's queue: an executor of the parent may have been half-way
+ * through an enqueue at the fork (the tail swapped, the link not yet
+ * stored), or the parent's report thread inside a dequeue (the queue's
+ * mutex held): a drain would wait for ever. The queue starts afresh; what
+ * was queued is abandoned (its callbacks' streams are abandoned too).
+ */
+static void aclrt_report_forget_queued(struct aclrt_registry_node *node, void *data)
+{
+    (void)data;
+    struct aclrt_report_thread *t = caa_container_of(node, struct aclrt_report_thread, reg);
+    cds_wfcq_init(&t->head, &t->tail);
+    atomic_store_explicit(&t->taken, aclrt_seq_read(&t->posted), memory_order_relaxed);
+}
+
 static void aclrt_report_drop_all_queued(void)
 {
     aclrt_registry_lock(&aclrt_report_registry);
-    aclrt_registry_foreach_locked(&aclrt_report_registry, aclrt_report_drop_queued, NULL);
+    aclrt_registry_foreach_locked(&aclrt_report_registry,
+                                  aclrt_runtime_orphaned() ? aclrt_report_forget_queued : aclrt_report_drop_queued, NULL);
     aclrt_registry_unlock(&aclrt_report_registry);
 }
 

@@ -76,6 +76,8 @@
 #include "futex.h"
 #include "task.h"
 
+#include <sys/mman.h>
+
 /* The bytes of a record that carry its content: everything but the trailing padding. */
 #define ACLRT_RING_RECORD_BYTES 56
 _Static_assert(offsetof(struct aclrt_task, u) + sizeof(((struct aclrt_task *)0)->u) <= ACLRT_RING_RECORD_BYTES,
@@ -153,12 +155,29 @@ ACLRT_INLINE void aclrt_ring_prefetch_for_write(const struct aclrt_ring *r, cons
 }
 #endif
 
-/* (Re)initialise an empty ring whose next task is number `completed` + 1. */
+/*
+ * Ring memory is anonymous pages, zero until written: a ring costs address
+ * space at creation and memory only as launches touch it, and a freed
+ * stream's pages go back to the system (aclrt_ring_forget), zero again.
+ */
+static struct aclrt_ring_slot *aclrt_ring_map(uint32_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : (struct aclrt_ring_slot *)p;
+}
+
+/*
+ * (Re)initialise an empty ring whose next task is number `completed` + 1.
+ * Its slots are zero (fresh pages, or forgotten ones), and zero is "not
+ * committed" for every position of the first lap (seq == p + 1 means
+ * committed), but for the position 0xFFFFFFFF, whose slot says so itself.
+ */
 ACLRT_INTERNAL bool aclrt_ring_init(struct aclrt_ring *r, uint32_t bytes, uint64_t completed)
 {
     if (r->slots == NULL || r->capacity_bytes != bytes) {
-        free(r->slots);
-        r->slots = (struct aclrt_ring_slot *)aligned_alloc(ACLRT_CACHELINE, bytes);
+        if (r->slots != NULL)
+            munmap(r->slots, r->capacity_bytes);
+        r->slots = aclrt_ring_map(bytes);
         if (r->slots == NULL) {
             r->capacity_bytes = 0;
             return false;
@@ -169,9 +188,8 @@ ACLRT_INTERNAL bool aclrt_ring_init(struct aclrt_ring *r, uint32_t bytes, uint64
     uint32_t start = (uint32_t)completed;
     r->mask = n - 1;
     r->prefetchw = aclrt_ring_cpu_prefetchw();
-    /* Slot i is next used for the first position p >= start that maps to it; seq == p is "not committed". */
-    for (uint32_t i = 0; i < n; i++)
-        atomic_store_explicit(&r->slots[i].seq, start + ((i - start) & r->mask), memory_order_relaxed);
+    if ((uint32_t)(UINT32_MAX - start) < n) /* the first lap reaches 0xFFFFFFFF, whose "committed" is seq 0 */
+        atomic_store_explicit(&r->slots[UINT32_MAX & r->mask].seq, 1, memory_order_relaxed);
     atomic_store_explicit(&r->head, start, memory_order_relaxed);
     atomic_store_explicit(&r->freed_seen, start, memory_order_relaxed);
     atomic_store_explicit(&r->tail, start, memory_order_relaxed);
@@ -180,6 +198,13 @@ ACLRT_INTERNAL bool aclrt_ring_init(struct aclrt_ring *r, uint32_t bytes, uint64
     atomic_store_explicit(&r->room_waiters, 0, memory_order_relaxed);
     atomic_store_explicit(&r->room_sentinel, 0, memory_order_relaxed);
     return true;
+}
+
+/* The stream is freed: its ring's pages go back to the system and read zero when used again. */
+ACLRT_INTERNAL void aclrt_ring_forget(struct aclrt_ring *r)
+{
+    if (r->slots != NULL)
+        madvise(r->slots, r->capacity_bytes, MADV_DONTNEED);
 }
 
 /* How many tasks fit (the running one included). */
@@ -456,7 +481,8 @@ ACLRT_INLINE uint64_t aclrt_ring_extend(uint64_t base, unsigned int position)
 
 ACLRT_INTERNAL void aclrt_ring_release(struct aclrt_ring *r)
 {
-    free(r->slots);
+    if (r->slots != NULL)
+        munmap(r->slots, r->capacity_bytes);
     r->slots = NULL;
     r->capacity_bytes = 0;
 }

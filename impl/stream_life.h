@@ -108,6 +108,7 @@ ACLRT_INTERNAL void aclrt_stream_free(struct aclrt_stream *s)
     aclrt_park_list_wake(&s->waiters, aclrt_seq_read(&s->completed));
     if (aclrt_rt.backend->stream_destroy != NULL)
         aclrt_rt.backend->stream_destroy(s);
+    aclrt_ring_forget(&s->ring);
     aclrt_table_free(&aclrt_streams, &s->hdr);
 }
 

@@ -51,6 +51,7 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_RANDOM,            /* aclrtRandomNumAsync (builtin_task.h) */
     ACLRT_TASK_OVERFLOW_STATUS,   /* aclrtGetOverflowStatus: copy the overflow status (overflow.h) */
     ACLRT_TASK_OVERFLOW_RESET,    /* aclrtResetOverflowStatus */
+    ACLRT_TASK_KERNEL,            /* aclrtLaunchKernel*: a function of a loaded binary (kernel_launch.h) */
     ACLRT_TASK_KIND_COUNT
 };
 
@@ -79,6 +80,7 @@ struct aclrt_event_ref {
 
 struct aclrt_report_item;
 struct aclrt_random_job;
+struct aclrt_binary;
 
 struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
     const struct aclrt_task_kind *kind;
@@ -99,6 +101,12 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
         struct {
             aclrtxHostKernel fn;
             void *args;
+            /* ACLRT_TASK_KERNEL only (a host kernel leaves these unset): */
+            void *handle;                /* the aclrtFuncHandle launched (exception info) */
+            struct aclrt_binary *binary; /* counted in flight on it until the task is done (binary.h) */
+            uint32_t args_size;          /* bytes at args */
+            uint32_t owned : 1;          /* args is the task's own copy, freed when it is done */
+            uint32_t timeout_ms : 31;    /* the launch's timeout, rounded up; 0 = none */
         } kernel;
         struct {
             void *dst;

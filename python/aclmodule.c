@@ -6,7 +6,7 @@
  *                  the ACL constants (constants.c), __version__
  *   acl.rt         the runtime: device, context, stream (and its control),
  *                  event, notify, value ops, memory, host functions,
- *                  callbacks, exceptions (rt_*.c)
+ *                  kernels, callbacks, exceptions (rt_*.c)
  *   acl.rtx        the aclrtx extensions: host kernels (rtx.c), HCOM tasks
  *                  (rtx_hcom.c)
  *   acl.util       bytes and pointers, threads (util.c)
@@ -18,14 +18,15 @@
 
 /*
  * Every capability: init, devices and contexts, streams, stream control,
- * events, notifies, value ops, memory, launches, callbacks, exceptions, the
+ * events, notifies, value ops, memory, launches, kernels, callbacks, exceptions, the
  * aclrtx extensions and HCOM tasks, utilities. A new capability is one file
  * that defines a `struct pyacl_capability` and one line here (and its
  * declaration in pyacl.h); the Makefile compiles every .c file in python/.
  */
 static const struct pyacl_capability *const pyacl_capabilities[] = {
     &pyacl_cap_init,     &pyacl_cap_device,    &pyacl_cap_stream, &pyacl_cap_stream_control, &pyacl_cap_event,
-    &pyacl_cap_notify,   &pyacl_cap_value,     &pyacl_cap_memory, &pyacl_cap_launch,         &pyacl_cap_callback,
+    &pyacl_cap_notify,   &pyacl_cap_value,     &pyacl_cap_memory, &pyacl_cap_launch,         &pyacl_cap_kernel,
+    &pyacl_cap_callback,
     &pyacl_cap_exception, &pyacl_cap_rtx,      &pyacl_cap_hcom,   &pyacl_cap_allocator, &pyacl_cap_util,
 };
 
@@ -38,7 +39,7 @@ static const char *const pyacl_submodule_names[PYACL_SUBMODULE_COUNT] = {
 
 static const char *const pyacl_submodule_docs[PYACL_SUBMODULE_COUNT] = {
     [PYACL_RT] = "The AscendCL runtime (aclrt*): device, context, stream, event, notify, value ops, memory,\n"
-                 "host functions, callbacks, exceptions.\n"
+                 "host functions, kernels, callbacks, exceptions.\n"
                  "Every function returns its outputs first and the ACL error code `ret` last.",
     [PYACL_RTX] = "aclrt's extensions beyond the ACL API (aclrtx*): host kernels, HCOM group tasks, the backend.",
     [PYACL_UTIL] = "pyACL's helpers: Python bytes and buffers to pointers and back, threads.",

@@ -105,6 +105,7 @@ extern const struct pyacl_capability pyacl_cap_memory; /* rt_memory.c: memory */
 extern const struct pyacl_capability pyacl_cap_allocator; /* rt_allocator.c: custom memory allocators */
 extern const struct pyacl_capability pyacl_cap_stream_control; /* rt_stream_control.c: abort, stop */
 extern const struct pyacl_capability pyacl_cap_launch; /* rt_launch.c: host functions */
+extern const struct pyacl_capability pyacl_cap_kernel; /* rt_kernel.c: binaries, functions, args, launches */
 extern const struct pyacl_capability pyacl_cap_callback;  /* rt_callback.c: report callbacks, host-function threads */
 extern const struct pyacl_capability pyacl_cap_exception; /* rt_exception.c: exception callback, task ids */
 extern const struct pyacl_capability pyacl_cap_notify;    /* rt_notify.c: notifies, counting notifies */

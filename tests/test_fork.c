@@ -402,7 +402,15 @@ int main(void)
 {
     RUN(a_forked_child_gets_dev_setup_error_and_starts_over_after_finalize);
     RUN(a_child_forked_before_any_device_started_uses_the_runtime_as_it_is);
+#if !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+    /*
+     * Not in sanitizer builds: a fork while other threads allocate can leave
+     * the sanitizer runtime's own allocator lock held in the child, which then
+     * waits for ever at its next allocation (seen with GCC 12's ASan in a
+     * thread the child started). The release build runs it.
+     */
     RUN(children_forked_while_other_threads_use_the_runtime_finalize_and_start_over);
+#endif
     start();
     return check_report("fork");
 }

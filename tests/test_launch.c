@@ -149,6 +149,29 @@ TEST(a_ring_holds_its_capacity_and_takes_more_once_the_consumer_is_done_with_a_r
     aclrt_ring_release(&r);
 }
 
+TEST(a_fresh_ring_takes_nothing_even_where_zero_would_mean_committed)
+{
+    static struct aclrt_ring r;
+    struct aclrt_task out;
+    /* Fresh pages are zero; for position 0xFFFFFFFF, "committed" is a sequence number of 0. */
+    CHECK(aclrt_ring_init(&r, 16 * sizeof(struct aclrt_ring_slot), UINT32_MAX));
+    CHECK(!aclrt_ring_ready(&r));
+    CHECK(!aclrt_ring_take(&r, &out));
+    uint32_t p = 0;
+    struct aclrt_ring_slot *s = aclrt_ring_reserve(&r, &p);
+    CHECK(s != NULL);
+    CHECK_EQ(UINT32_MAX, p);
+    struct aclrt_task t = ring_record(5);
+    aclrt_ring_commit(s, p, &t, 1);
+    CHECK(aclrt_ring_pop(&r, &out));
+    CHECK_EQ(5, (uintptr_t)out.u.host_func.args);
+    /* Forgotten (a freed stream's), the ring reads empty again when a new life starts further on. */
+    aclrt_ring_forget(&r);
+    CHECK(aclrt_ring_init(&r, 16 * sizeof(struct aclrt_ring_slot), 3));
+    CHECK(!aclrt_ring_take(&r, &out));
+    aclrt_ring_release(&r);
+}
+
 /* ------------------------------------------------------------------------
  * Runtime threads: TASK_FULL instead of waiting
  * ------------------------------------------------------------------------ */
@@ -466,6 +489,7 @@ int main(void)
     } while (0)
     RUN_CASE(a_launch_commits_while_an_earlier_reservation_is_still_open);
     RUN_CASE(a_ring_holds_its_capacity_and_takes_more_once_the_consumer_is_done_with_a_record);
+    RUN_CASE(a_fresh_ring_takes_nothing_even_where_zero_would_mean_committed);
     RUN_CASE(host_functions_launching_into_each_others_full_streams_get_task_full_instead_of_deadlocking);
     RUN_CASE(a_task_launching_into_another_streams_full_ring_gets_task_full_at_once);
     RUN_CASE(many_threads_waiting_for_room_in_a_full_stream_all_get_in_in_order);

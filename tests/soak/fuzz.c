@@ -48,7 +48,7 @@
 #define SUBMIT P, H, CN, SC
 /* What a synchronize may report from work the fuzzer (or anyone on the device) queued earlier. */
 #define ASYNC SOAK_FAIL_CODE, ACL_ERROR_RT_TASK_TIMEOUT, ACL_ERROR_RT_STREAM_NO_CB_REG, ACL_ERROR_RT_STREAM_ABORT, \
-              ACL_ERROR_RT_TASK_ABORT_STOP
+              ACL_ERROR_RT_TASK_ABORT_STOP, ACL_ERROR_RT_AICORE_TIMEOUT /* a kernel launched with a short timeout */
 #define QUOTA ACL_ERROR_RT_NO_STREAM_RESOURCE, ACL_ERROR_RT_NO_EVENT_RESOURCE, ACL_ERROR_RT_NO_NOTIFY_RESOURCE
 
 #define FZ_BUF 256
@@ -103,6 +103,12 @@ static const char *const fz_functions[] = {
     "aclrtGetDeviceResLimit", "aclrtSetDeviceResLimit", "aclrtResetDeviceResLimit", "aclrtGetResInCurrentThread",
     "aclrtSetDeviceSatMode", "aclrtGetDeviceSatMode", "aclrtSetStreamOverflowSwitch", "aclrtGetStreamOverflowSwitch",
     "aclrtGetOverflowStatus", "aclrtResetOverflowStatus",
+    "aclrtBinaryLoadFromFile", "aclrtBinaryLoadFromData", "aclrtBinaryGetFunction", "aclrtBinaryUnLoad",
+    "aclrtBinaryGetDevAddress", "aclrtBinaryGetGlobal", "aclrtGetFunctionName", "aclrtGetFunctionAddr",
+    "aclrtGetFunctionSize", "aclrtFunctionGetBinary", "aclrtKernelArgsInit", "aclrtKernelArgsAppend",
+    "aclrtKernelArgsAppendPlaceHolder", "aclrtKernelArgsGetPlaceHolderBuffer", "aclrtKernelArgsParaUpdate",
+    "aclrtKernelArgsFinalize", "aclrtLaunchKernel", "aclrtLaunchKernelV2", "aclrtLaunchKernelWithConfig",
+    "aclrtLaunchKernelWithHostArgs",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -166,6 +172,7 @@ struct fz {
     unsigned char sync_a[FZ_BUF], sync_b[FZ_BUF];
     uint64_t *word;                   /* aclrtMalloc memory: value ops */
     unsigned char *task_mem;          /* aclrtMalloc memory the built-in tasks write (never freed in the run) */
+    int32_t *kernel_mem;              /* aclrtMalloc memory: kernels' output, then their device args (never freed) */
     uint64_t word_last;               /* last value written to it in `values`' order */
     aclrtStreamConfigHandle *cfg;     /* NULL: none */
     atomic_long counted;
@@ -781,7 +788,7 @@ static void fz_one_call(struct fz *z)
     case 33: FZ(CODES(P, H, CN), aclrtStreamGetFlags(fz_stream_any(z), fz_maybe(z, &u32))); break;
     case 34:
         /* Never ACL_STOP_ON_FAILURE on a live stream of the shared context: it would stop the whole context. */
-        FZ(CODES(H, R, CN, SC),
+        FZ(CODES(H, R, CN, SC, F),
            aclrtSetStreamFailureMode(fz_stream_submit(z), soak_pick(rng, 2) ? 0 : (soak_pick(rng, 2) ? 2 : UINT64_MAX)));
         break;
     case 35:
@@ -1335,9 +1342,9 @@ static void fz_one_call(struct fz *z)
         acc.flags = ACL_RT_MEM_ACCESS_FLAGS_READWRITE; /* never less: the fuzzer must not make its own memory fault */
         acc.location = prop.location;
         FZ(CODES(P, R, H, F, DV), aclrtMemSetAccess(soak_pick(rng, 4) ? va : NULL, size, &acc, 1));
-        aclrtMemLocation loc;
+        aclrtMemLocation loc = prop.location; /* an input: the device whose access is asked for */
         uint64_t flag = 0;
-        FZ(CODES(P, R, H, F), aclrtMemGetAccess(soak_pick(rng, 4) ? va : NULL, fz_maybe(z, &loc), &flag));
+        FZ(CODES(P, R, H, F, DV), aclrtMemGetAccess(soak_pick(rng, 4) ? va : NULL, fz_maybe(z, &loc), &flag));
         uint64_t shareable = 0;
         FZ(CODES(P, R, H, F), aclrtMemExportToShareableHandle(soak_pick(rng, 5) ? h : NULL,
                                                              soak_pick(rng, 3) ? ACL_MEM_HANDLE_TYPE_NONE
@@ -1357,6 +1364,7 @@ static void fz_one_call(struct fz *z)
     case 88: {
         /* Built-in tasks on this thread's own device memory (never the counted work's), or wild arguments. */
         /* Their own memory: a task may still write it when the fuzzer frees z->dev at random. */
+        /* Tasks that touch it go to one stream, in order (two on different streams would race); wild ones anywhere. */
         if (z->task_mem == NULL && aclrtMalloc((void **)&z->task_mem, 4096, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
             break;
         void *dst = soak_pick(rng, 5) ? (void *)z->task_mem : (void *)fz_garbage(z);
@@ -1364,7 +1372,8 @@ static void fz_one_call(struct fz *z)
         uint64_t count = (uint64_t)sizes[soak_pick(rng, 4)];
         FZ(CODES(SUBMIT, R, F, ACL_ERROR_RT_ADDR_UNALIGNED),
            aclrtReduceAsync(dst, src, count, (aclrtReduceKind)(10 + soak_pick(rng, 5)),
-                            soak_pick(rng, 4) ? ACL_INT32 : (aclDataType)soak_pick(rng, 45), fz_stream_submit(z), NULL));
+                            soak_pick(rng, 4) ? ACL_INT32 : (aclDataType)soak_pick(rng, 45),
+                            dst == (void *)z->task_mem || src != NULL ? z->work : fz_stream_submit(z), NULL));
         aclrtRandomNumTaskInfo info;
         memset(&info, 0, sizeof info);
         info.dataType = soak_pick(rng, 3) ? ACL_FLOAT : (aclDataType)soak_pick(rng, 45);
@@ -1375,7 +1384,10 @@ static void fz_one_call(struct fz *z)
         info.randomNum.size = 8;
         memcpy(info.randomNum.valueOrAddr, &n, sizeof n);
         FZ(CODES(SUBMIT, R, F, ACL_ERROR_RT_ADDR_UNALIGNED),
-           aclrtRandomNumAsync(fz_maybe(z, &info), fz_stream_submit(z), NULL));
+           aclrtRandomNumAsync(fz_maybe(z, &info),
+                               info.randomResultAddr != NULL || info.randomCounterAddr != NULL ? z->work
+                                                                                                : fz_stream_submit(z),
+                               NULL));
         break;
     }
     case 89: {
@@ -1440,10 +1452,110 @@ static void fz_one_call(struct fz *z)
         FZ(CODES(P, H, R, CN, SC, F), aclrtGetStreamOverflowSwitch(fz_stream_any(z), fz_maybe(z, &u32)));
         if (z->task_mem == NULL && aclrtMalloc((void **)&z->task_mem, 4096, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
             break;
-        FZ(CODES(SUBMIT, R, F), aclrtGetOverflowStatus(soak_pick(rng, 5) ? (void *)(z->task_mem + 3072) : NULL,
-                                                       soak_pick(rng, 4) ? 64 : (size_t)soak_pick(rng, 64),
-                                                       fz_stream_submit(z)));
+        void *status = soak_pick(rng, 5) ? (void *)(z->task_mem + 3072) : NULL;
+        FZ(CODES(SUBMIT, R, F), aclrtGetOverflowStatus(status, soak_pick(rng, 4) ? 64 : (size_t)soak_pick(rng, 64),
+                                                       status != NULL ? z->work : fz_stream_submit(z)));
         FZ(CODES(SUBMIT, R, F), aclrtResetOverflowStatus(fz_stream_submit(z)));
+        break;
+    }
+    case 92: {
+        /*
+         * Kernels: a binary of this thread's own, loaded and unloaded here (its handles go stale on this
+         * thread only), used with valid and wild arguments; launches may still be queued at the unload. A
+         * launch runs a real kernel only with its real arguments (the fill kernel writes out[blockIdx],
+         * blockIdx < 4, into this thread's kernel memory); wild ones go with a wild handle.
+         */
+        (void)aclrtSetCurrentContext(g_ctx);
+        if (z->kernel_mem == NULL &&
+            aclrtMalloc((void **)&z->kernel_mem, 64 * sizeof(int32_t), ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
+            break;
+        static const unsigned char junk[] = "\x7f" "ELF, but not a shared object";
+        const char *paths[] = {ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so", ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so",
+                               "/nonexistent/kernels.so", ACLRT_TEST_KERNEL_DIR, NULL};
+        aclrtBinHandle bin = NULL, junk_bin = NULL, owner = NULL;
+        aclrtBinaryLoadOption opt = {(aclrtBinaryLoadOptionType)soak_pick(rng, 5),
+                                     {.isLazyLoad = (uint32_t)soak_pick(rng, 3)}};
+        aclrtBinaryLoadOptions opts = {soak_pick(rng, 4) ? &opt : NULL, 1};
+        FZ(CODES(P, R), aclrtBinaryLoadFromFile(paths[soak_pick(rng, 5)], soak_pick(rng, 3) ? NULL : &opts,
+                                                fz_maybe(z, &bin)));
+        FZ(CODES(P, R), aclrtBinaryLoadFromData(soak_pick(rng, 6) ? junk : NULL, (size_t)soak_pick(rng, sizeof junk),
+                                                NULL, &junk_bin));
+        aclrtBinHandle b = bin != NULL && soak_pick(rng, 8) ? bin : (aclrtBinHandle)fz_garbage(z);
+        const char *names[] = {"fill", "fill", "sum", "no_such_kernel", "test_global", "printf", NULL};
+        aclrtFuncHandle f = NULL, fill = NULL;
+        FZ(CODES(P, H, R), aclrtBinaryGetFunction(b, names[soak_pick(rng, 7)], fz_maybe(z, &f)));
+        if (bin != NULL)
+            FZ(CODES(-2), aclrtBinaryGetFunction(bin, "fill", &fill));
+        /* Queries take any function; launches only fill or a wild handle. */
+        aclrtFuncHandle fq = soak_pick(rng, 3) ? f : (fill != NULL ? fill : fz_pick_stale(z));
+        aclrtFuncHandle fl = fill != NULL && soak_pick(rng, 6) ? fill : (aclrtFuncHandle)fz_pick_stale(z);
+        char name[16];
+        void *addr = NULL, *aiv = NULL;
+        size_t size = 0, size2 = 0;
+        FZ(CODES(P, H), aclrtBinaryGetDevAddress(b, fz_maybe(z, &addr), &size));
+        FZ(CODES(P, H, R), aclrtBinaryGetGlobal(b, names[soak_pick(rng, 7)], fz_maybe(z, &addr), fz_maybe(z, &size)));
+        FZ(CODES(P, H, R), aclrtGetFunctionName(fq, (uint32_t)soak_pick(rng, 16), fz_maybe(z, name)));
+        FZ(CODES(P, H), aclrtGetFunctionAddr(fq, fz_maybe(z, &addr), &aiv));
+        FZ(CODES(H, R), aclrtGetFunctionSize(fq, fz_maybe(z, &size), &size2));
+        FZ(CODES(P, H), aclrtFunctionGetBinary(fq, fz_maybe(z, &owner)));
+        struct {
+            int32_t *out;
+            int32_t value;
+        } fa = {z->kernel_mem, (int32_t)soak_pick(rng, 100)};
+        uint32_t blocks = (uint32_t)soak_pick(rng, 5); /* 0: refused */
+        memcpy(z->kernel_mem + 16, &fa, sizeof fa);     /* device args, read when a kernel runs */
+        FZ(CODES(SUBMIT, R), aclrtLaunchKernel(fl, blocks, soak_pick(rng, 6) ? (void *)(z->kernel_mem + 16) : (void *)&fa,
+                                               sizes[soak_pick(rng, 4)], fz_stream_submit(z)));
+        aclrtLaunchKernelAttr attr = {(aclrtLaunchKernelAttrId)soak_pick(rng, 11), {.rsv = {(uint32_t)soak_pick(rng, 3)}}};
+        aclrtLaunchKernelCfg lcfg = {soak_pick(rng, 6) ? &attr : NULL, 1};
+        aclrtLaunchKernelCfg *cfgp = soak_pick(rng, 2) ? &lcfg : NULL;
+        FZ(CODES(SUBMIT, R), aclrtLaunchKernelV2(fl, blocks, z->kernel_mem + 16, sizeof fa, cfgp, fz_stream_submit(z)));
+        /* A placeholder may only replace `value` (offset 8) with an address: anything else is refused. */
+        aclrtPlaceHolderInfo ph = {soak_pick(rng, 2) ? 8u : 9u + (uint32_t)soak_pick(rng, 8), (uint32_t)soak_pick(rng, 24)};
+        FZ(CODES(SUBMIT, R), aclrtLaunchKernelWithHostArgs(fl, blocks, fz_stream_submit(z), cfgp,
+                                                           soak_pick(rng, 6) ? (void *)&fa : NULL,
+                                                           soak_pick(rng, 4) ? sizeof fa : 0,
+                                                           soak_pick(rng, 3) ? NULL : &ph, (size_t)soak_pick(rng, 2)));
+        /* An args handle, built right or wrong. */
+        aclrtArgsHandle args = NULL;
+        aclrtParamHandle p_out = NULL, p_value = NULL, p_ph = NULL;
+        FZ(CODES(P, H), aclrtKernelArgsInit(fq, fz_maybe(z, &args)));
+        aclrtArgsHandle ah = args != NULL && soak_pick(rng, 8) ? args : (aclrtArgsHandle)fz_garbage(z);
+        bool built = ah == args;
+        FZ(CODES(P, H, R, F), aclrtKernelArgsAppend(ah, fz_maybe(z, &fa.out), sizeof fa.out, &p_out));
+        built = built && last_rc == ACL_SUCCESS;
+        FZ(CODES(P, H, R, F), aclrtKernelArgsAppend(ah, &fa.value, sizes[soak_pick(rng, 3)] / 4, fz_maybe(z, &p_value)));
+        built = built && last_rc == ACL_SUCCESS;
+        if (soak_pick(rng, 3) == 0)
+            FZ(CODES(P, H, R, F), aclrtKernelArgsAppendPlaceHolder(ah, fz_maybe(z, &p_ph)));
+        void *buf = NULL;
+        if (soak_pick(rng, 3) == 0)
+            FZ(CODES(P, H, R, F), aclrtKernelArgsGetPlaceHolderBuffer(ah, soak_pick(rng, 2) ? p_ph : p_value,
+                                                                     (size_t)soak_pick(rng, 70000), fz_maybe(z, &buf)));
+        if (soak_pick(rng, 2) == 0)
+            FZ(CODES(P, H), aclrtKernelArgsFinalize(ah));
+        FZ(CODES(P, H, R), aclrtKernelArgsParaUpdate(ah, soak_pick(rng, 4) ? p_value : fz_garbage(z), &fa.value,
+                                                     soak_pick(rng, 4) ? sizeof fa.value : sizeof fa));
+        if (soak_pick(rng, 2) == 0)
+            FZ(CODES(P, H), aclrtKernelArgsFinalize(ah));
+        /* The args handle was made for fq: a launch of fl with it runs only when both are fill. */
+        FZ(CODES(SUBMIT, R), aclrtLaunchKernelWithConfig(fl, blocks, fz_stream_submit(z), cfgp,
+                                                         built ? ah : (aclrtArgsHandle)fz_garbage(z),
+                                                         soak_pick(rng, 8) ? NULL : (void *)1));
+        /* Unload (queued launches keep the library): once, with a wild handle now and then first. */
+        if (soak_pick(rng, 6) == 0)
+            FZ(CODES(P, H), aclrtBinaryUnLoad(fz_garbage(z)));
+        if (bin != NULL) {
+            FZ(CODES(-2), aclrtBinaryUnLoad(bin));
+            FZ(CODES(H), aclrtBinaryUnLoad(bin));
+            fz_add_stale(z, bin);
+            if (fill != NULL)
+                fz_add_stale(z, fill);
+            if (args != NULL)
+                fz_add_stale(z, args);
+        }
+        if (junk_bin != NULL)
+            (void)aclrtBinaryUnLoad(junk_bin);
         break;
     }
     default: {

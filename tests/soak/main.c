@@ -26,7 +26,9 @@
  * threads that make preemption at unlucky points likely),
  * SOAK_SKIP=<scenario,...>,
  * SOAK_ONLY=<concern,...> (workload, fuzz, lifetime, exhaustion, signals,
- * fork, timeouts, children), SOAK_VERBOSE=1.
+ * fork, timeouts, children), SOAK_VERBOSE=1, SOAK_GDB=1 (a hang prints
+ * every thread's stack, by gdb, before the run aborts or a hung child is
+ * killed).
  */
 #define _GNU_SOURCE
 #include "soak.h"
@@ -229,6 +231,17 @@ static atomic_int watchdog_quit;
 
 static void print_summary(void);
 
+void soak_gdb_stacks(int pid)
+{
+    if (getenv("SOAK_GDB") == NULL)
+        return;
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "gdb -p %d -batch -ex 'thread apply all bt' </dev/null >&2 2>/dev/null", pid);
+    fflush(stderr);
+    if (system(cmd) != 0)
+        fprintf(stderr, "soak: gdb could not print the stacks of process %d\n", pid);
+}
+
 static void dump_threads(FILE *f)
 {
     uint64_t now = soak_now_ns();
@@ -267,6 +280,7 @@ static void *watchdog_main(void *arg)
                 dump_threads(stderr);
                 fprintf(stderr, "the workload's streams:\n");
                 workload_dump_state(stderr);
+                soak_gdb_stacks((int)getpid());
                 pthread_mutex_unlock(&print_lock);
                 print_summary();
                 fflush(stdout);

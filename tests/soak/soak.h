@@ -111,6 +111,8 @@ enum soak_violation_kind {
 extern const char *const soak_violation_names[SV_COUNT];
 void soak_violation(enum soak_violation_kind kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 long soak_violations_total(void);
+/* SOAK_GDB=1: print every thread's stack of process pid (this one or a child), by gdb. */
+void soak_gdb_stacks(int pid);
 
 /* ------------------------------------------------------------------------
  * Operation counters (for the summary).

@@ -1,0 +1,11 @@
+/*
+ * examples/vector_add/vector_add.cu - the same kernel for a cuda backend,
+ * compiled by nvcc into vector_add.fatbin (make examples, when nvcc is
+ * installed). Its parameters are the ones main.c appends, in order; the
+ * loop covers the vector whatever the grid and block sizes.
+ */
+extern "C" __global__ void vector_add(const float *a, const float *b, float *c, unsigned int n)
+{
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        c[i] = a[i] + b[i];
+}

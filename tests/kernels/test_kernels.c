@@ -1,0 +1,170 @@
+/*
+ * tests/kernels/test_kernels.c - kernels for tests/test_kernel.c, built by
+ * the Makefile as a shared object (build/kernels/libtest_kernels.so) that
+ * the tests load with aclrtBinaryLoadFromFile / aclrtBinaryLoadFromData.
+ *
+ * Each kernel has the host-kernel signature and reads its parameters as a
+ * C struct, which is the layout aclrtKernelArgsAppend builds (each
+ * parameter at its natural alignment, up to 8 bytes).
+ */
+#define _GNU_SOURCE
+#include "acl/acl.h"
+
+#include <stdatomic.h>
+#include <sched.h>
+#include <time.h>
+
+/* out[blockIdx] = value + blockIdx */
+struct fill_args {
+    int32_t *out;
+    int32_t value;
+};
+
+aclError fill(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    (void)numBlocks;
+    const struct fill_args *a = (const struct fill_args *)args;
+    a->out[blockIdx] = a->value + (int32_t)blockIdx;
+    return ACL_SUCCESS;
+}
+
+/* Every block records numBlocks, so a test sees how many ran and what they were told. */
+struct blocks_args {
+    uint32_t *seen; /* seen[blockIdx] = numBlocks */
+};
+
+aclError count_blocks(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    ((const struct blocks_args *)args)->seen[blockIdx] = numBlocks;
+    return ACL_SUCCESS;
+}
+
+/* Parameters of every natural alignment: writes them back as uint64_t values. */
+struct mixed_args {
+    uint64_t *out;
+    uint8_t c;
+    uint16_t h;
+    uint32_t i;
+    uint64_t l;
+    uint8_t tail;
+};
+
+aclError mixed(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    (void)blockIdx;
+    (void)numBlocks;
+    const struct mixed_args *a = (const struct mixed_args *)args;
+    a->out[0] = a->c;
+    a->out[1] = a->h;
+    a->out[2] = a->i;
+    a->out[3] = a->l;
+    a->out[4] = a->tail;
+    return ACL_SUCCESS;
+}
+
+/* *out = the sum of n int32 at data (a placeholder: data in the launch's copy of the args). */
+struct sum_args {
+    int64_t *out;
+    const int32_t *data;
+    uint32_t n;
+};
+
+aclError sum(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    (void)blockIdx;
+    (void)numBlocks;
+    const struct sum_args *a = (const struct sum_args *)args;
+    int64_t s = 0;
+    for (uint32_t k = 0; a->data != NULL && k < a->n; k++)
+        s += a->data[k];
+    *a->out = a->data != NULL ? s : -1;
+    return ACL_SUCCESS;
+}
+
+/* Block fail_at returns code; the others succeed. */
+struct fail_args {
+    uint32_t fail_at;
+    int32_t code;
+};
+
+aclError fail_block(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    (void)numBlocks;
+    const struct fail_args *a = (const struct fail_args *)args;
+    return blockIdx == a->fail_at ? a->code : ACL_SUCCESS;
+}
+
+/* Waits until *gate is non-zero, then adds 1 to *ran: holds its stream while a test does something. */
+struct gate_args {
+    atomic_int *gate;
+    atomic_int *ran;
+};
+
+aclError wait_gate(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    (void)blockIdx;
+    (void)numBlocks;
+    const struct gate_args *a = (const struct gate_args *)args;
+    while (atomic_load(a->gate) == 0)
+        sched_yield();
+    atomic_fetch_add(a->ran, 1);
+    return ACL_SUCCESS;
+}
+
+/* Runs for at least ms milliseconds (the work of a kernel that outlasts a launch timeout). */
+struct busy_args {
+    uint32_t ms;
+};
+
+aclError busy(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    (void)blockIdx;
+    (void)numBlocks;
+    struct timespec d = {(time_t)(((const struct busy_args *)args)->ms / 1000),
+                         (long)(((const struct busy_args *)args)->ms % 1000) * 1000000L};
+    while (nanosleep(&d, &d) != 0)
+        ;
+    return ACL_SUCCESS;
+}
+
+/* A global of the binary (aclrtBinaryGetGlobal), and a kernel that reads it. */
+int32_t test_global[4] = {7, 8, 9, 10};
+
+struct global_args {
+    int32_t *out;
+};
+
+aclError read_global(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    (void)numBlocks;
+    ((const struct global_args *)args)->out[blockIdx] = test_global[blockIdx % 4];
+    return ACL_SUCCESS;
+}
+
+/* A library's own state: each load from data is a library of its own. */
+static int32_t loads_counter;
+
+struct counter_args {
+    int32_t *out;
+};
+
+aclError bump_counter(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    (void)blockIdx;
+    (void)numBlocks;
+    *((const struct counter_args *)args)->out = ++loads_counter;
+    return ACL_SUCCESS;
+}
+
+/* Adds 1 to *n per block: counts the blocks that ran. */
+struct count_args {
+    atomic_int *n;
+};
+
+aclError count_runs(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    (void)blockIdx;
+    (void)numBlocks;
+    atomic_fetch_add(((const struct count_args *)args)->n, 1);
+    return ACL_SUCCESS;
+}
