@@ -73,7 +73,9 @@ IMPL_SRC_gpu := tests/impl_cuda.c
 #   test_sysinfo, test_bad_input: assert the backend's name and SoC name ("host", "aclrt-host");
 #   test_embed: registers backends, which run on the host backend's machinery, and selects them by name.
 TESTS_CUDA = $(filter-out test_sysinfo test_bad_input test_embed,$(TESTS))
-TESTS_gpu = $(TESTS_CUDA)
+# On a GPU, not test_kernel either: its binaries are host shared objects, which only the test
+# double loads (its stand-in for a module); a GPU's driver loads cubins, fatbins and PTX.
+TESTS_gpu = $(filter-out test_kernel,$(TESTS_CUDA))
 define cuda_variant
 IMPL_SRC_$(1) := tests/impl_cuda.c
 IMPL_DEPS_$(1) := $(BUILD)/$(1)/libcuda_fake.so
@@ -100,7 +102,7 @@ BENCH_PKGS := $(TEST_PKGS) gnuplot-nox
 
 .PHONY: all test bench deps deps-bench dist install check check-layering examples clean \
         $(addprefix test-,$(VARIANTS)) test-cpp test-install test-negative test-pip-install \
-        soak soak-coverage test-soak-short test-reliability
+        soak soak-coverage test-soak-short test-reliability test-cuda-decls
 
 all: deps check $(foreach v,$(VARIANTS),$(addprefix $(BUILD)/$(v)/,$(TESTS))) examples
 
@@ -159,7 +161,18 @@ $(foreach v,$(sort $(VARIANTS) $(CUDA_VARIANTS) gpu),$(eval $(call variant_rules
 # The CUDA driver test double, as a shared library per variant (instrumented like the tests).
 $(BUILD)/%/libcuda_fake.so: tests/cuda_fake/fake_cuda.c
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$*) -fPIC -shared -fvisibility=hidden $< -o $@ -lpthread
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$*) -fPIC -shared -fvisibility=hidden $< -o $@ -lpthread -ldl
+
+# The cuda backend's own declarations of the driver (backends/cuda_driver.h) against the toolkit's
+# cuda.h: compiled and run where cuda.h is installed (CUDA_INCLUDE), said to be skipped otherwise.
+CUDA_INCLUDE ?= $(firstword $(wildcard /usr/local/cuda/include) $(patsubst %/cuda.h,%,$(wildcard /usr/include/cuda.h)))
+
+test-cuda-decls:
+	@if [ -n "$(CUDA_INCLUDE)" ] && [ -f "$(CUDA_INCLUDE)/cuda.h" ]; then \
+	  mkdir -p $(BUILD) && \
+	  $(CC) $(CSTD) $(WARN) -Werror -I. -I$(CUDA_INCLUDE) tests/cuda_fake/check_decls.c -o $(BUILD)/cuda_decls && \
+	  ./$(BUILD)/cuda_decls; \
+	else echo "cuda_decls: skipped: no cuda.h (set CUDA_INCLUDE to the toolkit's include directory)"; fi
 
 # The test kernels: plain shared objects (not instrumented), one build for every variant.
 $(BUILD)/kernels/lib%.so: tests/kernels/%.c aclrt.h
@@ -288,7 +301,7 @@ run-examples: examples
 	@echo "-- vector_add"; ./$(VECTOR_ADD_DIR)/vector_add
 
 # ---------------------------------------------------------------------------
-test: deps check check-layering $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install test-pip-install \
+test: deps check check-layering test-cuda-decls $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install test-pip-install \
       run-examples bench-smoke
 	@echo "make test: all passed"
 

@@ -35,6 +35,8 @@ typedef unsigned long long aclrt_CUdeviceptr;
 typedef struct CUctx_st *aclrt_CUcontext;
 typedef struct CUstream_st *aclrt_CUstream;
 typedef struct CUevent_st *aclrt_CUevent;
+typedef struct CUmod_st *aclrt_CUmodule;
+typedef struct CUfunc_st *aclrt_CUfunction;
 typedef void (*aclrt_CUhostFn)(void *userData);
 
 /* CUresult values the backend tells apart. */
@@ -45,8 +47,14 @@ typedef void (*aclrt_CUhostFn)(void *userData);
 #define ACLRT_CUDA_ERROR_DEINITIALIZED 4u
 #define ACLRT_CUDA_ERROR_NO_DEVICE 100u
 #define ACLRT_CUDA_ERROR_INVALID_DEVICE 101u
+#define ACLRT_CUDA_ERROR_INVALID_IMAGE 200u
 #define ACLRT_CUDA_ERROR_INVALID_CONTEXT 201u
+#define ACLRT_CUDA_ERROR_NO_BINARY_FOR_GPU 209u
+#define ACLRT_CUDA_ERROR_INVALID_PTX 218u
+#define ACLRT_CUDA_ERROR_INVALID_SOURCE 300u
+#define ACLRT_CUDA_ERROR_FILE_NOT_FOUND 301u
 #define ACLRT_CUDA_ERROR_INVALID_HANDLE 400u
+#define ACLRT_CUDA_ERROR_NOT_FOUND 500u
 #define ACLRT_CUDA_ERROR_NOT_READY 600u
 #define ACLRT_CUDA_ERROR_ILLEGAL_ADDRESS 700u
 #define ACLRT_CUDA_ERROR_MISALIGNED_ADDRESS 716u
@@ -68,6 +76,9 @@ typedef void (*aclrt_CUhostFn)(void *userData);
 #define ACLRT_CU_STREAM_WAIT_VALUE_AND 0x2u
 #define ACLRT_CU_STREAM_WAIT_VALUE_NOR 0x3u
 #define ACLRT_CU_STREAM_WRITE_VALUE_DEFAULT 0x0u
+#define ACLRT_CU_LAUNCH_PARAM_END_AS_INT 0x00
+#define ACLRT_CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT 0x01
+#define ACLRT_CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT 0x02
 #define ACLRT_CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING 41u
 #define ACLRT_CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST 101u
 #define ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS 122u
@@ -118,7 +129,18 @@ typedef void (*aclrt_CUhostFn)(void *userData);
       (aclrt_CUdeviceptr dst, aclrt_CUdeviceptr src, size_t bytes, aclrt_CUstream stream))                          \
     X(cuMemsetD8, "cuMemsetD8_v2", "", (aclrt_CUdeviceptr dst, unsigned char value, size_t count))                  \
     X(cuMemsetD8Async, "cuMemsetD8Async", "",                                                                       \
-      (aclrt_CUdeviceptr dst, unsigned char value, size_t count, aclrt_CUstream stream))
+      (aclrt_CUdeviceptr dst, unsigned char value, size_t count, aclrt_CUstream stream))                            \
+    X(cuModuleLoad, "cuModuleLoad", "", (aclrt_CUmodule * module, const char *fname))                               \
+    X(cuModuleLoadData, "cuModuleLoadData", "", (aclrt_CUmodule * module, const void *image))                       \
+    X(cuModuleUnload, "cuModuleUnload", "", (aclrt_CUmodule hmod))                                                  \
+    X(cuModuleGetFunction, "cuModuleGetFunction", "",                                                               \
+      (aclrt_CUfunction * hfunc, aclrt_CUmodule hmod, const char *name))                                            \
+    X(cuModuleGetGlobal, "cuModuleGetGlobal_v2", "",                                                                \
+      (aclrt_CUdeviceptr * dptr, size_t *bytes, aclrt_CUmodule hmod, const char *name))                             \
+    X(cuLaunchKernel, "cuLaunchKernel", "",                                                                         \
+      (aclrt_CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,                     \
+       unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes,          \
+       aclrt_CUstream hStream, void **kernelParams, void **extra))
 
 #define ACLRT_CUDA_FN_TYPE(name, sym, old, params) typedef aclrt_CUresult(*aclrt_##name##_fn) params;
 ACLRT_CUDA_FUNCTIONS(ACLRT_CUDA_FN_TYPE)
