@@ -46,6 +46,7 @@ struct aclrt_device;
 struct aclrt_stream;
 struct aclrt_config;
 struct aclrt_task_kind;
+struct aclrt_kernel_failure;
 
 struct aclrt_backend {
     const char *name;
@@ -139,6 +140,20 @@ struct aclrt_backend {
      */
     aclError (*stamp_time)(struct aclrt_device *dev, uint64_t stamp, uint64_t *ns);
     aclError (*stamp_elapsed)(struct aclrt_device *dev, uint64_t from, uint64_t to, int64_t *ns);
+    /*
+     * Kernel binaries (optional: all four, or none; none: a binary is a
+     * shared object of host kernels, impl/binary.h). The backend's module
+     * loader: module_load loads the image at `path`, or (path NULL) the
+     * `size` bytes at `image`, of which it keeps no reference; a function is
+     * the backend's handle for a kernel of the module, which the core stores
+     * in the task's kernel.fn (never calls it: the backend overrides
+     * ACLRT_TASK_KERNEL); a global is its address and size. Failures return
+     * ACL's code with a message (aclrt_fail).
+     */
+    aclError (*module_load)(const char *path, const void *image, size_t size, void **module);
+    void (*module_unload)(void *module);
+    aclError (*module_function)(void *module, const char *name, void **function);
+    aclError (*module_global)(void *module, const char *name, void **address, size_t *size);
 };
 
 /* ------------------------------------------------------------------------
@@ -170,6 +185,13 @@ static void aclrt_stream_complete_to(struct aclrt_stream *s, uint64_t upto);
 static void aclrt_stream_fold(struct aclrt_stream *s);
 /* Task `number` of s (submitted by thread `tid`) failed with `code`, before it is completed. */
 static void aclrt_stream_fail(struct aclrt_stream *s, uint32_t tid, uint64_t number, int code);
+/*
+ * The same for an issued kernel that failed, when the caller is not the
+ * stream's holder: the exception callbacks see its function and arguments
+ * (struct aclrt_kernel_failure, impl/exception.h).
+ */
+static void aclrt_stream_fail_kernel(struct aclrt_stream *s, uint32_t tid, uint64_t number, int code,
+                                     const struct aclrt_kernel_failure *kernel);
 /* Timers: wake the parked streams whose deadline passed; the earliest deadline (UINT64_MAX: none). */
 static void aclrt_device_fire_timers(struct aclrt_device *dev);
 static uint64_t aclrt_device_next_deadline(struct aclrt_device *dev);

@@ -34,6 +34,7 @@
 #include "backend.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
+#include "cuda_kernel.h"
 #include "cuda_kinds.h"
 #include "cuda_stream.h"
 #include "cuda_time.h"
@@ -94,6 +95,7 @@ static void aclrt_cuda_close(void)
 {
     /* A forked child's driver state is the parent's: nothing is called, the records stay. */
     bool driver = !aclrt_runtime_orphaned();
+    aclrt_cuda_modules_unload_later(); /* those whose last launch ended on a driver thread */
     aclrt_cuda_stamps_release(driver);
     if (driver && aclrt_cuda_enter_any() == ACLRT_CUDA_SUCCESS)
         aclrt_cuda_slots_release(true);
@@ -234,6 +236,35 @@ static aclError aclrt_cuda_mem_set(void *dst, int value, size_t count)
     return r == ACLRT_CUDA_SUCCESS ? ACL_SUCCESS : aclrt_cuda_fail(r, "cuMemsetD8");
 }
 
+/* The overrides, by kind: every kind is the backend's (the id of the shared descriptors is informative only). */
+static const struct aclrt_task_kind *const aclrt_cuda_kinds[ACLRT_TASK_KIND_COUNT] = {
+    [ACLRT_TASK_NOP] = &aclrt_cuda_kind_nop,
+    [ACLRT_TASK_HOST_FUNC] = &aclrt_cuda_kind_host_func,
+    [ACLRT_TASK_CALLBACK] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_HOST_KERNEL] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_MEMCPY] = &aclrt_cuda_kind_memcpy,
+    [ACLRT_TASK_MEMSET] = &aclrt_cuda_kind_memset,
+    [ACLRT_TASK_WAIT_STREAM] = &aclrt_cuda_kind_wait_stream,
+    [ACLRT_TASK_WAIT_EVENT] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_EVENT_STAMP] = &aclrt_cuda_kind_stamp,
+    [ACLRT_TASK_EVENT_RESET] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_NOTIFY_RECORD] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_NOTIFY_WAIT] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_CNT_NOTIFY_RECORD] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_CNT_NOTIFY_WAIT] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_CNT_NOTIFY_RESET] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_VALUE_WRITE] = &aclrt_cuda_kind_value_write,
+    [ACLRT_TASK_VALUE_WAIT] = &aclrt_cuda_kind_value_wait,
+    [ACLRT_TASK_HCOM_RECORD] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_HCOM_WAIT] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_EXTERNAL] = &aclrt_cuda_kind_external,
+    [ACLRT_TASK_REDUCE] = &aclrt_cuda_kind_device_memory,
+    [ACLRT_TASK_RANDOM] = &aclrt_cuda_kind_device_memory,
+    [ACLRT_TASK_OVERFLOW_STATUS] = &aclrt_cuda_kind_device_memory,
+    [ACLRT_TASK_OVERFLOW_RESET] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_KERNEL] = &aclrt_cuda_kind_kernel,
+};
+
 static const struct aclrt_backend aclrt_backend_cuda = {
     .name = "cuda",
     .open = aclrt_cuda_open,
@@ -260,6 +291,10 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .stream_await = aclrt_cuda_stream_await,
     .stamp_time = aclrt_cuda_stamp_time,
     .stamp_elapsed = aclrt_cuda_stamp_elapsed,
+    .module_load = aclrt_cuda_module_load,
+    .module_unload = aclrt_cuda_module_unload,
+    .module_function = aclrt_cuda_module_function,
+    .module_global = aclrt_cuda_module_global,
 };
 
 #endif /* ACLRT_BACKENDS_CUDA_H */

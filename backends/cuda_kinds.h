@@ -454,32 +454,4 @@ static const struct aclrt_task_kind aclrt_cuda_kind_external =
 static const struct aclrt_task_kind aclrt_cuda_kind_host =
     ACLRT_CUDA_KIND(ACLRT_TASK_NOP, "host task (in GPU order)", aclrt_cuda_host_run);
 
-/* The overrides, by kind: every kind is the backend's (the id of the shared descriptors is informative only). */
-static const struct aclrt_task_kind *const aclrt_cuda_kinds[ACLRT_TASK_KIND_COUNT] = {
-    [ACLRT_TASK_NOP] = &aclrt_cuda_kind_nop,
-    [ACLRT_TASK_HOST_FUNC] = &aclrt_cuda_kind_host_func,
-    [ACLRT_TASK_CALLBACK] = &aclrt_cuda_kind_host,
-    [ACLRT_TASK_HOST_KERNEL] = &aclrt_cuda_kind_host,
-    [ACLRT_TASK_MEMCPY] = &aclrt_cuda_kind_memcpy,
-    [ACLRT_TASK_MEMSET] = &aclrt_cuda_kind_memset,
-    [ACLRT_TASK_WAIT_STREAM] = &aclrt_cuda_kind_wait_stream,
-    [ACLRT_TASK_WAIT_EVENT] = &aclrt_cuda_kind_host,
-    [ACLRT_TASK_EVENT_STAMP] = &aclrt_cuda_kind_stamp,
-    [ACLRT_TASK_EVENT_RESET] = &aclrt_cuda_kind_host,
-    [ACLRT_TASK_NOTIFY_RECORD] = &aclrt_cuda_kind_host,
-    [ACLRT_TASK_NOTIFY_WAIT] = &aclrt_cuda_kind_host,
-    [ACLRT_TASK_CNT_NOTIFY_RECORD] = &aclrt_cuda_kind_host,
-    [ACLRT_TASK_CNT_NOTIFY_WAIT] = &aclrt_cuda_kind_host,
-    [ACLRT_TASK_CNT_NOTIFY_RESET] = &aclrt_cuda_kind_host,
-    [ACLRT_TASK_VALUE_WRITE] = &aclrt_cuda_kind_value_write,
-    [ACLRT_TASK_VALUE_WAIT] = &aclrt_cuda_kind_value_wait,
-    [ACLRT_TASK_HCOM_RECORD] = &aclrt_cuda_kind_host,
-    [ACLRT_TASK_HCOM_WAIT] = &aclrt_cuda_kind_host,
-    [ACLRT_TASK_EXTERNAL] = &aclrt_cuda_kind_external,
-    [ACLRT_TASK_REDUCE] = &aclrt_cuda_kind_device_memory,
-    [ACLRT_TASK_RANDOM] = &aclrt_cuda_kind_device_memory,
-    [ACLRT_TASK_OVERFLOW_STATUS] = &aclrt_cuda_kind_device_memory,
-    [ACLRT_TASK_OVERFLOW_RESET] = &aclrt_cuda_kind_host,
-};
-
 #endif /* ACLRT_BACKENDS_CUDA_KINDS_H */

@@ -36,6 +36,7 @@
 #define ACLRT_BACKENDS_CUDA_STREAM_H
 
 #include "../impl/base.h"
+#include "../impl/exception.h"
 #include "../impl/exec.h"
 #include "../impl/handle.h"
 #include "../impl/runtime.h"
@@ -46,6 +47,23 @@
 #define ACLRT_CUDA_SLOT_CHUNK ACLRT_TABLE_CHUNK       /* stream slots per chunk of records (and of words) */
 #define ACLRT_CUDA_SLOT_CHUNKS ACLRT_TABLE_MAX_CHUNKS /* as many as the core's stream table has */
 #define ACLRT_CUDA_TID_RING 64      /* the submitting threads of the last tasks issued, by number */
+
+struct aclrt_cuda_slot;
+
+/*
+ * A kernel launch in flight (cuda_kernel.h): what its completion callback
+ * and a report of its failure need. Its done callback frees it.
+ */
+struct aclrt_cuda_launch {
+    struct aclrt_cuda_slot *slot;
+    struct aclrt_stream *stream;
+    uint64_t number;
+    uint32_t tid;
+    uint32_t timeout_ms;                /* 0: none */
+    _Atomic uint64_t start_ns;          /* when the stream reached the kernel (timed launches) */
+    struct aclrt_binary *binary;        /* counted in flight until done */
+    struct aclrt_kernel_failure kernel; /* args: the launch's own copy */
+};
 
 struct aclrt_cuda_word {
     _Atomic uint64_t value;
@@ -68,6 +86,7 @@ struct aclrt_cuda_slot {
     _Atomic uint64_t reported;        /* the last task reported failed */
     _Atomic bool checking;            /* a waiter asks the driver about a failure (aclrt_cuda_check) */
     _Atomic uint32_t tids[ACLRT_CUDA_TID_RING];
+    struct aclrt_cuda_launch *launches[ACLRT_CUDA_TID_RING]; /* kernels in flight by number (lock) */
 };
 
 struct aclrt_cuda_chunk {
@@ -226,6 +245,20 @@ static aclrt_CUresult aclrt_cuda_query(struct aclrt_cuda_slot *sl)
     return r;
 }
 
+/* The kernel of task `number`, if it is one the slot still knows (a failure report). */
+static bool aclrt_cuda_kernel_of(struct aclrt_cuda_slot *sl, uint64_t number, struct aclrt_kernel_failure *out)
+{
+    bool found = false;
+    pthread_mutex_lock(&sl->lock);
+    struct aclrt_cuda_launch *l = sl->launches[number % ACLRT_CUDA_TID_RING];
+    if (l != NULL && l->number == number) { /* alive: its stream stopped at it, its done callback has not run */
+        *out = l->kernel;
+        found = true;
+    }
+    pthread_mutex_unlock(&sl->lock);
+    return found;
+}
+
 ACLRT_INLINE bool aclrt_cuda_failed(aclrt_CUresult r)
 {
     return r != ACLRT_CUDA_SUCCESS && r != ACLRT_CUDA_ERROR_NOT_READY;
@@ -253,7 +286,11 @@ static void aclrt_cuda_check(struct aclrt_cuda_slot *sl)
         if (atomic_load_explicit(&sl->reported, memory_order_relaxed) < failed) {
             atomic_store_explicit(&sl->reported, failed, memory_order_relaxed);
             uint32_t tid = atomic_load_explicit(&sl->tids[failed % ACLRT_CUDA_TID_RING], memory_order_relaxed);
-            aclrt_stream_fail(sl->stream, tid, failed, aclrt_cuda_code(r));
+            struct aclrt_kernel_failure k;
+            if (aclrt_cuda_kernel_of(sl, failed, &k))
+                aclrt_stream_fail_kernel(sl->stream, tid, failed, aclrt_cuda_code(r), &k);
+            else
+                aclrt_stream_fail(sl->stream, tid, failed, aclrt_cuda_code(r));
         }
         aclrt_CUresult again = aclrt_cuda_query(sl);
         if (aclrt_cuda_failed(again))

@@ -88,6 +88,15 @@ ACLRT_INTERNAL void aclrt_stream_fail(struct aclrt_stream *s, uint32_t tid, uint
     }
 }
 
+ACLRT_INTERNAL void aclrt_stream_fail_kernel(struct aclrt_stream *s, uint32_t tid, uint64_t number, int code,
+                                             const struct aclrt_kernel_failure *kernel)
+{
+    const struct aclrt_kernel_failure *outer = aclrt_exception_kernel;
+    aclrt_exception_kernel = kernel;
+    aclrt_stream_fail(s, tid, number, code);
+    aclrt_exception_kernel = outer;
+}
+
 /*
  * Park s (RUNNING, held by the caller) on what `blk` names. Returns true if
  * the caller still holds the stream and should run it again (the condition

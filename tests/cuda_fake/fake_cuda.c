@@ -32,13 +32,33 @@
  *                    cuStreamQuery or cuStreamSynchronize of the stream
  *                    returns the error (the stream stays stopped), the one
  *                    after that lets it go on past the failed operation.
- *   - What it does not model: kernels, pitched and array copies, graphs,
+ *   - Modules and kernels: the stand-in for a cubin is an ELF shared object
+ *     of the host (cuModuleLoad names one, cuModuleLoadData holds one in
+ *     memory, read to the end of its headers and loaded from an anonymous
+ *     file); a kernel is a function it exports with the host-kernel
+ *     signature, aclError name(uint32_t blockIdx, uint32_t numBlocks, void
+ *     *args), the CUfunction its address; a global is a variable it
+ *     exports. cuLaunchKernel takes the packed buffer only
+ *     (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE, copied at the call) and the
+ *     stream's worker calls the kernel once per block of the grid, in
+ *     order; a block that returns non-zero fails the launch with
+ *     CUDA_ERROR_LAUNCH_FAILED, not sticky here (the stream stops as for an
+ *     injected failure; on a GPU a kernel fault loses the context). Images
+ *     of another kind (real cubins, fatbins, PTX) are
+ *     CUDA_ERROR_INVALID_IMAGE.
+ *   - What it does not model: real kernels, pitched and array copies, graphs,
  *     interprocess handles, real memory spaces, a single host-function
  *     thread per context (each stream's worker runs its own), fork (a
  *     child's driver works).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -53,6 +73,10 @@
 #define CUDA_ERROR_OUT_OF_MEMORY 2u
 #define CUDA_ERROR_NOT_INITIALIZED 3u
 #define CUDA_ERROR_INVALID_DEVICE 101u
+#define CUDA_ERROR_INVALID_IMAGE 200u
+#define CUDA_ERROR_FILE_NOT_FOUND 301u
+#define CUDA_ERROR_NOT_FOUND 500u
+#define CUDA_ERROR_LAUNCH_FAILED 719u
 #define CUDA_ERROR_INVALID_CONTEXT 201u
 #define CUDA_ERROR_INVALID_HANDLE 400u
 #define CUDA_ERROR_NOT_READY 600u
@@ -103,7 +127,10 @@ struct CUctx_st {
     struct CUstream_st *streams; /* every stream made in it (g_lock) */
 };
 
-enum op_kind { OP_COPY, OP_SET, OP_WRITE64, OP_WAIT64, OP_HOST_FN, OP_RECORD, OP_WAIT_EVENT };
+enum op_kind { OP_COPY, OP_SET, OP_WRITE64, OP_WAIT64, OP_HOST_FN, OP_RECORD, OP_WAIT_EVENT, OP_KERNEL };
+
+/* A kernel of a stand-in module: the host-kernel signature (aclError is int). */
+typedef int (*host_kernel_fn)(uint32_t block, uint32_t blocks, void *args);
 
 struct op {
     struct op *next;
@@ -118,7 +145,16 @@ struct op {
     void *user;
     struct CUevent_st *event;
     uint64_t seq;
+    host_kernel_fn kernel; /* OP_KERNEL: blocks in value, the args copy (owned) in src, n bytes */
 };
+
+/* An operation that is dropped without running: what it owns goes. */
+static void op_free(struct op *o)
+{
+    if (o->kind == OP_KERNEL)
+        free((void *)o->src);
+    free(o);
+}
 
 struct CUstream_st {
     struct CUctx_st *ctx;
@@ -272,6 +308,16 @@ static void op_run(struct CUstream_st *s, struct op *o)
         o->fn(o->user);
         t_in_host_fn = false;
         break;
+    case OP_KERNEL:
+        for (uint64_t b = 0; b < o->value; b++)
+            if (o->kernel((uint32_t)b, (uint32_t)o->value, (void *)o->src) != 0) {
+                pthread_mutex_lock(&s->lock);
+                s->error = CUDA_ERROR_LAUNCH_FAILED;
+                s->error_reads = 0;
+                pthread_mutex_unlock(&s->lock);
+                break;
+            }
+        break;
     case OP_RECORD: event_reached(o->event, o->seq); break;
     case OP_WAIT_EVENT: event_wait(o->event, o->seq); break;
     }
@@ -308,7 +354,7 @@ static void *worker_main(void *arg)
             op_run(s, o); /* a lost context runs nothing more */
         if (o->event != NULL)
             event_put(o->event);
-        free(o);
+        op_free(o);
         pthread_mutex_lock(&s->lock);
         s->done++;
         pthread_cond_broadcast(&s->cond);
@@ -427,7 +473,7 @@ static void fork_child(void)
             while (s->head != NULL) {
                 struct op *o = s->head;
                 s->head = o->next;
-                free(o);
+                op_free(o);
             }
             s->tail = NULL;
             s->done = s->enqueued;
@@ -482,7 +528,11 @@ EXPORT CUresult cuGetErrorName(CUresult error, const char **str)
                  {100, "CUDA_ERROR_NO_DEVICE"},
                  {101, "CUDA_ERROR_INVALID_DEVICE"},
                  {201, "CUDA_ERROR_INVALID_CONTEXT"},
+                 {200, "CUDA_ERROR_INVALID_IMAGE"},
+                 {301, "CUDA_ERROR_FILE_NOT_FOUND"},
                  {400, "CUDA_ERROR_INVALID_HANDLE"},
+                 {500, "CUDA_ERROR_NOT_FOUND"},
+                 {719, "CUDA_ERROR_LAUNCH_FAILED"},
                  {600, "CUDA_ERROR_NOT_READY"},
                  {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
                  {800, "CUDA_ERROR_NOT_PERMITTED"}};
@@ -976,4 +1026,178 @@ EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, 
         return CUDA_ERROR_INVALID_VALUE;
     struct op o = {.kind = OP_SET, .dst = (void *)(uintptr_t)dst, .value = value, .n = n};
     return enqueue(s, &o);
+}
+
+/* ------------------------------------------------------------------------
+ * Modules (stand-ins: host shared objects) and kernels
+ * ------------------------------------------------------------------------ */
+
+struct CUmod_st {
+    void *dl;
+    int fd; /* loaded from memory: its anonymous file; -1 otherwise */
+};
+
+static CUresult module_open(const char *path, int fd, struct CUmod_st **out)
+{
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (dl == NULL)
+        return CUDA_ERROR_INVALID_IMAGE;
+    struct CUmod_st *m = (struct CUmod_st *)malloc(sizeof *m);
+    if (m == NULL) {
+        dlclose(dl);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    m->dl = dl;
+    m->fd = fd;
+    *out = m;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuModuleLoad(struct CUmod_st **module, const char *fname)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (module == NULL || fname == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (access(fname, R_OK) != 0)
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    return module_open(fname, -1, module);
+}
+
+/* An image in memory: a host ELF shared object, as long as the end of its headers says. */
+EXPORT CUresult cuModuleLoadData(struct CUmod_st **module, const void *image)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (module == NULL || image == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    Elf64_Ehdr eh;
+    memcpy(&eh, image, SELFMAG);
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+        return CUDA_ERROR_INVALID_IMAGE;
+    memcpy(&eh, image, sizeof eh);
+    uint64_t size = eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize;
+    uint64_t ph_end = eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize;
+    if (ph_end > size)
+        size = ph_end;
+    int fd = memfd_create("fake-cuda-module", MFD_CLOEXEC);
+    if (fd < 0)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    const char *p = (const char *)image;
+    for (uint64_t done = 0; done < size;) {
+        ssize_t w = write(fd, p + done, size - done);
+        if (w <= 0 && errno != EINTR) {
+            close(fd);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        if (w > 0)
+            done += (uint64_t)w;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    r = module_open(path, fd, module);
+    if (r != CUDA_SUCCESS)
+        close(fd);
+    return r;
+}
+
+EXPORT CUresult cuModuleUnload(struct CUmod_st *m)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_ILLEGAL_ADDRESS)
+        return r;
+    if (m == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    dlclose(m->dl);
+    if (m->fd >= 0)
+        close(m->fd);
+    free(m);
+    return CUDA_SUCCESS;
+}
+
+/* A symbol the module defines itself, of ELF type `type`; its address and size. */
+static void *module_symbol(struct CUmod_st *m, const char *name, unsigned type, size_t *size)
+{
+    void *addr = dlsym(m->dl, name);
+    struct link_map *own = NULL, *where = NULL;
+    const ElfW(Sym) *sym = NULL;
+    Dl_info info;
+    if (addr == NULL || dlinfo(m->dl, RTLD_DI_LINKMAP, &own) != 0 ||
+        dladdr1(addr, &info, (void **)&where, RTLD_DL_LINKMAP) == 0 || where != own ||
+        dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) == 0 || sym == NULL ||
+        ELF64_ST_TYPE(sym->st_info) != type)
+        return NULL;
+    *size = (size_t)sym->st_size;
+    return addr;
+}
+
+EXPORT CUresult cuModuleGetFunction(void **hfunc, struct CUmod_st *m, const char *name)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (hfunc == NULL || m == NULL || name == NULL)
+        return m == NULL ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+    size_t size;
+    void *f = module_symbol(m, name, STT_FUNC, &size);
+    if (f == NULL)
+        return CUDA_ERROR_NOT_FOUND;
+    *hfunc = f;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, struct CUmod_st *m, const char *name)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (m == NULL || name == NULL)
+        return m == NULL ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+    size_t size = 0;
+    void *v = module_symbol(m, name, STT_OBJECT, &size);
+    if (v == NULL)
+        return CUDA_ERROR_NOT_FOUND;
+    if (dptr != NULL)
+        *dptr = (CUdeviceptr)(uintptr_t)v;
+    if (bytes != NULL)
+        *bytes = size;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                               unsigned shared, struct CUstream_st *s, void **params, void **extra)
+{
+    (void)shared;
+    if (f == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 || bx * by * bz > 1024)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (params != NULL || extra == NULL) /* the fake takes the packed buffer only */
+        return CUDA_ERROR_INVALID_VALUE;
+    const void *buf = NULL;
+    size_t size = 0;
+    bool sized = false;
+    for (size_t i = 0; extra[i] != (void *)0; i += 2) {
+        if (extra[i] == (void *)1)
+            buf = extra[i + 1];
+        else if (extra[i] == (void *)2 && extra[i + 1] != NULL) {
+            memcpy(&size, extra[i + 1], sizeof size);
+            sized = true;
+        } else
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (buf == NULL || !sized)
+        return CUDA_ERROR_INVALID_VALUE;
+    void *copy = malloc(size != 0 ? size : 1);
+    if (copy == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    memcpy(copy, buf, size);
+    struct op o = {.kind = OP_KERNEL, .src = copy, .n = size, .value = (uint64_t)gx * gy * gz};
+    memcpy(&o.kernel, &f, sizeof f);
+    CUresult r = enqueue(s, &o);
+    if (r != CUDA_SUCCESS)
+        free(copy);
+    return r;
 }
