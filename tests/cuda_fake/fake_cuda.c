@@ -186,8 +186,9 @@ static bool g_init;
 static struct CUctx_st g_ctx[FAKE_MAX_DEVICES];
 static struct alloc *g_allocs;
 static _Atomic int g_fail_next;
-static _Thread_local struct CUctx_st *t_ctx;
-static _Thread_local bool t_in_host_fn;
+/* Initial-exec: static TLS, not the dynamic TLS of a dlopened library, which LeakSanitizer cannot always scan. */
+static _Thread_local struct CUctx_st *t_ctx __attribute__((tls_model("initial-exec")));
+static _Thread_local bool t_in_host_fn __attribute__((tls_model("initial-exec")));
 
 static int env_int(const char *name, int fallback)
 {
