@@ -317,18 +317,18 @@ static int aclrt_cuda_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, s
     sl->launches[n % ACLRT_CUDA_TID_RING] = NULL;
     pthread_mutex_unlock(&sl->lock);
     /*
-     * Not issued whole (a start callback may be queued: it only stores a
-     * time, so the record waits for a sticky error's loss to end it... it
-     * cannot: keep the record, a few bytes, rather than free it under it).
+     * Not issued whole: the task fails and completes in order. A start
+     * callback already queued still writes into the record: it is kept
+     * then (a few bytes, once per such failure).
      */
     struct aclrt_kernel_failure k = l->kernel;
-    aclrt_stream_fail_kernel(s, t->tid, n, aclrt_cuda_code(r), &k);
+    int rc = aclrt_cuda_issue_failed_kernel(s, sl, t, n, r, &k);
     aclrt_binary_done(l->binary);
     free(args);
     l->kernel.args = NULL;
     if (l->timeout_ms == 0)
         free(l);
-    return aclrt_cuda_complete_after(s, sl, t, ACLRT_CUDA_SUCCESS);
+    return rc;
 }
 
 static const struct aclrt_task_kind aclrt_cuda_kind_kernel =

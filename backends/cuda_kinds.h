@@ -100,13 +100,17 @@ ACLRT_INLINE int aclrt_cuda_gate(struct aclrt_stream *s, struct aclrt_cuda_slot 
 
 /*
  * Task n could not be issued (r): it fails (ids to the exception callbacks,
- * the stream's error), and still completes in order behind the work before
- * it; if the context takes nothing more, the device is lost.
+ * with the kernel's function and arguments for a kernel; the stream's
+ * error), and still completes in order behind the work before it; if the
+ * context takes nothing more, the device is lost.
  */
-static int aclrt_cuda_issue_failed(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, const struct aclrt_task *t,
-                                   uint64_t n, aclrt_CUresult r)
+static int aclrt_cuda_issue_failed_kernel(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, const struct aclrt_task *t,
+                                          uint64_t n, aclrt_CUresult r, const struct aclrt_kernel_failure *kernel)
 {
-    aclrt_stream_fail(s, t->tid, n, aclrt_cuda_code(r));
+    if (kernel != NULL)
+        aclrt_stream_fail_kernel(s, t->tid, n, aclrt_cuda_code(r), kernel);
+    else
+        aclrt_stream_fail(s, t->tid, n, aclrt_cuda_code(r));
     aclrt_CUresult w = aclrt_cuda_sticky(r) ? r : aclrt_cu->cuStreamWriteValue64(sl->cu, sl->word_dev, n, 0);
     if (w == ACLRT_CUDA_SUCCESS) {
         aclrt_cuda_issued(sl, n);
@@ -115,6 +119,12 @@ static int aclrt_cuda_issue_failed(struct aclrt_stream *s, struct aclrt_cuda_slo
         aclrt_cuda_lose(sl, sl->cd, aclrt_cuda_sticky(w) ? w : ACLRT_CUDA_ERROR_UNKNOWN);
     }
     return ACLRT_TASK_ISSUED;
+}
+
+static int aclrt_cuda_issue_failed(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, const struct aclrt_task *t,
+                                   uint64_t n, aclrt_CUresult r)
+{
+    return aclrt_cuda_issue_failed_kernel(s, sl, t, n, r, NULL);
 }
 
 /* The work of the current task was enqueued (result r): its completion goes behind it. */
