@@ -95,6 +95,8 @@ static void aclrt_cuda_close(void)
 {
     /* A forked child's driver state is the parent's: nothing is called, the records stay. */
     bool driver = !aclrt_runtime_orphaned();
+    if (!driver) /* a thread of the parent may have held it at the fork: it never lets go here */
+        pthread_mutex_init(&aclrt_cuda.lock, NULL);
     aclrt_cuda_modules_unload_later(); /* those whose last launch ended on a driver thread */
     aclrt_cuda_stamps_release(driver);
     if (driver && aclrt_cuda_enter_any() == ACLRT_CUDA_SUCCESS)

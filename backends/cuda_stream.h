@@ -309,7 +309,7 @@ static void aclrt_cuda_check(struct aclrt_cuda_slot *sl)
 static void aclrt_cuda_stream_await(struct aclrt_stream *s, uint64_t target)
 {
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_at(aclrt_slot_index(&s->hdr));
-    if (sl == NULL)
+    if (sl == NULL || aclrt_runtime_orphaned()) /* a forked child: the parent's work, its locks may stay held */
         return;
     aclrt_stream_fold(s);
     if (aclrt_seq_reached(&s->completed, target))
@@ -361,13 +361,20 @@ static void aclrt_cuda_stream_destroy(struct aclrt_stream *s)
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
     if (sl == NULL)
         return;
-    pthread_mutex_lock(&sl->lock);
+    /*
+     * A forked child's streams belong to the parent's driver state: nothing
+     * is called, and the slot's lock is not taken (a thread of the parent
+     * may have held it at the fork; the child has no other thread here).
+     */
+    bool orphaned = aclrt_runtime_orphaned();
+    if (!orphaned)
+        pthread_mutex_lock(&sl->lock);
     aclrt_CUstream cu = sl->cu;
     struct aclrt_cuda_device *cd = sl->cd;
     sl->cu = NULL;
-    pthread_mutex_unlock(&sl->lock);
-    /* A forked child's streams belong to the parent's driver state: nothing is called. */
-    if (cu != NULL && !aclrt_runtime_orphaned() && aclrt_cuda_enter(cd->ctx) == ACLRT_CUDA_SUCCESS)
+    if (!orphaned)
+        pthread_mutex_unlock(&sl->lock);
+    if (cu != NULL && !orphaned && aclrt_cuda_enter(cd->ctx) == ACLRT_CUDA_SUCCESS)
         aclrt_cu->cuStreamDestroy(cu);
     s->backend_state = NULL;
 }
