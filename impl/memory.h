@@ -20,6 +20,8 @@
 #include "peer.h"
 #include "runtime.h"
 #include "stream.h"
+#include "stream_life.h"
+#include "stream_wait.h"
 
 #include <sys/sysinfo.h>
 
@@ -123,6 +125,37 @@ static struct aclrt_device *aclrt_mem_device_of(const void *addr, size_t len)
     return dev;
 }
 
+/*
+ * A free waits for the work launched before it. aclrtFree and aclrtFreeHost
+ * return at once, as in the runtime, but a task launched earlier may still
+ * read or write the memory (CANN's samples launch a kernel, then free what
+ * it reads without synchronizing; a device has dispatched the kernel by
+ * then). The allocation leaves the registry at once (a second free, or a
+ * copy, no longer knows it), and its memory goes back only when every
+ * stream that had unfinished work at the free has completed that work:
+ * checked at the next allocation or free, and at aclFinalize, which returns
+ * it all. Counts never go back (stream.h), so a stream destroyed meanwhile
+ * is waited for through its slot's count, which reaches the target when its
+ * last task completes or is discarded.
+ */
+struct aclrt_mem_fence {
+    struct aclrt_stream *s;
+    uint64_t target;
+};
+
+struct aclrt_mem_deferred {
+    struct aclrt_mem_deferred *next;
+    struct aclrt_allocation a;
+    size_t fences;
+    struct aclrt_mem_fence fence[];
+};
+
+static struct {
+    pthread_mutex_t lock;
+    struct aclrt_mem_deferred *head; /* under the lock */
+    _Atomic size_t count;            /* written under the lock; read without it as a hint */
+} aclrt_mem_deferred = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
 /* Pinned host memory: the backend's, or 64-byte aligned host memory. */
 static aclError aclrt_host_alloc(size_t size, void **out)
 {
@@ -144,16 +177,114 @@ static void aclrt_host_free(void *p)
         free(p);
 }
 
+static void aclrt_mem_release(const struct aclrt_allocation *a)
+{
+    if (a->kind == ACLRT_MEM_DEVICE)
+        aclrt_rt.backend->mem_free(a->device, (void *)a->base);
+    else if (a->kind == ACLRT_MEM_HOST)
+        aclrt_host_free((void *)a->base);
+}
+
+static bool aclrt_mem_fences_passed(const struct aclrt_mem_deferred *d)
+{
+    for (size_t i = 0; i < d->fences; i++)
+        if (!aclrt_seq_reached(&d->fence[i].s->completed, d->fence[i].target))
+            return false;
+    return true;
+}
+
+/* Return the deferred frees whose work is done (all of them: `all`, at aclFinalize, after teardown). */
+static void aclrt_mem_reap(bool all)
+{
+    if (!all && atomic_load_explicit(&aclrt_mem_deferred.count, memory_order_relaxed) == 0)
+        return; /* a hint only: a free being deferred right now is reaped by a later call */
+    struct aclrt_mem_deferred *done = NULL;
+    pthread_mutex_lock(&aclrt_mem_deferred.lock);
+    for (struct aclrt_mem_deferred **at = &aclrt_mem_deferred.head; *at != NULL;) {
+        struct aclrt_mem_deferred *d = *at;
+        if (all || aclrt_mem_fences_passed(d)) {
+            *at = d->next;
+            atomic_store_explicit(&aclrt_mem_deferred.count,
+                                  atomic_load_explicit(&aclrt_mem_deferred.count, memory_order_relaxed) - 1,
+                                  memory_order_relaxed);
+            d->next = done;
+            done = d;
+        } else {
+            at = &d->next;
+        }
+    }
+    pthread_mutex_unlock(&aclrt_mem_deferred.lock);
+    while (done != NULL) {
+        struct aclrt_mem_deferred *d = done;
+        done = d->next;
+        aclrt_mem_release(&d->a);
+        free(d);
+    }
+}
+
+/*
+ * Free an allocation that has left the registry: now if no stream has
+ * unfinished work, else once the work of that moment is done.
+ */
+static void aclrt_mem_free_after_work(const struct aclrt_allocation *a)
+{
+    /*
+     * Every slot of the stream table, alive or not: a stream destroyed with
+     * aclrtDestroyStreamForce still runs what it was given. The counts are
+     * atomics that a new life of the slot continues, never rewinds, so
+     * reading them races with nothing.
+     */
+    /* Acquire: pairs with the release that grew the table (handle.h). */
+    uint32_t n = atomic_load_explicit(&aclrt_streams.high_water, memory_order_acquire);
+    struct aclrt_mem_fence buf[32], *fence = buf;
+    size_t busy = 0, cap = sizeof buf / sizeof buf[0];
+    for (uint32_t i = 0; i < n; i++) {
+        struct aclrt_stream *s = (struct aclrt_stream *)(void *)aclrt_table_slot(&aclrt_streams, i);
+        if (s == NULL)
+            continue;
+        uint64_t submitted = aclrt_stream_submitted(s);
+        if (aclrt_seq_reached(&s->completed, submitted))
+            continue;
+        if (busy == cap) {
+            struct aclrt_mem_fence *more =
+                (struct aclrt_mem_fence *)malloc(2 * cap * sizeof *more);
+            if (more == NULL)
+                break; /* the fences so far; the rest of the work is not waited for */
+            memcpy(more, fence, busy * sizeof *more);
+            if (fence != buf)
+                free(fence);
+            fence = more;
+            cap *= 2;
+        }
+        fence[busy++] = (struct aclrt_mem_fence){s, submitted};
+    }
+    struct aclrt_mem_deferred *d = NULL;
+    if (busy > 0 && (d = (struct aclrt_mem_deferred *)malloc(sizeof *d + busy * sizeof d->fence[0])) != NULL) {
+        d->a = *a;
+        d->fences = busy;
+        memcpy(d->fence, fence, busy * sizeof *fence);
+        pthread_mutex_lock(&aclrt_mem_deferred.lock);
+        d->next = aclrt_mem_deferred.head;
+        aclrt_mem_deferred.head = d;
+        atomic_store_explicit(&aclrt_mem_deferred.count,
+                              atomic_load_explicit(&aclrt_mem_deferred.count, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        pthread_mutex_unlock(&aclrt_mem_deferred.lock);
+    }
+    if (fence != buf)
+        free(fence);
+    if (d == NULL)
+        aclrt_mem_release(a); /* nothing unfinished (or no memory to defer it: freed now, as before) */
+    aclrt_mem_reap(false);
+}
+
 /* Free everything still allocated (aclFinalize). */
 static void aclrt_mem_release_all(void)
 {
+    aclrt_mem_reap(true);
     pthread_rwlock_wrlock(&aclrt_mem.lock);
     for (size_t i = 0; i < aclrt_mem.count; i++) {
-        struct aclrt_allocation *a = &aclrt_mem.items[i];
-        if (a->kind == ACLRT_MEM_DEVICE)
-            aclrt_rt.backend->mem_free(a->device, (void *)a->base);
-        else if (a->kind == ACLRT_MEM_HOST)
-            aclrt_host_free((void *)a->base);
+        aclrt_mem_release(&aclrt_mem.items[i]);
     }
     free(aclrt_mem.items);
     aclrt_mem.items = NULL;
@@ -224,6 +355,7 @@ ACLRT_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy 
         return rc;
     if ((rc = aclrt_mem_size_check(size, "device memory")) != ACL_SUCCESS)
         return rc;
+    aclrt_mem_reap(false);
     void *p;
     if (aclrt_rt.backend->mem_alloc(ctx->device, size, &p) != ACL_SUCCESS)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot allocate %zu bytes of device memory", size);
@@ -244,7 +376,7 @@ ACLRT_API aclError aclrtFree(void *devPtr)
     if (!aclrt_mem_unregister((uintptr_t)devPtr, ACLRT_MEM_DEVICE, &a))
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%p was not returned by aclrtMalloc (or was already freed)",
                           devPtr);
-    aclrt_rt.backend->mem_free(a.device, devPtr);
+    aclrt_mem_free_after_work(&a);
     return ACL_SUCCESS;
 }
 
@@ -258,6 +390,7 @@ ACLRT_API aclError aclrtMallocHost(void **hostPtr, size_t size)
     aclError rc = aclrt_mem_size_check(size, "host memory");
     if (rc != ACL_SUCCESS)
         return rc;
+    aclrt_mem_reap(false);
     void *p;
     if (aclrt_host_alloc(size, &p) != ACL_SUCCESS)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot allocate %zu bytes of host memory", size);
@@ -278,7 +411,7 @@ ACLRT_API aclError aclrtFreeHost(void *hostPtr)
     if (!aclrt_mem_unregister((uintptr_t)hostPtr, ACLRT_MEM_HOST, &a))
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "%p was not returned by aclrtMallocHost (or was already freed)", hostPtr);
-    aclrt_host_free(hostPtr);
+    aclrt_mem_free_after_work(&a);
     return ACL_SUCCESS;
 }
 
@@ -318,6 +451,58 @@ static aclError aclrt_copy_peer_check(struct aclrt_device *runner, void *dst, co
     return aclrt_peer_copy_check(runner, to, from);
 }
 
+/*
+ * A synchronous copy or memset that touches a device's memory first lets
+ * the work already launched to that device's streams finish, where it can
+ * run: a program that launches a kernel and then copies what it wrote with
+ * aclrtMemcpy sees the kernel's result, as on a device, where the kernel was
+ * dispatched long before the copy engine starts (CANN's samples rely on it).
+ * Not waited for: a stream parked on a wait or stopped (nothing says when it
+ * goes on), the caller's own stream (a task that copies), and anything when
+ * an embedder drives progress (its thread may be the caller). A task that
+ * is running is waited for. The copy itself is not ordered with streams.
+ */
+#define ACLRT_MEM_SETTLE_STEP_NS (200 * 1000)
+
+/* Stop waiting for this stream: parked, stopped or gone (checked at every wake-up and every step). */
+static int aclrt_mem_settle_check(void *data)
+{
+    const struct aclrt_stream_life *l = (const struct aclrt_stream_life *)data;
+    /* Relaxed: a hint, read again at every step. */
+    uint64_t w = atomic_load_explicit(&l->s->sched, memory_order_relaxed);
+    return (w & ACLRT_SCHED_STATE) == ACLRT_SCHED_PARKED || (w & ACLRT_SCHED_STOPPED) != 0 ||
+           !aclrt_stream_life_alive(l);
+}
+
+static void aclrt_mem_settle(const struct aclrt_device *dev)
+{
+    if (dev == NULL || aclrt_rt.config.external_progress || aclrt_runtime_orphaned())
+        return;
+    struct aclrt_stream_ref buf[32], *refs;
+    size_t n = aclrt_streams_snapshot(dev, NULL, buf, sizeof buf / sizeof buf[0], &refs);
+    if (n == SIZE_MAX)
+        return; /* out of memory: the copy goes on unordered, as on a device */
+    for (size_t i = 0; i < n; i++) {
+        struct aclrt_stream_life l = {refs[i].s, refs[i].life};
+        if (refs[i].s == aclrt_running_stream())
+            continue;
+        while (!aclrt_seq_reached(&l.s->completed, refs[i].submitted) && !aclrt_mem_settle_check(&l))
+            (void)aclrt_seq_wait_until(&l.s->completed, refs[i].submitted, aclrt_deadline_after(ACLRT_MEM_SETTLE_STEP_NS),
+                                       aclrt_rt.config.spin_ns, aclrt_mem_settle_check, &l);
+    }
+    if (refs != buf)
+        free(refs);
+}
+
+static void aclrt_mem_settle_for(const void *a, const void *b, size_t count)
+{
+    const struct aclrt_device *da = aclrt_mem_device_of(a, count);
+    const struct aclrt_device *db = b != NULL ? aclrt_mem_device_of(b, count) : NULL;
+    aclrt_mem_settle(da);
+    if (db != da)
+        aclrt_mem_settle(db);
+}
+
 ACLRT_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
 {
     ACLRT_ENTER();
@@ -326,7 +511,8 @@ ACLRT_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_
         return rc;
     if ((rc = aclrt_copy_peer_check(NULL, dst, src, count)) != ACL_SUCCESS)
         return rc;
-    /* Synchronous, no implicit synchronization with streams. */
+    /* Synchronous; after the device's runnable work (aclrt_mem_settle), not ordered with streams. */
+    aclrt_mem_settle_for(dst, src, count);
     const struct aclrt_backend *b = aclrt_rt.backend; /* NULL before the runtime first starts */
     if (b != NULL && b->mem_copy != NULL)
         return b->mem_copy(dst, src, count, kind);
@@ -405,6 +591,7 @@ ACLRT_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, siz
     aclError rc = aclrt_memset_check(devPtr, maxCount, count);
     if (rc != ACL_SUCCESS || count == 0)
         return rc;
+    aclrt_mem_settle_for(devPtr, NULL, count);
     const struct aclrt_backend *b = aclrt_rt.backend; /* NULL before the runtime first starts */
     if (b != NULL && b->mem_set != NULL)
         return b->mem_set(devPtr, (int)(uint8_t)value, count);
