@@ -647,6 +647,9 @@ static void write_settle_fn(void *arg)
 
 TEST(sync_memcpy_and_memset_of_device_memory_see_work_launched_before_them)
 {
+    /* Under external progress a synchronous copy does not wait (the caller may be the embedder's driver). */
+    const char *progress = getenv("ACLRT_PROGRESS");
+    bool settles = progress == NULL || strcmp(progress, "external") != 0;
     aclrtStream s;
     CHECK_OK(aclrtCreateStream(&s));
     CHECK_OK(aclrtMalloc(&settle_dev, ASYNC_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
@@ -659,16 +662,21 @@ TEST(sync_memcpy_and_memset_of_device_memory_see_work_launched_before_them)
     CHECK_EQ(0, pthread_create(&opener, NULL, gate_opener_main, g));
     CHECK_OK(aclrtMemcpy(host_copy, ASYNC_BYTES, settle_dev, ASYNC_BYTES, ACL_MEMCPY_DEVICE_TO_HOST));
     int gate_done = atomic_load(&g->done);
+    int copied = has_pattern(host_copy, ASYNC_BYTES, 70u);
     pthread_join(opener, NULL);
-    CHECK_EQ(1, gate_done);
-    CHECK(has_pattern(host_copy, ASYNC_BYTES, 70u));
+    if (settles) {
+        CHECK_EQ(1, gate_done);
+        CHECK(copied);
+    }
     /* The same for a memset: it lands after the writer, not under it. */
     g = launch_gate(s);
     CHECK_OK(aclrtLaunchHostFunc(s, write_settle_fn, (void *)(uintptr_t)71u));
     CHECK_EQ(0, pthread_create(&opener, NULL, gate_opener_main, g));
     CHECK_OK(aclrtMemset(settle_dev, ASYNC_BYTES, 0x5A, ASYNC_BYTES));
     pthread_join(opener, NULL);
-    CHECK(all_bytes_are(settle_dev, ASYNC_BYTES, 0x5A));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    if (settles)
+        CHECK(all_bytes_are(settle_dev, ASYNC_BYTES, 0x5A));
     /* A stream parked on a wait that nothing satisfies yet is not waited for. */
     aclrtNotify notify;
     CHECK_OK(aclrtCreateNotify(&notify, 0));
