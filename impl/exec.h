@@ -370,6 +370,7 @@ static bool aclrt_stream_park_in_flight(struct aclrt_stream *s)
 ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t budget, uint32_t *ran_out)
 {
     struct aclrt_stream *outer = aclrt_tls.running;
+    void *outer_ctx = aclrt_tls.ctx_handle; /* the caller's (an embedder's progress thread may have one) */
     aclrt_tls.running = s;
     enum aclrt_hold hold = ACLRT_HOLD_NONE;
     bool ahead = aclrt_rt.backend->issue_ahead;
@@ -409,6 +410,8 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
         int rc = ACL_SUCCESS;
         if (ACLRT_LIKELY(atomic_load_explicit(&s->ctx->failure, memory_order_relaxed) == 0)) {
             struct aclrt_block blk = ACLRT_BLOCK_NONE;
+            /* A task works in its stream's context, whatever the thread or an earlier task set (context.h). */
+            aclrt_tls.ctx_handle = NULL;
             rc = aclrt_task_run(s, &s->current, &blk);
             if (rc == ACLRT_TASK_BLOCKED) {
                 if (ACLRT_UNLIKELY(atomic_load_explicit(&s->sched, memory_order_relaxed) & ACLRT_SCHED_DRAIN)) {
@@ -442,6 +445,7 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
     }
 out:
     aclrt_tls.running = outer;
+    aclrt_tls.ctx_handle = outer_ctx;
     if (ran_out != NULL)
         *ran_out = ran;
     return hold;
