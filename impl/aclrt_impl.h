@@ -43,7 +43,8 @@
 #include "notify.h"    /* notifies: one record releases one wait */
 #include "cnt_notify.h" /* counting notifies */
 #include "peer.h"      /* peer access between devices */
-#include "memory.h"    /* memory, copies, memsets */
+#include "memory.h"    /* device and pinned host memory: allocation, the registry, frees */
+#include "memcpy.h"    /* copies and memsets, synchronous and in stream order */
 #include "physmem.h"   /* physical memory, reserved address ranges, mappings */
 #include "allocator.h" /* custom memory allocators: descriptors, per-stream registrations */
 #include "value.h"     /* aclrtValueWrite / aclrtValueWait */

@@ -120,6 +120,22 @@ static struct aclrt_table aclrt_functions = ACLRT_TABLE_INIT(ACLRT_KIND_FUNCTION
 static pthread_mutex_t aclrt_kernels_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
+ * Taken around every dlopen and dlclose of a binary and around our reads of
+ * the loader's link map (aclrtBinaryGetDevAddress): the loader's own lock is
+ * invisible to ThreadSanitizer, and a library opened twice shares one link
+ * map, written by whichever thread opened it first. Innermost: taken after
+ * aclrt_kernels_lock, never before it.
+ */
+static pthread_mutex_t aclrt_binary_loader_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void aclrt_binary_dlclose(void *dl)
+{
+    pthread_mutex_lock(&aclrt_binary_loader_lock);
+    dlclose(dl);
+    pthread_mutex_unlock(&aclrt_binary_loader_lock);
+}
+
+/*
  * What unloading a function does to the args handles made for it
  * (kernel_args.h sets it when it is first used; NULL: none were made).
  */
@@ -181,7 +197,7 @@ static void aclrt_binary_close(struct aclrt_binary *b)
     if (dl != NULL && b->loader != NULL)
         b->loader->module_unload(dl);
     else if (dl != NULL)
-        dlclose(dl);
+        aclrt_binary_dlclose(dl);
     if (b->fd >= 0)
         close(b->fd); /* after the library: its name stays unique while it is loaded */
     b->fd = -1;
@@ -318,9 +334,11 @@ static aclError aclrt_binary_check_options(const aclrtBinaryLoadOptions *options
 /* Open a shared object; ACL_ERROR_RT_PARAM_INVALID (with the loader's reason) if it is not one. */
 static aclError aclrt_binary_open(const char *path, const char *shown, void **dl)
 {
+    pthread_mutex_lock(&aclrt_binary_loader_lock);
     *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    const char *why = *dl == NULL ? dlerror() : NULL;
+    pthread_mutex_unlock(&aclrt_binary_loader_lock);
     if (*dl == NULL) {
-        const char *why = dlerror();
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%s is not a binary this backend can load (a shared object): %s",
                           shown, why != NULL ? why : "unknown reason");
     }
@@ -412,7 +430,7 @@ static aclError aclrt_binary_publish(void *dl, const struct aclrt_backend *loade
         if (loader != NULL)
             loader->module_unload(dl);
         else
-            dlclose(dl);
+            aclrt_binary_dlclose(dl);
         if (fd >= 0)
             close(fd);
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no room for another binary");
@@ -655,11 +673,13 @@ ACLRT_API aclError aclrtBinaryGetDevAddress(const aclrtBinHandle binHandle, void
         pthread_mutex_unlock(&aclrt_kernels_lock);
         return ACL_SUCCESS;
     }
+    pthread_mutex_lock(&aclrt_binary_loader_lock);
     if (alive && dlinfo(atomic_load_explicit(&b->dl, memory_order_relaxed), RTLD_DI_LINKMAP, &map) == 0 &&
         map != NULL) {
         *binAddr = (void *)map->l_addr; /* where the loader placed it */
         *binSize = (size_t)b->size;
     }
+    pthread_mutex_unlock(&aclrt_binary_loader_lock);
     pthread_mutex_unlock(&aclrt_kernels_lock);
     if (!alive)
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "binHandle %p was unloaded", binHandle);

@@ -296,9 +296,10 @@ static aclError aclrt_current_context_slow(struct aclrt_context **out)
     if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
         return aclrt_fail_orphaned();
     /*
-     * A task (host function, host kernel) running on an executor thread that
-     * never set a context of its own works in its stream's context, which
-     * outlives the task (destroying a context waits for its streams).
+     * A task (host function, host kernel) works in its stream's context,
+     * which outlives the task (destroying a context waits for its streams),
+     * unless it sets one itself: the run loop clears the thread's context
+     * before each task and gives the caller's back afterwards (exec.h).
      */
     if (aclrt_tls.running != NULL && aclrt_tls.ctx_handle == NULL) {
         *out = aclrt_tls.running->ctx;

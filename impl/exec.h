@@ -400,6 +400,7 @@ static bool aclrt_stream_park_in_flight(struct aclrt_stream *s)
 ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t budget, uint32_t *ran_out)
 {
     struct aclrt_stream *outer = aclrt_tls.running;
+    void *outer_ctx = aclrt_tls.ctx_handle; /* the caller's (an embedder's progress thread may have one) */
     aclrt_tls.running = s;
     enum aclrt_hold hold = ACLRT_HOLD_NONE;
     bool ahead = aclrt_rt.backend->issue_ahead;
@@ -440,6 +441,8 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
         int rc = ACL_SUCCESS;
         if (ACLRT_LIKELY(atomic_load_explicit(&s->ctx->failure, memory_order_relaxed) == 0)) {
             struct aclrt_block blk = ACLRT_BLOCK_NONE;
+            /* A task works in its stream's context, whatever the thread or an earlier task set (context.h). */
+            aclrt_tls.ctx_handle = NULL;
             rc = aclrt_task_run(s, &s->current, &blk);
             if (rc == ACLRT_TASK_BLOCKED) {
                 /* Waiting for its own issued work is no wait that blocks for good: a drain parks for it too. */
@@ -488,6 +491,7 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
     }
 out:
     aclrt_tls.running = outer;
+    aclrt_tls.ctx_handle = outer_ctx;
     if (ran_out != NULL)
         *ran_out = ran;
     return hold;

@@ -69,7 +69,9 @@ static void aclrt_orphan_reset_locks(void)
     pthread_mutex_init(&aclrt_device_state_hooks.lock, NULL);
     pthread_mutex_init(&aclrt_physmem.lock, NULL);
     pthread_rwlock_init(&aclrt_mem.lock, NULL);
+    pthread_mutex_init(&aclrt_mem_deferred.lock, NULL);
     pthread_mutex_init(&aclrt_kernels_lock, NULL);
+    pthread_mutex_init(&aclrt_binary_loader_lock, NULL);
 }
 
 /* Free the notes of a keyless list without waking anyone (the streams they name are abandoned too). */

@@ -1,5 +1,6 @@
 /*
- * impl/memory.h - device and pinned host memory, copies and memsets.
+ * impl/memory.h - device and pinned host memory: allocation, the registry
+ * of allocations, and frees that wait for the work launched before them.
  *
  * Allocations are recorded in a registry (sorted by address; a reader-writer
  * lock, since allocation is not a hot path), so that
@@ -17,7 +18,6 @@
 
 #include "base.h"
 #include "error.h"
-#include "peer.h"
 #include "runtime.h"
 #include "stream.h"
 
@@ -123,6 +123,37 @@ static struct aclrt_device *aclrt_mem_device_of(const void *addr, size_t len)
     return dev;
 }
 
+/*
+ * A free waits for the work launched before it. aclrtFree and aclrtFreeHost
+ * return at once, as in the runtime, but a task launched earlier may still
+ * read or write the memory (CANN's samples launch a kernel, then free what
+ * it reads without synchronizing; a device has dispatched the kernel by
+ * then). The allocation leaves the registry at once (a second free, or a
+ * copy, no longer knows it), and its memory goes back only when every
+ * stream that had unfinished work at the free has completed that work:
+ * checked at the next allocation or free, and at aclFinalize, which returns
+ * it all. Counts never go back (stream.h), so a stream destroyed meanwhile
+ * is waited for through its slot's count, which reaches the target when its
+ * last task completes or is discarded.
+ */
+struct aclrt_mem_fence {
+    struct aclrt_stream *s;
+    uint64_t target;
+};
+
+struct aclrt_mem_deferred {
+    struct aclrt_mem_deferred *next;
+    struct aclrt_allocation a;
+    size_t fences;
+    struct aclrt_mem_fence fence[];
+};
+
+static struct {
+    pthread_mutex_t lock;
+    struct aclrt_mem_deferred *head; /* under the lock */
+    _Atomic size_t count;            /* written under the lock; read without it as a hint */
+} aclrt_mem_deferred = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
 /* Pinned host memory: the backend's, or 64-byte aligned host memory. */
 static aclError aclrt_host_alloc(size_t size, void **out)
 {
@@ -144,16 +175,114 @@ static void aclrt_host_free(void *p)
         free(p);
 }
 
+static void aclrt_mem_release(const struct aclrt_allocation *a)
+{
+    if (a->kind == ACLRT_MEM_DEVICE)
+        aclrt_rt.backend->mem_free(a->device, (void *)a->base);
+    else if (a->kind == ACLRT_MEM_HOST)
+        aclrt_host_free((void *)a->base);
+}
+
+static bool aclrt_mem_fences_passed(const struct aclrt_mem_deferred *d)
+{
+    for (size_t i = 0; i < d->fences; i++)
+        if (!aclrt_seq_reached(&d->fence[i].s->completed, d->fence[i].target))
+            return false;
+    return true;
+}
+
+/* Return the deferred frees whose work is done (all of them: `all`, at aclFinalize, after teardown). */
+static void aclrt_mem_reap(bool all)
+{
+    if (!all && atomic_load_explicit(&aclrt_mem_deferred.count, memory_order_relaxed) == 0)
+        return; /* a hint only: a free being deferred right now is reaped by a later call */
+    struct aclrt_mem_deferred *done = NULL;
+    pthread_mutex_lock(&aclrt_mem_deferred.lock);
+    for (struct aclrt_mem_deferred **at = &aclrt_mem_deferred.head; *at != NULL;) {
+        struct aclrt_mem_deferred *d = *at;
+        if (all || aclrt_mem_fences_passed(d)) {
+            *at = d->next;
+            atomic_store_explicit(&aclrt_mem_deferred.count,
+                                  atomic_load_explicit(&aclrt_mem_deferred.count, memory_order_relaxed) - 1,
+                                  memory_order_relaxed);
+            d->next = done;
+            done = d;
+        } else {
+            at = &d->next;
+        }
+    }
+    pthread_mutex_unlock(&aclrt_mem_deferred.lock);
+    while (done != NULL) {
+        struct aclrt_mem_deferred *d = done;
+        done = d->next;
+        aclrt_mem_release(&d->a);
+        free(d);
+    }
+}
+
+/*
+ * Free an allocation that has left the registry: now if no stream has
+ * unfinished work, else once the work of that moment is done.
+ */
+static void aclrt_mem_free_after_work(const struct aclrt_allocation *a)
+{
+    /*
+     * Every slot of the stream table, alive or not: a stream destroyed with
+     * aclrtDestroyStreamForce still runs what it was given. The counts are
+     * atomics that a new life of the slot continues, never rewinds, so
+     * reading them races with nothing.
+     */
+    /* Acquire: pairs with the release that grew the table (handle.h). */
+    uint32_t n = atomic_load_explicit(&aclrt_streams.high_water, memory_order_acquire);
+    struct aclrt_mem_fence buf[32], *fence = buf;
+    size_t busy = 0, cap = sizeof buf / sizeof buf[0];
+    for (uint32_t i = 0; i < n; i++) {
+        struct aclrt_stream *s = (struct aclrt_stream *)(void *)aclrt_table_slot(&aclrt_streams, i);
+        if (s == NULL)
+            continue;
+        uint64_t submitted = aclrt_stream_submitted(s);
+        if (aclrt_seq_reached(&s->completed, submitted))
+            continue;
+        if (busy == cap) {
+            struct aclrt_mem_fence *more =
+                (struct aclrt_mem_fence *)malloc(2 * cap * sizeof *more);
+            if (more == NULL)
+                break; /* the fences so far; the rest of the work is not waited for */
+            memcpy(more, fence, busy * sizeof *more);
+            if (fence != buf)
+                free(fence);
+            fence = more;
+            cap *= 2;
+        }
+        fence[busy++] = (struct aclrt_mem_fence){s, submitted};
+    }
+    struct aclrt_mem_deferred *d = NULL;
+    if (busy > 0 && (d = (struct aclrt_mem_deferred *)malloc(sizeof *d + busy * sizeof d->fence[0])) != NULL) {
+        d->a = *a;
+        d->fences = busy;
+        memcpy(d->fence, fence, busy * sizeof *fence);
+        pthread_mutex_lock(&aclrt_mem_deferred.lock);
+        d->next = aclrt_mem_deferred.head;
+        aclrt_mem_deferred.head = d;
+        atomic_store_explicit(&aclrt_mem_deferred.count,
+                              atomic_load_explicit(&aclrt_mem_deferred.count, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        pthread_mutex_unlock(&aclrt_mem_deferred.lock);
+    }
+    if (fence != buf)
+        free(fence);
+    if (d == NULL)
+        aclrt_mem_release(a); /* nothing unfinished (or no memory to defer it: freed now, as before) */
+    aclrt_mem_reap(false);
+}
+
 /* Free everything still allocated (aclFinalize). */
 static void aclrt_mem_release_all(void)
 {
+    aclrt_mem_reap(true);
     pthread_rwlock_wrlock(&aclrt_mem.lock);
     for (size_t i = 0; i < aclrt_mem.count; i++) {
-        struct aclrt_allocation *a = &aclrt_mem.items[i];
-        if (a->kind == ACLRT_MEM_DEVICE)
-            aclrt_rt.backend->mem_free(a->device, (void *)a->base);
-        else if (a->kind == ACLRT_MEM_HOST)
-            aclrt_host_free((void *)a->base);
+        aclrt_mem_release(&aclrt_mem.items[i]);
     }
     free(aclrt_mem.items);
     aclrt_mem.items = NULL;
@@ -224,6 +353,7 @@ ACLRT_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy 
         return rc;
     if ((rc = aclrt_mem_size_check(size, "device memory")) != ACL_SUCCESS)
         return rc;
+    aclrt_mem_reap(false);
     void *p;
     if (aclrt_rt.backend->mem_alloc(ctx->device, size, &p) != ACL_SUCCESS)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot allocate %zu bytes of device memory", size);
@@ -244,7 +374,7 @@ ACLRT_API aclError aclrtFree(void *devPtr)
     if (!aclrt_mem_unregister((uintptr_t)devPtr, ACLRT_MEM_DEVICE, &a))
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%p was not returned by aclrtMalloc (or was already freed)",
                           devPtr);
-    aclrt_rt.backend->mem_free(a.device, devPtr);
+    aclrt_mem_free_after_work(&a);
     return ACL_SUCCESS;
 }
 
@@ -258,6 +388,7 @@ ACLRT_API aclError aclrtMallocHost(void **hostPtr, size_t size)
     aclError rc = aclrt_mem_size_check(size, "host memory");
     if (rc != ACL_SUCCESS)
         return rc;
+    aclrt_mem_reap(false);
     void *p;
     if (aclrt_host_alloc(size, &p) != ACL_SUCCESS)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot allocate %zu bytes of host memory", size);
@@ -278,158 +409,8 @@ ACLRT_API aclError aclrtFreeHost(void *hostPtr)
     if (!aclrt_mem_unregister((uintptr_t)hostPtr, ACLRT_MEM_HOST, &a))
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "%p was not returned by aclrtMallocHost (or was already freed)", hostPtr);
-    aclrt_host_free(hostPtr);
+    aclrt_mem_free_after_work(&a);
     return ACL_SUCCESS;
-}
-
-/*
- * Common checks of copies: pointers, sizes, kind. The kinds these calls take
- * are HOST_TO_HOST .. HOST_TO_BUF_TO_DEVICE, as in the runtime: the INNER_ and
- * INTER_DEVICE_TO_DEVICE kinds belong to other copy calls, and the ACL layer
- * refuses them here like any other value (ACL_ERROR_INVALID_PARAM).
- */
-static aclError aclrt_copy_check(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
-{
-    if (dst == NULL || src == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", dst == NULL ? "dst" : "src");
-    if ((unsigned)kind > (unsigned)ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM,
-                          "copy kind %d is not one aclrtMemcpy/aclrtMemcpyAsync take (ACL_MEMCPY_HOST_TO_HOST .. "
-                          "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE; INNER_/INTER_DEVICE_TO_DEVICE are for other calls)",
-                          (int)kind);
-    if (count > 0 && (destMax == 0 || count > destMax))
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "count %zu exceeds destMax %zu", count, destMax);
-    return ACL_SUCCESS;
-}
-
-/* A copy between two devices' memory needs the device that runs it to have peer access to both (peer.h). */
-static aclError aclrt_copy_peer_check(struct aclrt_device *runner, void *dst, const void *src, size_t count)
-{
-    struct aclrt_device *to = aclrt_mem_device_of(dst, count), *from = aclrt_mem_device_of(src, count);
-    if (to == NULL || from == NULL || to == from)
-        return ACL_SUCCESS;
-    if (runner == NULL) {
-        struct aclrt_context *ctx;
-        aclError rc = aclrt_current_context(&ctx);
-        if (rc != ACL_SUCCESS)
-            return rc;
-        runner = ctx->device;
-    }
-    return aclrt_peer_copy_check(runner, to, from);
-}
-
-ACLRT_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
-{
-    ACLRT_ENTER();
-    aclError rc = aclrt_copy_check(dst, destMax, src, count, kind);
-    if (rc != ACL_SUCCESS || count == 0)
-        return rc;
-    if ((rc = aclrt_copy_peer_check(NULL, dst, src, count)) != ACL_SUCCESS)
-        return rc;
-    /* Synchronous, no implicit synchronization with streams. */
-    const struct aclrt_backend *b = aclrt_rt.backend; /* NULL before the runtime first starts */
-    if (b != NULL && b->mem_copy != NULL)
-        return b->mem_copy(dst, src, count, kind);
-    memmove(dst, src, count);
-    return ACL_SUCCESS;
-}
-
-/* ACLRT_TASK_MEMCPY / _MEMSET: on host-addressable memory (a backend with device memory overrides them). */
-static int aclrt_memcpy_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
-{
-    (void)s, (void)blk;
-    memmove(t->u.copy.dst, t->u.copy.src, t->u.copy.count);
-    return ACL_SUCCESS;
-}
-
-static int aclrt_memset_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
-{
-    (void)s, (void)blk;
-    memset(t->u.fill.dst, (int)(uint8_t)t->u32, t->u.fill.count);
-    return ACL_SUCCESS;
-}
-
-static const struct aclrt_task_kind aclrt_kind_memcpy = {ACLRT_TASK_MEMCPY, "memcpy", aclrt_memcpy_run, NULL};
-static const struct aclrt_task_kind aclrt_kind_memset = {ACLRT_TASK_MEMSET, "memset", aclrt_memset_run, NULL};
-
-/* Submit a task and, if asked, wait until it has run (pageable memory). */
-static aclError aclrt_submit_maybe_wait(struct aclrt_stream *s, const struct aclrt_task *t, bool wait)
-{
-    uint64_t number;
-    aclError rc = aclrt_stream_submit(s, t, &number);
-    if (rc != ACL_SUCCESS || !wait)
-        return rc;
-    if (aclrt_running_stream() == s)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
-                          "a copy with pageable host memory from a task of the same stream would wait for itself");
-    aclrt_stream_wait_count(s, number, -1, ACL_SUCCESS);
-    return ACL_SUCCESS;
-}
-
-ACLRT_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
-                                    aclrtMemcpyKind kind, aclrtStream stream)
-{
-    ACLRT_ENTER();
-    aclError rc = aclrt_copy_check(dst, destMax, src, count, kind);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    struct aclrt_stream *s;
-    if ((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS)
-        return rc;
-    if (count == 0)
-        return ACL_SUCCESS;
-    if ((rc = aclrt_copy_peer_check(s->ctx->device, dst, src, count)) != ACL_SUCCESS)
-        return rc;
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_memcpy;
-    t.u.copy.dst = dst;
-    t.u.copy.src = src;
-    t.u.copy.count = count;
-    bool pinned = aclrt_mem_is_ours(dst, count) && aclrt_mem_is_ours(src, count);
-    return aclrt_submit_maybe_wait(s, &t, !pinned);
-}
-
-static aclError aclrt_memset_check(void *devPtr, size_t maxCount, size_t count)
-{
-    if (devPtr == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
-    if (count > 0 && (maxCount == 0 || count > maxCount))
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "count %zu exceeds maxCount %zu", count, maxCount);
-    return ACL_SUCCESS;
-}
-
-ACLRT_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
-{
-    ACLRT_ENTER();
-    aclError rc = aclrt_memset_check(devPtr, maxCount, count);
-    if (rc != ACL_SUCCESS || count == 0)
-        return rc;
-    const struct aclrt_backend *b = aclrt_rt.backend; /* NULL before the runtime first starts */
-    if (b != NULL && b->mem_set != NULL)
-        return b->mem_set(devPtr, (int)(uint8_t)value, count);
-    memset(devPtr, (int)(uint8_t)value, count);
-    return ACL_SUCCESS;
-}
-
-ACLRT_API aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)
-{
-    ACLRT_ENTER();
-    aclError rc = aclrt_memset_check(devPtr, maxCount, count);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    struct aclrt_stream *s;
-    if ((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS)
-        return rc;
-    if (count == 0)
-        return ACL_SUCCESS;
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_memset;
-    t.u32 = (uint32_t)(uint8_t)value;
-    t.u.fill.dst = devPtr;
-    t.u.fill.count = count;
-    return aclrt_submit_maybe_wait(s, &t, !aclrt_mem_is_ours(devPtr, count));
 }
 
 #endif /* ACLRT_IMPL_MEMORY_H */

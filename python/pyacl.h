@@ -111,6 +111,13 @@ extern const struct pyacl_capability pyacl_cap_exception; /* rt_exception.c: exc
 extern const struct pyacl_capability pyacl_cap_notify;    /* rt_notify.c: notifies, counting notifies */
 extern const struct pyacl_capability pyacl_cap_value;     /* rt_value.c: value write / wait */
 extern const struct pyacl_capability pyacl_cap_hcom;      /* rtx_hcom.c: HCOM group record/wait tasks */
+extern const struct pyacl_capability pyacl_cap_sysinfo;     /* rt_sysinfo.c: SoC, versions, CANN attributes, fp16 */
+extern const struct pyacl_capability pyacl_cap_device_info; /* rt_device_info.c: device information and limits */
+extern const struct pyacl_capability pyacl_cap_peer;        /* rt_peer.c: peer access between devices */
+extern const struct pyacl_capability pyacl_cap_error_verbose; /* rt_error_verbose.c: hardware error details */
+extern const struct pyacl_capability pyacl_cap_overflow;    /* rt_overflow.c: overflow detection */
+extern const struct pyacl_capability pyacl_cap_builtin;     /* rt_builtin.c: built-in tasks (reduce) */
+extern const struct pyacl_capability pyacl_cap_physmem;     /* rt_physmem.c: physical memory, address ranges */
 extern const struct pyacl_capability pyacl_cap_rtx;    /* rtx.c:       host kernels, backend */
 extern const struct pyacl_capability pyacl_cap_util;   /* util.c:      bytes/pointers, threads */
 

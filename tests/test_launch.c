@@ -471,6 +471,46 @@ TEST(thousands_of_threads_launching_into_one_stream_all_get_in_in_each_threads_o
     CHECK_OK(aclrtDestroyStream(crowd_stream));
 }
 
+/* A task works in its stream's context, whatever an earlier task on the same thread set. */
+static aclrtContext other_ctx;
+static aclrtStream ctx_stream;
+static atomic_int set_rc = -1, launch_rc = -1;
+
+static void set_other_context_fn(void *arg)
+{
+    (void)arg;
+    atomic_store(&set_rc, aclrtSetCurrentContext(other_ctx));
+}
+
+static void nop_fn(void *arg)
+{
+    (void)arg;
+}
+
+static void launch_into_own_stream_fn(void *arg)
+{
+    (void)arg;
+    atomic_store(&launch_rc, aclrtLaunchHostFunc(ctx_stream, nop_fn, NULL));
+}
+
+TEST(a_task_works_in_its_streams_context_whatever_an_earlier_task_set)
+{
+    CHECK_OK(aclrtCreateContext(&other_ctx, 0));
+    CHECK_OK(aclrtSetCurrentContext(main_ctx));
+    CHECK_OK(aclrtCreateStream(&ctx_stream));
+    /* Both tasks queued behind a gate: one executor holds the stream and runs them in a row. */
+    struct gate *g = launch_gate(ctx_stream);
+    CHECK_OK(aclrtLaunchHostFunc(ctx_stream, set_other_context_fn, NULL));
+    CHECK_OK(aclrtLaunchHostFunc(ctx_stream, launch_into_own_stream_fn, NULL));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(ctx_stream));
+    CHECK_EQ(ACL_SUCCESS, atomic_load(&set_rc));
+    CHECK_EQ(ACL_SUCCESS, atomic_load(&launch_rc)); /* not ACL_ERROR_RT_STREAM_CONTEXT */
+    CHECK_OK(aclrtDestroyStream(ctx_stream));
+    CHECK_OK(aclrtDestroyContext(other_ctx));
+    CHECK_OK(aclrtSetCurrentContext(main_ctx));
+}
+
 int main(void)
 {
     setenv("ACLRT_RING_BYTES", RING_BYTES, 1);
@@ -488,6 +528,7 @@ int main(void)
         case_cleanup();        \
     } while (0)
     RUN_CASE(a_launch_commits_while_an_earlier_reservation_is_still_open);
+    RUN_CASE(a_task_works_in_its_streams_context_whatever_an_earlier_task_set);
     RUN_CASE(a_ring_holds_its_capacity_and_takes_more_once_the_consumer_is_done_with_a_record);
     RUN_CASE(a_fresh_ring_takes_nothing_even_where_zero_would_mean_committed);
     RUN_CASE(host_functions_launching_into_each_others_full_streams_get_task_full_instead_of_deadlocking);

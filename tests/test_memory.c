@@ -549,6 +549,58 @@ TEST(memcpy_async_with_runtime_memory_runs_in_stream_order)
     CHECK_OK(aclrtDestroyStream(s));
 }
 
+/* A task launched before a free still sees the memory (the free returns at once). */
+static void *late_dev, *late_host;
+static atomic_int late_dev_ok, late_host_ok;
+
+static void read_late_fn(void *arg)
+{
+    atomic_store(&late_dev_ok, has_pattern(late_dev, ASYNC_BYTES, (unsigned)(uintptr_t)arg));
+    atomic_store(&late_host_ok, has_pattern(late_host, ASYNC_BYTES, (unsigned)(uintptr_t)arg + 1u));
+}
+
+TEST(free_and_free_host_keep_memory_for_work_launched_before_them)
+{
+    /* Variant 1: the stream is destroyed with aclrtDestroyStreamForce before the frees (CANN's samples do). */
+    for (int variant = 0; variant < 2; variant++) {
+        aclrtStream s;
+        CHECK_OK(aclrtCreateStream(&s));
+        CHECK_OK(aclrtMalloc(&late_dev, ASYNC_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
+        CHECK_OK(aclrtMallocHost(&late_host, ASYNC_BYTES));
+        unsigned seed = 60u + 2u * (unsigned)variant;
+        fill_pattern(late_dev, ASYNC_BYTES, seed);
+        fill_pattern(late_host, ASYNC_BYTES, seed + 1u);
+        atomic_store(&late_dev_ok, -1);
+        atomic_store(&late_host_ok, -1);
+        struct gate *g = launch_gate(s);
+        CHECK_OK(aclrtLaunchHostFunc(s, read_late_fn, (void *)(uintptr_t)seed));
+        if (variant == 1)
+            CHECK_OK(aclrtDestroyStreamForce(s));
+        /* Freed while the reader waits behind the gate: both calls return at once... */
+        CHECK_OK(aclrtFree(late_dev));
+        CHECK_OK(aclrtFreeHost(late_host));
+        CHECK_EQ(0, atomic_load(&g->done));
+        /* ...and the pointers are no longer allocations: a second free is an error. */
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree(late_dev));
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFreeHost(late_host));
+        /* Allocating meanwhile returns nothing of the memory still in use. */
+        void *other;
+        CHECK_OK(aclrtMalloc(&other, ASYNC_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
+        CHECK(other != late_dev);
+        gate_open(g);
+        if (variant == 0) {
+            CHECK_OK(aclrtSynchronizeStream(s));
+            CHECK_OK(aclrtDestroyStream(s));
+        } else {
+            while (atomic_load(&late_host_ok) == -1) /* the reader's own result: the destroyed stream has no handle */
+                sched_yield();
+        }
+        CHECK_EQ(1, atomic_load(&late_dev_ok)); /* the reader saw the contents of before the free */
+        CHECK_EQ(1, atomic_load(&late_host_ok));
+        CHECK_OK(aclrtFree(other));
+    }
+}
+
 TEST(memcpy_async_with_pageable_memory_has_completed_when_it_returns)
 {
     aclrtStream s;
@@ -582,6 +634,65 @@ TEST(memcpy_async_with_pageable_memory_has_completed_when_it_returns)
     CHECK(copied);
     CHECK_OK(aclrtSynchronizeStream(s));
     CHECK_OK(aclrtFree(dev));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+/* Synchronous copies and memsets of device memory come after the device's runnable work. */
+static void *settle_dev;
+
+static void write_settle_fn(void *arg)
+{
+    fill_pattern(settle_dev, ASYNC_BYTES, (unsigned)(uintptr_t)arg);
+}
+
+TEST(sync_memcpy_and_memset_of_device_memory_see_work_launched_before_them)
+{
+    /* Under external progress a synchronous copy does not wait (the caller may be the embedder's driver). */
+    const char *progress = getenv("ACLRT_PROGRESS");
+    bool settles = progress == NULL || strcmp(progress, "external") != 0;
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_OK(aclrtMalloc(&settle_dev, ASYNC_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
+    static unsigned char host_copy[ASYNC_BYTES];
+    /* A writer behind a gate, then a synchronous device -> host copy: the copy sees what it wrote. */
+    memset(settle_dev, 0, ASYNC_BYTES);
+    struct gate *g = launch_gate(s);
+    CHECK_OK(aclrtLaunchHostFunc(s, write_settle_fn, (void *)(uintptr_t)70u));
+    pthread_t opener;
+    CHECK_EQ(0, pthread_create(&opener, NULL, gate_opener_main, g));
+    CHECK_OK(aclrtMemcpy(host_copy, ASYNC_BYTES, settle_dev, ASYNC_BYTES, ACL_MEMCPY_DEVICE_TO_HOST));
+    int gate_done = atomic_load(&g->done);
+    int copied = has_pattern(host_copy, ASYNC_BYTES, 70u);
+    pthread_join(opener, NULL);
+    if (settles) {
+        CHECK_EQ(1, gate_done);
+        CHECK(copied);
+    }
+    /* The same for a memset: it lands after the writer, not under it. */
+    g = launch_gate(s);
+    CHECK_OK(aclrtLaunchHostFunc(s, write_settle_fn, (void *)(uintptr_t)71u));
+    CHECK_EQ(0, pthread_create(&opener, NULL, gate_opener_main, g));
+    CHECK_OK(aclrtMemset(settle_dev, ASYNC_BYTES, 0x5A, ASYNC_BYTES));
+    pthread_join(opener, NULL);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    if (settles)
+        CHECK(all_bytes_are(settle_dev, ASYNC_BYTES, 0x5A));
+    /* A stream parked on a wait that nothing satisfies yet is not waited for. */
+    aclrtNotify notify;
+    CHECK_OK(aclrtCreateNotify(&notify, 0));
+    CHECK_OK(aclrtWaitAndResetNotify(notify, s, 0));
+    CHECK_OK(aclrtLaunchHostFunc(s, write_settle_fn, (void *)(uintptr_t)72u));
+    CHECK_OK(aclrtMemset(settle_dev, ASYNC_BYTES, 0x33, ASYNC_BYTES)); /* returns: the writer waits for the notify */
+    CHECK(all_bytes_are(settle_dev, ASYNC_BYTES, 0x33));
+    aclrtStream other;
+    CHECK_OK(aclrtCreateStream(&other));
+    CHECK_OK(aclrtRecordNotify(notify, other));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK(has_pattern(settle_dev, ASYNC_BYTES, 72u));
+    CHECK_OK(aclrtSynchronizeStream(other));
+    CHECK_OK(aclrtDestroyNotify(notify));
+    CHECK_OK(aclrtDestroyStream(other));
+    CHECK_OK(aclrtFree(settle_dev));
     CHECK_OK(aclrtDestroyStream(s));
 }
 
@@ -865,6 +976,7 @@ int main(void)
     RUN_CASE(free_rejects_null_foreign_interior_and_double_frees);
     RUN_CASE(free_host_rejects_null_foreign_and_double_frees);
     RUN_CASE(free_and_free_host_do_not_accept_each_others_pointers);
+    RUN_CASE(free_and_free_host_keep_memory_for_work_launched_before_them);
 
     RUN_CASE(memcpy_of_zero_bytes_succeeds_and_copies_nothing);
     RUN_CASE(memcpy_rejects_count_over_dest_max_and_dest_max_zero);
@@ -875,6 +987,7 @@ int main(void)
 
     RUN_CASE(memcpy_async_with_runtime_memory_runs_in_stream_order);
     RUN_CASE(memcpy_async_with_pageable_memory_has_completed_when_it_returns);
+    RUN_CASE(sync_memcpy_and_memset_of_device_memory_see_work_launched_before_them);
     RUN_CASE(memcpy_async_checks_its_arguments);
     RUN_CASE(memset_async_runs_in_stream_order_and_uses_the_low_byte);
     RUN_CASE(memset_async_with_pageable_memory_has_completed_when_it_returns);
