@@ -46,7 +46,7 @@ TEST_KERNELS := $(patsubst tests/kernels/%.c,$(BUILD)/kernels/lib%.so,$(wildcard
 KERNEL_FLAGS := -DACLRT_TEST_KERNEL_DIR='"$(KERNEL_DIR)"'
 
 # Build variants of the test suite.
-VARIANTS := release tsan asan dist external
+VARIANTS := release tsan asan dist external cuda cuda-tsan cuda-asan
 FLAGS_release := -O2 -g -I.
 # The same tests with external progress: no runtime threads, test threads drive the devices.
 FLAGS_external := -O2 -g -I.
@@ -57,6 +57,38 @@ TESTS_external = $(filter-out test_embed test_reliability,$(TESTS))
 FLAGS_tsan := -O1 -g -fsanitize=thread -Wno-tsan -I.
 FLAGS_asan := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -I.
 FLAGS_dist := -O2 -g -I$(BUILD)/dist-include
+
+# The same tests on the cuda backend (tests/impl_cuda.c), through the CUDA
+# driver test double of tests/cuda_fake/, built per variant with its flags:
+# cuda, cuda-tsan and cuda-asan in make test.
+# make test BACKEND=cuda adds the variant gpu: the suite on the machine's
+# GPUs, through libcuda.so.1 (docs/CUDA.md).
+CUDA_VARIANTS := cuda cuda-tsan cuda-asan
+FLAGS_cuda := $(FLAGS_release)
+FLAGS_cuda-tsan := $(FLAGS_tsan)
+FLAGS_cuda-asan := $(FLAGS_asan)
+FLAGS_gpu := $(FLAGS_release)
+IMPL_SRC_gpu := tests/impl_cuda.c
+# Not on the cuda backend:
+#   test_sysinfo, test_bad_input: assert the backend's name and SoC name ("host", "aclrt-host");
+#   test_embed: registers backends, which run on the host backend's machinery, and selects them by name.
+TESTS_CUDA = $(filter-out test_sysinfo test_bad_input test_embed,$(TESTS))
+# On a GPU, not test_kernel either: its binaries are host shared objects, which only the test
+# double loads (its stand-in for a module); a GPU's driver loads cubins, fatbins and PTX.
+TESTS_gpu = $(filter-out test_kernel,$(TESTS_CUDA))
+define cuda_variant
+IMPL_SRC_$(1) := tests/impl_cuda.c
+IMPL_DEPS_$(1) := $(BUILD)/$(1)/libcuda_fake.so
+IMPL_DEFS_$(1) := -DACLRT_TEST_CUDA_LIBRARY='"$(CURDIR)/$(BUILD)/$(1)/libcuda_fake.so"'
+TESTS_$(1) = $$(TESTS_CUDA)
+endef
+$(foreach v,$(CUDA_VARIANTS),$(eval $(call cuda_variant,$(v))))
+# Under ThreadSanitizer a forked child may start no thread (test_fork's child then runs
+# without threads of its own), and the driver runs streams on threads of its own.
+TESTS_cuda-tsan = $(filter-out test_fork,$(TESTS_CUDA))
+ifeq ($(BACKEND),cuda)
+VARIANTS += gpu
+endif
 
 export TSAN_OPTIONS ?= halt_on_error=1 second_deadlock_stack=1
 export ASAN_OPTIONS ?= detect_leaks=1 abort_on_error=1
@@ -73,7 +105,7 @@ BENCH_PKGS := $(TEST_PKGS) gnuplot-nox
 
 .PHONY: all test bench deps deps-bench dist install check check-layering examples clean \
         $(addprefix test-,$(VARIANTS)) test-cpp test-install test-negative test-pip-install \
-        soak soak-coverage test-soak-short test-reliability
+        soak soak-coverage test-soak-short test-reliability test-cuda-decls test-cuda-no-gpu
 
 all: deps check $(foreach v,$(VARIANTS),$(addprefix $(BUILD)/$(v)/,$(TESTS))) examples
 
@@ -115,9 +147,10 @@ $(BUILD)/dist-include/aclrt.h: dist/aclrt.h
 # Test binaries: each tests/test_<capability>.c linked with the one
 # implementation unit tests/impl.c, per variant.
 define variant_rules
-$(BUILD)/$(1)/impl.o: $(or $(IMPL_SRC_$(1)),tests/impl.c) $(SOURCES) $(if $(filter dist,$(1)),$(BUILD)/dist-include/aclrt.h)
+$(BUILD)/$(1)/impl.o: $(or $(IMPL_SRC_$(1)),tests/impl.c) $(SOURCES) $(if $(filter dist,$(1)),$(BUILD)/dist-include/aclrt.h) \
+    $(IMPL_DEPS_$(1))
 	@mkdir -p $$(@D)
-	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) -c $$< -o $$@
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $(IMPL_DEFS_$(1)) -c $$< -o $$@
 
 $(BUILD)/$(1)/%: tests/%.c $(wildcard tests/*.h) $(BUILD)/$(1)/impl.o $(TEST_KERNELS)
 	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $(KERNEL_FLAGS) $$< $(BUILD)/$(1)/impl.o -o $$@ $(LIBS) -lm
@@ -126,7 +159,36 @@ test-$(1): $(addprefix $(BUILD)/$(1)/,$(or $(TESTS_$(1)),$(TESTS)))
 	@echo "== $(1) =="
 	@for t in $(or $(TESTS_$(1)),$(TESTS)); do ./$(BUILD)/$(1)/$$$$t || exit 1; done
 endef
-$(foreach v,$(VARIANTS),$(eval $(call variant_rules,$(v))))
+$(foreach v,$(sort $(VARIANTS) $(CUDA_VARIANTS) gpu),$(eval $(call variant_rules,$(v))))
+
+# The CUDA driver test double, as a shared library per variant (instrumented like the tests).
+$(BUILD)/%/libcuda_fake.so: tests/cuda_fake/fake_cuda.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$*) -fPIC -shared -fvisibility=hidden $< -o $@ -lpthread -ldl
+
+# The cuda backend's own declarations of the driver (backends/cuda_driver.h) against the toolkit's
+# cuda.h: compiled and run where cuda.h is installed (CUDA_INCLUDE), said to be skipped otherwise.
+CUDA_INCLUDE ?= $(firstword $(wildcard /usr/local/cuda/include) $(patsubst %/cuda.h,%,$(wildcard /usr/include/cuda.h)))
+
+# The cuda backend where it cannot run: no driver file, no GPU, cuInit failing (tests/cuda_fake/no_gpu.c).
+$(BUILD)/cuda/no_gpu: tests/cuda_fake/no_gpu.c $(SOURCES)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_cuda-asan) $< -o $@ $(LIBS)
+
+test-cuda-no-gpu: $(BUILD)/cuda/no_gpu $(BUILD)/cuda-asan/libcuda_fake.so
+	@echo "== cuda backend without a GPU =="
+	@ACLRT_CUDA_LIBRARY=/nonexistent/libcuda.so.1 ./$(BUILD)/cuda/no_gpu "cannot open the CUDA driver"
+	@ACLRT_CUDA_LIBRARY=$(CURDIR)/$(BUILD)/cuda-asan/libcuda_fake.so ACLRT_FAKE_CUDA_DEVICES=0 \
+	  ./$(BUILD)/cuda/no_gpu "found no GPU"
+	@ACLRT_CUDA_LIBRARY=$(CURDIR)/$(BUILD)/cuda-asan/libcuda_fake.so ACLRT_FAKE_CUDA_INIT_RESULT=100 \
+	  ./$(BUILD)/cuda/no_gpu "cuInit failed with CUDA_ERROR_NO_DEVICE"
+
+test-cuda-decls:
+	@if [ -n "$(CUDA_INCLUDE)" ] && [ -f "$(CUDA_INCLUDE)/cuda.h" ]; then \
+	  mkdir -p $(BUILD) && \
+	  $(CC) $(CSTD) $(WARN) -Werror -I. -I$(CUDA_INCLUDE) tests/cuda_fake/check_decls.c -o $(BUILD)/cuda_decls && \
+	  ./$(BUILD)/cuda_decls; \
+	else echo "cuda_decls: skipped: no cuda.h (set CUDA_INCLUDE to the toolkit's include directory)"; fi
 
 # The test kernels: plain shared objects (not instrumented), one build for every variant.
 $(BUILD)/kernels/lib%.so: tests/kernels/%.c aclrt.h
@@ -249,13 +311,16 @@ $(VECTOR_ADD_DIR)/vector_add.fatbin: examples/vector_add/vector_add.cu
 	@mkdir -p $(@D)
 	$(NVCC) --fatbin $< -o $@
 
-run-examples: examples
+run-examples: examples $(BUILD)/cuda/libcuda_fake.so
 	@echo "== examples =="
 	@for e in $(EXAMPLES); do echo "-- $$e"; ./$(BUILD)/examples/$$e || exit 1; done
 	@echo "-- vector_add"; ./$(VECTOR_ADD_DIR)/vector_add
+	@echo "-- vector_add, cuda backend on the driver test double (its stand-in module: the host kernel)"; \
+	  ACLRT_BACKEND=cuda ACLRT_CUDA_LIBRARY=$(CURDIR)/$(BUILD)/cuda/libcuda_fake.so \
+	  ./$(VECTOR_ADD_DIR)/vector_add $(VECTOR_ADD_DIR)/libvector_add.so
 
 # ---------------------------------------------------------------------------
-test: deps check check-layering $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install test-pip-install \
+test: deps check check-layering test-cuda-decls test-cuda-no-gpu $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install test-pip-install \
       run-examples bench-smoke
 	@echo "make test: all passed"
 
@@ -360,10 +425,45 @@ test: test-python
 clean: clean-python
 
 # make bench: the benchmark harness on the host backend (QUICK=1: a short run).
+# make bench BACKEND=cuda: the cuda backend next to the raw driver (bench/cuda/cuda_bench.c), on
+# libcuda.so.1, or on the file ACLRT_CUDA_LIBRARY names (the test double: the figures then only
+# say that it runs).
 bench: deps-bench
+ifeq ($(BACKEND),cuda)
+	@$(MAKE) --no-print-directory bench-cuda
+else
 	@$(MAKE) --no-print-directory bench-run
+endif
 
 include bench/bench.mk
+
+CUDA_BENCH := $(BUILD)/bench/aclrt-cuda-bench
+# Its kernel: the test double's stand-in (a host shared object), or on a GPU a fatbin built by nvcc.
+CUDA_BENCH_KERNEL = $(if $(ACLRT_CUDA_LIBRARY),$(BENCH_KERNEL),$(if $(NVCC),$(BUILD)/bench/cuda_nop.fatbin))
+
+$(CUDA_BENCH): bench/cuda/cuda_bench.c $(SOURCES)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror -O2 -g -I. $< -o $@ $(LIBS)
+
+$(BUILD)/bench/cuda_nop.fatbin: bench/cuda/nop.cu
+	@mkdir -p $(@D)
+	$(NVCC) --fatbin $< -o $@
+
+bench-cuda: $(CUDA_BENCH) $(CUDA_BENCH_KERNEL)
+	@mkdir -p $(BENCH_OUT)
+	$(CUDA_BENCH) $(BENCH_QUICK_FLAG) $(if $(CUDA_BENCH_KERNEL),--kernel $(abspath $(CUDA_BENCH_KERNEL))) \
+	  --out $(BENCH_OUT)/cuda-latest.txt
+
+# make test: the cuda benchmark runs (quick) on the test double.
+bench-cuda-smoke: $(CUDA_BENCH) $(BUILD)/cuda/libcuda_fake.so $(BENCH_KERNEL)
+	@echo "== cuda benchmark smoke run (QUICK, test double) =="
+	@ACLRT_CUDA_LIBRARY=$(CURDIR)/$(BUILD)/cuda/libcuda_fake.so $(CUDA_BENCH) --quick \
+	  --kernel $(abspath $(BENCH_KERNEL)) --out $(BUILD)/bench/cuda-smoke.txt > $(BUILD)/bench/cuda-smoke.log 2>&1 || \
+	  { cat $(BUILD)/bench/cuda-smoke.log; echo "FAIL: the cuda benchmark did not complete"; exit 1; }
+	@cat $(BUILD)/bench/cuda-smoke.txt
+
+test: bench-cuda-smoke
+.PHONY: bench-cuda bench-cuda-smoke
 
 # The implementation as a shared library, named as in a CANN package.
 $(BUILD)/lib/libascendcl.so: scripts/ascendcl.c $(SOURCES)

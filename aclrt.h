@@ -1528,6 +1528,7 @@ ACLRT_API aclError aclrtxLaunchHcomTaskList(const void *bytes, size_t size);
 #endif
 #include "impl/aclrt_impl.h" /* the core */
 #include "backends/host.h"    /* the backends built in */
+#include "backends/cuda.h"    /* NVIDIA GPUs through the CUDA driver, opened at run time */
 /* The order in which the core looks a backend's name up among those built in. */
-ACLRT_BUILTIN_BACKENDS(&aclrt_backend_host)
+ACLRT_BUILTIN_BACKENDS(&aclrt_backend_host, &aclrt_backend_cuda)
 #endif

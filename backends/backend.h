@@ -46,6 +46,7 @@ struct aclrt_device;
 struct aclrt_stream;
 struct aclrt_config;
 struct aclrt_task_kind;
+struct aclrt_kernel_failure;
 
 struct aclrt_backend {
     const char *name;
@@ -104,6 +105,55 @@ struct aclrt_backend {
     aclError (*mem_set)(void *dst, int value, size_t count);
     /* The device's clock for event timestamps, ns (optional: CLOCK_MONOTONIC). */
     uint64_t (*timestamp_ns)(struct aclrt_device *dev);
+    /*
+     * Device completion (optional). A backend whose device writes each
+     * stream's progress into host-mapped memory stores the word's address
+     * in s->device_done (release) in stream_create: one 64-bit word per
+     * stream slot, kept for the backend's life, holding the number of the
+     * last task of the slot the device completed (it only grows; at
+     * creation it holds the slot's completed count). The core then
+     *   - reads "task N of s is done" as completed >= N or word >= N
+     *     (aclrt_stream_reached): a query stays a load or two;
+     *   - folds the word into the completed count (aclrt_stream_fold) where
+     *     it counts tasks itself: when a holder runs the stream, before a
+     *     slot is freed;
+     *   - stores into the word the tasks it completes on the host (a
+     *     holder's task or drop, an external task's completion), which with
+     *     issue_ahead happens only while no earlier task of the stream is in
+     *     flight (a kind's run that finishes a task itself must wait for the
+     *     issued work first, as the core's drops do);
+     *   - calls stream_await(s, target) before a thread sleeps, or a stream
+     *     parks, until s has completed target: the backend makes sure the
+     *     count gets there (it arranges for aclrt_stream_fold to run once
+     *     the device has written target). Sleepers also look at the word
+     *     after short sleeps (impl/stream_wait.h), so a late fold is slow,
+     *     not lost.
+     */
+    void (*stream_await)(struct aclrt_stream *s, uint64_t target);
+    /*
+     * Device timestamps (optional; with an EVENT_STAMP override). The value
+     * such an override stores with aclrt_event_apply_stamp is the backend's
+     * stamp (not 0), not a time: stamp_time turns it into ns on the
+     * timestamp clock (aclrtEventGetTimestamp), stamp_elapsed gives the ns
+     * between two stamps of one device, negative if `to` came first
+     * (aclrtEventElapsedTime). Both only see stamps of completed records.
+     */
+    aclError (*stamp_time)(struct aclrt_device *dev, uint64_t stamp, uint64_t *ns);
+    aclError (*stamp_elapsed)(struct aclrt_device *dev, uint64_t from, uint64_t to, int64_t *ns);
+    /*
+     * Kernel binaries (optional: all four, or none; none: a binary is a
+     * shared object of host kernels, impl/binary.h). The backend's module
+     * loader: module_load loads the image at `path`, or (path NULL) the
+     * `size` bytes at `image`, of which it keeps no reference; a function is
+     * the backend's handle for a kernel of the module, which the core stores
+     * in the task's kernel.fn (never calls it: the backend overrides
+     * ACLRT_TASK_KERNEL); a global is its address and size. Failures return
+     * ACL's code with a message (aclrt_fail).
+     */
+    aclError (*module_load)(const char *path, const void *image, size_t size, void **module);
+    void (*module_unload)(void *module);
+    aclError (*module_function)(void *module, const char *name, void **function);
+    aclError (*module_global)(void *module, const char *name, void **address, size_t *size);
 };
 
 /* ------------------------------------------------------------------------
@@ -131,8 +181,17 @@ static bool aclrt_stream_launch_pending(const struct aclrt_stream *s);
 static bool aclrt_stream_flagged(const struct aclrt_stream *s);
 /* Issued work of s finished up to task `upto` (any thread; one at a time per stream). */
 static void aclrt_stream_complete_to(struct aclrt_stream *s, uint64_t upto);
+/* The device's completion word of s moved: count it done and wake what waits (any thread; see stream_await). */
+static void aclrt_stream_fold(struct aclrt_stream *s);
 /* Task `number` of s (submitted by thread `tid`) failed with `code`, before it is completed. */
 static void aclrt_stream_fail(struct aclrt_stream *s, uint32_t tid, uint64_t number, int code);
+/*
+ * The same for an issued kernel that failed, when the caller is not the
+ * stream's holder: the exception callbacks see its function and arguments
+ * (struct aclrt_kernel_failure, impl/exception.h).
+ */
+static void aclrt_stream_fail_kernel(struct aclrt_stream *s, uint32_t tid, uint64_t number, int code,
+                                     const struct aclrt_kernel_failure *kernel);
 /* Timers: wake the parked streams whose deadline passed; the earliest deadline (UINT64_MAX: none). */
 static void aclrt_device_fire_timers(struct aclrt_device *dev);
 static uint64_t aclrt_device_next_deadline(struct aclrt_device *dev);

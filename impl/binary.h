@@ -34,6 +34,15 @@
  * the library when it is done. Whoever adds a done to an unloaded binary
  * sums again; the one that sees the sums equal closes it.
  *
+ * A backend with a module loader of its own (backends/backend.h,
+ * module_load: the cuda backend's cubin, fatbin and PTX images) loads the
+ * binaries instead, once the runtime has started: the binary holds the
+ * backend's module, a function the backend's handle for the kernel (in
+ * `fn`, which only that backend's kernel task uses), a global the backend's
+ * address; the binary's address is its module handle and a function's code
+ * size is 0 (the backend does not say). The rest (handles, lifetimes,
+ * launches in flight, arguments) is the same.
+ *
  * The function lists (and the args handles of each function) are guarded
  * by one lock: loading, lookups by name, unloading and args initialisation
  * are not the launch path, which takes no lock.
@@ -44,6 +53,8 @@
 #include "base.h"
 #include "error.h"
 #include "handle.h"
+#include "runtime.h"
+#include "runtime_start.h"
 #include "thread.h"
 
 #include <dlfcn.h>
@@ -77,7 +88,8 @@ enum aclrt_binary_state {
  */
 struct aclrt_binary {
     struct aclrt_slot hdr;
-    _Atomic(void *) dl;                /* the dlopen handle */
+    _Atomic(void *) dl;                /* the dlopen handle, or the backend's module */
+    const struct aclrt_backend *loader; /* the backend whose module it is; NULL: a shared object */
     _Atomic uint32_t state;            /* enum aclrt_binary_state */
     struct aclrt_binary_shard *uses;   /* [ACLRT_BINARY_SHARDS] launches counted */
     struct aclrt_binary_shard *dones;  /* [ACLRT_BINARY_SHARDS] launches done, discarded or given up */
@@ -182,7 +194,9 @@ ACLRT_INLINE void aclrt_binary_done(struct aclrt_binary *b)
 static void aclrt_binary_close(struct aclrt_binary *b)
 {
     void *dl = atomic_exchange_explicit(&b->dl, NULL, memory_order_relaxed);
-    if (dl != NULL)
+    if (dl != NULL && b->loader != NULL)
+        b->loader->module_unload(dl);
+    else if (dl != NULL)
         aclrt_binary_dlclose(dl);
     if (b->fd >= 0)
         close(b->fd); /* after the library: its name stays unique while it is loaded */
@@ -404,7 +418,8 @@ static bool aclrt_binary_shards(struct aclrt_binary *b)
 }
 
 /* Publish a new binary around an open library. */
-static aclError aclrt_binary_publish(void *dl, int fd, uint64_t size, aclrtBinHandle *binHandle)
+static aclError aclrt_binary_publish(void *dl, const struct aclrt_backend *loader, int fd, uint64_t size,
+                                     aclrtBinHandle *binHandle)
 {
     struct aclrt_binary *b = (struct aclrt_binary *)aclrt_table_alloc(&aclrt_binaries);
     if (b != NULL && !aclrt_binary_shards(b)) {
@@ -412,18 +427,32 @@ static aclError aclrt_binary_publish(void *dl, int fd, uint64_t size, aclrtBinHa
         b = NULL;
     }
     if (b == NULL) {
-        aclrt_binary_dlclose(dl);
+        if (loader != NULL)
+            loader->module_unload(dl);
+        else
+            aclrt_binary_dlclose(dl);
         if (fd >= 0)
             close(fd);
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no room for another binary");
     }
     atomic_store_explicit(&b->dl, dl, memory_order_relaxed);
+    b->loader = loader;
     b->fd = fd;
     b->size = size;
     b->functions = NULL;
     atomic_store_explicit(&b->state, ACLRT_BINARY_LOADED, memory_order_relaxed); /* published below */
     *binHandle = aclrt_table_publish(&aclrt_binaries, &b->hdr);
     return ACL_SUCCESS;
+}
+
+/* The backend that loads binaries (NULL: shared objects here); the runtime starts to know it. */
+static aclError aclrt_binary_loader(const struct aclrt_backend **loader)
+{
+    *loader = NULL;
+    aclError rc = aclrt_runtime_start();
+    if (rc == ACL_SUCCESS && aclrt_rt.backend->module_load != NULL)
+        *loader = aclrt_rt.backend;
+    return rc;
 }
 
 ACLRT_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options,
@@ -445,12 +474,14 @@ ACLRT_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadO
         free(real);
         return rc;
     }
-    void *dl;
-    rc = aclrt_binary_open(real, binPath, &dl);
+    const struct aclrt_backend *loader;
+    void *dl = NULL;
+    if ((rc = aclrt_binary_loader(&loader)) == ACL_SUCCESS)
+        rc = loader != NULL ? loader->module_load(real, NULL, (size_t)st.st_size, &dl) : aclrt_binary_open(real, binPath, &dl);
     free(real);
     if (rc != ACL_SUCCESS)
         return rc;
-    return aclrt_binary_publish(dl, -1, (uint64_t)st.st_size, binHandle);
+    return aclrt_binary_publish(dl, loader, -1, (uint64_t)st.st_size, binHandle);
 }
 
 ACLRT_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
@@ -464,11 +495,15 @@ ACLRT_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, cons
     aclError rc = aclrt_binary_check_options(options, false);
     if (rc != ACL_SUCCESS)
         return rc;
-    void *dl;
-    int fd;
-    if ((rc = aclrt_binary_open_data(data, length, &dl, &fd)) != ACL_SUCCESS)
+    const struct aclrt_backend *loader;
+    if ((rc = aclrt_binary_loader(&loader)) != ACL_SUCCESS)
         return rc;
-    return aclrt_binary_publish(dl, fd, length, binHandle);
+    void *dl = NULL;
+    int fd = -1;
+    rc = loader != NULL ? loader->module_load(NULL, data, length, &dl) : aclrt_binary_open_data(data, length, &dl, &fd);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return aclrt_binary_publish(dl, loader, fd, length, binHandle);
 }
 
 /* ------------------------------------------------------------------------
@@ -533,9 +568,15 @@ ACLRT_API aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const 
         }
     const char *why = NULL;
     size_t code_size = 0;
-    void *addr = aclrt_binary_symbol(atomic_load_explicit(&b->dl, memory_order_relaxed), kernelName, STT_FUNC,
-                                     &code_size, &why);
-    if (addr == NULL) {
+    void *addr = NULL;
+    if (b->loader != NULL) {
+        rc = b->loader->module_function(atomic_load_explicit(&b->dl, memory_order_relaxed), kernelName, &addr);
+        if (rc != ACL_SUCCESS) {
+            pthread_mutex_unlock(&aclrt_kernels_lock);
+            return rc;
+        }
+    } else if ((addr = aclrt_binary_symbol(atomic_load_explicit(&b->dl, memory_order_relaxed), kernelName, STT_FUNC,
+                                           &code_size, &why)) == NULL) {
         pthread_mutex_unlock(&aclrt_kernels_lock);
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the binary has no kernel named \"%s\" (%s)", kernelName, why);
     }
@@ -626,6 +667,12 @@ ACLRT_API aclError aclrtBinaryGetDevAddress(const aclrtBinHandle binHandle, void
     pthread_mutex_lock(&aclrt_kernels_lock);
     struct link_map *map = NULL;
     bool alive = aclrt_binary_lookup(binHandle) == b;
+    if (alive && b->loader != NULL) { /* a backend's module: its handle stands for it */
+        *binAddr = atomic_load_explicit(&b->dl, memory_order_relaxed);
+        *binSize = (size_t)b->size;
+        pthread_mutex_unlock(&aclrt_kernels_lock);
+        return ACL_SUCCESS;
+    }
     pthread_mutex_lock(&aclrt_binary_loader_lock);
     if (alive && dlinfo(atomic_load_explicit(&b->dl, memory_order_relaxed), RTLD_DI_LINKMAP, &map) == 0 &&
         map != NULL) {
@@ -656,9 +703,20 @@ ACLRT_API aclError aclrtBinaryGetGlobal(aclrtBinHandle binHandle, const char *na
     bool alive = aclrt_binary_lookup(binHandle) == b;
     const char *why = "";
     size_t bytes = 0;
-    void *addr = alive ? aclrt_binary_symbol(atomic_load_explicit(&b->dl, memory_order_relaxed), name, STT_OBJECT,
-                                             &bytes, &why)
-                       : NULL;
+    void *addr = NULL;
+    if (alive && b->loader != NULL) {
+        rc = b->loader->module_global(atomic_load_explicit(&b->dl, memory_order_relaxed), name, &addr, &bytes);
+        pthread_mutex_unlock(&aclrt_kernels_lock);
+        if (rc != ACL_SUCCESS)
+            return rc;
+        if (dptr != NULL)
+            *dptr = addr;
+        if (size != NULL)
+            *size = bytes;
+        return ACL_SUCCESS;
+    }
+    if (alive)
+        addr = aclrt_binary_symbol(atomic_load_explicit(&b->dl, memory_order_relaxed), name, STT_OBJECT, &bytes, &why);
     pthread_mutex_unlock(&aclrt_kernels_lock);
     if (!alive)
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "binHandle %p was unloaded", binHandle);

@@ -45,6 +45,7 @@ struct aclrt_config {
     char backend[32];
     bool external_progress; /* aclrt.progress "external": no runtime threads (aclrtxDeviceProgress) */
     uint32_t devices;
+    bool devices_set; /* aclrt.devices / ACLRT_DEVICES was given (a GPU backend otherwise counts its GPUs) */
     uint32_t executors;
     uint32_t ring_bytes;
     uint32_t max_streams;
@@ -127,7 +128,7 @@ static const struct aclrt_config_setting aclrt_config_numbers[] = {
 static void aclrt_config_store(struct aclrt_config *c, size_t which, uint64_t v)
 {
     switch (which) {
-    case 0: c->devices = (uint32_t)v; break;
+    case 0: c->devices = (uint32_t)v, c->devices_set = true; break;
     case 1: c->executors = (uint32_t)v; break;
     case 2: c->ring_bytes = aclrt_config_ring_bytes(v); break;
     case 3: c->spin_ns = v; break;

@@ -128,7 +128,7 @@ static enum aclrt_activity aclrt_stream_activity(const struct aclrt_stream *s, u
 {
     /* Acquire: pairs with the CASes that hand the stream over (stream.h); a hint, looked at again. */
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
-    *done = aclrt_seq_read(&s->completed);
+    *done = aclrt_stream_done(s);
     switch (aclrt_stream_state(w)) {
     case ACLRT_SCHED_PARKED: return ACLRT_STREAM_PARKED;
     case ACLRT_SCHED_IDLE: /* work reserved and not scheduled yet is a launch about to kick it */
@@ -203,8 +203,8 @@ static bool aclrt_teardown_settle(const struct aclrt_stream_ref *set, size_t n)
         }
         if (l.settled && now - progress_at >= ACLRT_TEARDOWN_PATIENCE_NS)
             return true; /* the rest of the runtime stays busy without releasing them */
-        uint64_t seen = aclrt_seq_read(&l.wait->completed);
-        aclrt_seq_wait_until(&l.wait->completed, seen + 1, now + ACLRT_TEARDOWN_POLL_NS, 0, NULL, NULL);
+        uint64_t seen = aclrt_stream_done(l.wait);
+        aclrt_stream_wait_done(l.wait, seen + 1, now + ACLRT_TEARDOWN_POLL_NS, 0, NULL, NULL);
     }
 }
 
@@ -231,8 +231,7 @@ static void aclrt_teardown_discard(const struct aclrt_stream_ref *set, size_t n)
         aclrt_stream_change_flags(set[i].s, 0, 0, true); /* parked: wake it to discard */
     for (size_t i = 0; i < n; i++) {
         struct aclrt_stream *s = set[i].s;
-        aclrt_seq_wait_until(&s->completed, aclrt_stream_submitted(s), ACLRT_NO_DEADLINE, aclrt_rt.config.spin_ns,
-                             NULL, NULL);
+        aclrt_stream_wait_done(s, aclrt_stream_submitted(s), ACLRT_NO_DEADLINE, aclrt_rt.config.spin_ns, NULL, NULL);
         /* Even again. Release: pairs with the acquire in aclrt_stream_aborted_since. */
         atomic_fetch_add_explicit(&s->aborts, 1, memory_order_release);
     }

@@ -179,7 +179,7 @@ ACLRT_INLINE bool aclrt_event_view_alive(const struct aclrt_event_view *v, uint3
 
 ACLRT_INLINE bool aclrt_event_view_complete(const struct aclrt_event_view *v)
 {
-    return aclrt_seq_reached(&v->stream->completed, v->target);
+    return aclrt_stream_reached(v->stream, v->target);
 }
 
 /*
@@ -456,7 +456,8 @@ static aclError aclrt_event_record(aclrtEvent event, aclrtStream stream)
     struct aclrt_task *slot = NULL;
     unsigned int ticket = 0;
     if (timed) {
-        if (aclrt_seq_reached(&s->completed, target)) {
+        /* A backend that stamps on its device (an EVENT_STAMP override) always gets the stamp task. */
+        if (aclrt_kind_is_core(ACLRT_TASK_EVENT_STAMP) && aclrt_seq_reached(&s->completed, target)) {
             stamp = aclrt_device_now(s->device);
         } else {
             rc = aclrt_stream_reserve(s, &slot, &ticket, &target);

@@ -159,8 +159,12 @@ ACLRT_API aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t ti
  * Timestamps
  * ------------------------------------------------------------------------ */
 
-/* The completion time of an event's current record, or an error code (with message). */
-static aclError aclrt_event_time(aclrtEvent event, const char *which, uint64_t *ns)
+/*
+ * The stamp of an event's current record, and its device, or an error code
+ * (with message): a time in ns, or the backend's stamp (backend.h,
+ * stamp_time) when it stamps on its device.
+ */
+static aclError aclrt_event_stamp(aclrtEvent event, const char *which, uint64_t *stamp, struct aclrt_device **dev)
 {
     struct aclrt_event *e;
     aclError rc = aclrt_event_resolve(event, &e);
@@ -180,7 +184,22 @@ static aclError aclrt_event_time(aclrtEvent event, const char *which, uint64_t *
     if (v.timestamp == 0 || !aclrt_event_view_complete(&v))
         return aclrt_fail(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID,
                           "%s event has not completed yet (synchronize it first)", which);
-    *ns = v.timestamp;
+    *stamp = v.timestamp;
+    *dev = &aclrt_rt.devices[ACLRT_EVENT_INFO_DEVICE(v.info)];
+    return ACL_SUCCESS;
+}
+
+/* The completion time of an event's current record in ns, or an error code (with message). */
+static aclError aclrt_event_time(aclrtEvent event, const char *which, uint64_t *ns)
+{
+    struct aclrt_device *dev;
+    aclError rc = aclrt_event_stamp(event, which, ns, &dev);
+    if (rc != ACL_SUCCESS || aclrt_rt.backend->stamp_time == NULL)
+        return rc;
+    uint64_t stamp = *ns;
+    rc = aclrt_rt.backend->stamp_time(dev, stamp, ns);
+    if (rc != ACL_SUCCESS)
+        return aclrt_fail(rc, "the device could not give the time of %s event's record", which);
     return ACL_SUCCESS;
 }
 
@@ -192,14 +211,26 @@ ACLRT_API aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrt
     if (startEvent == NULL || endEvent == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", startEvent == NULL ? "startEvent" : "endEvent");
     uint64_t t0, t1;
-    aclError rc = aclrt_event_time(startEvent, "start", &t0);
+    struct aclrt_device *d0, *d1;
+    aclError rc = aclrt_event_stamp(startEvent, "start", &t0, &d0);
     if (rc != ACL_SUCCESS)
         return rc;
-    if ((rc = aclrt_event_time(endEvent, "end", &t1)) != ACL_SUCCESS)
+    if ((rc = aclrt_event_stamp(endEvent, "end", &t1, &d1)) != ACL_SUCCESS)
         return rc;
-    if (t1 < t0)
+    int64_t ns = (int64_t)(t1 - t0);
+    if (aclrt_rt.backend->stamp_time != NULL) {
+        /* Device stamps: the device's own interval when both are its, else the difference of their times. */
+        if (d0 == d1 && aclrt_rt.backend->stamp_elapsed != NULL)
+            rc = aclrt_rt.backend->stamp_elapsed(d0, t0, t1, &ns);
+        else if ((rc = aclrt_rt.backend->stamp_time(d0, t0, &t0)) == ACL_SUCCESS &&
+                 (rc = aclrt_rt.backend->stamp_time(d1, t1, &t1)) == ACL_SUCCESS)
+            ns = (int64_t)(t1 - t0);
+        if (rc != ACL_SUCCESS)
+            return aclrt_fail(rc, "the device could not give the time between the two events' records");
+    }
+    if (ns < 0)
         return aclrt_fail(ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL, "the end event completed before the start event");
-    *ms = (float)((double)(t1 - t0) / 1e6);
+    *ms = (float)((double)ns / 1e6);
     return ACL_SUCCESS;
 }
 

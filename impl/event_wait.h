@@ -25,18 +25,20 @@
 
 #include "base.h"
 #include "block.h"
+#include "clock.h"
 #include "error.h"
 #include "event.h"
 #include "runtime.h"
 #include "seq.h"
 #include "stream.h"
+#include "stream_wait.h"
 #include "task.h"
 #include "task_wait.h"
 
 /* A count wait may go on: the stream it waits for has completed the target. */
 static bool aclrt_task_wait_stream_ready(const struct aclrt_task *t)
 {
-    return aclrt_seq_reached(&t->u.wait.stream->completed, t->u.wait.target);
+    return aclrt_stream_reached(t->u.wait.stream, t->u.wait.target);
 }
 
 /* ACLRT_TASK_WAIT_STREAM: until the captured stream completed the captured count. */
@@ -53,6 +55,15 @@ static int aclrt_wait_stream_run(struct aclrt_stream *s, struct aclrt_task *t, s
     }
     struct aclrt_stream *on = t->u.wait.stream;
     aclrt_block_on_count(blk, &on->completed, &on->waiters, t->u.wait.target, deadline);
+    if (aclrt_stream_device_word(on) != NULL) {
+        /*
+         * A device's word: the count is brought there (stream_await), perhaps
+         * only behind work issued after the target; the wait also looks at
+         * the word itself every ACLRT_DEVICE_POLL_MAX_NS.
+         */
+        aclrt_stream_await(on, t->u.wait.target);
+        blk->deadline_ns = aclrt_min_u64(deadline, aclrt_now_ns() + ACLRT_DEVICE_POLL_MAX_NS);
+    }
     return ACLRT_TASK_BLOCKED;
 }
 

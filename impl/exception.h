@@ -55,6 +55,21 @@ ACLRT_INLINE uint32_t aclrt_stream_task_id(const struct aclrt_stream *s, uint64_
     return (uint32_t)(number - s->life_base);
 }
 
+/*
+ * A failed kernel that a backend reports from a thread other than the
+ * stream's holder (aclrt_stream_fail_kernel, exec.h): its function, entry
+ * point and arguments, valid during the report.
+ */
+struct aclrt_kernel_failure {
+    void *handle; /* the aclrtFuncHandle launched */
+    aclrtxHostKernel fn;
+    void *args;
+    uint32_t args_size;
+};
+
+/* Set by aclrt_stream_fail_kernel around its report on the reporting thread. */
+static _Thread_local const struct aclrt_kernel_failure *aclrt_exception_kernel ACLRT_TLS_MODEL;
+
 /* Task `number` of s, submitted by thread `tid`, failed with `code`: call every exception callback. */
 ACLRT_INTERNAL void aclrt_exception_report(struct aclrt_stream *s, uint32_t tid, uint64_t number, aclError code)
 {
@@ -84,6 +99,12 @@ ACLRT_INTERNAL void aclrt_exception_report(struct aclrt_stream *s, uint32_t tid,
             info.kernel_handle = s->current.u.kernel.handle;
             info.kernel_args_size = s->current.u.kernel.args_size;
         }
+    }
+    if (aclrt_exception_kernel != NULL) {
+        info.kernel_fn = aclrt_exception_kernel->fn;
+        info.kernel_args = aclrt_exception_kernel->args;
+        info.kernel_handle = aclrt_exception_kernel->handle;
+        info.kernel_args_size = aclrt_exception_kernel->args_size;
     }
     if (slot != NULL)
         slot(&info);

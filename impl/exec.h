@@ -88,6 +88,15 @@ ACLRT_INTERNAL void aclrt_stream_fail(struct aclrt_stream *s, uint32_t tid, uint
     }
 }
 
+ACLRT_INTERNAL void aclrt_stream_fail_kernel(struct aclrt_stream *s, uint32_t tid, uint64_t number, int code,
+                                             const struct aclrt_kernel_failure *kernel)
+{
+    const struct aclrt_kernel_failure *outer = aclrt_exception_kernel;
+    aclrt_exception_kernel = kernel;
+    aclrt_stream_fail(s, tid, number, code);
+    aclrt_exception_kernel = outer;
+}
+
 /*
  * Park s (RUNNING, held by the caller) on what `blk` names. Returns true if
  * the caller still holds the stream and should run it again (the condition
@@ -243,10 +252,28 @@ ACLRT_INTERNAL bool aclrt_stream_yield(struct aclrt_stream *s)
     return true;
 }
 
-/* Is issued work still in flight (the holder asks)? */
-ACLRT_INLINE bool aclrt_stream_in_flight(const struct aclrt_stream *s)
+/*
+ * The tasks taken before the stream's current one (before its next one when
+ * it has none): the holder waits for them before a step that must follow
+ * them (exec.h: a discard, a free, a drop behind issued work).
+ */
+ACLRT_INLINE uint64_t aclrt_stream_before(const struct aclrt_stream *s)
 {
-    return !s->has_current && !aclrt_seq_reached(&s->completed, s->issued);
+    return s->has_current ? s->issued - 1 : s->issued;
+}
+
+/*
+ * Is issued work before the stream's next step still in flight (the holder
+ * asks)? Without issue-ahead a current task is never behind issued work.
+ * A device's word that moved is folded into the count first.
+ */
+ACLRT_INLINE bool aclrt_stream_in_flight(struct aclrt_stream *s)
+{
+    uint64_t before = aclrt_stream_before(s);
+    if (aclrt_seq_reached(&s->completed, before))
+        return false;
+    aclrt_stream_fold(s);
+    return !aclrt_seq_reached(&s->completed, before);
 }
 
 /* The next task of the ring is committed and not taken yet (the holder asks, while it lingers). */
@@ -343,14 +370,17 @@ ACLRT_INTERNAL void aclrt_stream_take(struct aclrt_stream *s)
 }
 
 /*
- * Issued work is in flight (issued > completed) and the stream must not go
- * on: park it until its own completed count catches up. True if the caller
- * still holds it.
+ * Issued work is in flight (completed < aclrt_stream_before) and the stream
+ * must not go on: park it until its own completed count catches up (a
+ * backend with a device word is asked to bring it there). True if the
+ * caller still holds it.
  */
 static bool aclrt_stream_park_in_flight(struct aclrt_stream *s)
 {
+    uint64_t before = aclrt_stream_before(s);
+    aclrt_stream_await(s, before);
     struct aclrt_block own = ACLRT_BLOCK_NONE;
-    aclrt_block_on_count(&own, &s->completed, &s->waiters, s->issued, ACLRT_NO_DEADLINE);
+    aclrt_block_on_count(&own, &s->completed, &s->waiters, before, ACLRT_NO_DEADLINE);
     own.in_flight = true;
     return aclrt_stream_park(s, &own);
 }
@@ -375,6 +405,7 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
     enum aclrt_hold hold = ACLRT_HOLD_NONE;
     bool ahead = aclrt_rt.backend->issue_ahead;
     uint32_t ran = 0;
+    aclrt_stream_fold(s); /* the device's progress since the last run, if it writes a completion word */
     if (ACLRT_UNLIKELY(aclrt_stream_in_flight(s)) && !ahead && !aclrt_stream_park_in_flight(s))
         goto out;
     for (;;) {
@@ -414,7 +445,9 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
             aclrt_tls.ctx_handle = NULL;
             rc = aclrt_task_run(s, &s->current, &blk);
             if (rc == ACLRT_TASK_BLOCKED) {
-                if (ACLRT_UNLIKELY(atomic_load_explicit(&s->sched, memory_order_relaxed) & ACLRT_SCHED_DRAIN)) {
+                /* Waiting for its own issued work is no wait that blocks for good: a drain parks for it too. */
+                if (ACLRT_UNLIKELY(atomic_load_explicit(&s->sched, memory_order_relaxed) & ACLRT_SCHED_DRAIN) &&
+                    !blk.in_flight) {
                     aclrt_stream_drain_blocked(s, &blk);
                     continue;
                 }
@@ -424,16 +457,29 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
             }
             if (rc == ACLRT_TASK_ISSUED) { /* finishes later: aclrt_stream_complete_to */
                 s->has_current = false;
-                aclrt_ring_free_taken(&s->ring);
-                /* No completion follows the free here: the fence stands for its locked RMW (ring.h). */
-                atomic_thread_fence(memory_order_seq_cst);
-                aclrt_ring_wake_room(&s->ring, false);
+                /*
+                 * A stream whose device completes its tasks keeps the slot
+                 * until the task is complete (aclrt_stream_fold frees it): the
+                 * ring bounds the work in flight, as it bounds queued work.
+                 */
+                if (aclrt_stream_device_word(s) == NULL) {
+                    aclrt_ring_free_taken(&s->ring);
+                    /* No completion follows the free here: the fence stands for its locked RMW (ring.h). */
+                    atomic_thread_fence(memory_order_seq_cst);
+                    aclrt_ring_wake_room(&s->ring, false);
+                }
                 ran++;
                 if (ahead || !aclrt_stream_in_flight(s) || aclrt_stream_park_in_flight(s))
                     continue;
                 goto out;
             }
         } else {
+            /* Behind work issued ahead and still in flight, even a drop waits: counts complete in order. */
+            if (ahead && aclrt_stream_in_flight(s)) {
+                if (aclrt_stream_park_in_flight(s))
+                    continue;
+                goto out;
+            }
             aclrt_task_drop(&s->current); /* discarded: the context stopped */
         }
         if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))

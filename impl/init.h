@@ -111,6 +111,8 @@ static void aclrt_orphan_free_contexts_locked(void)
 {
     ACLRT_TABLE_FOREACH(&aclrt_streams, struct aclrt_stream, s)
     {
+        /* A thread of the parent may have been folding a device word into it at the fork: it never ends here. */
+        atomic_store_explicit(&s->folding, false, memory_order_relaxed);
         if (atomic_load_explicit(&s->hdr.generation, memory_order_relaxed) & 1u)
             aclrt_orphan_stream_free(s);
     }

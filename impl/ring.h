@@ -322,6 +322,18 @@ ACLRT_INLINE void aclrt_ring_free_taken(struct aclrt_ring *r)
     atomic_store_explicit(&r->freed, atomic_load_explicit(&r->tail, memory_order_relaxed), memory_order_release);
 }
 
+/*
+ * Positions below `position` are done with their slots (a stream whose
+ * device completes its tasks frees each slot when the task completes, not
+ * when it is taken). Never moves `freed` back. Release: as in
+ * aclrt_ring_free_taken.
+ */
+ACLRT_INLINE void aclrt_ring_free_to(struct aclrt_ring *r, uint32_t position)
+{
+    if ((int32_t)(position - atomic_load_explicit(&r->freed, memory_order_relaxed)) > 0)
+        atomic_store_explicit(&r->freed, position, memory_order_release);
+}
+
 /* The consumer: take the next record and free its slot at once (a task dropped without running). */
 ACLRT_INLINE bool aclrt_ring_pop(struct aclrt_ring *r, struct aclrt_task *out)
 {

@@ -80,6 +80,14 @@ struct aclrt_stream {
 
     /* The executor holding the stream. */
     struct aclrt_seq completed ACLRT_ALIGNED(ACLRT_CACHELINE);
+    /*
+     * Device completion (backends/backend.h): a word the backend's device
+     * writes in host-mapped memory, the number of the last task of the slot
+     * it completed; NULL: none. The backend keeps one word per slot, so a
+     * capture of a dead life reads a word of the same count.
+     */
+    _Atomic(_Atomic uint64_t *) device_done;
+    _Atomic bool folding; /* a fold of the word into `completed` runs (aclrt_stream_fold) */
     bool has_current;
     uint64_t issued; /* the number of the last task taken off the ring (running, done or handed off) */
     /* The external task started and not completed yet (external.h): its number (0: none), its submitter. */
@@ -129,9 +137,45 @@ ACLRT_INLINE uint64_t aclrt_stream_submitted(const struct aclrt_stream *s)
     return aclrt_ring_extend(base, aclrt_ring_reserved(&s->ring));
 }
 
-ACLRT_INLINE bool aclrt_stream_idle(const struct aclrt_stream *s)
+/*
+ * The device's completion word of s, or NULL (backends/backend.h). Acquire:
+ * pairs with the release store that set it (the backend's stream_create).
+ */
+ACLRT_INLINE _Atomic uint64_t *aclrt_stream_device_word(const struct aclrt_stream *s)
+{
+    return atomic_load_explicit(&s->device_done, memory_order_acquire);
+}
+
+/*
+ * Is task `target` of s done? The completed count, or else the device's
+ * word: one load more, never a call. Acquire on the word: pairs with the
+ * device's write after the task's work (or the release store of a host
+ * completion, aclrt_stream_complete), so the task's effects come with it.
+ */
+ACLRT_INLINE bool aclrt_stream_reached(const struct aclrt_stream *s, uint64_t target)
+{
+    if (ACLRT_LIKELY(aclrt_seq_reached(&s->completed, target)))
+        return true;
+    _Atomic uint64_t *word = aclrt_stream_device_word(s);
+    return word != NULL && atomic_load_explicit(word, memory_order_acquire) >= target;
+}
+
+/* How many tasks of s are known done: the completed count, or the device's word if it is ahead. */
+ACLRT_INLINE uint64_t aclrt_stream_done(const struct aclrt_stream *s)
 {
     uint64_t done = aclrt_seq_read(&s->completed);
+    _Atomic uint64_t *word = aclrt_stream_device_word(s);
+    if (word != NULL) {
+        uint64_t w = atomic_load_explicit(word, memory_order_acquire); /* as in aclrt_stream_reached */
+        if (w > done)
+            done = w;
+    }
+    return done;
+}
+
+ACLRT_INLINE bool aclrt_stream_idle(const struct aclrt_stream *s)
+{
+    uint64_t done = aclrt_stream_done(s);
     return aclrt_ring_extend(done, aclrt_ring_reserved(&s->ring)) == done;
 }
 
@@ -330,15 +374,86 @@ ACLRT_INLINE uint64_t aclrt_counter_advance(struct aclrt_seq *seq, struct aclrt_
  * Count `n` more tasks as done and wake the streams parked on us that are
  * now due, and the launchers waiting for room in our ring (the slots of the
  * tasks taken off it are free; the advance is the locked RMW that
- * aclrt_ring_wake_room relies on).
+ * aclrt_ring_wake_room relies on). With a device word, the count goes into
+ * it too, for the device's waiters on s (a cross-stream wait there): tasks
+ * completed on the host come only while nothing of s is in flight on the
+ * device (backends/backend.h), so the device writes nothing smaller after it.
  */
+static ACLRT_NOINLINE void aclrt_stream_complete_device(struct aclrt_stream *s, _Atomic uint64_t *word, uint64_t n)
+{
+    uint64_t value = aclrt_seq_read(&s->completed) + n;
+    aclrt_ring_free_to(&s->ring, (uint32_t)value); /* slots go back as their tasks complete (exec.h) */
+    aclrt_counter_advance(&s->completed, &s->waiters, n);
+    atomic_store_explicit(word, value, memory_order_release); /* pairs with aclrt_stream_reached's acquire */
+    aclrt_ring_wake_room(&s->ring, true);
+}
+
 ACLRT_INLINE void aclrt_stream_complete(struct aclrt_stream *s, uint64_t n)
 {
+    _Atomic uint64_t *word = aclrt_stream_device_word(s);
+    if (ACLRT_UNLIKELY(word != NULL)) {
+        aclrt_stream_complete_device(s, word, n);
+        return;
+    }
     aclrt_counter_advance(&s->completed, &s->waiters, n);
     aclrt_ring_wake_room(&s->ring, false);
 }
 
+/*
+ * Bring `completed` up to the device's word and wake what is due then (any
+ * thread: a backend's completion callback, a holder, a waiter; one fold at a
+ * time per slot). The word is loaded before the count: a word the host
+ * stored (aclrt_stream_complete) was stored after its count, so the count
+ * read after it is at least as large and nothing is counted twice; a word
+ * the device wrote is ahead only by tasks it completed, which nobody else
+ * counts while they are in flight. The ring slots of the tasks now complete
+ * are freed first, before the advance (the locked RMW ring.h pairs with).
+ */
+ACLRT_INTERNAL void aclrt_stream_fold(struct aclrt_stream *s)
+{
+    _Atomic uint64_t *word = aclrt_stream_device_word(s);
+    if (word == NULL || atomic_load_explicit(word, memory_order_acquire) <= aclrt_seq_read(&s->completed))
+        return;
+    /* Acquire: pairs with the previous fold's release below (its count is ours to read). */
+    while (atomic_exchange_explicit(&s->folding, true, memory_order_acquire))
+        aclrt_cpu_relax();
+    uint64_t w = atomic_load_explicit(word, memory_order_acquire); /* as in aclrt_stream_reached */
+    uint64_t done = aclrt_seq_read(&s->completed);
+    if (w > done) {
+        aclrt_ring_free_to(&s->ring, (uint32_t)w);
+        aclrt_counter_advance(&s->completed, &s->waiters, w - done);
+        aclrt_ring_wake_room(&s->ring, true);
+    }
+    atomic_store_explicit(&s->folding, false, memory_order_release);
+}
+
+/*
+ * A thread is about to sleep, or a stream to park, until s has completed
+ * `target`: a backend whose device writes the completion word makes sure the
+ * completed count gets there (backends/backend.h, stream_await).
+ */
+ACLRT_INLINE void aclrt_stream_await(struct aclrt_stream *s, uint64_t target)
+{
+    if (aclrt_stream_device_word(s) != NULL && aclrt_rt.backend->stream_await != NULL)
+        aclrt_rt.backend->stream_await(s, target);
+}
+
 static aclError aclrt_stream_submit_full(struct aclrt_stream *s, struct aclrt_ring_slot **slot, uint32_t *position);
+
+/*
+ * A user thread waits for room in the full ring of a stream whose device
+ * completes its tasks: its slots come back as the device's word moves,
+ * which someone must fold in (aclrt_stream_fold wakes the launchers waiting
+ * for room). The backend is asked for that (stream_await, the oldest task;
+ * while launchers wait, its holder asks for it behind what it issues, see
+ * backends/backend.h), then the wait is the ring's.
+ */
+static ACLRT_NOINLINE void aclrt_stream_wait_room_device(struct aclrt_stream *s, struct aclrt_ring_slot **slot,
+                                                         uint32_t *position)
+{
+    aclrt_stream_await(s, aclrt_seq_read(&s->completed) + 1);
+    *slot = aclrt_ring_wait_room(&s->ring, position);
+}
 
 /* Reserve a ring position; on a full ring, the slow path decides (back pressure, or TASK_FULL). */
 ACLRT_INLINE aclError aclrt_stream_reserve_slot(struct aclrt_stream *s, struct aclrt_ring_slot **slot,
@@ -456,6 +571,12 @@ ACLRT_INLINE aclError aclrt_stream_submit(struct aclrt_stream *s, const struct a
 static ACLRT_NOINLINE aclError aclrt_stream_submit_full(struct aclrt_stream *s, struct aclrt_ring_slot **slot,
                                                        uint32_t *position)
 {
+    /* A device's word may say that tasks holding slots are complete: fold it in and look again. */
+    if (aclrt_stream_device_word(s) != NULL) {
+        aclrt_stream_fold(s);
+        if ((*slot = aclrt_ring_reserve(&s->ring, position)) != NULL)
+            return ACL_SUCCESS;
+    }
     struct aclrt_stream *running = aclrt_running_stream();
     if (running == s)
         return aclrt_fail(ACL_ERROR_RT_STREAM_TASK_FULL,
@@ -467,6 +588,10 @@ static ACLRT_NOINLINE aclError aclrt_stream_submit_full(struct aclrt_stream *s, 
                           "the stream's task ring is full (%u tasks) and this call comes from a task of stream %d "
                           "on a runtime thread, which never waits for room (it could wait for itself)",
                           aclrt_ring_capacity(&s->ring), (int)aclrt_slot_index(&running->hdr));
+    if (aclrt_stream_device_word(s) != NULL) {
+        aclrt_stream_wait_room_device(s, slot, position);
+        return ACL_SUCCESS;
+    }
     *slot = aclrt_ring_wait_room(&s->ring, position);
     return ACL_SUCCESS;
 }

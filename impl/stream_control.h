@@ -29,6 +29,7 @@
 #include "error.h"
 #include "seq.h"
 #include "stream.h"
+#include "stream_wait.h"
 
 static aclError aclrt_stream_control_resolve(aclrtStream stream, const char *what, struct aclrt_stream **out)
 {
@@ -70,7 +71,7 @@ ACLRT_API aclError aclrtStreamAbort(aclrtStream stream)
     atomic_fetch_add_explicit(&s->aborts, 1, memory_order_acq_rel);
     if (aclrt_rt.backend->stream_abort != NULL)
         aclrt_rt.backend->stream_abort(s); /* work it has in flight may be cancelled */
-    aclrt_seq_wait_until(&s->completed, target, ACLRT_NO_DEADLINE, aclrt_rt.config.spin_ns, NULL, NULL);
+    aclrt_stream_wait_done(s, target, ACLRT_NO_DEADLINE, aclrt_rt.config.spin_ns, NULL, NULL);
     aclrt_stream_change_flags(s, 0, ACLRT_SCHED_DISCARD, false);
     /* Even again. Release: pairs with the acquire in aclrt_stream_aborted_since. */
     atomic_fetch_add_explicit(&s->aborts, 1, memory_order_release);

@@ -65,6 +65,7 @@ ACLRT_INTERNAL aclError aclrt_stream_create_in(struct aclrt_context *ctx, uint32
     atomic_store_explicit(&s->report_threads[0], NULL, memory_order_relaxed);
     atomic_store_explicit(&s->report_threads[1], NULL, memory_order_relaxed);
     s->backend_state = NULL;
+    atomic_store_explicit(&s->device_done, NULL, memory_order_relaxed); /* the backend's stream_create may set it */
     if (aclrt_rt.backend->stream_create != NULL) {
         aclError rc = aclrt_rt.backend->stream_create(s);
         if (rc != ACL_SUCCESS) {
@@ -99,7 +100,11 @@ ACLRT_INTERNAL aclError aclrt_stream_create_in(struct aclrt_context *ctx, uint32
 /* The slot goes back to the table; the caller held the stream last. */
 ACLRT_INTERNAL void aclrt_stream_free(struct aclrt_stream *s)
 {
-    /* Everything submitted is done or discarded, so every note on us is due. */
+    /*
+     * Everything submitted is done or discarded, so every note on us is due.
+     * A device's word is folded in first: the next life counts on from here.
+     */
+    aclrt_stream_fold(s);
     aclrt_park_list_wake(&s->waiters, aclrt_seq_read(&s->completed));
     if (aclrt_rt.backend->stream_destroy != NULL)
         aclrt_rt.backend->stream_destroy(s);

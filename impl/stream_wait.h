@@ -37,6 +37,64 @@ ACLRT_INLINE bool aclrt_stream_aborted_since(const struct aclrt_stream *s, uint3
     return (w & (ACLRT_SCHED_DISCARD | ACLRT_SCHED_DYING)) == ACLRT_SCHED_DISCARD;
 }
 
+/*
+ * Sleeping on a stream whose device writes its completion word: the count
+ * moves when the backend folds the word in, which stream_await asks for; a
+ * sleeper also looks at the word itself after each short sleep, so that a
+ * fold that comes late (a backend's completion callbacks held up behind a
+ * host function that blocks) costs time, not the wake-up. The sleeps grow
+ * from ACLRT_DEVICE_POLL_MIN_NS to ACLRT_DEVICE_POLL_MAX_NS.
+ */
+#define ACLRT_DEVICE_POLL_MIN_NS (20 * ACLRT_NS_PER_US)
+#define ACLRT_DEVICE_POLL_MAX_NS (1 * ACLRT_NS_PER_MS)
+
+/*
+ * Wait until s has completed `target` (aclrt_seq_wait_until's contract and
+ * return values: 0, ACLRT_SEQ_TIMEOUT, or stop_fn's value). Without a device
+ * word it is the wait on the completed count; with one, the spin reads the
+ * word too, and the sleep is in short steps (above), each after asking the
+ * backend to bring the count to the target.
+ */
+ACLRT_INTERNAL int aclrt_stream_wait_done(struct aclrt_stream *s, uint64_t target, uint64_t deadline_ns,
+                                          uint64_t spin_ns, aclrt_seq_stop_fn stop_fn, void *stop_data)
+{
+    if (ACLRT_LIKELY(aclrt_stream_device_word(s) == NULL))
+        return aclrt_seq_wait_until(&s->completed, target, deadline_ns, spin_ns, stop_fn, stop_data);
+    uint64_t now = aclrt_now_ns();
+    uint64_t spin_end = spin_ns > ACLRT_NO_DEADLINE - now ? ACLRT_NO_DEADLINE : now + spin_ns;
+    for (unsigned i = 1;; i++) {
+        if (aclrt_stream_reached(s, target))
+            return 0;
+        aclrt_cpu_relax();
+        if ((i & 63) != 0)
+            continue;
+        if (stop_fn != NULL) {
+            int why = stop_fn(stop_data);
+            if (why != 0)
+                return why;
+        }
+        now = aclrt_now_ns();
+        if (now >= deadline_ns)
+            return aclrt_stream_reached(s, target) ? 0 : ACLRT_SEQ_TIMEOUT;
+        if (now >= spin_end)
+            break;
+    }
+    uint64_t poll = ACLRT_DEVICE_POLL_MIN_NS;
+    for (;;) {
+        aclrt_stream_await(s, target);
+        if (aclrt_stream_reached(s, target))
+            return 0;
+        now = aclrt_now_ns();
+        if (now >= deadline_ns)
+            return ACLRT_SEQ_TIMEOUT;
+        uint64_t until = poll > deadline_ns - now ? deadline_ns : now + poll;
+        int r = aclrt_seq_wait_until(&s->completed, target, until, 0, stop_fn, stop_data);
+        if (r != ACLRT_SEQ_TIMEOUT)
+            return r;
+        poll = aclrt_min_u64(2 * poll, ACLRT_DEVICE_POLL_MAX_NS);
+    }
+}
+
 /* A stream as one of its lives: waits whose waiter may outlive that life check it. */
 struct aclrt_stream_life {
     struct aclrt_stream *s;
@@ -83,7 +141,7 @@ ACLRT_INTERNAL aclError aclrt_stream_wait_until(const struct aclrt_stream_life *
                                                 uint64_t deadline, bool fast_sync, aclError timeout_code)
 {
     struct aclrt_stream *s = l->s;
-    if (ACLRT_LIKELY(aclrt_seq_reached(&s->completed, target)))
+    if (ACLRT_LIKELY(aclrt_stream_reached(s, target)))
         return ACL_SUCCESS;
     if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
         return ACL_ERROR_RT_DEV_SETUP_ERROR;
@@ -92,8 +150,7 @@ ACLRT_INTERNAL aclError aclrt_stream_wait_until(const struct aclrt_stream_life *
     uint64_t spin = aclrt_rt.config.spin_ns;
     if (fast_sync)
         spin *= 50; /* "poll actively": a long spin before sleeping */
-    int r = aclrt_seq_wait_until(&s->completed, target, deadline, spin, alive ? aclrt_stream_stopped_check : NULL,
-                                 (void *)l);
+    int r = aclrt_stream_wait_done(s, target, deadline, spin, alive ? aclrt_stream_stopped_check : NULL, (void *)l);
     if (r != 0 && r != ACLRT_SEQ_TIMEOUT)
         return r; /* stopped */
     /* Even when it also timed out: the wait was active during an abort. */
@@ -106,7 +163,7 @@ ACLRT_INTERNAL aclError aclrt_stream_wait_until(const struct aclrt_stream_life *
 ACLRT_INTERNAL aclError aclrt_stream_wait_count(struct aclrt_stream *s, uint64_t target, int32_t timeout_ms,
                                                 aclError timeout_code)
 {
-    if (ACLRT_LIKELY(aclrt_seq_reached(&s->completed, target)))
+    if (ACLRT_LIKELY(aclrt_stream_reached(s, target)))
         return ACL_SUCCESS;
     uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
                                        : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);

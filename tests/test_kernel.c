@@ -96,9 +96,24 @@ static unsigned char *read_file(const char *path, size_t *size)
     return p;
 }
 
-/* Is the test kernels' library mapped in the process right now? */
+/*
+ * Is the test kernels' library mapped in the process right now? On a
+ * backend with a driver of its own (cuda), a module whose last launch
+ * ended on the driver's callback thread, which may not call the driver, is
+ * unloaded by the next module operation: one is made first (a load from
+ * data is a library of its own; on the host backend it changes nothing).
+ */
 static bool kernels_library_loaded(void)
 {
+    const char *backend = aclrtxGetBackendName(); /* NULL: the runtime stopped, every module is unloaded */
+    if (backend != NULL && strcmp(backend, "host") != 0) {
+        size_t size;
+        unsigned char *bytes = read_file(KERNELS, &size);
+        aclrtBinHandle other = NULL;
+        CHECK_OK(aclrtBinaryLoadFromData(bytes, size, NULL, &other));
+        CHECK_OK(aclrtBinaryUnLoad(other));
+        free(bytes);
+    }
     char *real = realpath(KERNELS, NULL);
     CHECK(real != NULL);
     void *h = dlopen(real, RTLD_NOW | RTLD_NOLOAD);
@@ -252,7 +267,10 @@ TEST(a_kernel_name_gives_one_function_handle_that_names_its_binary)
     CHECK(aiv == NULL);
     size_t aic_size = 0, aiv_size = 1;
     CHECK_OK(aclrtGetFunctionSize(f, &aic_size, &aiv_size));
-    CHECK(aic_size > 0);
+    if (strcmp(aclrtxGetBackendName(), "host") == 0) /* started: a binary is loaded */
+        CHECK(aic_size > 0); /* the symbol's size; a GPU module's driver does not say (0) */
+    else
+        CHECK_EQ(0, aic_size);
     CHECK_EQ(0, aiv_size);
     void *base = NULL;
     size_t bin_size = 0;

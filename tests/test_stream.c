@@ -67,6 +67,12 @@ static void count_fn(void *arg)
     (*(int *)arg)++;
 }
 
+/* The same for host functions of several streams, which may run at once. */
+static void count_atomic_fn(void *arg)
+{
+    atomic_fetch_add((atomic_int *)arg, 1);
+}
+
 static aclrtContext main_context;
 
 /* ------------------------------------------------------------------------
@@ -508,15 +514,15 @@ TEST(streams_destroyed_after_running_work_give_their_quota_back_at_once)
     aclrtStream busy;
     CHECK_OK(aclrtCreateStream(&busy));
     struct gate *g = launch_gate(busy);
-    static int ran;
-    ran = 0;
+    static atomic_int ran;
+    atomic_store(&ran, 0);
     enum { ROUNDS = 200, K = SMALL_MAX_STREAMS - 2 };
     aclrtStream s[K];
     for (int round = 0; round < ROUNDS; round++) {
         for (int i = 0; i < K; i++)
             CHECK_OK(aclrtCreateStream(&s[i]));
         for (int i = 0; i < K; i++)
-            CHECK_OK(aclrtLaunchHostFunc(s[i], count_fn, &ran));
+            CHECK_OK(aclrtLaunchHostFunc(s[i], count_atomic_fn, &ran));
         for (int i = 0; i < K; i++) {
             CHECK_OK(aclrtSynchronizeStream(s[i]));
             CHECK_OK(aclrtDestroyStream(s[i]));
@@ -524,7 +530,7 @@ TEST(streams_destroyed_after_running_work_give_their_quota_back_at_once)
         CHECK_OK(aclrtGetStreamAvailableNum(&n));
         CHECK_EQ(n0 - 1, n);
     }
-    CHECK_EQ(ROUNDS * K, ran);
+    CHECK_EQ(ROUNDS * K, atomic_load(&ran));
     gate_open(g);
     CHECK_OK(aclrtDestroyStream(busy));
 }

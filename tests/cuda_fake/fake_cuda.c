@@ -1,0 +1,1204 @@
+/*
+ * tests/cuda_fake/fake_cuda.c - a test double of the CUDA driver: the
+ * calls the cuda backend makes (backends/cuda_driver.h), with their
+ * documented semantics, on CPU threads. Built by the Makefile as
+ * build/<variant>/libcuda_fake.so; the tests point ACLRT_CUDA_LIBRARY at it.
+ *
+ * It is a test double, not a CUDA implementation:
+ *   - GPUs: ACLRT_FAKE_CUDA_DEVICES of them (default 1), each with one
+ *     primary context. "Device memory" is host memory (a device pointer is
+ *     the host pointer), and so is pinned host memory (mapped: the device
+ *     pointer is the host pointer too). Unified addressing and 64-bit stream
+ *     memory operations are supported; whether the host may address device
+ *     memory is ACLRT_FAKE_CUDA_HOST_ACCESS (default 1).
+ *   - Streams are asynchronous and in order: each has a queue of operations
+ *     and a worker thread (started on demand, gone after an idle while)
+ *     that runs them: copies, sets, 64-bit value writes and waits (GEQ, EQ,
+ *     AND, NOR, polled), host functions, event records and event waits.
+ *     Host functions run on the worker: from there every call of this
+ *     library fails with CUDA_ERROR_NOT_PERMITTED, as CUDA documents.
+ *   - Events carry timing: a record's time is CLOCK_MONOTONIC when the
+ *     stream reaches it; queries return CUDA_ERROR_NOT_READY before.
+ *   - Calls other than the device queries need a current context
+ *     (CUDA_ERROR_INVALID_CONTEXT otherwise), as the driver's do.
+ *   - cuInit fails with ACLRT_FAKE_CUDA_INIT_RESULT when that is set (e.g.
+ *     100, CUDA_ERROR_NO_DEVICE); ACLRT_FAKE_CUDA_DEVICES=0 has no GPU.
+ *   - Failures of asynchronous work, injected by the tests:
+ *     fakecuda_fail_next(sticky) makes the next copy or set enqueued (any
+ *     stream) fail when it runs, with CUDA_ERROR_ILLEGAL_ADDRESS.
+ *       sticky:      the context is lost: its queued and later work never
+ *                    runs, and every call in it returns the error;
+ *       not sticky:  the stream stops at the failed operation; the next
+ *                    cuStreamQuery or cuStreamSynchronize of the stream
+ *                    returns the error (the stream stays stopped), the one
+ *                    after that lets it go on past the failed operation.
+ *   - Modules and kernels: the stand-in for a cubin is an ELF shared object
+ *     of the host (cuModuleLoad names one, cuModuleLoadData holds one in
+ *     memory, read to the end of its headers and loaded from an anonymous
+ *     file); a kernel is a function it exports with the host-kernel
+ *     signature, aclError name(uint32_t blockIdx, uint32_t numBlocks, void
+ *     *args), the CUfunction its address; a global is a variable it
+ *     exports. cuLaunchKernel takes the packed buffer only
+ *     (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE, copied at the call) and the
+ *     stream's worker calls the kernel once per block of the grid, in
+ *     order; a block that returns non-zero fails the launch with
+ *     CUDA_ERROR_LAUNCH_FAILED, not sticky here (the stream stops as for an
+ *     injected failure; on a GPU a kernel fault loses the context). Images
+ *     of another kind (real cubins, fatbins, PTX) are
+ *     CUDA_ERROR_INVALID_IMAGE.
+ *   - What it does not model: real kernels, pitched and array copies, graphs,
+ *     interprocess handles, real memory spaces, a single host-function
+ *     thread per context (each stream's worker runs its own), fork (a
+ *     child's driver works).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CUDA_SUCCESS 0u
+#define CUDA_ERROR_INVALID_VALUE 1u
+#define CUDA_ERROR_OUT_OF_MEMORY 2u
+#define CUDA_ERROR_NOT_INITIALIZED 3u
+#define CUDA_ERROR_INVALID_DEVICE 101u
+#define CUDA_ERROR_INVALID_IMAGE 200u
+#define CUDA_ERROR_FILE_NOT_FOUND 301u
+#define CUDA_ERROR_NOT_FOUND 500u
+#define CUDA_ERROR_LAUNCH_FAILED 719u
+#define CUDA_ERROR_INVALID_CONTEXT 201u
+#define CUDA_ERROR_INVALID_HANDLE 400u
+#define CUDA_ERROR_NOT_READY 600u
+#define CUDA_ERROR_ILLEGAL_ADDRESS 700u
+#define CUDA_ERROR_NOT_PERMITTED 800u
+
+#define FAKE_MAX_DEVICES 16
+#define FAKE_IDLE_NS 20000000ull /* a worker with nothing to do leaves after this */
+
+typedef unsigned int CUresult;
+typedef unsigned long long CUdeviceptr;
+typedef void (*CUhostFn)(void *);
+
+#define EXPORT __attribute__((visibility("default")))
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void nap(uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+    nanosleep(&ts, NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * Objects
+ * ------------------------------------------------------------------------ */
+
+struct CUctx_st;
+struct CUstream_st;
+struct CUevent_st;
+
+struct alloc {
+    struct alloc *next;
+    void *p;
+    size_t size;
+    struct CUctx_st *ctx; /* NULL: pinned host memory */
+};
+
+struct CUctx_st {
+    int device;
+    int refs;                   /* primary context retains (g_lock) */
+    _Atomic CUresult lost;      /* a sticky error, or 0 */
+    struct CUstream_st *streams; /* every stream made in it (g_lock) */
+};
+
+enum op_kind { OP_COPY, OP_SET, OP_WRITE64, OP_WAIT64, OP_HOST_FN, OP_RECORD, OP_WAIT_EVENT, OP_KERNEL };
+
+/* A kernel of a stand-in module: the host-kernel signature (aclError is int). */
+typedef int (*host_kernel_fn)(uint32_t block, uint32_t blocks, void *args);
+
+struct op {
+    struct op *next;
+    enum op_kind kind;
+    int fail; /* injected: 0, 1 not sticky, 2 sticky */
+    void *dst;
+    const void *src;
+    size_t n;
+    uint64_t value;
+    unsigned flags;
+    CUhostFn fn;
+    void *user;
+    struct CUevent_st *event;
+    uint64_t seq;
+    host_kernel_fn kernel; /* OP_KERNEL: blocks in value, the args copy (owned) in src, n bytes */
+};
+
+/* An operation that is dropped without running: what it owns goes. */
+static void op_free(struct op *o)
+{
+    if (o->kind == OP_KERNEL)
+        free((void *)o->src);
+    free(o);
+}
+
+struct CUstream_st {
+    struct CUctx_st *ctx;
+    struct CUstream_st *next; /* the context's list (g_lock) */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    struct op *head, *tail;
+    uint64_t enqueued, done;
+    bool running;   /* a worker serves the queue */
+    bool destroyed;
+    CUresult error; /* a failure that is not sticky: the stream stops until it is read twice */
+    int error_reads;
+};
+
+struct CUevent_st {
+    struct CUctx_st *ctx;
+    unsigned flags;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int refs;             /* the handle, pending operations, waiting threads */
+    bool destroyed;
+    uint64_t recorded;    /* records made */
+    uint64_t completed;   /* records the stream reached */
+    uint64_t time_ns;     /* when the last completed record was reached */
+};
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool g_init;
+static struct CUctx_st g_ctx[FAKE_MAX_DEVICES];
+static struct alloc *g_allocs;
+static _Atomic int g_fail_next;
+/* Initial-exec: static TLS, not the dynamic TLS of a dlopened library, which LeakSanitizer cannot always scan. */
+static _Thread_local struct CUctx_st *t_ctx __attribute__((tls_model("initial-exec")));
+static _Thread_local bool t_in_host_fn __attribute__((tls_model("initial-exec")));
+
+static int env_int(const char *name, int fallback)
+{
+    const char *v = getenv(name);
+    return v != NULL && v[0] != '\0' ? atoi(v) : fallback;
+}
+
+static int device_count(void)
+{
+    int n = env_int("ACLRT_FAKE_CUDA_DEVICES", 1);
+    return n < 0 ? 0 : (n > FAKE_MAX_DEVICES ? FAKE_MAX_DEVICES : n);
+}
+
+/* Tests: the next copy or set enqueued fails when it runs (sticky: the context is lost). */
+EXPORT void fakecuda_fail_next(int sticky)
+{
+    atomic_store(&g_fail_next, sticky ? 2 : 1);
+}
+
+/* Every call but the error names: not from a host function; a context current and not lost. */
+static CUresult enter(void)
+{
+    if (t_in_host_fn)
+        return CUDA_ERROR_NOT_PERMITTED;
+    if (t_ctx == NULL)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return atomic_load(&t_ctx->lost);
+}
+
+/* ------------------------------------------------------------------------
+ * Events
+ * ------------------------------------------------------------------------ */
+
+static void event_put(struct CUevent_st *e)
+{
+    pthread_mutex_lock(&e->lock);
+    bool last = --e->refs == 0;
+    pthread_mutex_unlock(&e->lock);
+    if (last) {
+        pthread_mutex_destroy(&e->lock);
+        pthread_cond_destroy(&e->cond);
+        free(e);
+    }
+}
+
+static void event_reached(struct CUevent_st *e, uint64_t seq)
+{
+    pthread_mutex_lock(&e->lock);
+    if (seq > e->completed) {
+        e->completed = seq;
+        e->time_ns = now_ns();
+    }
+    pthread_cond_broadcast(&e->cond);
+    pthread_mutex_unlock(&e->lock);
+}
+
+/* Wait until record `seq` of e was reached, or the context is lost. */
+static void event_wait(struct CUevent_st *e, uint64_t seq)
+{
+    pthread_mutex_lock(&e->lock);
+    while (e->completed < seq && atomic_load(&e->ctx->lost) == CUDA_SUCCESS) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 1000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&e->cond, &e->lock, &ts); /* a lost context is looked at every ms */
+    }
+    pthread_mutex_unlock(&e->lock);
+}
+
+/* ------------------------------------------------------------------------
+ * Streams: the queue and its worker
+ * ------------------------------------------------------------------------ */
+
+static bool wait_value_holds(const struct op *o)
+{
+    uint64_t v = __atomic_load_n((const uint64_t *)o->dst, __ATOMIC_ACQUIRE);
+    switch (o->flags & 3u) {
+    case 0: return (int64_t)(v - o->value) >= 0; /* GEQ */
+    case 1: return v == o->value;                /* EQ */
+    case 2: return (v & o->value) != 0;          /* AND */
+    default: return ~(v | o->value) != 0;        /* NOR */
+    }
+}
+
+/* Run one operation (the stream's lock not held). */
+static void op_run(struct CUstream_st *s, struct op *o)
+{
+    if (o->fail != 0) {
+        if (o->fail == 2) {
+            CUresult none = CUDA_SUCCESS;
+            atomic_compare_exchange_strong(&s->ctx->lost, &none, CUDA_ERROR_ILLEGAL_ADDRESS);
+        } else {
+            pthread_mutex_lock(&s->lock);
+            s->error = CUDA_ERROR_ILLEGAL_ADDRESS;
+            s->error_reads = 0;
+            pthread_mutex_unlock(&s->lock);
+        }
+        return;
+    }
+    switch (o->kind) {
+    case OP_COPY: memmove(o->dst, o->src, o->n); break;
+    case OP_SET: memset(o->dst, (int)o->value, o->n); break;
+    case OP_WRITE64: __atomic_store_n((uint64_t *)o->dst, o->value, __ATOMIC_RELEASE); break;
+    case OP_WAIT64:
+        for (unsigned i = 0; !wait_value_holds(o) && atomic_load(&s->ctx->lost) == CUDA_SUCCESS; i++) {
+            if (i < 64)
+                sched_yield();
+            else
+                nap(20000);
+        }
+        break;
+    case OP_HOST_FN:
+        t_in_host_fn = true;
+        o->fn(o->user);
+        t_in_host_fn = false;
+        break;
+    case OP_KERNEL:
+        for (uint64_t b = 0; b < o->value; b++)
+            if (o->kernel((uint32_t)b, (uint32_t)o->value, (void *)o->src) != 0) {
+                pthread_mutex_lock(&s->lock);
+                s->error = CUDA_ERROR_LAUNCH_FAILED;
+                s->error_reads = 0;
+                pthread_mutex_unlock(&s->lock);
+                break;
+            }
+        break;
+    case OP_RECORD: event_reached(o->event, o->seq); break;
+    case OP_WAIT_EVENT: event_wait(o->event, o->seq); break;
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    struct CUstream_st *s = (struct CUstream_st *)arg;
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        uint64_t idle_since = now_ns();
+        while (s->head == NULL || s->error != CUDA_SUCCESS) {
+            if (s->head == NULL && (s->destroyed || now_ns() - idle_since >= FAKE_IDLE_NS)) {
+                s->running = false;
+                pthread_cond_broadcast(&s->cond);
+                pthread_mutex_unlock(&s->lock);
+                return NULL;
+            }
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 5000000;
+            if (ts.tv_nsec >= 1000000000) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000;
+            }
+            pthread_cond_timedwait(&s->cond, &s->lock, &ts);
+        }
+        struct op *o = s->head;
+        s->head = o->next;
+        if (s->head == NULL)
+            s->tail = NULL;
+        pthread_mutex_unlock(&s->lock);
+        if (atomic_load(&s->ctx->lost) == CUDA_SUCCESS)
+            op_run(s, o); /* a lost context runs nothing more */
+        if (o->event != NULL)
+            event_put(o->event);
+        op_free(o);
+        pthread_mutex_lock(&s->lock);
+        s->done++;
+        pthread_cond_broadcast(&s->cond);
+    }
+}
+
+/* Append an operation (a copy of *o) to the stream's queue; a worker is started if none serves it. */
+static CUresult enqueue(struct CUstream_st *s, const struct op *o)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (s == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if ((r = atomic_load(&s->ctx->lost)) != CUDA_SUCCESS)
+        return r;
+    struct op *n = (struct op *)malloc(sizeof *n);
+    if (n == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *n = *o;
+    n->next = NULL;
+    if ((n->kind == OP_COPY || n->kind == OP_SET) && atomic_load(&g_fail_next) != 0)
+        n->fail = atomic_exchange(&g_fail_next, 0);
+    pthread_mutex_lock(&s->lock);
+    if (s->tail != NULL)
+        s->tail->next = n;
+    else
+        s->head = n;
+    s->tail = n;
+    s->enqueued++;
+    if (!s->running) {
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&attr, 512 * 1024);
+        pthread_t t;
+        if (pthread_create(&t, &attr, worker_main, s) == 0)
+            s->running = true;
+        pthread_attr_destroy(&attr);
+        if (!s->running) {
+            /* Take the operation back: the stream cannot run it. */
+            s->enqueued--;
+            if (s->head == n) {
+                s->head = s->tail = NULL;
+            } else {
+                struct op *p = s->head;
+                while (p->next != n)
+                    p = p->next;
+                p->next = NULL;
+                s->tail = p;
+            }
+            pthread_mutex_unlock(&s->lock);
+            free(n);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+    return CUDA_SUCCESS;
+}
+
+/* Wait until the stream ran what it had at the call (or stopped at a failure, or its context was lost). */
+static void stream_drain(struct CUstream_st *s)
+{
+    pthread_mutex_lock(&s->lock);
+    uint64_t target = s->enqueued;
+    while (s->done < target && s->error == CUDA_SUCCESS && atomic_load(&s->ctx->lost) == CUDA_SUCCESS) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 1000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&s->cond, &s->lock, &ts);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* A failure that is not sticky, read: the first read returns it, the second lets the stream go on. */
+static CUresult stream_read_error(struct CUstream_st *s)
+{
+    pthread_mutex_lock(&s->lock);
+    CUresult r = s->error;
+    if (r != CUDA_SUCCESS && ++s->error_reads >= 2) {
+        s->error = CUDA_SUCCESS;
+        s->error_reads = 0;
+        r = CUDA_SUCCESS;
+        pthread_cond_broadcast(&s->cond);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return r;
+}
+
+/* ------------------------------------------------------------------------
+ * Initialization, devices, contexts
+ * ------------------------------------------------------------------------ */
+
+static void fork_prepare(void) { pthread_mutex_lock(&g_lock); }
+static void fork_parent(void) { pthread_mutex_unlock(&g_lock); }
+
+/*
+ * The child has none of the workers: what the inherited streams had queued
+ * is gone (never runs), and the streams are idle and empty. (On a GPU a
+ * forked child cannot use the parent's driver state at all.)
+ */
+static void fork_child(void)
+{
+    pthread_mutex_unlock(&g_lock);
+    for (int d = 0; d < FAKE_MAX_DEVICES; d++)
+        for (struct CUstream_st *s = g_ctx[d].streams; s != NULL; s = s->next) {
+            pthread_mutex_init(&s->lock, NULL);
+            pthread_cond_init(&s->cond, NULL);
+            s->running = false;
+            s->error = CUDA_SUCCESS;
+            while (s->head != NULL) {
+                struct op *o = s->head;
+                s->head = o->next;
+                op_free(o);
+            }
+            s->tail = NULL;
+            s->done = s->enqueued;
+        }
+}
+
+static pthread_once_t g_fork_once = PTHREAD_ONCE_INIT;
+static void fork_register(void) { pthread_atfork(fork_prepare, fork_parent, fork_child); }
+
+EXPORT CUresult cuInit(unsigned int flags)
+{
+    if (flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    int forced = env_int("ACLRT_FAKE_CUDA_INIT_RESULT", 0);
+    if (forced != 0)
+        return (CUresult)forced;
+    pthread_once(&g_fork_once, fork_register);
+    pthread_mutex_lock(&g_lock);
+    if (!g_init)
+        for (int d = 0; d < FAKE_MAX_DEVICES; d++)
+            g_ctx[d].device = d;
+    g_init = true;
+    pthread_mutex_unlock(&g_lock);
+    return CUDA_SUCCESS;
+}
+
+static bool initialized(void)
+{
+    pthread_mutex_lock(&g_lock);
+    bool i = g_init;
+    pthread_mutex_unlock(&g_lock);
+    return i;
+}
+
+EXPORT CUresult cuDriverGetVersion(int *version)
+{
+    if (version == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    *version = 13000;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGetErrorName(CUresult error, const char **str)
+{
+    static const struct {
+        CUresult code;
+        const char *name;
+    } names[] = {{0, "CUDA_SUCCESS"},
+                 {1, "CUDA_ERROR_INVALID_VALUE"},
+                 {2, "CUDA_ERROR_OUT_OF_MEMORY"},
+                 {3, "CUDA_ERROR_NOT_INITIALIZED"},
+                 {100, "CUDA_ERROR_NO_DEVICE"},
+                 {101, "CUDA_ERROR_INVALID_DEVICE"},
+                 {201, "CUDA_ERROR_INVALID_CONTEXT"},
+                 {200, "CUDA_ERROR_INVALID_IMAGE"},
+                 {301, "CUDA_ERROR_FILE_NOT_FOUND"},
+                 {400, "CUDA_ERROR_INVALID_HANDLE"},
+                 {500, "CUDA_ERROR_NOT_FOUND"},
+                 {719, "CUDA_ERROR_LAUNCH_FAILED"},
+                 {600, "CUDA_ERROR_NOT_READY"},
+                 {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
+                 {800, "CUDA_ERROR_NOT_PERMITTED"}};
+    if (str == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].code == error) {
+            *str = names[i].name;
+            return CUDA_SUCCESS;
+        }
+    *str = NULL;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+EXPORT CUresult cuDeviceGetCount(int *count)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (count == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    *count = device_count();
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGet(int *device, int ordinal)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (device == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (ordinal < 0 || ordinal >= device_count())
+        return CUDA_ERROR_INVALID_DEVICE;
+    *device = ordinal;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDeviceGetAttribute(int *value, unsigned attribute, int device)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (value == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (device < 0 || device >= device_count())
+        return CUDA_ERROR_INVALID_DEVICE;
+    switch (attribute) {
+    case 41: *value = 1; break;  /* unified addressing */
+    case 122: *value = 1; break; /* 64-bit stream memory operations */
+    case 101: *value = env_int("ACLRT_FAKE_CUDA_HOST_ACCESS", 1) != 0; break; /* host access to device memory */
+    default: *value = 0; break;
+    }
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuDevicePrimaryCtxRetain(struct CUctx_st **ctx, int device)
+{
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (t_in_host_fn)
+        return CUDA_ERROR_NOT_PERMITTED;
+    if (ctx == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (device < 0 || device >= device_count())
+        return CUDA_ERROR_INVALID_DEVICE;
+    pthread_mutex_lock(&g_lock);
+    if (g_ctx[device].refs++ == 0)
+        atomic_store(&g_ctx[device].lost, CUDA_SUCCESS); /* a fresh context */
+    pthread_mutex_unlock(&g_lock);
+    *ctx = &g_ctx[device];
+    return CUDA_SUCCESS;
+}
+
+/* The last release destroys the context: its streams (after their work) and its device memory go. */
+EXPORT CUresult cuDevicePrimaryCtxRelease_v2(int device)
+{
+    if (t_in_host_fn)
+        return CUDA_ERROR_NOT_PERMITTED;
+    if (device < 0 || device >= device_count())
+        return CUDA_ERROR_INVALID_DEVICE;
+    struct CUctx_st *c = &g_ctx[device];
+    pthread_mutex_lock(&g_lock);
+    if (c->refs == 0) {
+        pthread_mutex_unlock(&g_lock);
+        return CUDA_ERROR_INVALID_CONTEXT;
+    }
+    if (--c->refs > 0) {
+        pthread_mutex_unlock(&g_lock);
+        return CUDA_SUCCESS;
+    }
+    struct CUstream_st *streams = c->streams;
+    c->streams = NULL;
+    struct alloc **p = &g_allocs;
+    while (*p != NULL) {
+        struct alloc *a = *p;
+        if (a->ctx == c) {
+            *p = a->next;
+            free(a->p);
+            free(a);
+        } else {
+            p = &a->next;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    while (streams != NULL) {
+        struct CUstream_st *s = streams;
+        streams = s->next;
+        pthread_mutex_lock(&s->lock);
+        s->destroyed = true;
+        pthread_cond_broadcast(&s->cond);
+        while (s->running) /* its worker runs what is queued, then leaves */
+            pthread_cond_wait(&s->cond, &s->lock);
+        pthread_mutex_unlock(&s->lock);
+        pthread_mutex_destroy(&s->lock);
+        pthread_cond_destroy(&s->cond);
+        free(s);
+    }
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxSetCurrent(struct CUctx_st *ctx)
+{
+    if (t_in_host_fn)
+        return CUDA_ERROR_NOT_PERMITTED;
+    t_ctx = ctx;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxSynchronize(void)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    pthread_mutex_lock(&g_lock);
+    struct CUstream_st *list = t_ctx->streams;
+    pthread_mutex_unlock(&g_lock);
+    /* Streams made later are added at the head: this walk sees those of the call. */
+    for (struct CUstream_st *s = list; s != NULL; s = s->next)
+        stream_drain(s);
+    return atomic_load(&t_ctx->lost);
+}
+
+/* ------------------------------------------------------------------------
+ * Streams
+ * ------------------------------------------------------------------------ */
+
+EXPORT CUresult cuStreamCreateWithPriority(struct CUstream_st **stream, unsigned int flags, int priority)
+{
+    (void)priority;
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (stream == NULL || flags > 1)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUstream_st *s = (struct CUstream_st *)calloc(1, sizeof *s);
+    if (s == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    s->ctx = t_ctx;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->cond, NULL);
+    pthread_mutex_lock(&g_lock);
+    s->next = t_ctx->streams;
+    t_ctx->streams = s;
+    pthread_mutex_unlock(&g_lock);
+    *stream = s;
+    return CUDA_SUCCESS;
+}
+
+/* Returns at once; queued work still runs (the stream's memory goes with its context). */
+EXPORT CUresult cuStreamDestroy_v2(struct CUstream_st *s)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (s == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&s->lock);
+    s->destroyed = true;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamQuery(struct CUstream_st *s)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (s == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if ((r = stream_read_error(s)) != CUDA_SUCCESS)
+        return r;
+    pthread_mutex_lock(&s->lock);
+    bool idle = s->done == s->enqueued;
+    pthread_mutex_unlock(&s->lock);
+    return idle ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+EXPORT CUresult cuStreamSynchronize(struct CUstream_st *s)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (s == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    stream_drain(s);
+    if ((r = atomic_load(&s->ctx->lost)) != CUDA_SUCCESS)
+        return r;
+    return stream_read_error(s);
+}
+
+EXPORT CUresult cuStreamWriteValue64_v2(struct CUstream_st *s, CUdeviceptr addr, uint64_t value, unsigned int flags)
+{
+    if (addr == 0 || (addr & 7u) != 0 || flags > 1)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct op o = {.kind = OP_WRITE64, .dst = (void *)(uintptr_t)addr, .value = value};
+    return enqueue(s, &o);
+}
+
+EXPORT CUresult cuStreamWaitValue64_v2(struct CUstream_st *s, CUdeviceptr addr, uint64_t value, unsigned int flags)
+{
+    if (addr == 0 || (addr & 7u) != 0 || (flags & ~(3u | (1u << 30))) != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct op o = {.kind = OP_WAIT64, .dst = (void *)(uintptr_t)addr, .value = value, .flags = flags};
+    return enqueue(s, &o);
+}
+
+EXPORT CUresult cuLaunchHostFunc(struct CUstream_st *s, CUhostFn fn, void *user)
+{
+    if (fn == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct op o = {.kind = OP_HOST_FN, .fn = fn, .user = user};
+    return enqueue(s, &o);
+}
+
+/* ------------------------------------------------------------------------
+ * Events
+ * ------------------------------------------------------------------------ */
+
+EXPORT CUresult cuEventCreate(struct CUevent_st **event, unsigned int flags)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (event == NULL || flags > 7)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUevent_st *e = (struct CUevent_st *)calloc(1, sizeof *e);
+    if (e == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    e->ctx = t_ctx;
+    e->flags = flags;
+    e->refs = 1;
+    pthread_mutex_init(&e->lock, NULL);
+    pthread_cond_init(&e->cond, NULL);
+    *event = e;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventDestroy_v2(struct CUevent_st *e)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_ILLEGAL_ADDRESS)
+        return r;
+    if (e == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    event_put(e); /* pending records keep it until they ran */
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventRecord(struct CUevent_st *e, struct CUstream_st *s)
+{
+    if (e == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&e->lock);
+    uint64_t seq = ++e->recorded;
+    e->refs++;
+    pthread_mutex_unlock(&e->lock);
+    struct op o = {.kind = OP_RECORD, .event = e, .seq = seq};
+    CUresult r = enqueue(s, &o);
+    if (r != CUDA_SUCCESS) {
+        pthread_mutex_lock(&e->lock);
+        e->recorded--; /* as if never recorded */
+        pthread_mutex_unlock(&e->lock);
+        event_put(e);
+    }
+    return r;
+}
+
+EXPORT CUresult cuStreamWaitEvent(struct CUstream_st *s, struct CUevent_st *e, unsigned int flags)
+{
+    if (e == NULL || flags > 1)
+        return flags > 1 ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&e->lock);
+    uint64_t seq = e->recorded; /* the record made last before this call */
+    e->refs++;
+    pthread_mutex_unlock(&e->lock);
+    struct op o = {.kind = OP_WAIT_EVENT, .event = e, .seq = seq};
+    CUresult r = enqueue(s, &o);
+    if (r != CUDA_SUCCESS)
+        event_put(e);
+    return r;
+}
+
+EXPORT CUresult cuEventQuery(struct CUevent_st *e)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (e == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&e->lock);
+    bool complete = e->completed >= e->recorded;
+    pthread_mutex_unlock(&e->lock);
+    return complete ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+EXPORT CUresult cuEventSynchronize(struct CUevent_st *e)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (e == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&e->lock);
+    uint64_t seq = e->recorded;
+    e->refs++;
+    pthread_mutex_unlock(&e->lock);
+    event_wait(e, seq);
+    event_put(e);
+    return atomic_load(&t_ctx->lost);
+}
+
+EXPORT CUresult cuEventElapsedTime_v2(float *ms, struct CUevent_st *start, struct CUevent_st *end)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (ms == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (start == NULL || end == NULL || ((start->flags | end->flags) & 2u) != 0 || start->ctx != end->ctx)
+        return CUDA_ERROR_INVALID_HANDLE;
+    uint64_t t[2];
+    struct CUevent_st *ev[2] = {start, end};
+    for (int i = 0; i < 2; i++) {
+        pthread_mutex_lock(&ev[i]->lock);
+        uint64_t recorded = ev[i]->recorded, completed = ev[i]->completed;
+        t[i] = ev[i]->time_ns;
+        pthread_mutex_unlock(&ev[i]->lock);
+        if (recorded == 0)
+            return CUDA_ERROR_INVALID_HANDLE;
+        if (completed < recorded)
+            return CUDA_ERROR_NOT_READY;
+    }
+    *ms = (float)((double)(int64_t)(t[1] - t[0]) / 1e6);
+    return CUDA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------
+ * Memory
+ * ------------------------------------------------------------------------ */
+
+static CUresult alloc_track(size_t size, struct CUctx_st *ctx, void **out)
+{
+    if (size == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct alloc *a = (struct alloc *)malloc(sizeof *a);
+    void *p = aligned_alloc(256, (size + 255) & ~(size_t)255);
+    if (a == NULL || p == NULL) {
+        free(a);
+        free(p);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    a->p = p;
+    a->size = size;
+    a->ctx = ctx;
+    pthread_mutex_lock(&g_lock);
+    a->next = g_allocs;
+    g_allocs = a;
+    pthread_mutex_unlock(&g_lock);
+    *out = p;
+    return CUDA_SUCCESS;
+}
+
+/* Forget and free the allocation at p of the given kind (device: ctx not NULL). */
+static CUresult alloc_free(void *p, bool device)
+{
+    pthread_mutex_lock(&g_lock);
+    struct alloc **at = &g_allocs;
+    while (*at != NULL && !((*at)->p == p && ((*at)->ctx != NULL) == device))
+        at = &(*at)->next;
+    struct alloc *a = *at;
+    if (a != NULL)
+        *at = a->next;
+    pthread_mutex_unlock(&g_lock);
+    if (a == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    free(a->p);
+    free(a);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (dptr == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    void *p = NULL;
+    r = alloc_track(bytes, t_ctx, &p);
+    *dptr = (CUdeviceptr)(uintptr_t)p;
+    return r;
+}
+
+EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_ILLEGAL_ADDRESS)
+        return r;
+    return alloc_free((void *)(uintptr_t)dptr, true);
+}
+
+EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (pp == NULL || flags > 7)
+        return CUDA_ERROR_INVALID_VALUE;
+    return alloc_track(bytes, NULL, pp);
+}
+
+EXPORT CUresult cuMemFreeHost(void *p)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_ILLEGAL_ADDRESS)
+        return r;
+    return alloc_free(p, false);
+}
+
+/* Mapped pinned memory: the device address is the host address (unified addressing). */
+EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *dptr, void *p, unsigned int flags)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (dptr == NULL || flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_lock);
+    bool found = false;
+    for (struct alloc *a = g_allocs; a != NULL && !found; a = a->next)
+        found = a->ctx == NULL && (uintptr_t)p >= (uintptr_t)a->p && (uintptr_t)p < (uintptr_t)a->p + a->size;
+    pthread_mutex_unlock(&g_lock);
+    if (!found)
+        return CUDA_ERROR_INVALID_VALUE;
+    *dptr = (CUdeviceptr)(uintptr_t)p;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if ((dst == 0 || src == 0) && bytes > 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, struct CUstream_st *s)
+{
+    if ((dst == 0 || src == 0) && bytes > 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct op o = {.kind = OP_COPY, .dst = (void *)(uintptr_t)dst, .src = (const void *)(uintptr_t)src, .n = bytes};
+    return enqueue(s, &o);
+}
+
+EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (dst == 0 && n > 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    memset((void *)(uintptr_t)dst, value, n);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, struct CUstream_st *s)
+{
+    if (dst == 0 && n > 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct op o = {.kind = OP_SET, .dst = (void *)(uintptr_t)dst, .value = value, .n = n};
+    return enqueue(s, &o);
+}
+
+/* ------------------------------------------------------------------------
+ * Modules (stand-ins: host shared objects) and kernels
+ * ------------------------------------------------------------------------ */
+
+struct CUmod_st {
+    void *dl;
+    int fd; /* loaded from memory: its anonymous file; -1 otherwise */
+};
+
+static CUresult module_open(const char *path, int fd, struct CUmod_st **out)
+{
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (dl == NULL)
+        return CUDA_ERROR_INVALID_IMAGE;
+    struct CUmod_st *m = (struct CUmod_st *)malloc(sizeof *m);
+    if (m == NULL) {
+        dlclose(dl);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    m->dl = dl;
+    m->fd = fd;
+    *out = m;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuModuleLoad(struct CUmod_st **module, const char *fname)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (module == NULL || fname == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (access(fname, R_OK) != 0)
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    return module_open(fname, -1, module);
+}
+
+/* An image in memory: a host ELF shared object, as long as the end of its headers says. */
+EXPORT CUresult cuModuleLoadData(struct CUmod_st **module, const void *image)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (module == NULL || image == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    Elf64_Ehdr eh;
+    memcpy(&eh, image, SELFMAG);
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+        return CUDA_ERROR_INVALID_IMAGE;
+    memcpy(&eh, image, sizeof eh);
+    uint64_t size = eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize;
+    uint64_t ph_end = eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize;
+    if (ph_end > size)
+        size = ph_end;
+    int fd = memfd_create("fake-cuda-module", MFD_CLOEXEC);
+    if (fd < 0)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    const char *p = (const char *)image;
+    for (uint64_t done = 0; done < size;) {
+        ssize_t w = write(fd, p + done, size - done);
+        if (w <= 0 && errno != EINTR) {
+            close(fd);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        if (w > 0)
+            done += (uint64_t)w;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    r = module_open(path, fd, module);
+    if (r != CUDA_SUCCESS)
+        close(fd);
+    return r;
+}
+
+EXPORT CUresult cuModuleUnload(struct CUmod_st *m)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_ILLEGAL_ADDRESS)
+        return r;
+    if (m == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    dlclose(m->dl);
+    if (m->fd >= 0)
+        close(m->fd);
+    free(m);
+    return CUDA_SUCCESS;
+}
+
+/* A symbol the module defines itself, of ELF type `type`; its address and size. */
+static void *module_symbol(struct CUmod_st *m, const char *name, unsigned type, size_t *size)
+{
+    void *addr = dlsym(m->dl, name);
+    struct link_map *own = NULL, *where = NULL;
+    const ElfW(Sym) *sym = NULL;
+    Dl_info info;
+    if (addr == NULL || dlinfo(m->dl, RTLD_DI_LINKMAP, &own) != 0 ||
+        dladdr1(addr, &info, (void **)&where, RTLD_DL_LINKMAP) == 0 || where != own ||
+        dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) == 0 || sym == NULL ||
+        ELF64_ST_TYPE(sym->st_info) != type)
+        return NULL;
+    *size = (size_t)sym->st_size;
+    return addr;
+}
+
+EXPORT CUresult cuModuleGetFunction(void **hfunc, struct CUmod_st *m, const char *name)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (hfunc == NULL || m == NULL || name == NULL)
+        return m == NULL ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+    size_t size;
+    void *f = module_symbol(m, name, STT_FUNC, &size);
+    if (f == NULL)
+        return CUDA_ERROR_NOT_FOUND;
+    *hfunc = f;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, struct CUmod_st *m, const char *name)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (m == NULL || name == NULL)
+        return m == NULL ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+    size_t size = 0;
+    void *v = module_symbol(m, name, STT_OBJECT, &size);
+    if (v == NULL)
+        return CUDA_ERROR_NOT_FOUND;
+    if (dptr != NULL)
+        *dptr = (CUdeviceptr)(uintptr_t)v;
+    if (bytes != NULL)
+        *bytes = size;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                               unsigned shared, struct CUstream_st *s, void **params, void **extra)
+{
+    (void)shared;
+    if (f == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 || bx * by * bz > 1024)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (params != NULL || extra == NULL) /* the fake takes the packed buffer only */
+        return CUDA_ERROR_INVALID_VALUE;
+    const void *buf = NULL;
+    size_t size = 0;
+    bool sized = false;
+    for (size_t i = 0; extra[i] != (void *)0; i += 2) {
+        if (extra[i] == (void *)1)
+            buf = extra[i + 1];
+        else if (extra[i] == (void *)2 && extra[i + 1] != NULL) {
+            memcpy(&size, extra[i + 1], sizeof size);
+            sized = true;
+        } else
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (buf == NULL || !sized)
+        return CUDA_ERROR_INVALID_VALUE;
+    void *copy = malloc(size != 0 ? size : 1);
+    if (copy == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    memcpy(copy, buf, size);
+    struct op o = {.kind = OP_KERNEL, .src = copy, .n = size, .value = (uint64_t)gx * gy * gz};
+    memcpy(&o.kernel, &f, sizeof f);
+    CUresult r = enqueue(s, &o);
+    if (r != CUDA_SUCCESS)
+        free(copy);
+    return r;
+}
