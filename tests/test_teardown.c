@@ -247,6 +247,26 @@ TEST(a_synchronize_on_discarded_work_returns_instead_of_waiting)
     CHECK_OK(aclFinalize());
 }
 
+/*
+ * Opens the gate soon after the teardown call has begun. The runtime gives a
+ * parked stream 1 s without progress (while others stay busy) before it
+ * discards it, and on a loaded machine the 2000 yields of gate_opener_main
+ * can take longer than that: this opener yields a few times only.
+ */
+static atomic_int teardown_called;
+
+static void *prompt_opener_main(void *arg)
+{
+    struct gate *g = (struct gate *)arg;
+    gate_wait_entered(g);
+    while (!atomic_load(&teardown_called))
+        sched_yield();
+    for (int i = 0; i < 20; i++)
+        sched_yield(); /* not synchronization: a window for the teardown to begin waiting */
+    gate_open(g);
+    return NULL;
+}
+
 TEST(reset_device_waits_for_a_wait_whose_work_can_finish)
 {
     start();
@@ -260,7 +280,9 @@ TEST(reset_device_waits_for_a_wait_whose_work_can_finish)
     CHECK_OK(aclrtStreamWaitEvent(b, e));
     launch_probe(b, &pb, &pa.ran);
     pthread_t opener;
-    CHECK_EQ(0, pthread_create(&opener, NULL, gate_opener_main, g));
+    atomic_store(&teardown_called, 0);
+    CHECK_EQ(0, pthread_create(&opener, NULL, prompt_opener_main, g));
+    atomic_store(&teardown_called, 1);
     CHECK_OK(teardown_bounded(CALL_RESET, 0, NULL));
     CHECK_EQ(0, pthread_join(opener, NULL));
     CHECK_EQ(1, atomic_load(&pa.ran));
@@ -287,7 +309,9 @@ TEST(destroy_context_waits_for_a_wait_on_another_context_whose_work_can_finish)
     CHECK_OK(aclrtStreamWaitEvent(b, e));
     launch_probe(b, &pb, &pa.ran);
     pthread_t opener;
-    CHECK_EQ(0, pthread_create(&opener, NULL, gate_opener_main, g));
+    atomic_store(&teardown_called, 0);
+    CHECK_EQ(0, pthread_create(&opener, NULL, prompt_opener_main, g));
+    atomic_store(&teardown_called, 1);
     CHECK_OK(teardown_bounded(CALL_DESTROY_CONTEXT, 0, ctx));
     CHECK_EQ(0, pthread_join(opener, NULL));
     CHECK_EQ(1, atomic_load(&pb.ran));
