@@ -215,13 +215,9 @@ static void aclrt_cuda_call_cb(void *arg)
         if (!aclrt_cuda_call_runs(c->stream, c->slot, c->number))
             break;
         /* A runtime thread running a task of the stream, as an executor is (impl/thread.h). */
-        struct aclrt_stream *outer = aclrt_tls.running;
-        void *outer_ctx = aclrt_tls.ctx_handle;
-        aclrt_tls.running = c->stream;
-        aclrt_tls.ctx_handle = NULL; /* it works in its stream's context, whatever an earlier one set (exec.h) */
+        struct aclrt_task_scope outer = aclrt_task_scope_enter(c->stream);
         c->u.f.fn(c->u.f.args);
-        aclrt_tls.running = outer;
-        aclrt_tls.ctx_handle = outer_ctx;
+        aclrt_task_scope_leave(outer);
         atomic_store_explicit(&c->slot->running_fn, 0, memory_order_release); /* pairs with aclrt_cuda_stream_stop */
         break;
     }

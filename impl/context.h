@@ -298,8 +298,7 @@ static aclError aclrt_current_context_slow(struct aclrt_context **out)
     /*
      * A task (host function, host kernel) works in its stream's context,
      * which outlives the task (destroying a context waits for its streams),
-     * unless it sets one itself: the run loop clears the thread's context
-     * before each task and gives the caller's back afterwards (exec.h).
+     * unless it sets one itself (aclrt_task_scope_enter, thread.h).
      */
     if (aclrt_tls.running != NULL && aclrt_tls.ctx_handle == NULL) {
         *out = aclrt_tls.running->ctx;

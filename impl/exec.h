@@ -399,9 +399,7 @@ static bool aclrt_stream_park_in_flight(struct aclrt_stream *s)
  */
 ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t budget, uint32_t *ran_out)
 {
-    struct aclrt_stream *outer = aclrt_tls.running;
-    void *outer_ctx = aclrt_tls.ctx_handle; /* the caller's (an embedder's progress thread may have one) */
-    aclrt_tls.running = s;
+    struct aclrt_task_scope outer = aclrt_task_scope_enter(s);
     enum aclrt_hold hold = ACLRT_HOLD_NONE;
     bool ahead = aclrt_rt.backend->issue_ahead;
     uint32_t ran = 0;
@@ -441,7 +439,7 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
         int rc = ACL_SUCCESS;
         if (ACLRT_LIKELY(atomic_load_explicit(&s->ctx->failure, memory_order_relaxed) == 0)) {
             struct aclrt_block blk = ACLRT_BLOCK_NONE;
-            /* A task works in its stream's context, whatever the thread or an earlier task set (context.h). */
+            /* A context an earlier task set was that task's only (aclrt_task_scope_enter). */
             aclrt_tls.ctx_handle = NULL;
             rc = aclrt_task_run(s, &s->current, &blk);
             if (rc == ACLRT_TASK_BLOCKED) {
@@ -490,8 +488,7 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
         ran++;
     }
 out:
-    aclrt_tls.running = outer;
-    aclrt_tls.ctx_handle = outer_ctx;
+    aclrt_task_scope_leave(outer);
     if (ran_out != NULL)
         *ran_out = ran;
     return hold;

@@ -45,6 +45,33 @@ ACLRT_INLINE uint32_t aclrt_thread_tid(void)
 /* On threads that run streams: the stream whose task is running (NULL elsewhere). */
 #define aclrt_running_stream() (aclrt_tls.running)
 
+/*
+ * A runtime thread (an executor, an embedder's progress call, a driver's
+ * callback thread) is about to run code of a task of stream s: that code
+ * sees s as the running stream and works in s's context (context.h), not in
+ * whatever context the thread or an earlier task set. The thread's own
+ * state comes back with aclrt_task_scope_leave (an embedder's progress
+ * thread keeps its context).
+ */
+struct aclrt_task_scope {
+    struct aclrt_stream *running;
+    void *ctx_handle;
+};
+
+ACLRT_INLINE struct aclrt_task_scope aclrt_task_scope_enter(struct aclrt_stream *s)
+{
+    struct aclrt_task_scope outer = {aclrt_tls.running, aclrt_tls.ctx_handle};
+    aclrt_tls.running = s;
+    aclrt_tls.ctx_handle = NULL;
+    return outer;
+}
+
+ACLRT_INLINE void aclrt_task_scope_leave(struct aclrt_task_scope outer)
+{
+    aclrt_tls.running = outer.running;
+    aclrt_tls.ctx_handle = outer.ctx_handle;
+}
+
 /* Every public function starts here: remembers its name for error messages. */
 #define ACLRT_ENTER() (aclrt_tls.api = __func__)
 
