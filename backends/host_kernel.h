@@ -22,15 +22,17 @@ struct aclrt_host_kernel_job {
     _Atomic uint32_t next_block; /* next block to claim */
     _Atomic uint32_t done;       /* claimed blocks returned (run or skipped) */
     _Atomic int error;           /* first failing block's code; later blocks are skipped */
+    struct aclrt_stream *stream; /* the task's: blocks run in its context on any thread (thread.h) */
 };
 
 /* Claim and run blocks of a job until none is left. */
 static void aclrt_host_kernel_work(struct aclrt_host_kernel_job *job)
 {
+    struct aclrt_task_scope outer = aclrt_task_scope_enter(job->stream);
     for (;;) {
         uint32_t b = atomic_fetch_add_explicit(&job->next_block, 1, memory_order_relaxed);
         if (b >= job->blocks)
-            return;
+            break;
         if (ACLRT_LIKELY(atomic_load_explicit(&job->error, memory_order_relaxed) == 0)) {
             aclError rc = job->fn(b, job->blocks, job->args);
             if (ACLRT_UNLIKELY(rc != ACL_SUCCESS)) {
@@ -42,6 +44,7 @@ static void aclrt_host_kernel_work(struct aclrt_host_kernel_job *job)
         /* Release: the block's writes are visible to the owner that sees `done` reach `blocks`. */
         atomic_fetch_add_explicit(&job->done, 1, memory_order_release);
     }
+    aclrt_task_scope_leave(outer);
 }
 
 /*
@@ -66,7 +69,7 @@ static bool aclrt_host_kernel_help(struct aclrt_host_device *hd)
 static aclError aclrt_host_run_kernel(struct aclrt_device *dev, aclrtxHostKernel fn, uint32_t blocks, void *args)
 {
     struct aclrt_host_device *hd = aclrt_host_of(dev);
-    struct aclrt_host_kernel_job job = {.fn = fn, .args = args, .blocks = blocks};
+    struct aclrt_host_kernel_job job = {.fn = fn, .args = args, .blocks = blocks, .stream = aclrt_running_stream()};
     atomic_init(&job.next_block, 0);
     atomic_init(&job.done, 0);
     atomic_init(&job.error, 0);

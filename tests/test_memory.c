@@ -166,6 +166,39 @@ static void sum_blocks_fn(void *arg)
     sum_seen = sum;
 }
 
+/* Every block works in its stream's context, whichever thread runs it. */
+#define CTX_BLOCKS 256
+static aclrtContext ctx_expected;
+static atomic_int ctx_wrong, ctx_blocks_ran;
+
+static aclError ctx_block(uint32_t block, uint32_t blocks, void *args)
+{
+    (void)block, (void)blocks, (void)args;
+    aclrtContext c = NULL;
+    if (aclrtGetCurrentContext(&c) != ACL_SUCCESS || c != ctx_expected)
+        atomic_fetch_add(&ctx_wrong, 1);
+    for (volatile int i = 0; i < 20000; i++) /* work enough for idle executors to take blocks too */
+        ;
+    atomic_fetch_add(&ctx_blocks_ran, 1);
+    return ACL_SUCCESS;
+}
+
+TEST(host_kernel_blocks_work_in_their_streams_context_on_every_thread)
+{
+    CHECK_OK(aclrtCreateContext(&ctx_expected, 0)); /* not the device's default context */
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    atomic_store(&ctx_wrong, 0);
+    atomic_store(&ctx_blocks_ran, 0);
+    for (int round = 0; round < 4; round++)
+        CHECK_OK(aclrtxLaunchHostKernel(s, CTX_BLOCKS, ctx_block, NULL));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(4 * CTX_BLOCKS, atomic_load(&ctx_blocks_ran));
+    CHECK_EQ(0, atomic_load(&ctx_wrong));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyContext(ctx_expected));
+}
+
 TEST(host_kernel_is_done_when_its_task_completes)
 {
     /* The task after a kernel sees every block's work: blocks of a task complete with it. */
@@ -967,6 +1000,7 @@ int main(void)
     RUN_CASE(host_func_receives_its_args_unchanged);
     RUN_CASE(host_kernel_runs_every_block_index_exactly_once);
     RUN_CASE(host_kernel_is_done_when_its_task_completes);
+    RUN_CASE(host_kernel_blocks_work_in_their_streams_context_on_every_thread);
     RUN_CASE(host_kernel_with_zero_blocks_or_null_fn_is_rejected);
 
     RUN_CASE(malloc_rejects_null_output_and_size_zero);
