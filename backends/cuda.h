@@ -149,6 +149,14 @@ static aclError aclrt_cuda_device_start(struct aclrt_device *dev)
 static void aclrt_cuda_device_stop(struct aclrt_device *dev)
 {
     struct aclrt_cuda_device *cd = aclrt_cuda_device_of(dev);
+    /*
+     * Our host functions run on the driver's threads and may fold a stream
+     * after its task's word is written, which schedules it on the host
+     * machinery: they all return before that machinery goes (the streams are
+     * released by now, so nothing issues more meanwhile).
+     */
+    if (cd->started && aclrt_cuda_enter(cd->ctx) == ACLRT_CUDA_SUCCESS)
+        aclrt_cu->cuCtxSynchronize();
     aclrt_host_device_stop(dev); /* no thread issues any more */
     if (!cd->started)
         return;
