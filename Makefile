@@ -145,7 +145,10 @@ $(BUILD)/dist-include/aclrt.h: dist/aclrt.h
 
 # ---------------------------------------------------------------------------
 # Test binaries: each tests/test_<capability>.c linked with the one
-# implementation unit tests/impl.c, per variant.
+# implementation unit tests/impl.c, per variant. Each program runs bounded:
+# past TEST_TIMEOUT seconds its threads' stacks are printed and it fails.
+TEST_TIMEOUT ?= 300
+BOUNDED := scripts/run_bounded.sh $(TEST_TIMEOUT)
 define variant_rules
 $(BUILD)/$(1)/impl.o: $(or $(IMPL_SRC_$(1)),tests/impl.c) $(SOURCES) $(if $(filter dist,$(1)),$(BUILD)/dist-include/aclrt.h) \
     $(IMPL_DEPS_$(1))
@@ -157,7 +160,7 @@ $(BUILD)/$(1)/%: tests/%.c $(wildcard tests/*.h) $(BUILD)/$(1)/impl.o $(TEST_KER
 
 test-$(1): $(addprefix $(BUILD)/$(1)/,$(or $(TESTS_$(1)),$(TESTS)))
 	@echo "== $(1) =="
-	@for t in $(or $(TESTS_$(1)),$(TESTS)); do ./$(BUILD)/$(1)/$$$$t || exit 1; done
+	@for t in $(or $(TESTS_$(1)),$(TESTS)); do $(BOUNDED) ./$(BUILD)/$(1)/$$$$t || exit 1; done
 endef
 $(foreach v,$(sort $(VARIANTS) $(CUDA_VARIANTS) gpu),$(eval $(call variant_rules,$(v))))
 
@@ -313,8 +316,8 @@ $(VECTOR_ADD_DIR)/vector_add.fatbin: examples/vector_add/vector_add.cu
 
 run-examples: examples $(BUILD)/cuda/libcuda_fake.so
 	@echo "== examples =="
-	@for e in $(EXAMPLES); do echo "-- $$e"; ./$(BUILD)/examples/$$e || exit 1; done
-	@echo "-- vector_add"; ./$(VECTOR_ADD_DIR)/vector_add
+	@for e in $(EXAMPLES); do echo "-- $$e"; $(BOUNDED) ./$(BUILD)/examples/$$e || exit 1; done
+	@echo "-- vector_add"; $(BOUNDED) ./$(VECTOR_ADD_DIR)/vector_add
 	@echo "-- vector_add, cuda backend on the driver test double (its stand-in module: the host kernel)"; \
 	  ACLRT_BACKEND=cuda ACLRT_CUDA_LIBRARY=$(CURDIR)/$(BUILD)/cuda/libcuda_fake.so \
 	  ./$(VECTOR_ADD_DIR)/vector_add $(VECTOR_ADD_DIR)/libvector_add.so

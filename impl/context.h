@@ -436,7 +436,8 @@ ACLRT_API aclError aclrtGetDeviceCount(uint32_t *count)
  * Wait for every stream of the current context's device: the streams alive
  * at the call (a list taken under the streams lock, so the walk reads no
  * stream another thread is creating or destroying), each up to what had
- * been submitted then, all against one absolute deadline.
+ * been submitted then, and the streams destroyed without waiting whose work
+ * is not done, all against one absolute deadline.
  */
 static aclError aclrt_device_synchronize(int32_t timeout_ms)
 {
@@ -451,11 +452,14 @@ static aclError aclrt_device_synchronize(int32_t timeout_ms)
     size_t n = aclrt_streams_snapshot(dev, NULL, buf, sizeof buf / sizeof buf[0], &refs);
     if (n == SIZE_MAX)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory listing the streams of device %u", dev->id);
-    for (size_t i = 0; i < n; i++) {
-        if (aclrt_running_stream() == refs[i].s) {
-            rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "a task cannot synchronize the device it runs on");
-            goto out;
-        }
+    struct aclrt_stream *running = aclrt_running_stream();
+    bool self = running != NULL && running->device == dev &&
+                atomic_load_explicit(&running->draining, memory_order_relaxed);
+    for (size_t i = 0; i < n && !self; i++)
+        self = running == refs[i].s;
+    if (self) {
+        rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "a task cannot synchronize the device it runs on");
+        goto out;
     }
     aclError first = ACL_SUCCESS;
     for (size_t i = 0; i < n; i++) {
@@ -474,6 +478,11 @@ static aclError aclrt_device_synchronize(int32_t timeout_ms)
             err = atomic_exchange_explicit(&r->s->error, 0, memory_order_acq_rel);
         if (first == ACL_SUCCESS)
             first = err;
+    }
+    rc = aclrt_device_wait_drained(dev, deadline, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    if (rc != ACL_SUCCESS) {
+        rc = aclrt_fail(rc, "the device: the work of destroyed streams did not finish within %d ms", (int)timeout_ms);
+        goto out;
     }
     rc = first != ACL_SUCCESS ? aclrt_fail(first, "a task on device %u failed", dev->id) : ACL_SUCCESS;
 out:

@@ -44,6 +44,13 @@ struct aclrt_device {
     _Atomic uint32_t streams_in_use; /* quota: config.max_streams, default streams included */
     _Atomic uint32_t events_in_use;  /* quota: config.max_events */
     _Atomic uint32_t notifies_in_use; /* quota: config.max_notifies (notifies and counting notifies) */
+    /*
+     * Streams destroyed without waiting (aclrtDestroyStreamForce, discards)
+     * whose work is not done yet: aclrtSynchronizeDevice waits for them too,
+     * as a device's synchronize waits for the work of a destroyed stream. A
+     * futex word; the free that takes it to zero wakes the sleepers.
+     */
+    _Atomic uint32_t draining;
     struct aclrt_park_list timers;   /* parked streams with deadlines (key: deadline ns) */
     /* aclrtValueWrite tasks run on words of this device's memory; value waits park here (value.h). */
     struct aclrt_seq value_writes;

@@ -89,6 +89,7 @@ struct aclrt_stream {
     _Atomic(_Atomic uint64_t *) device_done;
     _Atomic bool folding; /* a fold of the word into `completed` runs (aclrt_stream_fold) */
     bool has_current;
+    _Atomic bool draining; /* counted in device->draining until freed (stream_life.h); set before DYING is */
     uint64_t issued; /* the number of the last task taken off the ring (running, done or handed off) */
     /* The external task started and not completed yet (external.h): its number (0: none), its submitter. */
     _Atomic uint64_t external_pending;
@@ -378,13 +379,20 @@ ACLRT_INLINE uint64_t aclrt_counter_advance(struct aclrt_seq *seq, struct aclrt_
  * it too, for the device's waiters on s (a cross-stream wait there): tasks
  * completed on the host come only while nothing of s is in flight on the
  * device (backends/backend.h), so the device writes nothing smaller after it.
+ * The word is raised, never stored: the advance wakes the stream, whose next
+ * task may reach the device and complete there (a larger word) before this
+ * thread gets to the word; a plain store would take that completion back.
  */
 static ACLRT_NOINLINE void aclrt_stream_complete_device(struct aclrt_stream *s, _Atomic uint64_t *word, uint64_t n)
 {
     uint64_t value = aclrt_seq_read(&s->completed) + n;
     aclrt_ring_free_to(&s->ring, (uint32_t)value); /* slots go back as their tasks complete (exec.h) */
     aclrt_counter_advance(&s->completed, &s->waiters, n);
-    atomic_store_explicit(word, value, memory_order_release); /* pairs with aclrt_stream_reached's acquire */
+    uint64_t w = atomic_load_explicit(word, memory_order_relaxed);
+    /* Release: pairs with aclrt_stream_reached's acquire. */
+    while (w < value &&
+           !atomic_compare_exchange_weak_explicit(word, &w, value, memory_order_release, memory_order_relaxed))
+        ;
     aclrt_ring_wake_room(&s->ring, true);
 }
 

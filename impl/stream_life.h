@@ -11,7 +11,9 @@
 #define ACLRT_IMPL_STREAM_LIFE_H
 
 #include "base.h"
+#include "clock.h"
 #include "error.h"
+#include "futex.h"
 #include "handle.h"
 #include "hooks.h"
 #include "report_thread.h"
@@ -109,7 +111,29 @@ ACLRT_INTERNAL void aclrt_stream_free(struct aclrt_stream *s)
     if (aclrt_rt.backend->stream_destroy != NULL)
         aclrt_rt.backend->stream_destroy(s);
     aclrt_ring_forget(&s->ring);
+    struct aclrt_device *dev = s->device;
+    bool drained = atomic_exchange_explicit(&s->draining, false, memory_order_relaxed);
     aclrt_table_free(&aclrt_streams, &s->hdr);
+    /* Release: pairs with the acquire load in aclrt_device_wait_drained (the work is done before). */
+    if (drained && atomic_fetch_sub_explicit(&dev->draining, 1, memory_order_release) == 1)
+        aclrt_futex_wake(&dev->draining, INT_MAX);
+}
+
+/*
+ * Wait until no stream of dev drains its work after a destroy that did not
+ * wait for it (ACL_SUCCESS), or until the deadline (timeout_code).
+ */
+ACLRT_INTERNAL aclError aclrt_device_wait_drained(struct aclrt_device *dev, uint64_t deadline, aclError timeout_code)
+{
+    for (;;) {
+        /* Acquire: pairs with the release decrement in aclrt_stream_free. */
+        uint32_t n = atomic_load_explicit(&dev->draining, memory_order_acquire);
+        if (n == 0)
+            return ACL_SUCCESS;
+        if (deadline != ACLRT_NO_DEADLINE && aclrt_now_ns() >= deadline)
+            return timeout_code;
+        aclrt_futex_wait(&dev->draining, n, deadline);
+    }
 }
 
 /*
@@ -159,6 +183,11 @@ ACLRT_INTERNAL void aclrt_stream_destroy_announced(struct aclrt_stream *s, uint3
      * wait the park it is in ends as any other.
      */
     uint64_t dying = ACLRT_SCHED_DYING;
+    if (mode != ACLRT_DESTROY_WAIT) {
+        /* Counted until freed; the flag change below publishes the mark to the thread that frees. */
+        atomic_store_explicit(&s->draining, true, memory_order_relaxed);
+        atomic_fetch_add_explicit(&s->device->draining, 1, memory_order_relaxed);
+    }
     if (mode == ACLRT_DESTROY_DISCARD) {
         /* Release: the executor that sees DISCARD (acquire on the schedule word) sees the bound too. */
         atomic_store_explicit(&s->discard_until, UINT64_MAX, memory_order_release);

@@ -591,6 +591,27 @@ TEST(destroy_stream_force_returns_at_once_and_the_launched_work_still_runs)
     CHECK_OK(aclrtDestroyEvent(ev));
 }
 
+TEST(synchronize_device_waits_for_the_work_a_force_destroy_left_running)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    atomic_store(&force_counter, 0);
+    struct gate *g = launch_gate(s);
+    for (int i = 0; i < 50; i++)
+        CHECK_OK(aclrtLaunchHostFunc(s, force_count_fn, NULL));
+    CHECK(gate_wait_entered(g));
+    CHECK_OK(aclrtDestroyStreamForce(s));
+    /* The gate holds the destroyed stream's work: the device is not done. */
+    CHECK_EQ(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, aclrtSynchronizeDeviceWithTimeout(1));
+    pthread_t opener;
+    CHECK_EQ(0, pthread_create(&opener, NULL, gate_opener_main, g));
+    aclError rc = aclrtSynchronizeDevice(); /* returns once the 50 behind the gate ran */
+    int seen = atomic_load(&force_counter);
+    pthread_join(opener, NULL);
+    CHECK_OK(rc);
+    CHECK_EQ(50, seen);
+}
+
 TEST(destroy_stream_force_discards_from_the_first_wait_that_blocks)
 {
     aclrtStream s, other;
@@ -1188,6 +1209,7 @@ int main(void)
     RUN_CASE(destroy_stream_waits_for_pending_work);
     RUN_CASE(destroy_stream_force_returns_at_once_and_the_launched_work_still_runs);
     RUN_CASE(destroy_stream_force_discards_from_the_first_wait_that_blocks);
+    RUN_CASE(synchronize_device_waits_for_the_work_a_force_destroy_left_running);
     RUN_CASE(destroyed_stream_handle_is_invalid_handle_for_every_stream_call);
     RUN_CASE(destroy_null_stream_is_invalid_param);
     RUN_CASE(destroy_of_the_default_stream_handle_is_param_invalid);
