@@ -99,16 +99,30 @@ static aclrt_CUresult aclrt_cuda_stamp_record(const struct aclrt_event_ref *mark
     return r;
 }
 
-/* (Re)take the device's anchor: record it, wait for it, read the host clock (anchor lock held). */
+/*
+ * (Re)take the device's anchor: record it, wait for it, read the host clock
+ * (anchor lock held). The anchor's host time is the middle of the window
+ * the record fell in; a thread preempted around it widens the window, so a
+ * few tries keep the narrowest one.
+ */
 static aclrt_CUresult aclrt_cuda_anchor_take(struct aclrt_cuda_device *cd)
 {
-    uint64_t before = aclrt_now_ns();
-    aclrt_CUresult r = aclrt_cu->cuEventRecord(cd->anchor, cd->anchor_stream);
-    if (r == ACLRT_CUDA_SUCCESS)
-        r = aclrt_cu->cuEventSynchronize(cd->anchor);
-    if (r == ACLRT_CUDA_SUCCESS)
-        cd->anchor_ns = before + (aclrt_now_ns() - before) / 2;
-    return r;
+    uint64_t best = UINT64_MAX;
+    aclrt_CUresult r = ACLRT_CUDA_SUCCESS;
+    for (int i = 0; i < 4 && best > 20 * ACLRT_NS_PER_US; i++) {
+        uint64_t before = aclrt_now_ns();
+        r = aclrt_cu->cuEventRecord(cd->anchor, cd->anchor_stream);
+        if (r == ACLRT_CUDA_SUCCESS)
+            r = aclrt_cu->cuEventSynchronize(cd->anchor);
+        if (r != ACLRT_CUDA_SUCCESS)
+            break;
+        uint64_t window = aclrt_now_ns() - before;
+        if (window < best) {
+            best = window;
+            cd->anchor_ns = before + window / 2;
+        }
+    }
+    return best != UINT64_MAX ? ACLRT_CUDA_SUCCESS : r;
 }
 
 /* The backend's stamp_time: the host time of a stamp's record (its CUevent completed). */
@@ -127,8 +141,9 @@ static aclError aclrt_cuda_stamp_time(struct aclrt_device *dev, uint64_t stamp, 
         if (aclrt_now_ns() - cd->anchor_ns > ACLRT_CUDA_ANCHOR_NS)
             (void)aclrt_cuda_anchor_take(cd); /* a failure keeps the older anchor */
         r = aclrt_cu->cuEventElapsedTime(&ms, cd->anchor, st->ev);
+        /* A record that completed is not in the future: the anchor's error is cut off at now. */
         if (r == ACLRT_CUDA_SUCCESS)
-            *ns = (uint64_t)((int64_t)cd->anchor_ns + (int64_t)((double)ms * 1e6));
+            *ns = aclrt_min_u64((uint64_t)((int64_t)cd->anchor_ns + (int64_t)((double)ms * 1e6)), aclrt_now_ns());
         pthread_mutex_unlock(&cd->anchor_lock);
     }
     pthread_mutex_unlock(&st->lock);

@@ -727,7 +727,10 @@ static aclError fail_kernel(uint32_t block, uint32_t blocks, void *arg)
 /*
  * Create streams in the current context until one takes the slot (stream
  * id) `id` (the destroyed stream's slot may still be held by its executor
- * for a moment). Streams that took other slots go to `extra`.
+ * for a moment). Free slots are reused last-freed first, so every stream
+ * that took another slot is held (in `extra`, destroyed by the caller), or
+ * it would go back on top of `id` and be handed out again and again; when
+ * `extra` is full, all of it goes back and the search starts over.
  */
 static aclrtStream stream_in_slot(int32_t id, aclrtStream *extra, int *n_extra, int max_extra)
 {
@@ -737,12 +740,13 @@ static aclrtStream stream_in_slot(int32_t id, aclrtStream *extra, int *n_extra, 
         CHECK_OK(aclrtStreamGetId(s, &got));
         if (got == id)
             return s;
-        if (*n_extra < max_extra) {
-            extra[(*n_extra)++] = s;
-        } else {
-            CHECK_OK(aclrtDestroyStream(s));
+        if (*n_extra == max_extra) {
+            for (int i = 0; i < max_extra; i++)
+                CHECK_OK(aclrtDestroyStream(extra[i]));
+            *n_extra = 0;
             sched_yield();
         }
+        extra[(*n_extra)++] = s;
     }
     return NULL;
 }
@@ -763,9 +767,9 @@ TEST(an_event_on_a_dead_stream_ignores_the_failure_of_a_stream_that_reuses_its_s
 
     /* A stream of the other context takes the slot and stops that context with a failure. */
     CHECK_OK(aclrtSetCurrentContext(other));
-    aclrtStream extra[8];
+    aclrtStream extra[64];
     int n_extra = 0;
-    aclrtStream t = stream_in_slot(id, extra, &n_extra, 8);
+    aclrtStream t = stream_in_slot(id, extra, &n_extra, 64);
     CHECK(t != NULL);
     CHECK_OK(aclrtSetStreamFailureMode(t, ACL_STOP_ON_FAILURE));
     CHECK_OK(aclrtRecordEvent(on_failing, t));
