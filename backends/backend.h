@@ -131,6 +131,14 @@ struct aclrt_backend {
      */
     void (*stream_await)(struct aclrt_stream *s, uint64_t target);
     /*
+     * Does the device hold work of s that it finishes by itself (issued, its
+     * completion not written yet)? Optional (NULL: no); any thread, atomics
+     * only, for any stream slot, alive or not. Teardown counts such a
+     * stream as active, as it counts one whose task runs on a host thread,
+     * while it parks behind that work.
+     */
+    bool (*stream_device_busy)(const struct aclrt_stream *s);
+    /*
      * Device timestamps (optional; with an EVENT_STAMP override). The value
      * such an override stores with aclrt_event_apply_stamp is the backend's
      * stamp (not 0), not a time: stamp_time turns it into ns on the

@@ -299,6 +299,7 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .mem_copy = aclrt_cuda_mem_copy,
     .mem_set = aclrt_cuda_mem_set,
     .stream_await = aclrt_cuda_stream_await,
+    .stream_device_busy = aclrt_cuda_stream_device_busy,
     .stamp_time = aclrt_cuda_stamp_time,
     .stamp_elapsed = aclrt_cuda_stamp_elapsed,
     .module_load = aclrt_cuda_module_load,

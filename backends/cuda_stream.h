@@ -325,6 +325,18 @@ static void aclrt_cuda_stream_await(struct aclrt_stream *s, uint64_t target)
     aclrt_cuda_check(sl);
 }
 
+/*
+ * The backend's stream_device_busy: work of the slot's stream is on the GPU
+ * queue and its completion is not in the word yet. Acquire (both): pairs with
+ * the seq_cst store of gpu_issued and the release stores of the word.
+ */
+static bool aclrt_cuda_stream_device_busy(const struct aclrt_stream *s)
+{
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_at(aclrt_slot_index(&s->hdr));
+    return sl != NULL && atomic_load_explicit(&sl->gpu_issued, memory_order_acquire) >
+                             atomic_load_explicit(sl->word, memory_order_acquire);
+}
+
 /* The backend's stream_create: a non-blocking CUstream, and the slot's word published to the core. */
 static aclError aclrt_cuda_stream_create(struct aclrt_stream *s)
 {

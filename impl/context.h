@@ -130,7 +130,10 @@ static enum aclrt_activity aclrt_stream_activity(const struct aclrt_stream *s, u
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
     *done = aclrt_stream_done(s);
     switch (aclrt_stream_state(w)) {
-    case ACLRT_SCHED_PARKED: return ACLRT_STREAM_PARKED;
+    case ACLRT_SCHED_PARKED: /* behind work on the device, which finishes by itself: as a running task */
+        return aclrt_rt.backend->stream_device_busy != NULL && aclrt_rt.backend->stream_device_busy(s)
+                   ? ACLRT_STREAM_ACTIVE
+                   : ACLRT_STREAM_PARKED;
     case ACLRT_SCHED_IDLE: /* work reserved and not scheduled yet is a launch about to kick it */
         return aclrt_ring_extend(*done, aclrt_ring_reserved(&s->ring)) == *done ? ACLRT_STREAM_FINISHED
                                                                                   : ACLRT_STREAM_ACTIVE;
