@@ -52,7 +52,10 @@ static const char *const pyacl_submodule_docs[PYACL_SUBMODULE_COUNT] = {
  * before the interpreter goes away, or a runtime thread would find a
  * finalizing interpreter in PyGILState_Ensure. aclFinalize waits for the
  * streams' work; the GIL is released so that the functions can take it
- * (callbacks no thread has taken yet are dropped by it). Then the exception
+ * (callbacks no thread has taken yet are dropped by it). With a Python
+ * exception callback installed it is called too: a task that failed may
+ * have finished its Python code and still be on its way to the callback,
+ * which must see the failure before the trampoline closes. Then the exception
  * trampoline is closed: a task may fail later without any Python callable
  * queued (a stream wait timing out), and the exception callback must not run
  * then (rt_exception.c).
@@ -61,7 +64,7 @@ static PyObject *acl_at_exit(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    if (pyacl_calls_pending() > 0) {
+    if (pyacl_calls_pending() > 0 || pyacl_exception_callback_set()) {
         aclError rc;
         PYACL_WITHOUT_GIL(rc, aclFinalize());
         (void)rc; /* exiting: nobody to tell */

@@ -123,6 +123,7 @@ extern const struct pyacl_capability pyacl_cap_util;   /* util.c:      bytes/poi
 
 /* rt_exception.c: at interpreter exit, close the exception trampoline (GIL held; releases it to wait). */
 void pyacl_exception_at_exit(void);
+int pyacl_exception_callback_set(void);
 
 /* constants.c: the ACL constants as attributes of `acl`. */
 int pyacl_add_constants(PyObject *module);

@@ -157,6 +157,12 @@ static PyObject *rt_get_thread_last_task_id(PyObject *self, PyObject *unused)
     return pyacl_ulong_ret(task_id, rc);
 }
 
+/* A Python exception callback is installed (GIL held). */
+int pyacl_exception_callback_set(void)
+{
+    return pyacl_exception_fn != NULL;
+}
+
 void pyacl_exception_at_exit(void)
 {
     atomic_store(&pyacl_exception_closed, true);
