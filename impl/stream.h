@@ -26,6 +26,7 @@
 #define ACLRT_IMPL_STREAM_H
 
 #include "base.h"
+#include "capture.h"
 #include "clock.h"
 #include "error.h"
 #include "handle.h"
@@ -62,6 +63,12 @@ struct aclrt_stream {
     uint32_t flags;    /* ACL_STREAM_* creation flags */
     uint32_t priority; /* 0 (greatest) .. 7 */
     bool is_default;
+    /*
+     * aclmdlRICaptureBegin .. End: submissions go to `capture` (capture.h).
+     * On the line every submission reads (ctx), so the check costs a load
+     * that is already there and a branch that is always predicted.
+     */
+    _Atomic bool capturing;
     uint64_t life_base; /* completed count when this life began: task ids are relative to it */
     void *backend_state; /* the backend's (its stream_create hook) */
     /* The threads its callbacks and host functions go to (report.h); NULL: none. */
@@ -108,6 +115,9 @@ struct aclrt_stream {
     _Atomic uint32_t overflow_switch;
     _Atomic uint32_t user_custom_tag;
     _Atomic uint32_t cache_op_info;
+
+    /* The capture under way, if any (capture.h); the flag above says when to look. */
+    struct aclrt_capture capture ACLRT_ALIGNED(ACLRT_CACHELINE);
 };
 
 static struct aclrt_table aclrt_streams = ACLRT_TABLE_INIT(ACLRT_KIND_STREAM, struct aclrt_stream, "stream");
@@ -525,12 +535,124 @@ ACLRT_INLINE void aclrt_stream_commit(struct aclrt_stream *s, struct aclrt_task 
 }
 
 /* The context's stop-on-failure state, as a submission sees it. */
-ACLRT_INLINE aclError aclrt_stream_check_context(const struct aclrt_stream *s)
+ACLRT_INLINE aclError aclrt_stream_check_failure(const struct aclrt_stream *s)
 {
     int failure = atomic_load_explicit(&s->ctx->failure, memory_order_relaxed);
     if (ACLRT_UNLIKELY(failure != 0))
         return aclrt_fail(failure, "the context stopped after a task failed (stop-on-failure mode); "
                                    "no new tasks are accepted");
+    return ACL_SUCCESS;
+}
+
+/*
+ * Is a capture under way on s? Relaxed: a hint; the capture's lock decides
+ * (a submission racing aclmdlRICaptureBegin or End may go either way, as
+ * the two are concurrent).
+ */
+ACLRT_INLINE bool aclrt_stream_capturing(const struct aclrt_stream *s)
+{
+    return atomic_load_explicit(&s->capturing, memory_order_relaxed);
+}
+
+/*
+ * A call that acts on a capturing stream other than by submitting a task
+ * (a record, a wait, a notify: what it does at the call would not be in
+ * the model): refused, and the capture is invalidated. ACL_SUCCESS if the
+ * capture ended meanwhile.
+ */
+static ACLRT_NOINLINE aclError aclrt_stream_refuse_captured(struct aclrt_stream *s)
+{
+    struct aclrt_capture *c = &s->capture;
+    aclrt_capture_lock(c);
+    uint32_t status = c->status;
+    if (status == ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE)
+        c->status = ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED;
+    aclrt_capture_unlock(c);
+    if (status == ACL_MODEL_RI_CAPTURE_STATUS_NONE)
+        return ACL_SUCCESS;
+    return aclrt_fail(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
+                      "stream %d is capturing a model (aclmdlRICaptureBegin) and this call cannot be captured; "
+                      "the capture is invalidated (aclmdlRICaptureEnd returns ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED)",
+                      (int)aclrt_slot_index(&s->hdr));
+}
+
+/*
+ * The checks of a call that may act at the call instead of submitting a
+ * task: the context's stop-on-failure state, and no capture under way.
+ */
+ACLRT_INLINE aclError aclrt_stream_check_context(struct aclrt_stream *s)
+{
+    if (ACLRT_UNLIKELY(aclrt_stream_capturing(s))) {
+        aclError rc = aclrt_stream_refuse_captured(s);
+        if (rc != ACL_SUCCESS)
+            return rc;
+    }
+    return aclrt_stream_check_failure(s);
+}
+
+/*
+ * Throw away a capture under way (the stream goes: a device reset, a
+ * context's release, aclFinalize): its tasks never run; its model stays,
+ * unbuilt, until destroyed (model.h).
+ */
+static void aclrt_stream_capture_discard(struct aclrt_stream *s)
+{
+    if (!aclrt_stream_capturing(s))
+        return;
+    struct aclrt_task *tasks;
+    uint32_t count;
+    aclrt_capture_lock(&s->capture);
+    aclrt_capture_take(&s->capture, &tasks, &count);
+    atomic_store_explicit(&s->capturing, false, memory_order_relaxed); /* under the lock: see aclrt_stream_capturing */
+    aclrt_capture_unlock(&s->capture);
+    aclrt_capture_drop_tasks(tasks, count);
+}
+
+/* aclrt_stream_submit found the capture over: the task goes to the ring. */
+#define ACLRT_CAPTURE_ENDED 1
+
+/*
+ * Submission to a capturing stream: the record is copied into the capture
+ * (it takes over what the task holds) and nothing runs; *number gets a
+ * count the stream has reached, so a caller that waits for "its" task goes
+ * on. ACLRT_CAPTURE_ENDED: the capture ended meanwhile, submit for real.
+ */
+static ACLRT_NOINLINE aclError aclrt_stream_capture_task(struct aclrt_stream *s, const struct aclrt_task *task,
+                                                        uint64_t *number)
+{
+    struct aclrt_capture *c = &s->capture;
+    aclrt_capture_lock(c);
+    uint32_t status = c->status;
+    if (status == ACL_MODEL_RI_CAPTURE_STATUS_NONE) {
+        aclrt_capture_unlock(c);
+        return ACLRT_CAPTURE_ENDED;
+    }
+    int id = (int)aclrt_slot_index(&s->hdr);
+    if (status == ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED) {
+        aclrt_capture_unlock(c);
+        return aclrt_fail(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                          "the capture on stream %d was invalidated by an earlier call; end it (aclmdlRICaptureEnd)",
+                          id);
+    }
+    if (!aclrt_capture_kind_ok(task->kind->id)) {
+        c->status = ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED;
+        aclrt_capture_unlock(c);
+        return aclrt_fail(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
+                          "stream %d is capturing a model and a %s task cannot be captured; the capture is "
+                          "invalidated (aclmdlRICaptureEnd returns ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED)",
+                          id, task->kind->name);
+    }
+    struct aclrt_task copy = *task;
+    copy.tid = aclrt_thread_tid();
+    if (!aclrt_capture_append(c, &copy)) {
+        c->status = ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED;
+        aclrt_capture_unlock(c);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                          "out of memory for a captured task of stream %d; the capture is invalidated", id);
+    }
+    aclrt_capture_unlock(c);
+    if (number != NULL)
+        *number = aclrt_seq_read(&s->completed);
     return ACL_SUCCESS;
 }
 
@@ -545,7 +667,11 @@ ACLRT_INLINE void aclrt_stream_commit_task(struct aclrt_stream *s, struct aclrt_
 /* Submit one task record: the launch fast path. */
 ACLRT_INLINE aclError aclrt_stream_submit(struct aclrt_stream *s, const struct aclrt_task *task, uint64_t *number)
 {
-    aclError rc = aclrt_stream_check_context(s);
+    aclError rc;
+    if (ACLRT_UNLIKELY(aclrt_stream_capturing(s)) &&
+        (rc = aclrt_stream_capture_task(s, task, number)) != ACLRT_CAPTURE_ENDED)
+        return rc;
+    rc = aclrt_stream_check_failure(s);
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     uint64_t base = number != NULL ? aclrt_seq_read(&s->completed) : 0; /* before our task exists */
