@@ -641,11 +641,14 @@ ACLRT_API aclError aclrtRegStreamStateCallback(const char *regName, aclrtStreamS
  * aclmdlRICaptureEnd the host functions, callbacks, host kernels, kernels,
  * copies, memsets and reductions submitted to the stream are recorded into a
  * model instead of running; aclmdlRIExecuteAsync replays them, in order, as
- * one task of a stream. A capturing stream is not synchronized, queried or
- * destroyed (ACL_ERROR_RT_STREAM_CAPTURED); any other call on it (event and
- * notify records and waits, value writes and waits, external tasks, ...)
- * is refused with ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT and invalidates the
- * capture. aclmdlRIDestroy lets a pending replay finish. docs/SEMANTICS.md.
+ * one task of a stream. An event recorded on a capturing stream forks the
+ * capture to the streams that wait for it; the origin stream's wait for an
+ * event recorded on such a stream joins it back. A capturing stream is not
+ * synchronized, queried or destroyed (ACL_ERROR_RT_STREAM_CAPTURED); other
+ * calls on it (event resets, waits for events from outside the capture,
+ * notifies, value writes and waits, external tasks, ...) are refused with
+ * ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT and invalidate the capture.
+ * aclmdlRIDestroy lets a pending replay finish. docs/SEMANTICS.md.
  */
 ACLRT_API aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode);
 ACLRT_API aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI);

@@ -6,17 +6,25 @@
  *
  * The record is part of struct aclrt_stream (stream.h); a submission looks
  * at the stream's `capturing` flag (one load of a line it reads anyway) and
- * only then comes here. Everything below is under the capture's lock: a
- * capture is rare and short, a spin lock is enough, and its word lives in
- * the stream slot, so a late submitter that saw the flag never touches
- * freed memory.
+ * only then comes here. Everything below is under one process-wide lock:
+ * captures are rare and short, and a capture may span several streams.
+ *
+ * Several streams: the stream aclmdlRICaptureBegin named is the capture's
+ * origin and holds the tasks. An event recorded on a capturing stream
+ * leaves a mark in the origin's record (it is not recorded); a stream that
+ * waits for a marked event joins the capture (its submissions go to the
+ * origin's tasks, in submission order, which every dependency between the
+ * streams follows: a wait comes after the record it waits for), and the
+ * origin's wait for an event marked on a joined stream after that stream's
+ * last task joins it back. aclmdlRICaptureEnd wants every joined stream
+ * joined back.
  *
  * Only kinds that run to completion on the replaying thread and own nothing
  * a replay would consume are recorded (aclrt_capture_kind_ok). A call that
  * cannot be captured is refused with ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT
  * and invalidates the capture (aclmdlRICaptureEnd then returns
- * ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), as a capture whose model would
- * miss a step must not be replayed.
+ * ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), as a model that would miss a
+ * step must not be replayed.
  */
 #ifndef ACLRT_IMPL_CAPTURE_H
 #define ACLRT_IMPL_CAPTURE_H
@@ -24,33 +32,55 @@
 #include "base.h"
 #include "task.h"
 
-struct aclrt_model; /* model.h */
+struct aclrt_model;  /* model.h */
+struct aclrt_event;  /* event.h */
+struct aclrt_stream; /* stream.h */
 
-struct aclrt_capture {
-    _Atomic bool lock;
-    uint32_t status;           /* aclmdlRICaptureStatus */
-    uint32_t mode;             /* aclmdlRICaptureMode given to aclmdlRICaptureBegin */
-    uint32_t tid;              /* the thread that began it */
-    struct aclrt_model *model; /* the model it builds (model.h) */
-    struct aclrt_task *tasks;  /* recorded so far (cache-line aligned) */
-    uint32_t count, cap;
+/* An event recorded during a capture: the stream it was recorded on, and where in the capture. */
+struct aclrt_capture_mark {
+    struct aclrt_event *event;
+    uint32_t generation;          /* the event's life (its handle's) */
+    uint32_t pos;                 /* tasks captured before it (the origin's count) */
+    struct aclrt_stream *stream;
 };
 
-/* Acquire: pairs with the release in aclrt_capture_unlock (the previous holder's writes). */
-ACLRT_INLINE void aclrt_capture_lock(struct aclrt_capture *c)
+struct aclrt_capture {
+    uint32_t status;              /* aclmdlRICaptureStatus (a joined stream: ACTIVE; the origin's says) */
+    struct aclrt_stream *origin;  /* a joined stream: the capture's origin; NULL: this is the origin */
+    uint32_t last;                /* a joined stream: the origin's count after its last task */
+    uint32_t rejoined;            /* a joined stream: 1 + the position of the latest mark of it the origin waited for */
+    /* The origin only: */
+    uint32_t mode;                /* aclmdlRICaptureMode given to aclmdlRICaptureBegin */
+    uint32_t tid;                 /* the thread that began it */
+    struct aclrt_model *model;    /* the model it builds (model.h) */
+    struct aclrt_task *tasks;     /* recorded so far (cache-line aligned) */
+    uint32_t count, cap;
+    struct aclrt_stream **joined; /* streams that joined */
+    uint32_t njoined, joined_cap;
+    struct aclrt_capture_mark *marks;
+    uint32_t nmarks, marks_cap;
+    struct aclrt_stream *next_active; /* the list of origins (aclrt_capture_active) */
+};
+
+static pthread_mutex_t aclrt_capture_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* Origins of captures under way, under the lock; the count is read without it (a hint, see event waits). */
+static struct aclrt_stream *aclrt_capture_active;
+static _Atomic uint32_t aclrt_captures_under_way;
+
+ACLRT_INLINE void aclrt_capture_lock(void)
 {
-    unsigned spins = 0;
-    while (atomic_exchange_explicit(&c->lock, true, memory_order_acquire)) {
-        if (++spins < 64)
-            aclrt_cpu_relax();
-        else
-            sched_yield();
-    }
+    pthread_mutex_lock(&aclrt_capture_mutex);
 }
 
-ACLRT_INLINE void aclrt_capture_unlock(struct aclrt_capture *c)
+ACLRT_INLINE void aclrt_capture_unlock(void)
 {
-    atomic_store_explicit(&c->lock, false, memory_order_release);
+    pthread_mutex_unlock(&aclrt_capture_mutex);
+}
+
+/* Is any capture under way? Relaxed: a hint for calls that only then look (the lock decides). */
+ACLRT_INLINE bool aclrt_capture_any(void)
+{
+    return atomic_load_explicit(&aclrt_captures_under_way, memory_order_relaxed) != 0;
 }
 
 /*
@@ -75,23 +105,30 @@ ACLRT_INLINE bool aclrt_capture_kind_ok(enum aclrt_task_kind_id id)
     }
 }
 
-/* Append a copy of `task` (the caller holds the lock). False: out of memory. */
+/* Make room for one more element of an array of `size`-byte elements (`align`: 0 or a power of two). */
+static bool aclrt_capture_grow(void **array, uint32_t *cap, uint32_t count, size_t size, size_t align)
+{
+    if (count < *cap)
+        return true;
+    uint32_t more = *cap == 0 ? 16 : *cap * 2;
+    if (more <= *cap)
+        return false;
+    void *grown = align != 0 ? aligned_alloc(align, (size_t)more * size) : malloc((size_t)more * size);
+    if (grown == NULL)
+        return false;
+    if (count > 0)
+        memcpy(grown, *array, (size_t)count * size);
+    free(*array);
+    *array = grown;
+    *cap = more;
+    return true;
+}
+
+/* Append a copy of `task` to an origin's record (under the lock). False: out of memory. */
 static bool aclrt_capture_append(struct aclrt_capture *c, const struct aclrt_task *task)
 {
-    if (c->count == c->cap) {
-        uint32_t cap = c->cap == 0 ? 16 : c->cap * 2;
-        if (cap < c->cap)
-            return false;
-        struct aclrt_task *grown =
-            (struct aclrt_task *)aligned_alloc(ACLRT_CACHELINE, (size_t)cap * sizeof(struct aclrt_task));
-        if (grown == NULL)
-            return false;
-        if (c->count > 0)
-            memcpy(grown, c->tasks, (size_t)c->count * sizeof(struct aclrt_task));
-        free(c->tasks);
-        c->tasks = grown;
-        c->cap = cap;
-    }
+    if (!aclrt_capture_grow((void **)&c->tasks, &c->cap, c->count, sizeof(struct aclrt_task), ACLRT_CACHELINE))
+        return false;
     c->tasks[c->count++] = *task;
     return true;
 }
@@ -103,20 +140,6 @@ static void aclrt_capture_drop_tasks(struct aclrt_task *tasks, uint32_t count)
         if (tasks[i].kind->drop != NULL)
             tasks[i].kind->drop(&tasks[i]);
     free(tasks);
-}
-
-/*
- * End the capture's record (the caller holds the lock): the recorded tasks
- * go to the caller (*tasks, *count), the record is empty and NONE.
- */
-ACLRT_INLINE void aclrt_capture_take(struct aclrt_capture *c, struct aclrt_task **tasks, uint32_t *count)
-{
-    *tasks = c->tasks;
-    *count = c->count;
-    c->tasks = NULL;
-    c->count = c->cap = 0;
-    c->status = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
-    c->model = NULL;
 }
 
 #endif /* ACLRT_IMPL_CAPTURE_H */

@@ -430,15 +430,21 @@ static aclError aclrt_event_record(aclrtEvent event, aclrtStream stream)
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     struct aclrt_stream *s;
-    rc = aclrt_stream_resolve_for_submit(stream, &s);
+    rc = aclrt_stream_resolve(stream, true, &s);
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     uint32_t info = atomic_load_explicit(&e->info, memory_order_relaxed);
     uint32_t flags = ACLRT_EVENT_INFO_FLAGS(info);
+    uint32_t generation = aclrt_event_handle_generation(event);
+    /* A capturing stream: the capture marks the event (impl/capture.h), nothing is recorded. */
+    if (ACLRT_UNLIKELY(aclrt_stream_capturing(s)) &&
+        (rc = aclrt_capture_mark_event(s, e, generation, (flags & ACL_EVENT_EXTERNAL) != 0)) != ACLRT_CAPTURE_ENDED)
+        return rc;
+    if (ACLRT_UNLIKELY((rc = aclrt_stream_check_failure(s)) != ACL_SUCCESS))
+        return rc;
     if (ACLRT_UNLIKELY(flags & ACL_EVENT_EXTERNAL))
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                           "an ACL_EVENT_EXTERNAL event is recorded only inside a model capture");
-    uint32_t generation = aclrt_event_handle_generation(event);
     bool timed = (flags & ACL_EVENT_TIME_LINE) != 0;
     /* The stream's life (the caller holds its handle, so its plain fields are its own). */
     uint64_t life = (uint64_t)atomic_load_explicit(&s->hdr.generation, memory_order_relaxed) << 32 |

@@ -128,6 +128,10 @@ static aclError aclrt_event_stream_wait(aclrtStream stream, aclrtEvent event, ui
     struct aclrt_stream *s;
     if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS))
         return rc;
+    /* Captures under way: a wait may join s to one, or be refused (impl/capture.h). */
+    if (ACLRT_UNLIKELY(aclrt_capture_any()) &&
+        (rc = aclrt_capture_wait_event(s, e, aclrt_event_handle_generation(event))) != ACLRT_CAPTURE_ENDED)
+        return rc;
     if (ACLRT_UNLIKELY((rc = aclrt_stream_check_context(s)) != ACL_SUCCESS))
         return rc;
     struct aclrt_event_view v;

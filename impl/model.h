@@ -248,17 +248,11 @@ ACLRT_API aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode 
     void *handle = aclrt_table_publish(&aclrt_models, &m->hdr);
     aclrt_model_unlock(m);
 
-    struct aclrt_capture *c = &s->capture;
-    aclrt_capture_lock(c);
-    bool busy = c->status != ACL_MODEL_RI_CAPTURE_STATUS_NONE;
-    if (!busy) {
-        c->status = ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE;
-        c->mode = (uint32_t)mode;
-        c->tid = aclrt_thread_tid();
-        c->model = m;
-        atomic_store_explicit(&s->capturing, true, memory_order_relaxed); /* under the lock (stream.h) */
-    }
-    aclrt_capture_unlock(c);
+    aclrt_capture_lock();
+    bool busy = s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE;
+    if (!busy)
+        aclrt_capture_start(s, (uint32_t)mode, m);
+    aclrt_capture_unlock();
     if (busy) {
         if (aclrt_model_lock_alive(m, handle))
             aclrt_model_retire(m);
@@ -274,15 +268,22 @@ ACLRT_API aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureSta
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL");
     if (status == NULL && modelRI == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "status and modelRI (outputs) are both NULL");
+    /* A forked child: the capture lock may have been held by a thread the child does not have. */
+    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
+        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
     aclError rc = aclrt_stream_resolve(stream, false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
-    struct aclrt_capture *c = &s->capture;
-    aclrt_capture_lock(c);
-    uint32_t st = c->status;
-    struct aclrt_model *m = c->model;
-    aclrt_capture_unlock(c);
+    aclrt_capture_lock();
+    uint32_t st = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
+    struct aclrt_model *m = NULL;
+    if (s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE) {
+        struct aclrt_stream *o = aclrt_capture_origin(s);
+        st = o->capture.status;
+        m = o->capture.model;
+    }
+    aclrt_capture_unlock();
     if (status != NULL)
         *status = (aclmdlRICaptureStatus)st;
     if (modelRI != NULL)
@@ -298,26 +299,36 @@ ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
     if (modelRI == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "modelRI (output) is NULL");
     *modelRI = NULL;
+    /* A forked child: the capture lock may have been held by a thread the child does not have. */
+    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
+        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
     aclError rc = aclrt_stream_resolve(stream, false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
+    aclrt_capture_lock();
     struct aclrt_capture *c = &s->capture;
-    aclrt_capture_lock(c);
     uint32_t st = c->status;
     if (st == ACL_MODEL_RI_CAPTURE_STATUS_NONE) {
-        aclrt_capture_unlock(c);
+        aclrt_capture_unlock();
         return aclrt_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED,
                           "stream %p is not capturing (aclmdlRICaptureBegin first)", stream);
     }
+    if (c->origin != NULL) {
+        int origin = (int)aclrt_slot_index(&c->origin->hdr);
+        aclrt_capture_unlock();
+        return aclrt_fail(ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED,
+                          "stream %p joined the capture of stream %d, which began it; end it there", stream, origin);
+    }
+    struct aclrt_stream *unjoined = aclrt_capture_unjoined(s);
+    int unjoined_id = unjoined != NULL ? (int)aclrt_slot_index(&unjoined->hdr) : -1;
     uint32_t mode = c->mode, tid = c->tid;
     struct aclrt_model *m = c->model;
     void *handle = aclrt_slot_handle(&aclrt_models, &m->hdr); /* alive: not destroyed while its stream captures it */
     struct aclrt_task *tasks;
     uint32_t count;
-    aclrt_capture_take(c, &tasks, &count);
-    atomic_store_explicit(&s->capturing, false, memory_order_relaxed); /* under the lock (stream.h) */
-    aclrt_capture_unlock(c);
+    aclrt_capture_finish(s, &tasks, &count);
+    aclrt_capture_unlock();
 
     rc = ACL_SUCCESS;
     struct aclrt_model_body *b = NULL;
@@ -331,6 +342,12 @@ ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
                         "the capture on stream %p was invalidated by a call that cannot be captured; "
                         "its model is destroyed",
                         stream);
+    else if (unjoined != NULL)
+        rc = aclrt_fail(ACL_ERROR_RT_STREAM_UNJOINED,
+                        "stream %d joined the capture on stream %p and was not joined back (an event recorded on it "
+                        "after its last task, waited for by the origin stream); the capture is ended and its model "
+                        "destroyed",
+                        unjoined_id, stream);
     else if ((b = (struct aclrt_model_body *)malloc(sizeof *b)) == NULL)
         rc = aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a model");
     if (rc != ACL_SUCCESS) {
@@ -449,9 +466,10 @@ ACLRT_API aclError aclmdlRIDestroy(aclmdlRI modelRI)
     if (m->state == ACLRT_MODEL_CAPTURING) {
         /* Refused while its stream still captures it; a capture that went with its stream left it behind. */
         struct aclrt_stream *s = m->stream;
-        aclrt_capture_lock(&s->capture);
-        bool building = s->capture.model == m;
-        aclrt_capture_unlock(&s->capture);
+        aclrt_capture_lock();
+        bool building = s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && s->capture.origin == NULL &&
+                        s->capture.model == m;
+        aclrt_capture_unlock();
         if (building) {
             aclrt_model_unlock(m);
             return aclrt_fail(ACL_ERROR_RT_MODEL_CAPTURED,

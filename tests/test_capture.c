@@ -335,11 +335,12 @@ TEST(a_call_that_cannot_be_captured_invalidates_the_capture)
 {
     log_reset();
     aclrtStream s = new_stream(), other = new_stream();
-    aclrtEvent ev;
+    aclrtEvent ev, sync_ev;
     CHECK_OK(aclrtCreateEvent(&ev));
+    CHECK_OK(aclrtCreateEventWithFlag(&sync_ev, ACL_EVENT_SYNC));
     CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
     CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
-    CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, aclrtRecordEvent(ev, s));
+    CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, aclrtResetEvent(sync_ev, s)); /* on an idle stream, too */
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "cannot be captured");
     aclmdlRICaptureStatus st;
     aclmdlRI during = NULL;
@@ -352,7 +353,7 @@ TEST(a_call_that_cannot_be_captured_invalidates_the_capture)
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "invalidated");
     CHECK(m == NULL);
     CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIExecuteAsync(during, s)); /* the model went with it */
-    /* A cross-stream join into a capture is refused the same way. */
+    /* A wait for work outside the capture is refused the same way. */
     CHECK_OK(aclrtRecordEvent(ev, other));
     CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
     CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, aclrtStreamWaitEvent(s, ev));
@@ -363,8 +364,95 @@ TEST(a_call_that_cannot_be_captured_invalidates_the_capture)
     CHECK_EQ(1, atomic_load(&log_len));
     CHECK_EQ(3, log_val[0]);
     CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyEvent(sync_ev));
     CHECK_OK(aclrtDestroyStream(s));
     CHECK_OK(aclrtDestroyStream(other));
+}
+
+TEST(a_forked_and_joined_stream_is_captured_into_the_same_model_in_order)
+{
+    log_reset();
+    aclrtStream s = new_stream(), b = new_stream();
+    aclrtEvent fork, join;
+    CHECK_OK(aclrtCreateEvent(&fork));
+    CHECK_OK(aclrtCreateEvent(&join));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclrtRecordEvent(fork, s));
+    CHECK_OK(aclrtStreamWaitEvent(b, fork)); /* b joins the capture */
+    aclmdlRICaptureStatus st;
+    aclmdlRI during_s = NULL, during_b = NULL;
+    CHECK_OK(aclmdlRICaptureGetInfo(b, &st, &during_b));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE, st);
+    CHECK_OK(aclmdlRICaptureGetInfo(s, NULL, &during_s));
+    CHECK(during_b == during_s);
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(2)));
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(3)));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclrtSynchronizeStream(b));
+    CHECK_OK(aclrtRecordEvent(join, b));
+    CHECK_OK(aclrtStreamWaitEvent(s, join)); /* b joins back */
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(4)));
+    aclmdlRI m = NULL;
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED, aclmdlRICaptureEnd(b, &m));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "joined the capture");
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK(m == during_s);
+    CHECK_OK(aclmdlRICaptureGetInfo(b, &st, NULL));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_NONE, st);
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(0, atomic_load(&log_len)); /* nothing ran at capture */
+    for (int r = 0; r < 2; r++)
+        CHECK_OK(aclmdlRIExecuteAsync(m, b));
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_EQ(8, atomic_load(&log_len));
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ(1 + i % 4, log_val[i]);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyEvent(fork));
+    CHECK_OK(aclrtDestroyEvent(join));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+TEST(a_joined_stream_not_joined_back_fails_the_end_and_every_stream_leaves)
+{
+    log_reset();
+    aclrtStream s = new_stream(), b = new_stream();
+    aclrtEvent fork, join;
+    CHECK_OK(aclrtCreateEvent(&fork));
+    CHECK_OK(aclrtCreateEvent(&join));
+    /* Never joined back. */
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtRecordEvent(fork, s));
+    CHECK_OK(aclrtStreamWaitEvent(b, fork));
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(1)));
+    aclmdlRI m = (aclmdlRI)1;
+    CHECK_EQ(ACL_ERROR_RT_STREAM_UNJOINED, aclmdlRICaptureEnd(s, &m));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not joined back");
+    CHECK(m == NULL);
+    aclmdlRICaptureStatus st;
+    CHECK_OK(aclmdlRICaptureGetInfo(b, &st, NULL));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_NONE, st);
+    /* Joined back, then more work on the joined stream: not joined back after its last task. */
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtRecordEvent(fork, s));
+    CHECK_OK(aclrtStreamWaitEvent(b, fork));
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(2)));
+    CHECK_OK(aclrtRecordEvent(join, b));
+    CHECK_OK(aclrtStreamWaitEvent(s, join));
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(3)));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_UNJOINED, aclmdlRICaptureEnd(s, &m));
+    /* Both streams work as before; nothing captured ran. */
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(9)));
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_EQ(9, log_val[0]);
+    CHECK_OK(aclrtDestroyEvent(fork));
+    CHECK_OK(aclrtDestroyEvent(join));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(b));
 }
 
 struct end_args {
@@ -505,6 +593,8 @@ int main(void)
     RUN_CASE(get_info_reports_none_active_and_the_model_end_returns);
     RUN_CASE(a_capturing_stream_is_not_synchronized_queried_or_destroyed);
     RUN_CASE(a_call_that_cannot_be_captured_invalidates_the_capture);
+    RUN_CASE(a_forked_and_joined_stream_is_captured_into_the_same_model_in_order);
+    RUN_CASE(a_joined_stream_not_joined_back_fails_the_end_and_every_stream_leaves);
     RUN_CASE(only_a_relaxed_capture_ends_on_another_thread);
     RUN_CASE(thread_exchange_mode_swaps_the_threads_mode);
     RUN_CASE(bad_input_gets_its_code_and_a_message);

@@ -1587,17 +1587,36 @@ static void fz_one_call(struct fz *z)
                 FZ(CODES(SUBMIT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), aclrtLaunchHostFunc(cs, fz_noop, NULL));
             switch (soak_pick(rng, 6)) {
             case 0: FZ(CODES(H, ACL_ERROR_RT_STREAM_CAPTURED), aclrtSynchronizeStream(cs)); break;
-            case 1: FZ(CODES(SUBMIT, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT), aclrtRecordEvent(g_plain, cs)); break;
+            case 1: {
+                /* Fork to another scratch stream and join back, through an event nobody else knows. */
+                aclrtStream fork_to = z->scratch[soak_pick(rng, FZ_SCRATCH)];
+                aclrtEvent fe = NULL;
+                if (fork_to == NULL || fork_to == cs || aclrtCreateEvent(&fe) != ACL_SUCCESS)
+                    break;
+                FZ(CODES(H, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), aclrtRecordEvent(fe, cs));
+                FZ(CODES(H, SC, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED),
+                   aclrtStreamWaitEvent(fork_to, fe));
+                FZ(CODES(SUBMIT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), aclrtLaunchHostFunc(fork_to, fz_noop, NULL));
+                if (soak_pick(rng, 4)) { /* else: not joined back, the end fails */
+                    FZ(CODES(H, SC, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), aclrtRecordEvent(fe, fork_to));
+                    FZ(CODES(H, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED),
+                       aclrtStreamWaitEvent(cs, fe));
+                }
+                (void)aclrtDestroyEvent(fe);
+                break;
+            }
             case 2:
                 if (aclmdlRICaptureGetInfo(cs, NULL, &during) == ACL_SUCCESS && during != NULL)
                     FZ(CODES(H, ACL_ERROR_RT_MODEL_CAPTURED), aclmdlRIDestroy(during));
                 break;
             default: break;
             }
-            FZ(CODES(P, H, ACL_ERROR_RT_STREAM_NOT_CAPTURED, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED),
+            FZ(CODES(P, H, ACL_ERROR_RT_STREAM_NOT_CAPTURED, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                     ACL_ERROR_RT_STREAM_UNJOINED),
                aclmdlRICaptureEnd(cs, soak_pick(rng, 8) ? &mdl : NULL));
             if (last_rc == ACL_ERROR_INVALID_PARAM) /* no output given: the capture goes on, end it for real */
-                FZ(CODES(H, ACL_ERROR_RT_STREAM_NOT_CAPTURED, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED),
+                FZ(CODES(H, ACL_ERROR_RT_STREAM_NOT_CAPTURED, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                         ACL_ERROR_RT_STREAM_UNJOINED),
                    aclmdlRICaptureEnd(cs, &mdl));
         }
         if (mdl == NULL)
