@@ -83,6 +83,9 @@ ACLRT_INLINE bool aclrt_capture_any(void)
     return atomic_load_explicit(&aclrt_captures_under_way, memory_order_relaxed) != 0;
 }
 
+/* The calling thread's capture mode (aclmdlRICaptureThreadExchangeMode); a thread starts in GLOBAL. */
+static _Thread_local aclmdlRICaptureMode aclrt_capture_thread_mode = ACL_MODEL_RI_CAPTURE_MODE_GLOBAL;
+
 /*
  * Kinds a model can hold and replay: they complete on the replaying thread
  * (or block on a report thread and resume), and what they hold is either

@@ -216,9 +216,6 @@ static const struct aclrt_task_kind aclrt_kind_model = {ACLRT_TASK_MODEL, "model
  * API
  * ------------------------------------------------------------------------ */
 
-/* The calling thread's capture mode (aclmdlRICaptureThreadExchangeMode). */
-static _Thread_local aclmdlRICaptureMode aclrt_capture_thread_mode = ACL_MODEL_RI_CAPTURE_MODE_GLOBAL;
-
 ACLRT_INLINE bool aclrt_capture_mode_valid(aclmdlRICaptureMode mode)
 {
     return (unsigned)mode <= (unsigned)ACL_MODEL_RI_CAPTURE_MODE_RELAXED;

@@ -680,6 +680,50 @@ static void aclrt_stream_capture_discard(struct aclrt_stream *s)
 }
 
 /*
+ * A call that is unsafe while a capture is under way (a synchronous copy or
+ * memset: work no capture sees, done at the call), as the runtime decides
+ * it from the captures' modes and the calling thread's [src]: refused with
+ * ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT. The captures of every context
+ * count (the runtime looks at the current context's).
+ */
+static ACLRT_NOINLINE aclError aclrt_capture_check_unsafe_slow(const char *what)
+{
+    aclmdlRICaptureMode mine = aclrt_capture_thread_mode;
+    if (mine == ACL_MODEL_RI_CAPTURE_MODE_RELAXED)
+        return ACL_SUCCESS;
+    /* The strictest mode of the captures under way, and of those this thread began (RELAXED + 1: none). */
+    uint32_t any = ACL_MODEL_RI_CAPTURE_MODE_RELAXED + 1, own = ACL_MODEL_RI_CAPTURE_MODE_RELAXED + 1;
+    uint32_t tid = aclrt_thread_tid();
+    aclrt_capture_lock();
+    for (struct aclrt_stream *o = aclrt_capture_active; o != NULL; o = o->capture.next_active) {
+        if (o->capture.mode < any)
+            any = o->capture.mode;
+        if (o->capture.tid == tid && o->capture.mode < own)
+            own = o->capture.mode;
+    }
+    aclrt_capture_unlock();
+    bool refused = mine == ACL_MODEL_RI_CAPTURE_MODE_GLOBAL
+                       ? any == ACL_MODEL_RI_CAPTURE_MODE_GLOBAL || own == ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL
+                       : own <= ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL;
+    if (!refused)
+        return ACL_SUCCESS;
+    return aclrt_fail(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
+                      "%s is not allowed while a capture is under way in mode %s%s (this thread's mode: %s); "
+                      "aclmdlRICaptureThreadExchangeMode(RELAXED) allows it on this thread",
+                      what, any == ACL_MODEL_RI_CAPTURE_MODE_GLOBAL ? "GLOBAL" : "THREAD_LOCAL",
+                      own <= ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL ? ", one begun on this thread" : "",
+                      mine == ACL_MODEL_RI_CAPTURE_MODE_GLOBAL ? "GLOBAL" : "THREAD_LOCAL");
+}
+
+/* aclrt_capture_check_unsafe_slow behind one relaxed load when no capture is under way. */
+ACLRT_INLINE aclError aclrt_capture_check_unsafe(const char *what)
+{
+    if (ACLRT_LIKELY(!aclrt_capture_any()))
+        return ACL_SUCCESS;
+    return aclrt_capture_check_unsafe_slow(what);
+}
+
+/*
  * A call that acts on a capturing stream other than by submitting a task
  * (a reset, a notify, a value op: what it does at the call would not be in
  * the model): refused, and the capture is invalidated. ACL_SUCCESS if the

@@ -151,6 +151,40 @@ TEST(copies_memsets_and_host_kernels_are_replayed_with_their_arguments)
     CHECK_OK(aclrtDestroyStream(s));
 }
 
+/* As tests/kernels/test_kernels.c's count_runs reads them. */
+struct count_args {
+    atomic_int *n;
+};
+
+TEST(a_kernel_replays_with_the_arguments_copied_at_capture_and_outlives_its_unload)
+{
+    aclrtBinHandle bin = NULL;
+    aclError rc = aclrtBinaryLoadFromFile(ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so", NULL, &bin);
+    if (rc != ACL_SUCCESS && strcmp(aclrtxGetBackendName(), "cuda") == 0)
+        return; /* a real GPU's driver loads no host shared objects */
+    CHECK_OK(rc);
+    aclrtFuncHandle f = NULL;
+    CHECK_OK(aclrtBinaryGetFunction(bin, "count_runs", &f));
+    aclrtStream s = new_stream();
+    atomic_int n = 0, other = 0;
+    struct count_args a = {&n};
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchKernelWithHostArgs(f, 3, s, NULL, &a, sizeof a, NULL, 0));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    a.n = &other; /* the launch copied its arguments */
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(6, atomic_load(&n));
+    CHECK_OK(aclrtBinaryUnLoad(bin)); /* the model keeps its code */
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(9, atomic_load(&n));
+    CHECK_EQ(0, atomic_load(&other));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
 TEST(execute_returns_when_the_replay_is_done)
 {
     log_reset();
@@ -517,6 +551,70 @@ TEST(thread_exchange_mode_swaps_the_threads_mode)
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not an aclmdlRICaptureMode");
 }
 
+/* A synchronous copy on another thread, in capture mode `mode` there. */
+struct copy_args {
+    aclmdlRICaptureMode mode;
+    aclError rc;
+};
+
+static void *copy_on_a_thread(void *arg)
+{
+    struct copy_args *a = (struct copy_args *)arg;
+    char src[8] = "abcdefg", dst[8];
+    aclmdlRICaptureMode mode = a->mode;
+    aclrtSetCurrentContext(main_ctx);
+    aclmdlRICaptureThreadExchangeMode(&mode);
+    a->rc = aclrtMemcpy(dst, sizeof dst, src, sizeof src, ACL_MEMCPY_HOST_TO_HOST);
+    return NULL;
+}
+
+static aclError copy_elsewhere(aclmdlRICaptureMode mode)
+{
+    struct copy_args a = {mode, ACL_SUCCESS};
+    pthread_t th;
+    CHECK_EQ(0, pthread_create(&th, NULL, copy_on_a_thread, &a));
+    pthread_join(th, NULL);
+    return a.rc;
+}
+
+TEST(synchronous_copies_and_memsets_follow_the_capture_modes)
+{
+    aclrtStream s = new_stream();
+    char buf[8] = {0}, src[8] = "abcdefg";
+    /* GLOBAL: refused on every thread in GLOBAL or THREAD_LOCAL mode (the latter: on the capturing one). */
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, aclrtMemcpy(buf, 8, src, 8, ACL_MEMCPY_HOST_TO_HOST));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "synchronous copy");
+    CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, aclrtMemset(buf, 8, 1, 8));
+    CHECK_EQ(0, buf[0]);
+    CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, copy_elsewhere(ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(copy_elsewhere(ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL));
+    CHECK_OK(copy_elsewhere(ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    aclmdlRICaptureMode mode = ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
+    CHECK_OK(aclmdlRICaptureThreadExchangeMode(&mode));
+    CHECK_OK(aclrtMemset(buf, 8, 1, 8)); /* this thread relaxed */
+    CHECK_EQ(1, buf[0]);
+    CHECK_OK(aclmdlRICaptureThreadExchangeMode(&mode)); /* back to GLOBAL */
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclmdlRIDestroy(m));
+    /* THREAD_LOCAL: refused on the capturing thread only. */
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL));
+    CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, aclrtMemcpy(buf, 8, src, 8, ACL_MEMCPY_HOST_TO_HOST));
+    CHECK_OK(copy_elsewhere(ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclmdlRIDestroy(m));
+    /* RELAXED: allowed everywhere; and once the captures ended, too. */
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    CHECK_OK(aclrtMemcpy(buf, 8, src, 8, ACL_MEMCPY_HOST_TO_HOST));
+    CHECK_OK(copy_elsewhere(ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtMemset(buf, 8, 2, 8));
+    CHECK_EQ(2, buf[7]);
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
 TEST(bad_input_gets_its_code_and_a_message)
 {
     aclrtStream s = new_stream();
@@ -584,6 +682,7 @@ int main(void)
     RUN_CASE(captured_work_does_not_run_at_capture_and_each_replay_runs_it_in_order);
     RUN_CASE(replay_orders_with_the_work_before_and_after_it_on_the_stream);
     RUN_CASE(copies_memsets_and_host_kernels_are_replayed_with_their_arguments);
+    RUN_CASE(a_kernel_replays_with_the_arguments_copied_at_capture_and_outlives_its_unload);
     RUN_CASE(execute_returns_when_the_replay_is_done);
     RUN_CASE(execute_returns_the_sync_timeout_when_the_replay_is_not_done_in_time);
     RUN_CASE(destroy_lets_a_pending_replay_finish_and_the_handle_dies);
@@ -597,6 +696,7 @@ int main(void)
     RUN_CASE(a_joined_stream_not_joined_back_fails_the_end_and_every_stream_leaves);
     RUN_CASE(only_a_relaxed_capture_ends_on_another_thread);
     RUN_CASE(thread_exchange_mode_swaps_the_threads_mode);
+    RUN_CASE(synchronous_copies_and_memsets_follow_the_capture_modes);
     RUN_CASE(bad_input_gets_its_code_and_a_message);
     int rc = check_report("capture");
     aclrtResetDevice(0);

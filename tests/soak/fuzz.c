@@ -1579,8 +1579,9 @@ static void fz_one_call(struct fz *z)
             FZ(CODES(P, H), aclmdlRIDestroy(soak_pick(rng, 2) ? fz_garbage(z) : NULL));
             break;
         }
+        /* THREAD_LOCAL, RELAXED or invalid: a GLOBAL capture would refuse other threads' synchronous copies. */
         FZ(CODES(P, H, CN, SC, ACL_ERROR_RT_STREAM_CAPTURED),
-           aclmdlRICaptureBegin(cs, (aclmdlRICaptureMode)soak_pick(rng, 4)));
+           aclmdlRICaptureBegin(cs, (aclmdlRICaptureMode)(1 + soak_pick(rng, 3))));
         if (last_rc == ACL_SUCCESS) {
             int n = (int)soak_pick(rng, 5);
             for (int k = 0; k < n; k++)
