@@ -102,6 +102,8 @@ ACLRT_INLINE bool aclrt_capture_kind_ok(enum aclrt_task_kind_id id)
     case ACLRT_TASK_MEMSET:
     case ACLRT_TASK_REDUCE:
     case ACLRT_TASK_KERNEL:
+    case ACLRT_TASK_MODEL_RECORD:
+    case ACLRT_TASK_MODEL_WAIT:
         return true;
     default:
         return false;

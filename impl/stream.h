@@ -817,14 +817,12 @@ static ACLRT_NOINLINE aclError aclrt_stream_capture_task(struct aclrt_stream *s,
 /*
  * aclrtRecordEvent on a capturing stream: the event is not recorded; the
  * capture keeps a mark of it (the stream, the place), for the waits that
- * join streams to the capture. An ACL_EVENT_EXTERNAL event (`external`),
- * which a replay would have to record, cannot be captured.
+ * join streams to the capture. (A record the replay makes is a task:
+ * event.h, ACLRT_TASK_MODEL_RECORD.)
  */
 static ACLRT_NOINLINE aclError aclrt_capture_mark_event(struct aclrt_stream *s, struct aclrt_event *e,
-                                                       uint32_t generation, bool external)
+                                                       uint32_t generation)
 {
-    if (external)
-        return aclrt_stream_refuse_captured(s);
     aclrt_capture_lock();
     if (s->capture.status == ACL_MODEL_RI_CAPTURE_STATUS_NONE) {
         aclrt_capture_unlock();

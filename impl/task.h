@@ -53,6 +53,8 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_OVERFLOW_RESET,    /* aclrtResetOverflowStatus */
     ACLRT_TASK_KERNEL,            /* aclrtLaunchKernel*: a function of a loaded binary (kernel_launch.h) */
     ACLRT_TASK_MODEL,             /* aclmdlRIExecuteAsync: a captured model's tasks, in order (model.h) */
+    ACLRT_TASK_MODEL_RECORD,      /* in a model only: an event record the replay makes (event.h) */
+    ACLRT_TASK_MODEL_WAIT,        /* in a model only: an event wait the replay makes (event_wait.h) */
     ACLRT_TASK_KIND_COUNT
 };
 

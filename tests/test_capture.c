@@ -489,6 +489,77 @@ TEST(a_joined_stream_not_joined_back_fails_the_end_and_every_stream_leaves)
     CHECK_OK(aclrtDestroyStream(b));
 }
 
+/* Logs whether the gate was done when it ran. */
+static void log_gate_done(void *arg)
+{
+    log_fn(LOG(atomic_load(&((struct gate *)arg)->done)));
+}
+
+TEST(an_external_wait_captured_waits_at_each_replay_for_what_the_event_has_then)
+{
+    log_reset();
+    aclrtStream s = new_stream(), x = new_stream();
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_SYNC));
+    struct gate *g = new_gate();
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    CHECK_OK(aclrtStreamWaitEventWithFlag(s, ev, 0, ACL_EVENT_WAIT_EXTERNAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_gate_done, g));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    /* Not recorded at the replay: nothing to wait for. */
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_EQ(0, log_val[0]);
+    /* Recorded behind a gate on another stream: the replay waits for the gate (parked, then resumed). */
+    CHECK_OK(aclrtLaunchHostFunc(x, gate_fn, g));
+    CHECK_OK(aclrtRecordEvent(ev, x));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK(gate_wait_entered(g));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(2, atomic_load(&log_len));
+    CHECK_EQ(1, log_val[1]);
+    CHECK_OK(aclrtSynchronizeStream(x));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_NOT_CAPTURED, aclrtStreamWaitEventWithFlag(s, ev, 0, ACL_EVENT_WAIT_EXTERNAL));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(x));
+}
+
+TEST(an_external_record_captured_records_at_each_replay_complete_when_the_replay_is)
+{
+    log_reset();
+    aclrtStream s = new_stream(), x = new_stream();
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_SYNC));
+    struct gate *g = new_gate();
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    CHECK_OK(aclrtRecordEventWithFlag(ev, s, ACL_EVENT_RECORD_EXTERNAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, gate_fn, g));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    aclrtEventRecordedStatus st;
+    CHECK_OK(aclrtQueryEventStatus(ev, &st));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st); /* not recorded by the capture */
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK(gate_wait_entered(g)); /* the replay recorded the event, then entered the gate */
+    CHECK_OK(aclrtQueryEventStatus(ev, &st));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+    CHECK_OK(aclrtStreamWaitEvent(x, ev));
+    CHECK_OK(aclrtLaunchHostFunc(x, log_gate_done, g));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(x));
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_EQ(1, log_val[0]); /* x's task ran after the replay */
+    CHECK_OK(aclrtSynchronizeEvent(ev));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(x));
+}
+
 struct end_args {
     aclrtStream s;
     aclError rc;
@@ -694,6 +765,8 @@ int main(void)
     RUN_CASE(a_call_that_cannot_be_captured_invalidates_the_capture);
     RUN_CASE(a_forked_and_joined_stream_is_captured_into_the_same_model_in_order);
     RUN_CASE(a_joined_stream_not_joined_back_fails_the_end_and_every_stream_leaves);
+    RUN_CASE(an_external_wait_captured_waits_at_each_replay_for_what_the_event_has_then);
+    RUN_CASE(an_external_record_captured_records_at_each_replay_complete_when_the_replay_is);
     RUN_CASE(only_a_relaxed_capture_ends_on_another_thread);
     RUN_CASE(thread_exchange_mode_swaps_the_threads_mode);
     RUN_CASE(synchronous_copies_and_memsets_follow_the_capture_modes);
