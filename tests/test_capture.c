@@ -528,6 +528,40 @@ TEST(an_external_wait_captured_waits_at_each_replay_for_what_the_event_has_then)
     CHECK_OK(aclrtDestroyStream(x));
 }
 
+TEST(an_abort_drops_a_replay_parked_half_way)
+{
+    log_reset();
+    aclrtStream s = new_stream(), x = new_stream();
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_SYNC));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclrtStreamWaitEventWithFlag(s, ev, 0, ACL_EVENT_WAIT_EXTERNAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(2)));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    struct gate *g = new_gate();
+    CHECK_OK(aclrtLaunchHostFunc(x, gate_fn, g));
+    CHECK_OK(aclrtRecordEvent(ev, x));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclmdlRIDestroy(m)); /* the parked replay holds the model's tasks */
+    CHECK(gate_wait_entered(g));
+    for (long i = 0; i < 200000000L && atomic_load(&log_len) == 0; i++) /* the replay's first step ran */
+        sched_yield();
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_OK(aclrtStreamAbort(s)); /* the replay waits at its second step: dropped there */
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(x));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(3)));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(2, atomic_load(&log_len));
+    CHECK_EQ(1, log_val[0]);
+    CHECK_EQ(3, log_val[1]); /* the step after the wait never ran */
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(x));
+}
+
 TEST(an_external_record_captured_records_at_each_replay_complete_when_the_replay_is)
 {
     log_reset();
@@ -767,6 +801,7 @@ int main(void)
     RUN_CASE(a_joined_stream_not_joined_back_fails_the_end_and_every_stream_leaves);
     RUN_CASE(an_external_wait_captured_waits_at_each_replay_for_what_the_event_has_then);
     RUN_CASE(an_external_record_captured_records_at_each_replay_complete_when_the_replay_is);
+    RUN_CASE(an_abort_drops_a_replay_parked_half_way);
     RUN_CASE(only_a_relaxed_capture_ends_on_another_thread);
     RUN_CASE(thread_exchange_mode_swaps_the_threads_mode);
     RUN_CASE(synchronous_copies_and_memsets_follow_the_capture_modes);
