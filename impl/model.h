@@ -71,6 +71,7 @@ ACLRT_INLINE void aclrt_model_lock(struct aclrt_model *m)
     }
 }
 
+/* Release: pairs with the acquire in aclrt_model_lock (the next holder sees our writes). */
 ACLRT_INLINE void aclrt_model_unlock(struct aclrt_model *m)
 {
     atomic_store_explicit(&m->lock, false, memory_order_release);
