@@ -636,6 +636,27 @@ ACLRT_API aclError aclrtGetStreamAvailableNum(uint32_t *streamCount);
 ACLRT_API aclError aclrtStreamAbort(aclrtStream stream);
 ACLRT_API aclError aclrtStreamStop(aclrtStream stream);
 ACLRT_API aclError aclrtRegStreamStateCallback(const char *regName, aclrtStreamStateCallback callback, void *args);
+/*
+ * Capture and replay (aclmdlRI). Between aclmdlRICaptureBegin and
+ * aclmdlRICaptureEnd the host functions, callbacks, host kernels, kernels,
+ * copies, memsets and reductions submitted to the stream are recorded into a
+ * model instead of running; aclmdlRIExecuteAsync replays them, in order, as
+ * one task of a stream. An event recorded on a capturing stream forks the
+ * capture to the streams that wait for it; the origin stream's wait for an
+ * event recorded on such a stream joins it back. A capturing stream is not
+ * synchronized, queried or destroyed (ACL_ERROR_RT_STREAM_CAPTURED); other
+ * calls on it (event resets, waits for events from outside the capture,
+ * notifies, value writes and waits, external tasks, ...) are refused with
+ * ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT and invalidate the capture.
+ * aclmdlRIDestroy lets a pending replay finish. docs/SEMANTICS.md.
+ */
+ACLRT_API aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode);
+ACLRT_API aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI);
+ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI);
+ACLRT_API aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode);
+ACLRT_API aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
+ACLRT_API aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout);
+ACLRT_API aclError aclmdlRIDestroy(aclmdlRI modelRI);
 
 /* ========================================================================
  * Events

@@ -315,6 +315,9 @@ void case_notify_release_hot(const struct rt *rt);
 void case_value_release_hot(const struct rt *rt);
 void case_value_foreign_poll(const struct rt *rt);
 
+/* cases_model.c: capture and replay (aclrt only) */
+void case_model_replay(const struct rt *rt);
+
 /* cases_scaling.c: throughput, streams, threads */
 void case_throughput_one_stream(const struct rt *rt);
 void case_scaling_streams(const struct rt *rt);

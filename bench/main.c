@@ -63,6 +63,7 @@ static const struct bench_case cases[] = {
     {"notify_release_hot", NULL, case_notify_release_hot},
     {"value_release_hot", NULL, case_value_release_hot},
     {"value_foreign_poll", NULL, case_value_foreign_poll},
+    {"model_replay_100", NULL, case_model_replay},
 };
 
 /* Which physical limit an aclrt result is compared with: first matching prefix. */

@@ -16,6 +16,7 @@
 #include "handle.h"    /* handle tables with generations */
 #include "config.h"    /* defaults, aclInit JSON, environment */
 #include "task.h"      /* the 64-byte task record */
+#include "capture.h"   /* a stream's capture: the tasks recorded for a model */
 #include "ring.h"      /* a stream's task ring (MPSC, independent commits) */
 #include "mpmc.h"      /* bounded MPMC queue (ready queues) */
 #include "park.h"      /* parking blocked streams */
@@ -57,6 +58,7 @@
 #include "kernel_launch.h" /* launching a binary's functions (aclrtLaunchKernel*) */
 #include "exec.h"      /* running a stream's tasks: the entry points backends call */
 #include "external.h"  /* external tasks (aclrtx): an embedder's work in a stream */
+#include "model.h"     /* models (aclmdlRI) captured from a stream, and their replay */
 #include "error_detail.h" /* hardware fault details, the kernel behind an exception */
 #include "sysinfo.h"   /* versions, CANN attributes, SoC name, half precision, data type sizes */
 #include "device_info.h" /* device attributes, capabilities, status, resource limits */

@@ -423,6 +423,56 @@ ACLRT_API aclError aclrtDestroyEvent(aclrtEvent event)
  * Record
  * ------------------------------------------------------------------------ */
 
+/*
+ * ACLRT_TASK_MODEL_RECORD: an event record a model makes each time it is
+ * replayed (captured from aclrtRecordEventWithFlag(ACL_EVENT_RECORD_EXTERNAL)
+ * or a record of an ACL_EVENT_EXTERNAL event). The event captures the
+ * replay's own task (s->issued: the model task running it), so it is
+ * complete once the replay is; a timed event is stamped when the replay
+ * reaches the record. An event destroyed since the capture is not recorded.
+ */
+static int aclrt_model_record_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    (void)blk;
+    struct aclrt_event *e = t->u.mark.event;
+    uint32_t odd = aclrt_event_write_begin(e);
+    if (atomic_load_explicit(&e->hdr.generation, memory_order_relaxed) != t->u.mark.generation) {
+        aclrt_event_write_end(e, odd);
+        return ACL_SUCCESS;
+    }
+    uint64_t life = (uint64_t)atomic_load_explicit(&s->hdr.generation, memory_order_relaxed) << 32 |
+                    aclrt_slot_index(&s->hdr);
+    uint32_t info = atomic_load_explicit(&e->info, memory_order_relaxed) & ~ACLRT_EVENT_INFO_FAST_SYNC;
+    uint64_t stamp = (ACLRT_EVENT_INFO_FLAGS(info) & ACL_EVENT_TIME_LINE) ? aclrt_device_now(s->device) : 0;
+    info |= ACLRT_EVENT_INFO_RECORDED | ((s->flags & ACL_STREAM_FAST_SYNC) ? ACLRT_EVENT_INFO_FAST_SYNC : 0);
+    /* As aclrt_event_record publishes a record (release stores inside the write section). */
+    atomic_store_explicit(&e->stream, life, memory_order_release);
+    atomic_store_explicit(&e->context, aclrt_slot_index(&s->ctx->hdr), memory_order_release);
+    atomic_store_explicit(&e->target, s->issued, memory_order_release);
+    atomic_store_explicit(&e->timestamp, stamp, memory_order_release);
+    atomic_store_explicit(&e->records, atomic_load_explicit(&e->records, memory_order_relaxed) + 1,
+                          memory_order_release);
+    atomic_store_explicit(&e->info, info, memory_order_release);
+    aclrt_event_write_end(e, odd);
+    if (ACLRT_UNLIKELY(!aclrt_park_stack_empty(&e->waiters)))
+        aclrt_park_stack_wake_all(&e->waiters);
+    return ACL_SUCCESS;
+}
+
+static const struct aclrt_task_kind aclrt_kind_model_record = {ACLRT_TASK_MODEL_RECORD, "event record (replayed)",
+                                                               aclrt_model_record_run, NULL};
+
+/* Capture a record that every replay makes (ACLRT_CAPTURE_ENDED: s captures no more). */
+static aclError aclrt_event_capture_record(struct aclrt_stream *s, struct aclrt_event *e, uint32_t generation)
+{
+    struct aclrt_task t;
+    memset(&t, 0, sizeof t);
+    t.kind = &aclrt_kind_model_record;
+    t.u.mark.event = e;
+    t.u.mark.generation = generation;
+    return aclrt_stream_capture_task(s, &t, NULL);
+}
+
 static aclError aclrt_event_record(aclrtEvent event, aclrtStream stream)
 {
     struct aclrt_event *e;
@@ -430,15 +480,25 @@ static aclError aclrt_event_record(aclrtEvent event, aclrtStream stream)
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     struct aclrt_stream *s;
-    rc = aclrt_stream_resolve_for_submit(stream, &s);
+    rc = aclrt_stream_resolve(stream, true, &s);
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     uint32_t info = atomic_load_explicit(&e->info, memory_order_relaxed);
     uint32_t flags = ACLRT_EVENT_INFO_FLAGS(info);
+    uint32_t generation = aclrt_event_handle_generation(event);
+    /*
+     * A capturing stream: the capture marks the event (impl/capture.h), nothing
+     * is recorded; an ACL_EVENT_EXTERNAL event is recorded by every replay.
+     */
+    if (ACLRT_UNLIKELY(aclrt_stream_capturing(s)) &&
+        (rc = (flags & ACL_EVENT_EXTERNAL) ? aclrt_event_capture_record(s, e, generation)
+                                           : aclrt_capture_mark_event(s, e, generation)) != ACLRT_CAPTURE_ENDED)
+        return rc;
+    if (ACLRT_UNLIKELY((rc = aclrt_stream_check_failure(s)) != ACL_SUCCESS))
+        return rc;
     if (ACLRT_UNLIKELY(flags & ACL_EVENT_EXTERNAL))
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                           "an ACL_EVENT_EXTERNAL event is recorded only inside a model capture");
-    uint32_t generation = aclrt_event_handle_generation(event);
     bool timed = (flags & ACL_EVENT_TIME_LINE) != 0;
     /* The stream's life (the caller holds its handle, so its plain fields are its own). */
     uint64_t life = (uint64_t)atomic_load_explicit(&s->hdr.generation, memory_order_relaxed) << 32 |
@@ -512,9 +572,18 @@ ACLRT_API aclError aclrtRecordEventWithFlag(aclrtEvent event, aclrtStream stream
     ACLRT_ENTER();
     if (flag == ACL_EVENT_RECORD_DEFAULT)
         return aclrt_event_record(event, stream);
-    if (flag == ACL_EVENT_RECORD_EXTERNAL)
+    if (flag == ACL_EVENT_RECORD_EXTERNAL) {
+        struct aclrt_event *e;
+        struct aclrt_stream *s;
+        aclError rc = aclrt_event_resolve(event, &e);
+        if (rc != ACL_SUCCESS || (rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS)
+            return rc;
+        if (aclrt_stream_capturing(s) &&
+            (rc = aclrt_event_capture_record(s, e, aclrt_event_handle_generation(event))) != ACLRT_CAPTURE_ENDED)
+            return rc;
         return aclrt_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED,
                           "ACL_EVENT_RECORD_EXTERNAL records only on a stream that is being captured");
+    }
     return aclrt_fail(ACL_ERROR_INVALID_PARAM, "record flag 0x%x is neither ACL_EVENT_RECORD_DEFAULT nor "
                                                "ACL_EVENT_RECORD_EXTERNAL",
                       flag);

@@ -99,6 +99,31 @@ static int aclrt_wait_event_run(struct aclrt_stream *s, struct aclrt_task *t, st
     return aclrt_wait_stream_run(s, t, blk);
 }
 
+/*
+ * ACLRT_TASK_MODEL_WAIT: an event wait a model makes each time it is
+ * replayed (captured from aclrtStreamWaitEventWithFlag(ACL_EVENT_WAIT_EXTERNAL)):
+ * it waits for what the event has captured when the replay reaches it, as
+ * a count wait; an event that is not recorded then, or was destroyed, has
+ * nothing to wait for.
+ */
+static int aclrt_model_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    struct aclrt_event_view v;
+    aclrt_event_read(t->u.wait.from.event, &v);
+    if (!aclrt_event_view_alive(&v, t->u.wait.from.generation) || !(v.info & ACLRT_EVENT_INFO_RECORDED) ||
+        v.stream == NULL)
+        return ACL_SUCCESS;
+    t->kind = &aclrt_kind_wait_stream;
+    t->u.wait.stream = v.stream;
+    t->u.wait.target = v.target;
+    t->u.wait.from = (struct aclrt_event_ref){NULL, 0, 0}; /* counts no pending wait of the event */
+    t->u.wait.deadline_ns = 0;
+    return aclrt_wait_stream_run(s, t, blk);
+}
+
+static const struct aclrt_task_kind aclrt_kind_model_wait = {ACLRT_TASK_MODEL_WAIT, "event wait (replayed)",
+                                                             aclrt_model_wait_run, NULL};
+
 /* A wait dropped without running: the event counts one fewer pending wait. */
 static void aclrt_wait_drop(struct aclrt_task *t)
 {
@@ -127,6 +152,10 @@ static aclError aclrt_event_stream_wait(aclrtStream stream, aclrtEvent event, ui
         return rc;
     struct aclrt_stream *s;
     if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS))
+        return rc;
+    /* Captures under way: a wait may join s to one, or be refused (impl/capture.h). */
+    if (ACLRT_UNLIKELY(aclrt_capture_any()) &&
+        (rc = aclrt_capture_wait_event(s, e, aclrt_event_handle_generation(event))) != ACLRT_CAPTURE_ENDED)
         return rc;
     if (ACLRT_UNLIKELY((rc = aclrt_stream_check_context(s)) != ACL_SUCCESS))
         return rc;
@@ -204,6 +233,19 @@ ACLRT_API aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent e
     if (flag == ACL_EVENT_WAIT_EXTERNAL) {
         if (timeout != 0)
             return aclrt_fail(ACL_ERROR_INVALID_PARAM, "ACL_EVENT_WAIT_EXTERNAL takes timeout 0 (never)");
+        struct aclrt_event *e;
+        struct aclrt_stream *s;
+        aclError rc = aclrt_event_resolve(event, &e);
+        if (rc != ACL_SUCCESS || (rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS)
+            return rc;
+        if (aclrt_stream_capturing(s)) { /* a wait every replay makes */
+            struct aclrt_task t;
+            memset(&t, 0, sizeof t);
+            t.kind = &aclrt_kind_model_wait;
+            t.u.wait.from = (struct aclrt_event_ref){e, aclrt_event_handle_generation(event), 0};
+            if ((rc = aclrt_stream_capture_task(s, &t, NULL)) != ACLRT_CAPTURE_ENDED)
+                return rc;
+        }
         return aclrt_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED,
                           "ACL_EVENT_WAIT_EXTERNAL waits only on a stream that is being captured");
     }

@@ -49,6 +49,7 @@ enum aclrt_kind {
     ACLRT_KIND_FUNCTION = 7, /* binary.h */
     ACLRT_KIND_ARGS = 8,     /* kernel_args.h */
     ACLRT_KIND_PARAM = 9,    /* kernel_args.h: a parameter of an args handle (no table of its own) */
+    ACLRT_KIND_MODEL = 10,   /* model.h: aclmdlRI */
 };
 
 /* Every object struct starts with this header. */

@@ -118,6 +118,8 @@ ACLRT_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_
     aclError rc = aclrt_copy_check(dst, destMax, src, count, kind);
     if (rc != ACL_SUCCESS || count == 0)
         return rc;
+    if ((rc = aclrt_capture_check_unsafe("a synchronous copy")) != ACL_SUCCESS)
+        return rc;
     if ((rc = aclrt_copy_peer_check(NULL, dst, src, count)) != ACL_SUCCESS)
         return rc;
     /* Synchronous; after the device's runnable work (aclrt_mem_settle), not ordered with streams. */
@@ -199,6 +201,8 @@ ACLRT_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, siz
     ACLRT_ENTER();
     aclError rc = aclrt_memset_check(devPtr, maxCount, count);
     if (rc != ACL_SUCCESS || count == 0)
+        return rc;
+    if ((rc = aclrt_capture_check_unsafe("a synchronous memset")) != ACL_SUCCESS)
         return rc;
     aclrt_mem_settle_for(devPtr, NULL, count);
     const struct aclrt_backend *b = aclrt_rt.backend; /* NULL before the runtime first starts */

@@ -68,6 +68,18 @@ ACLRT_INLINE aclError aclrt_stream_resolve_for_submit(aclrtStream handle, struct
     return aclrt_stream_check_context(*out);
 }
 
+/*
+ * A capturing stream is not synchronized, queried or destroyed: its work is
+ * recorded, not run (ACL_ERROR_RT_STREAM_CAPTURED; the capture goes on).
+ */
+static ACLRT_NOINLINE aclError aclrt_stream_refuse_capturing(const struct aclrt_stream *s, const char *what)
+{
+    return aclrt_fail(ACL_ERROR_RT_STREAM_CAPTURED,
+                      "stream %d is capturing a model (aclmdlRICaptureBegin) and cannot be %s until "
+                      "aclmdlRICaptureEnd",
+                      (int)aclrt_slot_index(&s->hdr), what);
+}
+
 /* ------------------------------------------------------------------------
  * API
  * ------------------------------------------------------------------------ */
@@ -202,6 +214,8 @@ static aclError aclrt_stream_destroy_api(aclrtStream stream, enum aclrt_destroy_
                           stream);
     if (aclrt_running_stream() == s)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "a task cannot destroy the stream it runs on");
+    if (ACLRT_UNLIKELY(aclrt_stream_capturing(s)))
+        return aclrt_stream_refuse_capturing(s, "destroyed");
     aclrt_stream_destroy(s, mode);
     return ACL_SUCCESS;
 }
@@ -225,6 +239,8 @@ ACLRT_API aclError aclrtSynchronizeStream(aclrtStream stream)
     aclError rc = aclrt_stream_resolve(stream, false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
+    if (ACLRT_UNLIKELY(aclrt_stream_capturing(s)))
+        return aclrt_stream_refuse_capturing(s, "synchronized");
     return aclrt_stream_synchronize(s, -1);
 }
 
@@ -238,6 +254,8 @@ ACLRT_API aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t
     aclError rc = aclrt_stream_resolve(stream, false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
+    if (ACLRT_UNLIKELY(aclrt_stream_capturing(s)))
+        return aclrt_stream_refuse_capturing(s, "synchronized");
     return aclrt_stream_synchronize(s, timeout);
 }
 
@@ -250,6 +268,8 @@ ACLRT_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *statu
     aclError rc = aclrt_stream_resolve(stream, false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
+    if (ACLRT_UNLIKELY(aclrt_stream_capturing(s)))
+        return aclrt_stream_refuse_capturing(s, "queried");
     /* Streams nothing on the host waits for report complete, as their synchronize returns at once. */
     bool device_driven = (s->flags & (ACL_STREAM_PERSISTENT | ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_CPU_SCHEDULE)) != 0;
     *status = device_driven || aclrt_stream_idle(s) ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;

@@ -108,6 +108,7 @@ ACLRT_INTERNAL void aclrt_stream_free(struct aclrt_stream *s)
      */
     aclrt_stream_fold(s);
     aclrt_park_list_wake(&s->waiters, aclrt_seq_read(&s->completed));
+    aclrt_stream_capture_discard(s);
     if (aclrt_rt.backend->stream_destroy != NULL)
         aclrt_rt.backend->stream_destroy(s);
     aclrt_ring_forget(&s->ring);

@@ -52,6 +52,9 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_OVERFLOW_STATUS,   /* aclrtGetOverflowStatus: copy the overflow status (overflow.h) */
     ACLRT_TASK_OVERFLOW_RESET,    /* aclrtResetOverflowStatus */
     ACLRT_TASK_KERNEL,            /* aclrtLaunchKernel*: a function of a loaded binary (kernel_launch.h) */
+    ACLRT_TASK_MODEL,             /* aclmdlRIExecuteAsync: a captured model's tasks, in order (model.h) */
+    ACLRT_TASK_MODEL_RECORD,      /* in a model only: an event record the replay makes (event.h) */
+    ACLRT_TASK_MODEL_WAIT,        /* in a model only: an event wait the replay makes (event_wait.h) */
     ACLRT_TASK_KIND_COUNT
 };
 
@@ -81,6 +84,7 @@ struct aclrt_event_ref {
 struct aclrt_report_item;
 struct aclrt_random_job;
 struct aclrt_binary;
+struct aclrt_model_body;
 
 struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
     const struct aclrt_task_kind *kind;
@@ -165,6 +169,11 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
         struct {
             struct aclrt_random_job *job; /* owned by the task: freed when it runs or is dropped */
         } random;
+        struct {
+            struct aclrt_model_body *body; /* counted: the replay's reference (model.h) */
+            struct aclrt_task *resume;     /* the captured task that blocked, to run again; NULL: none */
+            uint32_t next;                 /* the captured task to run next */
+        } model;
     } u;
 };
 

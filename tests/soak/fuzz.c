@@ -108,7 +108,8 @@ static const char *const fz_functions[] = {
     "aclrtGetFunctionSize", "aclrtFunctionGetBinary", "aclrtKernelArgsInit", "aclrtKernelArgsAppend",
     "aclrtKernelArgsAppendPlaceHolder", "aclrtKernelArgsGetPlaceHolderBuffer", "aclrtKernelArgsParaUpdate",
     "aclrtKernelArgsFinalize", "aclrtLaunchKernel", "aclrtLaunchKernelV2", "aclrtLaunchKernelWithConfig",
-    "aclrtLaunchKernelWithHostArgs",
+    "aclrtLaunchKernelWithHostArgs", "aclmdlRICaptureBegin", "aclmdlRICaptureGetInfo", "aclmdlRICaptureEnd",
+    "aclmdlRICaptureThreadExchangeMode", "aclmdlRIExecuteAsync", "aclmdlRIExecute", "aclmdlRIDestroy",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -1556,6 +1557,81 @@ static void fz_one_call(struct fz *z)
         }
         if (junk_bin != NULL)
             (void)aclrtBinaryUnLoad(junk_bin);
+        break;
+    }
+    case 93: {
+        /*
+         * Capture and replay: a capture on one of this thread's scratch streams, always ended here (nobody
+         * else submits to them); the model replayed on any stream and destroyed here; bad input between.
+         */
+        aclrtStream cs = z->scratch[soak_pick(rng, FZ_SCRATCH)];
+        aclmdlRICaptureStatus cst;
+        aclmdlRI mdl = NULL, during = NULL;
+        aclmdlRICaptureMode mode = (aclmdlRICaptureMode)soak_pick(rng, 4);
+        FZ(CODES(P), aclmdlRICaptureThreadExchangeMode(soak_pick(rng, 8) ? &mode : NULL));
+        FZ(CODES(P, H, CN), aclmdlRICaptureGetInfo(fz_stream_any(z), fz_maybe(z, &cst), fz_maybe(z, &during)));
+        (void)aclrtSetCurrentContext(g_ctx);
+        if (cs == NULL || soak_pick(rng, 8) == 0) {
+            FZ(CODES(P, H, CN, SC, ACL_ERROR_RT_STREAM_CAPTURED),
+               aclmdlRICaptureBegin(soak_pick(rng, 2) ? fz_garbage(z) : NULL, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+            FZ(CODES(P, H, ACL_ERROR_RT_STREAM_NOT_CAPTURED), aclmdlRICaptureEnd(fz_garbage(z), &mdl));
+            FZ(CODES(P, H), aclmdlRIExecuteAsync(soak_pick(rng, 2) ? fz_garbage(z) : NULL, z->work));
+            FZ(CODES(P, H), aclmdlRIDestroy(soak_pick(rng, 2) ? fz_garbage(z) : NULL));
+            break;
+        }
+        /* THREAD_LOCAL, RELAXED or invalid: a GLOBAL capture would refuse other threads' synchronous copies. */
+        FZ(CODES(P, H, CN, SC, ACL_ERROR_RT_STREAM_CAPTURED),
+           aclmdlRICaptureBegin(cs, (aclmdlRICaptureMode)(1 + soak_pick(rng, 3))));
+        if (last_rc == ACL_SUCCESS) {
+            int n = (int)soak_pick(rng, 5);
+            for (int k = 0; k < n; k++)
+                FZ(CODES(SUBMIT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), aclrtLaunchHostFunc(cs, fz_noop, NULL));
+            switch (soak_pick(rng, 6)) {
+            case 0: FZ(CODES(H, ACL_ERROR_RT_STREAM_CAPTURED), aclrtSynchronizeStream(cs)); break;
+            case 1: {
+                /* Fork to another scratch stream and join back, through an event nobody else knows. */
+                aclrtStream fork_to = z->scratch[soak_pick(rng, FZ_SCRATCH)];
+                aclrtEvent fe = NULL;
+                if (fork_to == NULL || fork_to == cs || aclrtCreateEvent(&fe) != ACL_SUCCESS)
+                    break;
+                FZ(CODES(H, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), aclrtRecordEvent(fe, cs));
+                FZ(CODES(H, SC, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED),
+                   aclrtStreamWaitEvent(fork_to, fe));
+                FZ(CODES(SUBMIT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), aclrtLaunchHostFunc(fork_to, fz_noop, NULL));
+                if (soak_pick(rng, 4)) { /* else: not joined back, the end fails */
+                    FZ(CODES(H, SC, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), aclrtRecordEvent(fe, fork_to));
+                    FZ(CODES(H, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED),
+                       aclrtStreamWaitEvent(cs, fe));
+                }
+                (void)aclrtDestroyEvent(fe);
+                break;
+            }
+            case 2:
+                if (aclmdlRICaptureGetInfo(cs, NULL, &during) == ACL_SUCCESS && during != NULL)
+                    FZ(CODES(H, ACL_ERROR_RT_MODEL_CAPTURED), aclmdlRIDestroy(during));
+                break;
+            default: break;
+            }
+            FZ(CODES(P, H, ACL_ERROR_RT_STREAM_NOT_CAPTURED, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                     ACL_ERROR_RT_STREAM_UNJOINED),
+               aclmdlRICaptureEnd(cs, soak_pick(rng, 8) ? &mdl : NULL));
+            if (last_rc == ACL_ERROR_INVALID_PARAM) /* no output given: the capture goes on, end it for real */
+                FZ(CODES(H, ACL_ERROR_RT_STREAM_NOT_CAPTURED, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                         ACL_ERROR_RT_STREAM_UNJOINED),
+                   aclmdlRICaptureEnd(cs, &mdl));
+        }
+        if (mdl == NULL)
+            break;
+        int replays = (int)soak_pick(rng, 3);
+        for (int k = 0; k < replays; k++)
+            FZ(CODES(SUBMIT, ACL_ERROR_RT_MODEL_CONTEXT), aclmdlRIExecuteAsync(mdl, fz_stream_submit(z)));
+        if (soak_pick(rng, 4) == 0) {
+            int32_t model_timeouts[] = {-2, 0, 1, 1000};
+            FZ(CODES(P, H, R, CN, ACL_ERROR_RT_MODEL_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ASYNC),
+               aclmdlRIExecute(mdl, model_timeouts[soak_pick(rng, 4)]));
+        }
+        FZ(CODES(-2), aclmdlRIDestroy(mdl));
+        fz_add_stale(z, mdl);
         break;
     }
     default: {

@@ -1,0 +1,150 @@
+/*
+ * impl/capture.h - a stream's capture: between aclmdlRICaptureBegin and
+ * aclmdlRICaptureEnd the tasks submitted to the stream are copied here, in
+ * submission order, instead of going into its ring. aclmdlRICaptureEnd
+ * hands them to the model (model.h), which replays them.
+ *
+ * The record is part of struct aclrt_stream (stream.h); a submission looks
+ * at the stream's `capturing` flag (one load of a line it reads anyway) and
+ * only then comes here. Everything below is under one process-wide lock:
+ * captures are rare and short, and a capture may span several streams.
+ *
+ * Several streams: the stream aclmdlRICaptureBegin named is the capture's
+ * origin and holds the tasks. An event recorded on a capturing stream
+ * leaves a mark in the origin's record (it is not recorded); a stream that
+ * waits for a marked event joins the capture (its submissions go to the
+ * origin's tasks, in submission order, which every dependency between the
+ * streams follows: a wait comes after the record it waits for), and the
+ * origin's wait for an event marked on a joined stream after that stream's
+ * last task joins it back. aclmdlRICaptureEnd wants every joined stream
+ * joined back.
+ *
+ * Only kinds that run to completion on the replaying thread and own nothing
+ * a replay would consume are recorded (aclrt_capture_kind_ok). A call that
+ * cannot be captured is refused with ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT
+ * and invalidates the capture (aclmdlRICaptureEnd then returns
+ * ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), as a model that would miss a
+ * step must not be replayed.
+ */
+#ifndef ACLRT_IMPL_CAPTURE_H
+#define ACLRT_IMPL_CAPTURE_H
+
+#include "base.h"
+#include "task.h"
+
+struct aclrt_model;  /* model.h */
+struct aclrt_event;  /* event.h */
+struct aclrt_stream; /* stream.h */
+
+/* An event recorded during a capture: the stream it was recorded on, and where in the capture. */
+struct aclrt_capture_mark {
+    struct aclrt_event *event;
+    uint32_t generation;          /* the event's life (its handle's) */
+    uint32_t pos;                 /* tasks captured before it (the origin's count) */
+    struct aclrt_stream *stream;
+};
+
+struct aclrt_capture {
+    uint32_t status;              /* aclmdlRICaptureStatus (a joined stream: ACTIVE; the origin's says) */
+    struct aclrt_stream *origin;  /* a joined stream: the capture's origin; NULL: this is the origin */
+    uint32_t last;                /* a joined stream: the origin's count after its last task */
+    uint32_t rejoined;            /* a joined stream: 1 + the position of the latest mark of it the origin waited for */
+    /* The origin only: */
+    uint32_t mode;                /* aclmdlRICaptureMode given to aclmdlRICaptureBegin */
+    uint32_t tid;                 /* the thread that began it */
+    struct aclrt_model *model;    /* the model it builds (model.h) */
+    struct aclrt_task *tasks;     /* recorded so far (cache-line aligned) */
+    uint32_t count, cap;
+    struct aclrt_stream **joined; /* streams that joined */
+    uint32_t njoined, joined_cap;
+    struct aclrt_capture_mark *marks;
+    uint32_t nmarks, marks_cap;
+    struct aclrt_stream *next_active; /* the list of origins (aclrt_capture_active) */
+};
+
+static pthread_mutex_t aclrt_capture_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* Origins of captures under way, under the lock; the count is read without it (a hint, see event waits). */
+static struct aclrt_stream *aclrt_capture_active;
+static _Atomic uint32_t aclrt_captures_under_way;
+
+ACLRT_INLINE void aclrt_capture_lock(void)
+{
+    pthread_mutex_lock(&aclrt_capture_mutex);
+}
+
+ACLRT_INLINE void aclrt_capture_unlock(void)
+{
+    pthread_mutex_unlock(&aclrt_capture_mutex);
+}
+
+/* Is any capture under way? Relaxed: a hint for calls that only then look (the lock decides). */
+ACLRT_INLINE bool aclrt_capture_any(void)
+{
+    return atomic_load_explicit(&aclrt_captures_under_way, memory_order_relaxed) != 0;
+}
+
+/* The calling thread's capture mode (aclmdlRICaptureThreadExchangeMode); a thread starts in GLOBAL. */
+static _Thread_local aclmdlRICaptureMode aclrt_capture_thread_mode = ACL_MODEL_RI_CAPTURE_MODE_GLOBAL;
+
+/*
+ * Kinds a model can hold and replay: they complete on the replaying thread
+ * (or block on a report thread and resume), and what they hold is either
+ * nothing or, for a kernel, handed over to the model (model.h).
+ */
+ACLRT_INLINE bool aclrt_capture_kind_ok(enum aclrt_task_kind_id id)
+{
+    switch (id) {
+    case ACLRT_TASK_NOP:
+    case ACLRT_TASK_HOST_FUNC:
+    case ACLRT_TASK_CALLBACK:
+    case ACLRT_TASK_HOST_KERNEL:
+    case ACLRT_TASK_MEMCPY:
+    case ACLRT_TASK_MEMSET:
+    case ACLRT_TASK_REDUCE:
+    case ACLRT_TASK_KERNEL:
+    case ACLRT_TASK_MODEL_RECORD:
+    case ACLRT_TASK_MODEL_WAIT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Make room for one more element of an array of `size`-byte elements (`align`: 0 or a power of two). */
+static bool aclrt_capture_grow(void **array, uint32_t *cap, uint32_t count, size_t size, size_t align)
+{
+    if (count < *cap)
+        return true;
+    uint32_t more = *cap == 0 ? 16 : *cap * 2;
+    if (more <= *cap)
+        return false;
+    void *grown = align != 0 ? aligned_alloc(align, (size_t)more * size) : malloc((size_t)more * size);
+    if (grown == NULL)
+        return false;
+    if (count > 0)
+        memcpy(grown, *array, (size_t)count * size);
+    free(*array);
+    *array = grown;
+    *cap = more;
+    return true;
+}
+
+/* Append a copy of `task` to an origin's record (under the lock). False: out of memory. */
+static bool aclrt_capture_append(struct aclrt_capture *c, const struct aclrt_task *task)
+{
+    if (!aclrt_capture_grow((void **)&c->tasks, &c->cap, c->count, sizeof(struct aclrt_task), ACLRT_CACHELINE))
+        return false;
+    c->tasks[c->count++] = *task;
+    return true;
+}
+
+/* Tasks that will never run (a capture thrown away, a model destroyed): what they hold goes. */
+static void aclrt_capture_drop_tasks(struct aclrt_task *tasks, uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++)
+        if (tasks[i].kind->drop != NULL)
+            tasks[i].kind->drop(&tasks[i]);
+    free(tasks);
+}
+
+#endif /* ACLRT_IMPL_CAPTURE_H */

@@ -1,0 +1,481 @@
+/*
+ * impl/model.h - models (aclmdlRI) captured from a stream, and their replay.
+ *
+ * aclmdlRICaptureBegin makes the model (its handle is what
+ * aclmdlRICaptureGetInfo reports) and starts the stream's capture
+ * (capture.h); aclmdlRICaptureEnd moves the recorded tasks into the model's
+ * body. The body is immutable from then on and reference-counted: the
+ * model holds one reference, every replay in flight one more, so
+ * aclmdlRIDestroy returns at once and a pending replay still runs to the
+ * end; the last reference drops what the tasks hold (kernel argument
+ * copies, binaries counted in flight).
+ *
+ * A replay (aclmdlRIExecuteAsync) is ONE task of the stream (kind
+ * ACLRT_TASK_MODEL): its run runs the captured tasks in order on the
+ * executing thread, each from a fresh copy of its record, so no replay
+ * changes the model. A task that blocks (a host function handed to a
+ * subscribed thread) blocks the model task: the copy is kept, the stream
+ * parks as for any blocked task, and the model task resumes with it. The
+ * first failing task ends the replay with its code (later tasks do not run).
+ *
+ * Each slot has a small lock, in the slot (whose memory lives as long as
+ * the table): a lookup takes it and checks the handle again, so a replay's
+ * reference and a destroy never cross.
+ */
+#ifndef ACLRT_IMPL_MODEL_H
+#define ACLRT_IMPL_MODEL_H
+
+#include "base.h"
+#include "block.h"
+#include "capture.h"
+#include "context.h"
+#include "error.h"
+#include "exec.h"
+#include "handle.h"
+#include "report.h"
+#include "stream.h"
+#include "stream_api.h"
+#include "stream_wait.h"
+#include "task.h"
+#include "thread.h"
+
+#define ACLRT_MODEL_CAPTURING 0u /* aclmdlRICaptureBegin .. End */
+#define ACLRT_MODEL_READY 1u     /* built: replays run its body */
+
+struct aclrt_model_body {
+    _Atomic uint32_t refs; /* the model's, and one per replay not done */
+    uint32_t count;
+    struct aclrt_task *tasks; /* as captured (cache-line aligned) */
+};
+
+struct aclrt_model {
+    struct aclrt_slot hdr;
+    _Atomic bool lock; /* over the fields below and the slot's life */
+    uint32_t state;
+    struct aclrt_context *ctx;
+    struct aclrt_stream *stream; /* CAPTURING: the stream whose capture builds it */
+    struct aclrt_model_body *body; /* READY */
+};
+
+static struct aclrt_table aclrt_models = ACLRT_TABLE_INIT(ACLRT_KIND_MODEL, struct aclrt_model, "model");
+
+/* Acquire: pairs with the release in aclrt_model_unlock. */
+ACLRT_INLINE void aclrt_model_lock(struct aclrt_model *m)
+{
+    unsigned spins = 0;
+    while (atomic_exchange_explicit(&m->lock, true, memory_order_acquire)) {
+        if (++spins < 64)
+            aclrt_cpu_relax();
+        else
+            sched_yield();
+    }
+}
+
+/* Release: pairs with the acquire in aclrt_model_lock (the next holder sees our writes). */
+ACLRT_INLINE void aclrt_model_unlock(struct aclrt_model *m)
+{
+    atomic_store_explicit(&m->lock, false, memory_order_release);
+}
+
+/* Lock m if the handle h still names it (true); otherwise leave it alone (false). */
+static bool aclrt_model_lock_alive(struct aclrt_model *m, const void *h)
+{
+    aclrt_model_lock(m);
+    if ((struct aclrt_model *)aclrt_table_lookup(&aclrt_models, h) == m)
+        return true;
+    aclrt_model_unlock(m);
+    return false;
+}
+
+/* The live model a handle names, locked. */
+static aclError aclrt_model_get(aclmdlRI modelRI, struct aclrt_model **out)
+{
+    if (modelRI == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
+    struct aclrt_model *m = (struct aclrt_model *)aclrt_table_lookup(&aclrt_models, modelRI);
+    if (m == NULL || !aclrt_model_lock_alive(m, modelRI))
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "modelRI %p is not a live model (destroyed, stale or garbage)",
+                          modelRI);
+    *out = m;
+    return ACL_SUCCESS;
+}
+
+static void aclrt_model_body_put(struct aclrt_model_body *b)
+{
+    /* Acq_rel: the last one to let go sees every replay's end (their reads of the tasks). */
+    if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    aclrt_capture_drop_tasks(b->tasks, b->count);
+    free(b);
+}
+
+/* End a model's life (the caller holds its lock, which this releases); its body goes when no replay holds it. */
+static void aclrt_model_retire(struct aclrt_model *m)
+{
+    struct aclrt_model_body *b = m->body;
+    m->body = NULL;
+    m->stream = NULL;
+    aclrt_table_retire(&m->hdr);
+    aclrt_model_unlock(m);
+    aclrt_table_free(&aclrt_models, &m->hdr);
+    if (b != NULL)
+        aclrt_model_body_put(b);
+}
+
+/* ------------------------------------------------------------------------
+ * The replay task
+ * ------------------------------------------------------------------------ */
+
+/*
+ * A captured record made ready to run once: what the model owns stays the
+ * model's (a kernel's argument copy and its binary's count are dropped
+ * with the model, not by the run).
+ */
+ACLRT_INLINE void aclrt_model_task_copy(struct aclrt_task *dst, const struct aclrt_task *src)
+{
+    *dst = *src;
+    if (dst->kind->id == ACLRT_TASK_KERNEL) {
+        dst->u.kernel.owned = 0;
+        dst->u.kernel.binary = NULL;
+    }
+}
+
+/*
+ * A captured task blocked and there is no memory to keep its copy: wait for
+ * the block here, on this thread, then let go of the park's reference.
+ */
+static void aclrt_model_wait_block(struct aclrt_block *blk)
+{
+    while (!aclrt_block_over(blk))
+        sched_yield();
+    if (blk->held != NULL)
+        aclrt_report_item_put(blk->held);
+    blk->held = NULL;
+}
+
+static int aclrt_model_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    struct aclrt_model_body *b = t->u.model.body;
+    struct aclrt_task *resume = t->u.model.resume;
+    struct aclrt_task here;
+    int rc = ACL_SUCCESS;
+    for (uint32_t i = t->u.model.next; i < b->count; i++) {
+        struct aclrt_task *sub = resume;
+        if (sub == NULL) {
+            aclrt_model_task_copy(&here, &b->tasks[i]);
+            sub = &here;
+        }
+        aclrt_tls.ctx_handle = NULL; /* as between the stream's own tasks (exec.h) */
+        rc = sub->kind->run(s, sub, blk);
+        while (ACLRT_UNLIKELY(rc == ACLRT_TASK_BLOCKED)) {
+            if (resume == NULL) {
+                resume = (struct aclrt_task *)aligned_alloc(ACLRT_CACHELINE, sizeof *resume);
+                if (resume == NULL) {
+                    aclrt_model_wait_block(blk);
+                    *blk = (struct aclrt_block)ACLRT_BLOCK_NONE;
+                    rc = sub->kind->run(s, sub, blk);
+                    continue;
+                }
+                *resume = here;
+            }
+            t->u.model.next = i;
+            t->u.model.resume = resume;
+            return ACLRT_TASK_BLOCKED;
+        }
+        if (resume != NULL) {
+            free(resume);
+            resume = NULL;
+            t->u.model.resume = NULL;
+        }
+        if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+            break;
+    }
+    t->u.model.body = NULL;
+    aclrt_model_body_put(b);
+    return rc;
+}
+
+/* A replay dropped (discarded, or its context stopped), perhaps half-way: what it holds goes. */
+static void aclrt_model_drop(struct aclrt_task *t)
+{
+    struct aclrt_task *resume = t->u.model.resume;
+    if (resume != NULL) {
+        if (resume->kind->drop != NULL)
+            resume->kind->drop(resume); /* a copy: only what the run took (a handed-off item) */
+        free(resume);
+        t->u.model.resume = NULL;
+    }
+    if (t->u.model.body != NULL) {
+        aclrt_model_body_put(t->u.model.body);
+        t->u.model.body = NULL;
+    }
+}
+
+static const struct aclrt_task_kind aclrt_kind_model = {ACLRT_TASK_MODEL, "model", aclrt_model_run, aclrt_model_drop};
+
+/* ------------------------------------------------------------------------
+ * API
+ * ------------------------------------------------------------------------ */
+
+ACLRT_INLINE bool aclrt_capture_mode_valid(aclmdlRICaptureMode mode)
+{
+    return (unsigned)mode <= (unsigned)ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
+}
+
+ACLRT_API aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
+{
+    ACLRT_ENTER();
+    if (stream == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream cannot be captured)");
+    if (!aclrt_capture_mode_valid(mode))
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "mode %d is not an aclmdlRICaptureMode", (int)mode);
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve(stream, true, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (aclrt_stream_capturing(s))
+        return aclrt_fail(ACL_ERROR_RT_STREAM_CAPTURED, "stream %p is already capturing a model", stream);
+    struct aclrt_model *m = (struct aclrt_model *)aclrt_table_alloc(&aclrt_models);
+    if (m == NULL)
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a model");
+    aclrt_model_lock(m); /* a late lookup of the slot's previous life may still hold it */
+    m->state = ACLRT_MODEL_CAPTURING;
+    m->ctx = s->ctx;
+    m->stream = s;
+    m->body = NULL;
+    void *handle = aclrt_table_publish(&aclrt_models, &m->hdr);
+    aclrt_model_unlock(m);
+
+    aclrt_capture_lock();
+    bool busy = s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE;
+    if (!busy)
+        aclrt_capture_start(s, (uint32_t)mode, m);
+    aclrt_capture_unlock();
+    if (busy) {
+        if (aclrt_model_lock_alive(m, handle))
+            aclrt_model_retire(m);
+        return aclrt_fail(ACL_ERROR_RT_STREAM_CAPTURED, "stream %p is already capturing a model", stream);
+    }
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI)
+{
+    ACLRT_ENTER();
+    if (stream == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL");
+    if (status == NULL && modelRI == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "status and modelRI (outputs) are both NULL");
+    /* A forked child: the capture lock may have been held by a thread the child does not have. */
+    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
+        return aclrt_fail_orphaned();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    aclrt_capture_lock();
+    uint32_t st = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
+    struct aclrt_model *m = NULL;
+    if (s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE) {
+        struct aclrt_stream *o = aclrt_capture_origin(s);
+        st = o->capture.status;
+        m = o->capture.model;
+    }
+    aclrt_capture_unlock();
+    if (status != NULL)
+        *status = (aclmdlRICaptureStatus)st;
+    if (modelRI != NULL)
+        *modelRI = m != NULL ? aclrt_slot_handle(&aclrt_models, &m->hdr) : NULL;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
+{
+    ACLRT_ENTER();
+    if (stream == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL");
+    if (modelRI == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "modelRI (output) is NULL");
+    *modelRI = NULL;
+    /* A forked child: the capture lock may have been held by a thread the child does not have. */
+    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
+        return aclrt_fail_orphaned();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    aclrt_capture_lock();
+    struct aclrt_capture *c = &s->capture;
+    uint32_t st = c->status;
+    if (st == ACL_MODEL_RI_CAPTURE_STATUS_NONE) {
+        aclrt_capture_unlock();
+        return aclrt_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED,
+                          "stream %p is not capturing (aclmdlRICaptureBegin first)", stream);
+    }
+    if (c->origin != NULL) {
+        int origin = (int)aclrt_slot_index(&c->origin->hdr);
+        aclrt_capture_unlock();
+        return aclrt_fail(ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED,
+                          "stream %p joined the capture of stream %d, which began it; end it there", stream, origin);
+    }
+    struct aclrt_stream *unjoined = aclrt_capture_unjoined(s);
+    int unjoined_id = unjoined != NULL ? (int)aclrt_slot_index(&unjoined->hdr) : -1;
+    uint32_t mode = c->mode, tid = c->tid;
+    struct aclrt_model *m = c->model;
+    void *handle = aclrt_slot_handle(&aclrt_models, &m->hdr); /* alive: not destroyed while its stream captures it */
+    struct aclrt_task *tasks;
+    uint32_t count;
+    aclrt_capture_finish(s, &tasks, &count);
+    aclrt_capture_unlock();
+
+    rc = ACL_SUCCESS;
+    struct aclrt_model_body *b = NULL;
+    if (mode != ACL_MODEL_RI_CAPTURE_MODE_RELAXED && tid != aclrt_thread_tid())
+        rc = aclrt_fail(ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD,
+                        "the capture on stream %p began on another thread and its mode is not "
+                        "ACL_MODEL_RI_CAPTURE_MODE_RELAXED; the capture is ended and its model destroyed",
+                        stream);
+    else if (st == ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED)
+        rc = aclrt_fail(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                        "the capture on stream %p was invalidated by a call that cannot be captured; "
+                        "its model is destroyed",
+                        stream);
+    else if (unjoined != NULL)
+        rc = aclrt_fail(ACL_ERROR_RT_STREAM_UNJOINED,
+                        "stream %d joined the capture on stream %p and was not joined back (an event recorded on it "
+                        "after its last task, waited for by the origin stream); the capture is ended and its model "
+                        "destroyed",
+                        unjoined_id, stream);
+    else if ((b = (struct aclrt_model_body *)malloc(sizeof *b)) == NULL)
+        rc = aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a model");
+    if (rc != ACL_SUCCESS) {
+        aclrt_capture_drop_tasks(tasks, count);
+        if (aclrt_model_lock_alive(m, handle))
+            aclrt_model_retire(m);
+        return rc;
+    }
+    atomic_init(&b->refs, 1);
+    b->count = count;
+    b->tasks = tasks;
+    /* A destroy that came between the capture's end and here (another thread's) took the model away. */
+    if (!aclrt_model_lock_alive(m, handle)) {
+        aclrt_capture_drop_tasks(tasks, count);
+        free(b);
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "the capture's model was destroyed while the capture ended");
+    }
+    m->state = ACLRT_MODEL_READY;
+    m->stream = NULL;
+    m->body = b;
+    *modelRI = handle;
+    aclrt_model_unlock(m);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode)
+{
+    ACLRT_ENTER();
+    if (mode == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "mode is NULL");
+    if (!aclrt_capture_mode_valid(*mode))
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "mode %d is not an aclmdlRICaptureMode", (int)*mode);
+    aclmdlRICaptureMode old = aclrt_capture_thread_mode;
+    aclrt_capture_thread_mode = *mode;
+    *mode = old;
+    return ACL_SUCCESS;
+}
+
+/* Submit a replay of the model to s; *number (if not NULL) is its task's number. */
+static aclError aclrt_model_submit(aclmdlRI modelRI, struct aclrt_stream *s, uint64_t *number)
+{
+    struct aclrt_model *m;
+    aclError rc = aclrt_model_get(modelRI, &m);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (m->state != ACLRT_MODEL_READY) {
+        aclrt_model_unlock(m);
+        return aclrt_fail(ACL_ERROR_RT_MODEL_CAPTURED,
+                          "modelRI %p is still being captured (aclmdlRICaptureEnd first)", modelRI);
+    }
+    if (m->ctx != s->ctx) {
+        aclrt_model_unlock(m);
+        return aclrt_fail(ACL_ERROR_RT_MODEL_CONTEXT, "modelRI %p belongs to another context than the stream's",
+                          modelRI);
+    }
+    struct aclrt_model_body *b = m->body;
+    atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed); /* the model's own reference keeps it */
+    aclrt_model_unlock(m);
+    struct aclrt_task t;
+    memset(&t, 0, sizeof t);
+    t.kind = &aclrt_kind_model;
+    t.u.model.body = b;
+    rc = aclrt_stream_submit(s, &t, number);
+    if (rc != ACL_SUCCESS)
+        aclrt_model_body_put(b);
+    return rc;
+}
+
+ACLRT_API aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream)
+{
+    ACLRT_ENTER();
+    if (modelRI == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve(stream, true, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return aclrt_model_submit(modelRI, s, NULL);
+}
+
+ACLRT_API aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout)
+{
+    ACLRT_ENTER();
+    if (modelRI == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
+    if (timeout == 0 || timeout < -1)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms is invalid (-1 waits forever, > 0 is a limit)",
+                          (int)timeout);
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve(NULL, true, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (aclrt_running_stream() == s)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "a task of the default stream cannot execute a model on it and wait (it would wait for "
+                          "itself)");
+    uint64_t number;
+    if ((rc = aclrt_model_submit(modelRI, s, &number)) != ACL_SUCCESS)
+        return rc;
+    rc = aclrt_stream_wait_count(s, number, timeout, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+    if (rc != ACL_SUCCESS)
+        return aclrt_stream_wait_fail(s, rc, "the model's execution", timeout);
+    aclError err = aclrt_stream_take_error(s);
+    if (err != ACL_SUCCESS)
+        return aclrt_fail(err, "a task of the model (or earlier work of the default stream) failed");
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclmdlRIDestroy(aclmdlRI modelRI)
+{
+    ACLRT_ENTER();
+    struct aclrt_model *m;
+    aclError rc = aclrt_model_get(modelRI, &m);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (m->state == ACLRT_MODEL_CAPTURING) {
+        /* Refused while its stream still captures it; a capture that went with its stream left it behind. */
+        struct aclrt_stream *s = m->stream;
+        aclrt_capture_lock();
+        bool building = s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && s->capture.origin == NULL &&
+                        s->capture.model == m;
+        aclrt_capture_unlock();
+        if (building) {
+            aclrt_model_unlock(m);
+            return aclrt_fail(ACL_ERROR_RT_MODEL_CAPTURED,
+                              "modelRI %p is being captured; end the capture (aclmdlRICaptureEnd) first", modelRI);
+        }
+    }
+    aclrt_model_retire(m);
+    return ACL_SUCCESS;
+}
+
+#endif /* ACLRT_IMPL_MODEL_H */

@@ -1,0 +1,813 @@
+/*
+ * tests/test_capture.c - pins capture and replay (docs/SEMANTICS.md,
+ * "Capture and replay"):
+ *
+ *   - work submitted to a capturing stream is recorded, not run; a replay
+ *     (aclmdlRIExecuteAsync) runs it, in capture order, every time, and in
+ *     order with the stream's other work;
+ *   - aclmdlRIExecute returns when the replay is done, or at its timeout;
+ *   - aclmdlRIDestroy lets a pending replay finish;
+ *   - a blocking step (a host function served by a subscribed thread)
+ *     parks the replay and resumes it;
+ *   - a failing step ends the replay with its code;
+ *   - the capture's rules: no synchronize, query or destroy of a capturing
+ *     stream; a call that cannot be captured invalidates the capture; the
+ *     capture's status and model as aclmdlRICaptureGetInfo reports them;
+ *     the thread that may end it; bad input gets its documented code and a
+ *     message.
+ */
+#define _GNU_SOURCE
+
+#include "check.h"
+#include "gate.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+static aclrtContext main_ctx;
+
+/* A log of host functions, in the order they ran. */
+#define LOG_CAP 4096
+static atomic_int log_len;
+static int log_val[LOG_CAP];
+
+static void log_reset(void)
+{
+    atomic_store(&log_len, 0);
+}
+
+static void log_fn(void *arg)
+{
+    int i = atomic_fetch_add(&log_len, 1);
+    if (i < LOG_CAP)
+        log_val[i] = (int)(intptr_t)arg;
+}
+
+#define LOG(v) ((void *)(intptr_t)(v))
+
+static aclrtStream new_stream(void)
+{
+    aclrtStream s = NULL;
+    CHECK_OK(aclrtCreateStream(&s));
+    return s;
+}
+
+/* Capture `n` logging host functions (values base .. base+n-1) on s into a model. */
+static aclmdlRI capture_log(aclrtStream s, int base, int n)
+{
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    for (int i = 0; i < n; i++)
+        CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(base + i)));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK(m != NULL);
+    return m;
+}
+
+TEST(captured_work_does_not_run_at_capture_and_each_replay_runs_it_in_order)
+{
+    log_reset();
+    aclrtStream s = new_stream();
+    aclmdlRI m = capture_log(s, 10, 5);
+    /* A task submitted after the capture runs after anything the capture let through to the ring. */
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(99)));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_EQ(99, log_val[0]);
+    for (int r = 0; r < 3; r++)
+        CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(16, atomic_load(&log_len));
+    for (int r = 0; r < 3; r++)
+        for (int i = 0; i < 5; i++)
+            CHECK_EQ(10 + i, log_val[1 + r * 5 + i]);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(replay_orders_with_the_work_before_and_after_it_on_the_stream)
+{
+    log_reset();
+    aclrtStream s = new_stream();
+    aclmdlRI m = capture_log(s, 1, 2);
+    struct gate *g = new_gate();
+    CHECK_OK(aclrtLaunchHostFunc(s, gate_fn, g));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(0)));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(3)));
+    CHECK(gate_wait_entered(g));
+    CHECK_EQ(0, atomic_load(&log_len)); /* the replay waits behind the gate */
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(4, atomic_load(&log_len));
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(i, log_val[i]);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+static atomic_int kernel_sum;
+
+static aclError sum_kernel(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    (void)numBlocks;
+    atomic_fetch_add(&kernel_sum, (int)blockIdx + (int)(intptr_t)args);
+    return ACL_SUCCESS;
+}
+
+TEST(copies_memsets_and_host_kernels_are_replayed_with_their_arguments)
+{
+    atomic_store(&kernel_sum, 0);
+    aclrtStream s = new_stream();
+    unsigned char *src = NULL, *dst = NULL;
+    CHECK_OK(aclrtMallocHost((void **)&src, 64));
+    CHECK_OK(aclrtMallocHost((void **)&dst, 64));
+    memset(src, 0, 64);
+    memset(dst, 0, 64);
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    CHECK_OK(aclrtMemsetAsync(src, 64, 7, 64, s));
+    CHECK_OK(aclrtMemcpyAsync(dst, 64, src, 64, ACL_MEMCPY_HOST_TO_HOST, s));
+    CHECK_OK(aclrtxLaunchHostKernel(s, 4, sum_kernel, (void *)(intptr_t)10)); /* 10+11+12+13 */
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(0, dst[0]);
+    CHECK_EQ(0, atomic_load(&kernel_sum));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    for (int i = 0; i < 64; i++)
+        CHECK_EQ(7, dst[i]);
+    CHECK_EQ(46, atomic_load(&kernel_sum));
+    memset(dst, 0, 64);
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(7, dst[63]);
+    CHECK_EQ(92, atomic_load(&kernel_sum));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtFreeHost(src));
+    CHECK_OK(aclrtFreeHost(dst));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+/* As tests/kernels/test_kernels.c's count_runs reads them. */
+struct count_args {
+    atomic_int *n;
+};
+
+TEST(a_kernel_replays_with_the_arguments_copied_at_capture_and_outlives_its_unload)
+{
+    aclrtBinHandle bin = NULL;
+    aclError rc = aclrtBinaryLoadFromFile(ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so", NULL, &bin);
+    if (rc != ACL_SUCCESS && strcmp(aclrtxGetBackendName(), "cuda") == 0)
+        return; /* a real GPU's driver loads no host shared objects */
+    CHECK_OK(rc);
+    aclrtFuncHandle f = NULL;
+    CHECK_OK(aclrtBinaryGetFunction(bin, "count_runs", &f));
+    aclrtStream s = new_stream();
+    atomic_int n = 0, other = 0;
+    struct count_args a = {&n};
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchKernelWithHostArgs(f, 3, s, NULL, &a, sizeof a, NULL, 0));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    a.n = &other; /* the launch copied its arguments */
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(6, atomic_load(&n));
+    CHECK_OK(aclrtBinaryUnLoad(bin)); /* the model keeps its code */
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(9, atomic_load(&n));
+    CHECK_EQ(0, atomic_load(&other));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(execute_returns_when_the_replay_is_done)
+{
+    log_reset();
+    aclrtStream s = new_stream();
+    aclmdlRI m = capture_log(s, 5, 3);
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(3, atomic_load(&log_len));
+    CHECK_EQ(7, log_val[2]);
+    CHECK_OK(aclmdlRIExecute(m, 60000));
+    CHECK_EQ(6, atomic_load(&log_len));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(execute_returns_the_sync_timeout_when_the_replay_is_not_done_in_time)
+{
+    aclrtStream s = new_stream();
+    struct gate *g = new_gate();
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, gate_fn, g));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, aclmdlRIExecute(m, 20));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "did not finish within 20 ms");
+    CHECK(gate_wait_entered(g));
+    CHECK_EQ(0, atomic_load(&g->done));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(NULL));
+    CHECK_EQ(1, atomic_load(&g->done));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(destroy_lets_a_pending_replay_finish_and_the_handle_dies)
+{
+    log_reset();
+    aclrtStream s = new_stream();
+    aclmdlRI m = capture_log(s, 1, 4);
+    struct gate *g = new_gate();
+    CHECK_OK(aclrtLaunchHostFunc(s, gate_fn, g));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIExecuteAsync(m, s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not a live model");
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIDestroy(m));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(8, atomic_load(&log_len));
+    CHECK_EQ(4, log_val[7]);
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(one_model_replays_on_two_streams_at_once)
+{
+    log_reset();
+    aclrtStream a = new_stream(), b = new_stream();
+    aclmdlRI m = capture_log(a, 0, 10);
+    for (int r = 0; r < 20; r++) {
+        CHECK_OK(aclmdlRIExecuteAsync(m, a));
+        CHECK_OK(aclmdlRIExecuteAsync(m, b));
+    }
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_EQ(400, atomic_load(&log_len));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+/* A host-function thread serving a stream: a replay's host functions block on it and resume. */
+static atomic_int serve_stop;
+static aclrtContext serve_ctx;
+
+static void *serve_host_funcs(void *arg)
+{
+    (void)arg;
+    aclrtSetCurrentContext(serve_ctx);
+    while (!atomic_load(&serve_stop))
+        aclrtProcessHostFunc(10);
+    return NULL;
+}
+
+TEST(replay_of_host_functions_served_by_a_subscribed_thread_blocks_and_resumes)
+{
+    log_reset();
+    atomic_store(&serve_stop, 0);
+    serve_ctx = main_ctx;
+    aclrtStream s = new_stream();
+    pthread_t th;
+    CHECK_EQ(0, pthread_create(&th, NULL, serve_host_funcs, NULL));
+    CHECK_OK(aclrtSubscribeHostFunc((uint64_t)th, s));
+    aclmdlRI m = capture_log(s, 0, 6);
+    for (int r = 0; r < 3; r++)
+        CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(18, atomic_load(&log_len));
+    for (int i = 0; i < 18; i++)
+        CHECK_EQ(i % 6, log_val[i]);
+    CHECK_OK(aclrtUnSubscribeHostFunc((uint64_t)th, s));
+    atomic_store(&serve_stop, 1);
+    pthread_join(th, NULL);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+static aclError failing_kernel(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    (void)blockIdx, (void)numBlocks, (void)args;
+    return ACL_ERROR_RT_AICORE_EXCEPTION;
+}
+
+TEST(a_failing_step_ends_the_replay_with_its_code)
+{
+    log_reset();
+    aclrtStream s = new_stream();
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclrtxLaunchHostKernel(s, 1, failing_kernel, NULL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(2)));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(3)));
+    CHECK_EQ(ACL_ERROR_RT_AICORE_EXCEPTION, aclrtSynchronizeStream(s));
+    CHECK_EQ(2, atomic_load(&log_len));
+    CHECK_EQ(1, log_val[0]);
+    CHECK_EQ(3, log_val[1]); /* the replay stopped; the stream went on */
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(get_info_reports_none_active_and_the_model_end_returns)
+{
+    aclrtStream s = new_stream();
+    aclmdlRICaptureStatus st = ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED;
+    aclmdlRI during = (aclmdlRI)1;
+    CHECK_OK(aclmdlRICaptureGetInfo(s, &st, &during));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_NONE, st);
+    CHECK(during == NULL);
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL));
+    CHECK_OK(aclmdlRICaptureGetInfo(s, &st, &during));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE, st);
+    CHECK(during != NULL);
+    CHECK_OK(aclmdlRICaptureGetInfo(s, &st, NULL)); /* one output is enough */
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK(m == during);
+    CHECK_OK(aclmdlRICaptureGetInfo(s, &st, &during));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_NONE, st);
+    CHECK(during == NULL);
+    CHECK_OK(aclmdlRIExecute(m, -1)); /* an empty model replays as nothing */
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(a_capturing_stream_is_not_synchronized_queried_or_destroyed)
+{
+    log_reset();
+    aclrtStream s = new_stream();
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclrtSynchronizeStream(s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "capturing");
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclrtSynchronizeStreamWithTimeout(s, 100));
+    aclrtStreamStatus status;
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclrtStreamQuery(s, &status));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclrtDestroyStream(s));
+    aclmdlRICaptureStatus st;
+    CHECK_OK(aclmdlRICaptureGetInfo(s, &st, NULL));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE, st); /* refused, not invalidated */
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(a_call_that_cannot_be_captured_invalidates_the_capture)
+{
+    log_reset();
+    aclrtStream s = new_stream(), other = new_stream();
+    aclrtEvent ev, sync_ev;
+    CHECK_OK(aclrtCreateEvent(&ev));
+    CHECK_OK(aclrtCreateEventWithFlag(&sync_ev, ACL_EVENT_SYNC));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, aclrtResetEvent(sync_ev, s)); /* on an idle stream, too */
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "cannot be captured");
+    aclmdlRICaptureStatus st;
+    aclmdlRI during = NULL;
+    CHECK_OK(aclmdlRICaptureGetInfo(s, &st, &during));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED, st);
+    CHECK(during != NULL);
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, aclrtLaunchHostFunc(s, log_fn, LOG(2)));
+    aclmdlRI m = (aclmdlRI)1;
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, aclmdlRICaptureEnd(s, &m));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "invalidated");
+    CHECK(m == NULL);
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIExecuteAsync(during, s)); /* the model went with it */
+    /* A wait for work outside the capture is refused the same way. */
+    CHECK_OK(aclrtRecordEvent(ev, other));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, aclrtStreamWaitEvent(s, ev));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, aclmdlRICaptureEnd(s, &m));
+    /* The stream works as before. */
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(3)));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_EQ(3, log_val[0]);
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyEvent(sync_ev));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(other));
+}
+
+TEST(a_forked_and_joined_stream_is_captured_into_the_same_model_in_order)
+{
+    log_reset();
+    aclrtStream s = new_stream(), b = new_stream();
+    aclrtEvent fork, join;
+    CHECK_OK(aclrtCreateEvent(&fork));
+    CHECK_OK(aclrtCreateEvent(&join));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclrtRecordEvent(fork, s));
+    CHECK_OK(aclrtStreamWaitEvent(b, fork)); /* b joins the capture */
+    aclmdlRICaptureStatus st;
+    aclmdlRI during_s = NULL, during_b = NULL;
+    CHECK_OK(aclmdlRICaptureGetInfo(b, &st, &during_b));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE, st);
+    CHECK_OK(aclmdlRICaptureGetInfo(s, NULL, &during_s));
+    CHECK(during_b == during_s);
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(2)));
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(3)));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclrtSynchronizeStream(b));
+    CHECK_OK(aclrtRecordEvent(join, b));
+    CHECK_OK(aclrtStreamWaitEvent(s, join)); /* b joins back */
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(4)));
+    aclmdlRI m = NULL;
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED, aclmdlRICaptureEnd(b, &m));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "joined the capture");
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK(m == during_s);
+    CHECK_OK(aclmdlRICaptureGetInfo(b, &st, NULL));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_NONE, st);
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(0, atomic_load(&log_len)); /* nothing ran at capture */
+    for (int r = 0; r < 2; r++)
+        CHECK_OK(aclmdlRIExecuteAsync(m, b));
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_EQ(8, atomic_load(&log_len));
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ(1 + i % 4, log_val[i]);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyEvent(fork));
+    CHECK_OK(aclrtDestroyEvent(join));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+TEST(a_joined_stream_not_joined_back_fails_the_end_and_every_stream_leaves)
+{
+    log_reset();
+    aclrtStream s = new_stream(), b = new_stream();
+    aclrtEvent fork, join;
+    CHECK_OK(aclrtCreateEvent(&fork));
+    CHECK_OK(aclrtCreateEvent(&join));
+    /* Never joined back. */
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtRecordEvent(fork, s));
+    CHECK_OK(aclrtStreamWaitEvent(b, fork));
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(1)));
+    aclmdlRI m = (aclmdlRI)1;
+    CHECK_EQ(ACL_ERROR_RT_STREAM_UNJOINED, aclmdlRICaptureEnd(s, &m));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not joined back");
+    CHECK(m == NULL);
+    aclmdlRICaptureStatus st;
+    CHECK_OK(aclmdlRICaptureGetInfo(b, &st, NULL));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_NONE, st);
+    /* Joined back, then more work on the joined stream: not joined back after its last task. */
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtRecordEvent(fork, s));
+    CHECK_OK(aclrtStreamWaitEvent(b, fork));
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(2)));
+    CHECK_OK(aclrtRecordEvent(join, b));
+    CHECK_OK(aclrtStreamWaitEvent(s, join));
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(3)));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_UNJOINED, aclmdlRICaptureEnd(s, &m));
+    /* Both streams work as before; nothing captured ran. */
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(9)));
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_EQ(9, log_val[0]);
+    CHECK_OK(aclrtDestroyEvent(fork));
+    CHECK_OK(aclrtDestroyEvent(join));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+/* Logs whether the gate was done when it ran. */
+static void log_gate_done(void *arg)
+{
+    log_fn(LOG(atomic_load(&((struct gate *)arg)->done)));
+}
+
+TEST(an_external_wait_captured_waits_at_each_replay_for_what_the_event_has_then)
+{
+    log_reset();
+    aclrtStream s = new_stream(), x = new_stream();
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_SYNC));
+    struct gate *g = new_gate();
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    CHECK_OK(aclrtStreamWaitEventWithFlag(s, ev, 0, ACL_EVENT_WAIT_EXTERNAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_gate_done, g));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    /* Not recorded at the replay: nothing to wait for. */
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_EQ(0, log_val[0]);
+    /* Recorded behind a gate on another stream: the replay waits for the gate (parked, then resumed). */
+    CHECK_OK(aclrtLaunchHostFunc(x, gate_fn, g));
+    CHECK_OK(aclrtRecordEvent(ev, x));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK(gate_wait_entered(g));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(2, atomic_load(&log_len));
+    CHECK_EQ(1, log_val[1]);
+    CHECK_OK(aclrtSynchronizeStream(x));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_NOT_CAPTURED, aclrtStreamWaitEventWithFlag(s, ev, 0, ACL_EVENT_WAIT_EXTERNAL));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(x));
+}
+
+TEST(an_abort_drops_a_replay_parked_half_way)
+{
+    log_reset();
+    aclrtStream s = new_stream(), x = new_stream();
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_SYNC));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclrtStreamWaitEventWithFlag(s, ev, 0, ACL_EVENT_WAIT_EXTERNAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(2)));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    struct gate *g = new_gate();
+    CHECK_OK(aclrtLaunchHostFunc(x, gate_fn, g));
+    CHECK_OK(aclrtRecordEvent(ev, x));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclmdlRIDestroy(m)); /* the parked replay holds the model's tasks */
+    CHECK(gate_wait_entered(g));
+    for (long i = 0; i < 200000000L && atomic_load(&log_len) == 0; i++) /* the replay's first step ran */
+        sched_yield();
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_OK(aclrtStreamAbort(s)); /* the replay waits at its second step: dropped there */
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(x));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(3)));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(2, atomic_load(&log_len));
+    CHECK_EQ(1, log_val[0]);
+    CHECK_EQ(3, log_val[1]); /* the step after the wait never ran */
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(x));
+}
+
+TEST(an_external_record_captured_records_at_each_replay_complete_when_the_replay_is)
+{
+    log_reset();
+    aclrtStream s = new_stream(), x = new_stream();
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_SYNC));
+    struct gate *g = new_gate();
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    CHECK_OK(aclrtRecordEventWithFlag(ev, s, ACL_EVENT_RECORD_EXTERNAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, gate_fn, g));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    aclrtEventRecordedStatus st;
+    CHECK_OK(aclrtQueryEventStatus(ev, &st));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st); /* not recorded by the capture */
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK(gate_wait_entered(g)); /* the replay recorded the event, then entered the gate */
+    CHECK_OK(aclrtQueryEventStatus(ev, &st));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+    CHECK_OK(aclrtStreamWaitEvent(x, ev));
+    CHECK_OK(aclrtLaunchHostFunc(x, log_gate_done, g));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(x));
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_EQ(1, log_val[0]); /* x's task ran after the replay */
+    CHECK_OK(aclrtSynchronizeEvent(ev));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(x));
+}
+
+struct end_args {
+    aclrtStream s;
+    aclError rc;
+    aclmdlRI m;
+};
+
+static void *end_capture(void *arg)
+{
+    struct end_args *a = (struct end_args *)arg;
+    aclrtSetCurrentContext(main_ctx);
+    a->rc = aclmdlRICaptureEnd(a->s, &a->m);
+    return NULL;
+}
+
+TEST(only_a_relaxed_capture_ends_on_another_thread)
+{
+    log_reset();
+    aclrtStream s = new_stream();
+    struct end_args a = {s, ACL_SUCCESS, NULL};
+    pthread_t th;
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_EQ(0, pthread_create(&th, NULL, end_capture, &a));
+    pthread_join(th, NULL);
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD, a.rc);
+    CHECK(a.m == NULL);
+    aclmdlRICaptureStatus st;
+    CHECK_OK(aclmdlRICaptureGetInfo(s, &st, NULL));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_NONE, st); /* the capture ended all the same */
+
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(2)));
+    CHECK_EQ(0, pthread_create(&th, NULL, end_capture, &a));
+    pthread_join(th, NULL);
+    CHECK_OK(a.rc);
+    CHECK(a.m != NULL);
+    CHECK_OK(aclmdlRIExecute(a.m, -1));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_EQ(2, log_val[0]);
+    CHECK_OK(aclmdlRIDestroy(a.m));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(thread_exchange_mode_swaps_the_threads_mode)
+{
+    aclmdlRICaptureMode mode = ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
+    CHECK_OK(aclmdlRICaptureThreadExchangeMode(&mode));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_MODE_GLOBAL, mode); /* a thread starts in GLOBAL */
+    mode = ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL;
+    CHECK_OK(aclmdlRICaptureThreadExchangeMode(&mode));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_MODE_RELAXED, mode);
+    CHECK_OK(aclmdlRICaptureThreadExchangeMode(&mode)); /* back to RELAXED ... */
+    mode = ACL_MODEL_RI_CAPTURE_MODE_GLOBAL;
+    CHECK_OK(aclmdlRICaptureThreadExchangeMode(&mode)); /* ... and GLOBAL */
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_MODE_RELAXED, mode);
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureThreadExchangeMode(NULL));
+    mode = (aclmdlRICaptureMode)9;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureThreadExchangeMode(&mode));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not an aclmdlRICaptureMode");
+}
+
+/* A synchronous copy on another thread, in capture mode `mode` there. */
+struct copy_args {
+    aclmdlRICaptureMode mode;
+    aclError rc;
+};
+
+static void *copy_on_a_thread(void *arg)
+{
+    struct copy_args *a = (struct copy_args *)arg;
+    char src[8] = "abcdefg", dst[8];
+    aclmdlRICaptureMode mode = a->mode;
+    aclrtSetCurrentContext(main_ctx);
+    aclmdlRICaptureThreadExchangeMode(&mode);
+    a->rc = aclrtMemcpy(dst, sizeof dst, src, sizeof src, ACL_MEMCPY_HOST_TO_HOST);
+    return NULL;
+}
+
+static aclError copy_elsewhere(aclmdlRICaptureMode mode)
+{
+    struct copy_args a = {mode, ACL_SUCCESS};
+    pthread_t th;
+    CHECK_EQ(0, pthread_create(&th, NULL, copy_on_a_thread, &a));
+    pthread_join(th, NULL);
+    return a.rc;
+}
+
+TEST(synchronous_copies_and_memsets_follow_the_capture_modes)
+{
+    aclrtStream s = new_stream();
+    char buf[8] = {0}, src[8] = "abcdefg";
+    /* GLOBAL: refused on every thread in GLOBAL or THREAD_LOCAL mode (the latter: on the capturing one). */
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, aclrtMemcpy(buf, 8, src, 8, ACL_MEMCPY_HOST_TO_HOST));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "synchronous copy");
+    CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, aclrtMemset(buf, 8, 1, 8));
+    CHECK_EQ(0, buf[0]);
+    CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, copy_elsewhere(ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(copy_elsewhere(ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL));
+    CHECK_OK(copy_elsewhere(ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    aclmdlRICaptureMode mode = ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
+    CHECK_OK(aclmdlRICaptureThreadExchangeMode(&mode));
+    CHECK_OK(aclrtMemset(buf, 8, 1, 8)); /* this thread relaxed */
+    CHECK_EQ(1, buf[0]);
+    CHECK_OK(aclmdlRICaptureThreadExchangeMode(&mode)); /* back to GLOBAL */
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclmdlRIDestroy(m));
+    /* THREAD_LOCAL: refused on the capturing thread only. */
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL));
+    CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, aclrtMemcpy(buf, 8, src, 8, ACL_MEMCPY_HOST_TO_HOST));
+    CHECK_OK(copy_elsewhere(ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclmdlRIDestroy(m));
+    /* RELAXED: allowed everywhere; and once the captures ended, too. */
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    CHECK_OK(aclrtMemcpy(buf, 8, src, 8, ACL_MEMCPY_HOST_TO_HOST));
+    CHECK_OK(copy_elsewhere(ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtMemset(buf, 8, 2, 8));
+    CHECK_EQ(2, buf[7]);
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(bad_input_gets_its_code_and_a_message)
+{
+    aclrtStream s = new_stream();
+    aclmdlRI m = NULL;
+    aclmdlRICaptureStatus st;
+    void *garbage = (void *)(uintptr_t)0x1234;
+
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureBegin(NULL, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "stream is NULL");
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureBegin(s, (aclmdlRICaptureMode)3));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRICaptureBegin(garbage, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureGetInfo(NULL, &st, &m));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureGetInfo(s, NULL, NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureEnd(NULL, &m));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureEnd(s, NULL));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_NOT_CAPTURED, aclmdlRICaptureEnd(s, &m));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not capturing");
+    CHECK(m == NULL);
+
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "already capturing");
+    aclmdlRI during = NULL;
+    CHECK_OK(aclmdlRICaptureGetInfo(s, NULL, &during));
+    aclrtStream other = new_stream();
+    CHECK_EQ(ACL_ERROR_RT_MODEL_CAPTURED, aclmdlRIExecuteAsync(during, other));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "still being captured");
+    CHECK_EQ(ACL_ERROR_RT_MODEL_CAPTURED, aclmdlRIDestroy(during));
+    /* A replay is not captured into another model. */
+    aclmdlRI ready = capture_log(other, 0, 1);
+    CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, aclmdlRIExecuteAsync(ready, s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "model task cannot be captured");
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclmdlRIDestroy(ready));
+
+    m = capture_log(s, 0, 1);
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIExecuteAsync(NULL, s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIExecute(NULL, -1));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIExecute(m, 0));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIExecute(m, -2));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIExecuteAsync(garbage, s));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIExecute(garbage, -1));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIDestroy(NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIDestroy(garbage));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIExecuteAsync(m, garbage));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIExecute(m, -1));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(other));
+}
+
+#define RUN_CASE(name)      \
+    do {                    \
+        RUN(name);          \
+        gates_open_all();   \
+    } while (0)
+
+int main(void)
+{
+    if (aclrtSetDevice(0) != ACL_SUCCESS || aclrtGetCurrentContext(&main_ctx) != ACL_SUCCESS) {
+        fprintf(stderr, "capture: aclrtSetDevice(0) failed: %s\n", aclGetRecentErrMsg());
+        return 1;
+    }
+    RUN_CASE(captured_work_does_not_run_at_capture_and_each_replay_runs_it_in_order);
+    RUN_CASE(replay_orders_with_the_work_before_and_after_it_on_the_stream);
+    RUN_CASE(copies_memsets_and_host_kernels_are_replayed_with_their_arguments);
+    RUN_CASE(a_kernel_replays_with_the_arguments_copied_at_capture_and_outlives_its_unload);
+    RUN_CASE(execute_returns_when_the_replay_is_done);
+    RUN_CASE(execute_returns_the_sync_timeout_when_the_replay_is_not_done_in_time);
+    RUN_CASE(destroy_lets_a_pending_replay_finish_and_the_handle_dies);
+    RUN_CASE(one_model_replays_on_two_streams_at_once);
+    RUN_CASE(replay_of_host_functions_served_by_a_subscribed_thread_blocks_and_resumes);
+    RUN_CASE(a_failing_step_ends_the_replay_with_its_code);
+    RUN_CASE(get_info_reports_none_active_and_the_model_end_returns);
+    RUN_CASE(a_capturing_stream_is_not_synchronized_queried_or_destroyed);
+    RUN_CASE(a_call_that_cannot_be_captured_invalidates_the_capture);
+    RUN_CASE(a_forked_and_joined_stream_is_captured_into_the_same_model_in_order);
+    RUN_CASE(a_joined_stream_not_joined_back_fails_the_end_and_every_stream_leaves);
+    RUN_CASE(an_external_wait_captured_waits_at_each_replay_for_what_the_event_has_then);
+    RUN_CASE(an_external_record_captured_records_at_each_replay_complete_when_the_replay_is);
+    RUN_CASE(an_abort_drops_a_replay_parked_half_way);
+    RUN_CASE(only_a_relaxed_capture_ends_on_another_thread);
+    RUN_CASE(thread_exchange_mode_swaps_the_threads_mode);
+    RUN_CASE(synchronous_copies_and_memsets_follow_the_capture_modes);
+    RUN_CASE(bad_input_gets_its_code_and_a_message);
+    int rc = check_report("capture");
+    aclrtResetDevice(0);
+    aclFinalize();
+    return rc;
+}
