@@ -678,6 +678,14 @@ ACLRT_API aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent e
 ACLRT_API aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId);
 ACLRT_API aclError aclrtGetEventAvailNum(uint32_t *eventCount);
 ACLRT_API aclError aclrtSetOpWaitTimeout(uint32_t timeout);
+/*
+ * IPC events: an event from aclrtCreateEventExWithFlag(ACL_EVENT_IPC) gives
+ * a handle another process opens as an event of its own; a record through
+ * either completes status, synchronize and stream waits of both
+ * (docs/SEMANTICS.md, IPC). No timestamps, event id, reset or QueryEvent.
+ */
+ACLRT_API aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle);
+ACLRT_API aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event);
 
 /* ========================================================================
  * Notifies, counting notifies, stream memory operations

@@ -273,6 +273,8 @@ static const struct aclrt_task_kind *const aclrt_cuda_kinds[ACLRT_TASK_KIND_COUN
     [ACLRT_TASK_OVERFLOW_STATUS] = &aclrt_cuda_kind_device_memory,
     [ACLRT_TASK_OVERFLOW_RESET] = &aclrt_cuda_kind_host,
     [ACLRT_TASK_KERNEL] = &aclrt_cuda_kind_kernel,
+    [ACLRT_TASK_IPC_RECORD] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_IPC_WAIT] = &aclrt_cuda_kind_host,
 };
 
 static const struct aclrt_backend aclrt_backend_cuda = {

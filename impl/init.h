@@ -30,6 +30,7 @@
 #include "error.h"
 #include "cnt_notify.h"
 #include "event.h"
+#include "ipc.h"
 #include "exception.h"
 #include "exec.h"
 #include "hooks.h"
@@ -155,6 +156,8 @@ static void aclrt_runtime_stop_locked(void)
             aclrt_orphan_free_notes(aclrt_park_stack_take(&e->waiters));
         else
             aclrt_park_stack_wake_all(&e->waiters);
+        if (ACLRT_EVENT_INFO_FLAGS(atomic_load_explicit(&e->info, memory_order_relaxed)) & ACL_EVENT_IPC)
+            aclrt_ipc_side_drop(&aclrt_ipc_events, aclrt_slot_index(&e->hdr)); /* nobody else uses the runtime now */
         aclrt_table_free(&aclrt_events, &e->hdr);
     }
     /* Likewise notifies, counting notifies, value waits, HCOM waits and callbacks nobody will process. */

@@ -52,6 +52,8 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_OVERFLOW_STATUS,   /* aclrtGetOverflowStatus: copy the overflow status (overflow.h) */
     ACLRT_TASK_OVERFLOW_RESET,    /* aclrtResetOverflowStatus */
     ACLRT_TASK_KERNEL,            /* aclrtLaunchKernel*: a function of a loaded binary (kernel_launch.h) */
+    ACLRT_TASK_IPC_RECORD,        /* a record of an object shared between processes (ipc.h) */
+    ACLRT_TASK_IPC_WAIT,          /* until a shared object's record is complete (ipc_event.h) */
     ACLRT_TASK_KIND_COUNT
 };
 
@@ -81,6 +83,7 @@ struct aclrt_event_ref {
 struct aclrt_report_item;
 struct aclrt_random_job;
 struct aclrt_binary;
+struct aclrt_ipc_seg;
 
 struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
     const struct aclrt_task_kind *kind;
@@ -162,6 +165,12 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             uint32_t kind; /* aclrtReduceKind */
             int32_t type;  /* aclDataType */
         } reduce;
+        struct {
+            struct aclrt_ipc_seg *seg; /* a reference the task holds until it runs or is dropped */
+            uint32_t target;           /* the record it marks complete (record) or waits for (wait) */
+            uint32_t backoff_ns;       /* wait: the next poll interval; 0 = not parked yet */
+            uint64_t deadline_ns;      /* wait: set when it starts; 0 = not started */
+        } ipc;
         struct {
             struct aclrt_random_job *job; /* owned by the task: freed when it runs or is dropped */
         } random;

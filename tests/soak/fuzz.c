@@ -95,7 +95,7 @@ static const char *const fz_functions[] = {
     "aclrtDevicePeerAccessStatus", "aclrtMemGetAllocationGranularity", "aclrtMallocPhysical", "aclrtFreePhysical",
     "aclrtReserveMemAddress", "aclrtReleaseMemAddress", "aclrtMapMem", "aclrtUnmapMem", "aclrtMemSetAccess",
     "aclrtMemGetAccess", "aclrtMemExportToShareableHandle", "aclrtMemSetPidToShareableHandle",
-    "aclrtMemImportFromShareableHandle", "aclrtDeviceGetBareTgid", "aclrtReduceAsync", "aclrtRandomNumAsync",
+    "aclrtMemImportFromShareableHandle", "aclrtDeviceGetBareTgid", "aclrtIpcGetEventHandle", "aclrtIpcOpenEventHandle", "aclrtReduceAsync", "aclrtRandomNumAsync",
     "aclrtGetErrorVerbose", "aclrtGetArgsFromExceptionInfo", "aclrtGetFuncHandleFromExceptionInfo",
     "aclsysGetVersionStr", "aclsysGetVersionNum", "aclGetCannAttributeList", "aclGetCannAttribute",
     "aclrtGetSocName", "aclrtCheckArchCompatibility", "aclFloat16ToFloat", "aclFloatToFloat16", "aclDataTypeSize",
@@ -1556,6 +1556,34 @@ static void fz_one_call(struct fz *z)
         }
         if (junk_bin != NULL)
             (void)aclrtBinaryUnLoad(junk_bin);
+        break;
+    }
+    case 93: {
+        /*
+         * IPC events of this process: made, exported, opened here (or a wild handle opened), recorded and
+         * waited for on this thread's streams, destroyed. Nothing here names another process's objects.
+         */
+        (void)aclrtSetCurrentContext(g_ctx);
+        aclrtEvent ipc = NULL, opened = NULL;
+        FZ(CODES(P, R, CN, QUOTA, ACL_ERROR_RT_IPC_ERROR), aclrtCreateEventExWithFlag(&ipc, ACL_EVENT_IPC));
+        aclrtIpcEventHandle eh;
+        memset(&eh, 0, sizeof eh);
+        FZ(CODES(P, R, H), aclrtIpcGetEventHandle(soak_pick(rng, 5) ? ipc : fz_event(z, false), fz_maybe(z, &eh)));
+        if (soak_pick(rng, 4) == 0)
+            eh.reserved[soak_pick(rng, sizeof eh.reserved)] = (char)soak_rng(rng);
+        FZ(CODES(P, R, CN, QUOTA, ACL_ERROR_RT_IPC_ERROR), aclrtIpcOpenEventHandle(eh, fz_maybe(z, &opened)));
+        aclrtEvent either = soak_pick(rng, 2) && opened != NULL ? opened : ipc;
+        FZ(CODES(SUBMIT, R), aclrtRecordEvent(either, fz_stream_submit(z)));
+        FZ(CODES(SUBMIT, R), aclrtStreamWaitEventWithTimeout(fz_stream_submit(z), either, 1));
+        FZ(CODES(P, H), aclrtQueryEventStatus(either, &rst));
+        FZ(CODES(P, H, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_IPC_ERROR),
+           aclrtSynchronizeEventWithTimeout(either, 1));
+        if (opened != NULL)
+            FZ(CODES(P, H), aclrtDestroyEvent(opened));
+        if (ipc != NULL) {
+            FZ(CODES(P, H), aclrtDestroyEvent(ipc));
+            fz_add_stale(z, ipc);
+        }
         break;
     }
     default: {

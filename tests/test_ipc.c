@@ -1,0 +1,606 @@
+/*
+ * tests/test_ipc.c - pins "IPC" (docs/SEMANTICS.md): events, memory and
+ * notifies shared between processes.
+ *
+ * The other process is this program again (fork, then exec of
+ * /proc/self/exe with "--peer ROLE IN OUT"): a fresh process with a runtime
+ * of its own, so it may start threads under every sanitizer. Parent and
+ * peer talk through two pipes: handles and keys go one way, "go" and
+ * results the other. Work that must not complete yet is held by a host
+ * function that blocks reading a pipe until the other side writes to it (a
+ * gate that the other process opens), so every "not yet" the tests check
+ * is guaranteed, not timed.
+ *
+ * A peer runs its checks and exits with 0, or with the line of the first
+ * check that failed (after printing it); the parent checks the exit status.
+ */
+#define _GNU_SOURCE
+
+#include "check.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------
+ * Plumbing
+ * ------------------------------------------------------------------------ */
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = (const char *)buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int read_all(int fd, void *buf, size_t n)
+{
+    char *p = (char *)buf;
+    while (n > 0) {
+        ssize_t r = read(fd, p, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+struct peer {
+    pid_t pid;
+    int to;   /* parent -> peer */
+    int from; /* peer -> parent */
+};
+
+/* Start this program as a peer in `role`. */
+static struct peer spawn_peer(const char *role)
+{
+    int down[2], up[2];
+    CHECK_EQ(0, pipe(down));
+    CHECK_EQ(0, pipe(up));
+    fflush(NULL);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        char in[16], out[16];
+        snprintf(in, sizeof in, "%d", down[0]);
+        snprintf(out, sizeof out, "%d", up[1]);
+        close(down[1]);
+        close(up[0]);
+        execl("/proc/self/exe", "test_ipc", "--peer", role, in, out, (char *)NULL);
+        _exit(127);
+    }
+    close(down[0]);
+    close(up[1]);
+    return (struct peer){pid, down[1], up[0]};
+}
+
+/* Wait for the peer to exit; its status (0 = every check passed). */
+static int peer_finish(struct peer *p)
+{
+    close(p->to);
+    close(p->from);
+    int status = 0;
+    CHECK_EQ(p->pid, waitpid(p->pid, &status, 0));
+    if (WIFSIGNALED(status))
+        return 1000 + WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+static void send_bytes(int fd, const void *buf, size_t n)
+{
+    CHECK_EQ(0, write_all(fd, buf, n));
+}
+
+static void recv_bytes(int fd, void *buf, size_t n)
+{
+    CHECK_EQ(0, read_all(fd, buf, n));
+}
+
+/* A host function that holds its stream until a byte arrives on the pipe it was given. */
+static void pipe_gate_fn(void *arg)
+{
+    char c;
+    (void)read_all((int)(intptr_t)arg, &c, 1);
+}
+
+static void launch_pipe_gate(aclrtStream s, int fd)
+{
+    CHECK_OK(aclrtLaunchHostFunc(s, pipe_gate_fn, (void *)(intptr_t)fd));
+}
+
+static void set_flag_fn(void *arg)
+{
+    atomic_store((atomic_int *)arg, 1);
+}
+
+static void count_fn(void *arg)
+{
+    atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+/* The deprecated query, called in one place with the warning silenced. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static aclError query_event_deprecated(aclrtEvent e, aclrtEventStatus *st)
+{
+    return aclrtQueryEvent(e, st);
+}
+#pragma GCC diagnostic pop
+
+static void start(void)
+{
+    CHECK_OK(aclInit(NULL));
+    CHECK_OK(aclrtSetDevice(0));
+}
+
+static void stop(void)
+{
+    CHECK_OK(aclrtResetDevice(0));
+    CHECK_OK(aclFinalize());
+}
+
+/* ------------------------------------------------------------------------
+ * The peer's side
+ * ------------------------------------------------------------------------ */
+
+static int peer_in, peer_out;
+
+#define PEER_CHECK_EQ(expected, actual)                                                                   \
+    do {                                                                                                  \
+        long long peer_e_ = (long long)(expected), peer_a_ = (long long)(actual);                         \
+        if (peer_e_ != peer_a_) {                                                                         \
+            const char *peer_msg_ = aclGetRecentErrMsg();                                                 \
+            fprintf(stderr, "FAIL %s:%d [in the peer]\n  check: %s == %s\n  expected %lld, saw %lld\n"    \
+                            "  runtime said: %s\n",                                                       \
+                    __FILE__, __LINE__, #actual, #expected, peer_e_, peer_a_,                             \
+                    peer_msg_ != NULL ? peer_msg_ : "(nothing)");                                         \
+            fflush(stderr);                                                                               \
+            _exit(__LINE__ % 250 + 1);                                                                    \
+        }                                                                                                 \
+    } while (0)
+
+#define PEER_OK(call) PEER_CHECK_EQ(ACL_SUCCESS, (call))
+#define PEER_CHECK(cond) PEER_CHECK_EQ(1, (cond) ? 1 : 0)
+
+static void peer_send(const void *buf, size_t n)
+{
+    PEER_CHECK_EQ(0, write_all(peer_out, buf, n));
+}
+
+static void peer_recv(void *buf, size_t n)
+{
+    PEER_CHECK_EQ(0, read_all(peer_in, buf, n));
+}
+
+/*
+ * "open-wait": open the handle it is sent; the record behind it is held by
+ * the parent's gate. Status NOT_READY; a stream wait queued before a host
+ * function holds it back; then ("queued") the parent opens its gate: the
+ * event synchronizes, its status is COMPLETE, and the stream runs on.
+ */
+static int peer_open_wait(void)
+{
+    aclrtIpcEventHandle h;
+    peer_recv(&h, sizeof h);
+    aclrtEvent ev = NULL;
+    PEER_OK(aclrtIpcOpenEventHandle(h, &ev));
+    aclrtStream s;
+    PEER_OK(aclrtCreateStream(&s));
+    aclrtEventRecordedStatus st = ACL_EVENT_RECORDED_STATUS_COMPLETE;
+    PEER_OK(aclrtQueryEventStatus(ev, &st));
+    PEER_CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+    static atomic_int after_wait;
+    PEER_OK(aclrtStreamWaitEvent(s, ev));
+    PEER_OK(aclrtLaunchHostFunc(s, set_flag_fn, &after_wait));
+    PEER_CHECK_EQ(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, aclrtSynchronizeEventWithTimeout(ev, 20));
+    PEER_CHECK_EQ(0, atomic_load(&after_wait)); /* the record cannot be complete: the parent's gate holds it */
+    peer_send("q", 1);
+    PEER_OK(aclrtSynchronizeEvent(ev));
+    PEER_OK(aclrtQueryEventStatus(ev, &st));
+    PEER_CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+    PEER_OK(aclrtSynchronizeStream(s));
+    PEER_CHECK_EQ(1, atomic_load(&after_wait));
+    PEER_OK(aclrtDestroyStream(s));
+    PEER_OK(aclrtDestroyEvent(ev));
+    return 0;
+}
+
+/*
+ * "export": create an IPC event, record it behind a gate this process's
+ * pipe opens, send the handle; wait for "go" (which opens the gate: the
+ * parent writes to the gate's pipe), then for "end", then finish.
+ */
+static int peer_export(void)
+{
+    aclrtEvent ev;
+    PEER_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_IPC));
+    aclrtStream s;
+    PEER_OK(aclrtCreateStream(&s));
+    PEER_OK(aclrtLaunchHostFunc(s, pipe_gate_fn, (void *)(intptr_t)peer_in)); /* the parent's next byte opens it */
+    PEER_OK(aclrtRecordEvent(ev, s));
+    aclrtIpcEventHandle h;
+    PEER_OK(aclrtIpcGetEventHandle(ev, &h));
+    peer_send(&h, sizeof h);
+    PEER_OK(aclrtSynchronizeStream(s)); /* the gate opened */
+    char c;
+    peer_recv(&c, 1); /* "end": the parent is done with the event */
+    PEER_OK(aclrtDestroyStream(s));
+    PEER_OK(aclrtDestroyEvent(ev));
+    return 0;
+}
+
+/*
+ * "export-and-die": like "export", but after the handle is sent the process
+ * waits for one byte on its main thread and exits at once, its record
+ * still held by a gate nobody opens.
+ */
+static int peer_export_and_die(void)
+{
+    int never[2];
+    PEER_CHECK_EQ(0, pipe(never));
+    aclrtEvent ev;
+    PEER_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_IPC));
+    aclrtStream s;
+    PEER_OK(aclrtCreateStream(&s));
+    PEER_OK(aclrtLaunchHostFunc(s, pipe_gate_fn, (void *)(intptr_t)never[0]));
+    PEER_OK(aclrtRecordEvent(ev, s));
+    aclrtIpcEventHandle h;
+    PEER_OK(aclrtIpcGetEventHandle(ev, &h));
+    peer_send(&h, sizeof h);
+    char c;
+    peer_recv(&c, 1);
+    _exit(0);
+}
+
+/* "record": open the handle it is sent and record it on an idle stream, then report. */
+static int peer_record(void)
+{
+    aclrtIpcEventHandle h;
+    peer_recv(&h, sizeof h);
+    aclrtEvent ev = NULL;
+    PEER_OK(aclrtIpcOpenEventHandle(h, &ev));
+    aclrtStream s;
+    PEER_OK(aclrtCreateStream(&s));
+    PEER_OK(aclrtRecordEvent(ev, s));
+    PEER_OK(aclrtSynchronizeStream(s));
+    peer_send("r", 1);
+    PEER_OK(aclrtDestroyStream(s));
+    PEER_OK(aclrtDestroyEvent(ev));
+    return 0;
+}
+
+static int peer_main(int argc, char **argv)
+{
+    if (argc != 5)
+        return 120;
+    peer_in = atoi(argv[3]);
+    peer_out = atoi(argv[4]);
+    PEER_OK(aclInit(NULL));
+    PEER_OK(aclrtSetDevice(0));
+    int rc = 121;
+    if (strcmp(argv[2], "open-wait") == 0)
+        rc = peer_open_wait();
+    else if (strcmp(argv[2], "export") == 0)
+        rc = peer_export();
+    else if (strcmp(argv[2], "export-and-die") == 0)
+        rc = peer_export_and_die();
+    else if (strcmp(argv[2], "record") == 0)
+        rc = peer_record();
+    PEER_OK(aclrtResetDevice(0));
+    PEER_OK(aclFinalize());
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Events
+ * ------------------------------------------------------------------------ */
+
+TEST(a_record_in_this_process_releases_status_synchronize_and_stream_wait_in_another)
+{
+    start();
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_IPC));
+    aclrtIpcEventHandle h;
+    CHECK_OK(aclrtIpcGetEventHandle(ev, &h));
+    int gate[2];
+    CHECK_EQ(0, pipe(gate));
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    launch_pipe_gate(s, gate[0]);
+    CHECK_OK(aclrtRecordEvent(ev, s));
+    aclrtEventRecordedStatus st;
+    CHECK_OK(aclrtQueryEventStatus(ev, &st));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+
+    struct peer p = spawn_peer("open-wait");
+    send_bytes(p.to, &h, sizeof h);
+    char c;
+    recv_bytes(p.from, &c, 1); /* the peer queued its wait and saw the record pending */
+    CHECK_EQ('q', c);
+    send_bytes(gate[1], "g", 1);
+    CHECK_OK(aclrtSynchronizeEvent(ev));
+    CHECK_OK(aclrtQueryEventStatus(ev, &st));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+    CHECK_EQ(0, peer_finish(&p));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    close(gate[0]);
+    close(gate[1]);
+    stop();
+}
+
+TEST(a_record_in_another_process_releases_status_synchronize_and_stream_wait_here)
+{
+    start();
+    struct peer p = spawn_peer("export");
+    aclrtIpcEventHandle h;
+    recv_bytes(p.from, &h, sizeof h);
+    aclrtEvent ev;
+    CHECK_OK(aclrtIpcOpenEventHandle(h, &ev));
+    aclrtEventRecordedStatus st;
+    CHECK_OK(aclrtQueryEventStatus(ev, &st));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st); /* the peer's gate holds its record */
+    CHECK_EQ(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, aclrtSynchronizeEventWithTimeout(ev, 20));
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    static atomic_int after_wait;
+    CHECK_OK(aclrtStreamWaitEvent(s, ev));
+    CHECK_OK(aclrtLaunchHostFunc(s, set_flag_fn, &after_wait));
+    CHECK_EQ(0, atomic_load(&after_wait));
+    send_bytes(p.to, "g", 1); /* opens the peer's gate */
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(1, atomic_load(&after_wait));
+    CHECK_OK(aclrtSynchronizeEvent(ev));
+    CHECK_OK(aclrtQueryEventStatus(ev, &st));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+    send_bytes(p.to, "e", 1);
+    CHECK_EQ(0, peer_finish(&p));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    stop();
+}
+
+TEST(a_record_through_the_opened_event_completes_the_exporting_one)
+{
+    start();
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_IPC));
+    aclrtIpcEventHandle h;
+    CHECK_OK(aclrtIpcGetEventHandle(ev, &h));
+    /* A record here, held by a gate: the exporter's event is not complete. */
+    int gate[2];
+    CHECK_EQ(0, pipe(gate));
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    launch_pipe_gate(s, gate[0]);
+    CHECK_OK(aclrtRecordEvent(ev, s));
+    aclrtEventRecordedStatus st;
+    CHECK_OK(aclrtQueryEventStatus(ev, &st));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+    /* The peer's later record completes: the latest record is complete, so is the event. */
+    struct peer p = spawn_peer("record");
+    send_bytes(p.to, &h, sizeof h);
+    char c;
+    recv_bytes(p.from, &c, 1);
+    CHECK_EQ('r', c);
+    CHECK_OK(aclrtQueryEventStatus(ev, &st));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+    CHECK_OK(aclrtSynchronizeEvent(ev));
+    CHECK_EQ(0, peer_finish(&p));
+    send_bytes(gate[1], "g", 1);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    close(gate[0]);
+    close(gate[1]);
+    stop();
+}
+
+TEST(an_ipc_event_opened_in_its_own_process_shares_its_records)
+{
+    start();
+    aclrtEvent ev, opened;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_IPC));
+    aclrtIpcEventHandle h;
+    CHECK_OK(aclrtIpcGetEventHandle(ev, &h));
+    CHECK_OK(aclrtIpcOpenEventHandle(h, &opened));
+    aclrtEventRecordedStatus st;
+    CHECK_OK(aclrtQueryEventStatus(opened, &st)); /* nothing recorded: complete, like any Ex event */
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+    int gate[2];
+    CHECK_EQ(0, pipe(gate));
+    aclrtStream s, w;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_OK(aclrtCreateStream(&w));
+    launch_pipe_gate(s, gate[0]);
+    CHECK_OK(aclrtRecordEvent(opened, s));
+    CHECK_OK(aclrtQueryEventStatus(ev, &st));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+    static atomic_int after_wait;
+    CHECK_OK(aclrtStreamWaitEvent(w, ev));
+    CHECK_OK(aclrtLaunchHostFunc(w, set_flag_fn, &after_wait));
+    CHECK_EQ(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, aclrtSynchronizeEventWithTimeout(ev, 10));
+    CHECK_EQ(0, atomic_load(&after_wait));
+    /* The exporter destroyed: the opened event and the pending wait go on. */
+    CHECK_OK(aclrtDestroyEvent(ev));
+    send_bytes(gate[1], "g", 1);
+    CHECK_OK(aclrtSynchronizeEvent(opened));
+    CHECK_OK(aclrtSynchronizeStream(w));
+    CHECK_EQ(1, atomic_load(&after_wait));
+    CHECK_OK(aclrtQueryEventStatus(opened, &st));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+    /* Its handle names nothing now. */
+    aclrtEvent again = NULL;
+    CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtIpcOpenEventHandle(h, &again));
+    CHECK(again == NULL);
+    CHECK_OK(aclrtDestroyEvent(opened));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(w));
+    close(gate[0]);
+    close(gate[1]);
+    stop();
+}
+
+TEST(a_record_whose_process_exited_fails_synchronize_and_stream_wait_with_ipc_error)
+{
+    start();
+    struct peer p = spawn_peer("export-and-die");
+    aclrtIpcEventHandle h;
+    recv_bytes(p.from, &h, sizeof h);
+    aclrtEvent ev;
+    CHECK_OK(aclrtIpcOpenEventHandle(h, &ev));
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_OK(aclrtStreamWaitEvent(s, ev)); /* queued while the peer lives */
+    send_bytes(p.to, "x", 1);
+    CHECK_EQ(0, peer_finish(&p)); /* exited, reaped: its record will never complete */
+    CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtSynchronizeEvent(ev));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "exited");
+    aclrtEventRecordedStatus st;
+    CHECK_OK(aclrtQueryEventStatus(ev, &st));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+    CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtSynchronizeStream(s));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyStream(s));
+    stop();
+}
+
+TEST(ipc_event_calls_reject_bad_input_with_the_documented_codes)
+{
+    start();
+    aclrtEvent ev, plain;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_IPC));
+    CHECK_OK(aclrtCreateEventExWithFlag(&plain, ACL_EVENT_SYNC));
+    aclrtIpcEventHandle h;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcGetEventHandle(ev, NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcGetEventHandle(NULL, &h));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcGetEventHandle(plain, &h));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not an IPC event");
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtIpcGetEventHandle((aclrtEvent)(uintptr_t)0x1234, &h));
+    CHECK_OK(aclrtIpcGetEventHandle(ev, &h));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcOpenEventHandle(h, NULL));
+
+    /* Not a handle of ours: zeros, random bytes, a key of another kind, a key with its random part changed. */
+    aclrtIpcEventHandle bad;
+    aclrtEvent out = NULL;
+    memset(&bad, 0, sizeof bad);
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcOpenEventHandle(bad, &out));
+    for (size_t i = 0; i < sizeof bad.reserved; i++)
+        bad.reserved[i] = (char)(i * 37 + 11);
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcOpenEventHandle(bad, &out));
+    bad = h;
+    bad.reserved[6] = 'm';
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcOpenEventHandle(bad, &out));
+    bad = h;
+    bad.reserved[40] = bad.reserved[40] == '0' ? '1' : '0';
+    CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtIpcOpenEventHandle(bad, &out));
+    bad = h;
+    memcpy(bad.reserved + 8, "7ffffff0", 8); /* a process that does not exist */
+    CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtIpcOpenEventHandle(bad, &out));
+    CHECK(out == NULL);
+
+    /* What IPC events do not take. */
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    uint64_t ts;
+    uint32_t id;
+    float ms;
+    aclrtEventStatus es;
+    aclrtEventWaitStatus ws;
+    CHECK_OK(aclrtRecordEvent(ev, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtEventGetTimestamp(ev, &ts));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtEventElapsedTime(&ms, ev, ev));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtGetEventId(ev, &id));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtResetEvent(ev, s));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, query_event_deprecated(ev, &es));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtQueryEventWaitStatus(ev, &ws));
+
+    /* A destroyed IPC event's handle gets the stale-handle code, and its key opens nothing. */
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtIpcGetEventHandle(ev, &h));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtRecordEvent(ev, s));
+    CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtIpcOpenEventHandle(h, &out));
+    CHECK_OK(aclrtDestroyEvent(plain));
+    CHECK_OK(aclrtDestroyStream(s));
+    stop();
+}
+
+TEST(many_records_and_waits_across_streams_end_complete)
+{
+    start();
+    aclrtEvent ev, opened;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_IPC));
+    aclrtIpcEventHandle h;
+    CHECK_OK(aclrtIpcGetEventHandle(ev, &h));
+    CHECK_OK(aclrtIpcOpenEventHandle(h, &opened));
+    aclrtStream a, b;
+    CHECK_OK(aclrtCreateStream(&a));
+    CHECK_OK(aclrtCreateStream(&b));
+    static atomic_int count;
+    for (int i = 0; i < 200; i++) {
+        CHECK_OK(aclrtRecordEvent(ev, a));
+        CHECK_OK(aclrtStreamWaitEvent(b, opened));
+        CHECK_OK(aclrtLaunchHostFunc(b, count_fn, &count));
+    }
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_OK(aclrtSynchronizeEvent(opened));
+    aclrtEventRecordedStatus st;
+    CHECK_OK(aclrtQueryEventStatus(ev, &st));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+    CHECK_EQ(200, atomic_load(&count));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyEvent(opened));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+    stop();
+}
+
+TEST(aclfinalize_frees_ipc_events_left_alive_and_their_handles_then_open_nothing)
+{
+    start();
+    aclrtEvent ev, opened;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_IPC));
+    aclrtIpcEventHandle h;
+    CHECK_OK(aclrtIpcGetEventHandle(ev, &h));
+    CHECK_OK(aclrtIpcOpenEventHandle(h, &opened));
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_OK(aclrtRecordEvent(opened, s));
+    stop(); /* the events, the stream and the shared page go (ASan's leak check sees what is left) */
+    start();
+    aclrtEvent again = NULL;
+    CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtIpcOpenEventHandle(h, &again));
+    CHECK(again == NULL);
+    stop();
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--peer") == 0)
+        return peer_main(argc, argv);
+    signal(SIGPIPE, SIG_IGN);
+    RUN(a_record_in_this_process_releases_status_synchronize_and_stream_wait_in_another);
+    RUN(a_record_in_another_process_releases_status_synchronize_and_stream_wait_here);
+    RUN(a_record_through_the_opened_event_completes_the_exporting_one);
+    RUN(an_ipc_event_opened_in_its_own_process_shares_its_records);
+    RUN(a_record_whose_process_exited_fails_synchronize_and_stream_wait_with_ipc_error);
+    RUN(ipc_event_calls_reject_bad_input_with_the_documented_codes);
+    RUN(many_records_and_waits_across_streams_end_complete);
+    RUN(aclfinalize_frees_ipc_events_left_alive_and_their_handles_then_open_nothing);
+    return check_report("ipc");
+}
