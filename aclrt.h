@@ -737,6 +737,31 @@ ACLRT_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, siz
 ACLRT_API aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
                                     aclrtStream stream);
 
+/*
+ * IPC memory: aclrtMalloc memory another process maps (the same bytes).
+ * On the host backend, allocations of at least 64 KiB are shareable, from
+ * a page-aligned address; keys need a 65-byte buffer. With the DEFAULT
+ * export flag only processes on the key's allow-list may import
+ * (aclrtIpcMemSetImportPid, pids from aclrtDeviceGetBareTgid). Imports end
+ * with aclrtIpcMemClose, exports too (docs/SEMANTICS.md, IPC).
+ */
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS 0x1UL
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_SIO 0
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_HCCS 1
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_ONE_PORT_PATH 2
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_MULTI_PORT_PATH 3
+typedef enum {
+    ACL_RT_IPC_MEM_ATTR_ACCESS_LINK,
+} aclrtIpcMemAttrType;
+ACLRT_API aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags);
+ACLRT_API aclError aclrtIpcMemClose(const char *key);
+ACLRT_API aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
+ACLRT_API aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
+ACLRT_API aclError aclrtIpcMemSetAttr(const char *key, aclrtIpcMemAttrType type, uint64_t attr);
+
 /* ========================================================================
  * Custom memory allocator (acl_rt_allocator.h)
  *

@@ -48,6 +48,7 @@
 #include "memory.h"    /* device and pinned host memory: allocation, the registry, frees */
 #include "memcpy.h"    /* copies and memsets, synchronous and in stream order */
 #include "physmem.h"   /* physical memory, reserved address ranges, mappings */
+#include "ipc_mem.h"   /* device memory shared between processes: shareable allocations, keys, imports */
 #include "allocator.h" /* custom memory allocators: descriptors, per-stream registrations */
 #include "value.h"     /* aclrtValueWrite / aclrtValueWait */
 #include "builtin_task.h" /* built-in tasks: reduce, random numbers */

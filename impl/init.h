@@ -31,6 +31,7 @@
 #include "cnt_notify.h"
 #include "event.h"
 #include "ipc.h"
+#include "ipc_mem.h"
 #include "exception.h"
 #include "exec.h"
 #include "hooks.h"
@@ -73,6 +74,7 @@ static void aclrt_orphan_reset_locks(void)
     pthread_mutex_init(&aclrt_mem_deferred.lock, NULL);
     pthread_mutex_init(&aclrt_kernels_lock, NULL);
     pthread_mutex_init(&aclrt_binary_loader_lock, NULL);
+    pthread_mutex_init(&aclrt_ipc_mem.lock, NULL);
 }
 
 /* Free the notes of a keyless list without waking anyone (the streams they name are abandoned too). */
@@ -202,6 +204,7 @@ static void aclrt_runtime_stop_locked(void)
     aclrt_hcom_clear();
     aclrt_allocator_clear();
     aclrt_mem_release_all();
+    aclrt_ipc_mem_release_all(); /* imports and exports of memory (the allocations went just before) */
     aclrt_binary_release_all(); /* after the streams: no launch holds a binary any more */
     aclrt_report_finalize();
     aclrt_hook_clear(&aclrt_exception_hooks);

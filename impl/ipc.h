@@ -96,6 +96,7 @@ struct aclrt_ipc_seg {
     struct aclrt_ipc_page *page;
     _Atomic uint32_t refs;
     int fd;          /* the exporter's open file (-1 in an importer) */
+    int data_fd;     /* memory, exporter: its own descriptor of the allocation's file (-1: none) */
     int32_t peer;    /* the exporter (getpid() in the exporter itself) */
     char key[ACLRT_IPC_KEY_LEN + 1];
     /* memory: the mapping of the exported range in this process (importer), or the exported range (exporter) */
@@ -203,6 +204,7 @@ static aclError aclrt_ipc_seg_create(char kind, struct aclrt_ipc_seg **out)
     memcpy(page->nonce, nonce, sizeof nonce);
     seg->page = page;
     seg->fd = fd;
+    seg->data_fd = -1;
     seg->peer = page->owner;
     atomic_init(&seg->refs, 1);
     aclrt_ipc_format_key(seg->key, kind, page->owner, fd, nonce);
@@ -252,6 +254,7 @@ static aclError aclrt_ipc_seg_open(const char *key, size_t max, char kind, struc
     }
     seg->page = page;
     seg->fd = -1;
+    seg->data_fd = -1;
     seg->peer = pid;
     atomic_init(&seg->refs, 1);
     memcpy(seg->key, key, ACLRT_IPC_KEY_LEN);
@@ -277,6 +280,8 @@ static void aclrt_ipc_seg_unref(struct aclrt_ipc_seg *seg)
     } else if (seg->data != NULL) {
         munmap(seg->data, seg->data_size);
     }
+    if (seg->data_fd >= 0)
+        close(seg->data_fd);
     munmap(seg->page, ACLRT_IPC_PAGE);
     free(seg);
 }

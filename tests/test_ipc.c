@@ -283,6 +283,61 @@ static int peer_record(void)
     return 0;
 }
 
+/*
+ * "mem-import": send this process's pid; then for each key received (an
+ * empty one ends it): import it and send the code; if imported, send the
+ * first word seen there, write a word at +8 (aclrtMemcpy) and bytes at +16
+ * (aclrtMemsetAsync), send "w", and close the import when told ("c"),
+ * sending that code too.
+ */
+static int peer_mem_import(void)
+{
+    int32_t pid = 0;
+    PEER_OK(aclrtDeviceGetBareTgid(&pid));
+    peer_send(&pid, sizeof pid);
+    aclrtStream s;
+    PEER_OK(aclrtCreateStream(&s));
+    for (;;) {
+        char key[65];
+        peer_recv(key, sizeof key);
+        if (key[0] == '\0')
+            break;
+        void *p = NULL;
+        int32_t rc = aclrtIpcMemImportByKey(&p, key, ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT);
+        peer_send(&rc, sizeof rc);
+        if (rc != ACL_SUCCESS)
+            continue;
+        uint64_t first;
+        PEER_OK(aclrtMemcpy(&first, sizeof first, p, sizeof first, ACL_MEMCPY_DEVICE_TO_HOST));
+        peer_send(&first, sizeof first);
+        uint64_t word = 0x1122334455667788ull;
+        PEER_OK(aclrtMemcpy((char *)p + 8, 8, &word, sizeof word, ACL_MEMCPY_HOST_TO_DEVICE));
+        PEER_OK(aclrtMemsetAsync((char *)p + 16, 8, 0x5A, 8, s));
+        PEER_OK(aclrtSynchronizeStream(s));
+        peer_send("w", 1);
+        char c;
+        peer_recv(&c, 1);
+        rc = aclrtIpcMemClose(key);
+        peer_send(&rc, sizeof rc);
+    }
+    PEER_OK(aclrtDestroyStream(s));
+    return 0;
+}
+
+/* "mem-export-exit": export 64 KiB holding 0x77 bytes, send the key, exit (finalizing) after one byte comes. */
+static int peer_mem_export_exit(void)
+{
+    void *p;
+    PEER_OK(aclrtMalloc(&p, 65536, ACL_MEM_MALLOC_HUGE_FIRST));
+    PEER_OK(aclrtMemset(p, 65536, 0x77, 65536));
+    char key[65];
+    PEER_OK(aclrtIpcMemGetExportKey(p, 65536, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    peer_send(key, sizeof key);
+    char c;
+    peer_recv(&c, 1);
+    return 0; /* aclFinalize frees the memory and ends the export */
+}
+
 static int peer_main(int argc, char **argv)
 {
     if (argc != 5)
@@ -300,6 +355,10 @@ static int peer_main(int argc, char **argv)
         rc = peer_export_and_die();
     else if (strcmp(argv[2], "record") == 0)
         rc = peer_record();
+    else if (strcmp(argv[2], "mem-import") == 0)
+        rc = peer_mem_import();
+    else if (strcmp(argv[2], "mem-export-exit") == 0)
+        rc = peer_mem_export_exit();
     PEER_OK(aclrtResetDevice(0));
     PEER_OK(aclFinalize());
     return rc;
@@ -589,6 +648,219 @@ TEST(aclfinalize_frees_ipc_events_left_alive_and_their_handles_then_open_nothing
     stop();
 }
 
+/* ------------------------------------------------------------------------
+ * Memory
+ * ------------------------------------------------------------------------ */
+
+/* Is aclrtMalloc memory shareable here (the host backend)? Otherwise exports are refused with the documented code. */
+static int memory_shareable(void)
+{
+    const char *backend = aclrtxGetBackendName();
+    return backend != NULL && strcmp(backend, "host") == 0;
+}
+
+/* Off the host backend: an export says FEATURE_NOT_SUPPORT, and the case ends there. */
+static int mem_refused_off_host(void *p)
+{
+    if (memory_shareable())
+        return 0;
+    char key[65];
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtIpcMemGetExportKey(p, 65536, key, sizeof key, 0));
+    return 1;
+}
+
+/* Drive a "mem-import" peer through one import of key; returns the import's code (0: it wrote its marks). */
+static int32_t peer_import_once(struct peer *p, const char *key, uint64_t *first)
+{
+    char buf[65] = {0};
+    strncpy(buf, key, sizeof buf - 1);
+    send_bytes(p->to, buf, sizeof buf);
+    int32_t rc = -1;
+    recv_bytes(p->from, &rc, sizeof rc);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    recv_bytes(p->from, first, sizeof *first);
+    char c;
+    recv_bytes(p->from, &c, 1);
+    CHECK_EQ('w', c);
+    return rc;
+}
+
+static void peer_close_import(struct peer *p)
+{
+    send_bytes(p->to, "c", 1);
+    int32_t rc = -1;
+    recv_bytes(p->from, &rc, sizeof rc);
+    CHECK_EQ(ACL_SUCCESS, rc);
+}
+
+static void peer_imports_end(struct peer *p)
+{
+    char none[65] = {0};
+    send_bytes(p->to, none, sizeof none);
+}
+
+TEST(exported_memory_is_the_same_bytes_in_the_importing_process)
+{
+    start();
+    uint64_t *p;
+    CHECK_OK(aclrtMalloc((void **)&p, 1 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
+    if (mem_refused_off_host(p)) {
+        CHECK_OK(aclrtFree(p));
+        stop();
+        return;
+    }
+    p[0] = 0xA5A5A5A5A5A5A5A5ull;
+    p[1] = 0;
+    p[2] = 0;
+    char key[65];
+    CHECK_OK(aclrtIpcMemGetExportKey(p, 1 << 20, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    CHECK_EQ(58, (long long)strlen(key));
+    struct peer pr = spawn_peer("mem-import");
+    int32_t pid;
+    recv_bytes(pr.from, &pid, sizeof pid);
+    uint64_t first = 0;
+    CHECK_EQ(ACL_SUCCESS, peer_import_once(&pr, key, &first));
+    CHECK_EQ((long long)0xA5A5A5A5A5A5A5A5ull, (long long)first);
+    CHECK_EQ((long long)0x1122334455667788ull, (long long)p[1]); /* written there, seen here */
+    CHECK_EQ((long long)0x5A5A5A5A5A5A5A5Aull, (long long)p[2]);
+    peer_close_import(&pr);
+    peer_imports_end(&pr);
+    CHECK_EQ(0, peer_finish(&pr));
+    CHECK_OK(aclrtIpcMemClose(key));
+    CHECK_OK(aclrtFree(p));
+    stop();
+}
+
+TEST(an_import_from_a_process_not_on_the_allow_list_is_refused_until_it_is_added)
+{
+    start();
+    void *p;
+    CHECK_OK(aclrtMalloc(&p, 65536, ACL_MEM_MALLOC_HUGE_FIRST));
+    if (mem_refused_off_host(p)) {
+        CHECK_OK(aclrtFree(p));
+        stop();
+        return;
+    }
+    CHECK_OK(aclrtMemset(p, 65536, 0x11, 65536));
+    char key[65];
+    CHECK_OK(aclrtIpcMemGetExportKey(p, 65536, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT));
+    struct peer pr = spawn_peer("mem-import");
+    int32_t pid;
+    recv_bytes(pr.from, &pid, sizeof pid);
+    uint64_t first = 0;
+    CHECK_EQ(ACL_ERROR_RT_NO_PERMISSION, peer_import_once(&pr, key, &first)); /* empty list */
+    int32_t self = (int32_t)getpid();
+    CHECK_OK(aclrtIpcMemSetImportPid(key, &self, 1));
+    CHECK_EQ(ACL_ERROR_RT_NO_PERMISSION, peer_import_once(&pr, key, &first)); /* a list without it */
+    CHECK_OK(aclrtIpcMemSetImportPid(key, &pid, 1));
+    CHECK_EQ(ACL_SUCCESS, peer_import_once(&pr, key, &first));
+    CHECK_EQ((long long)0x1111111111111111ull, (long long)first);
+    peer_close_import(&pr);
+    /* Closed by the exporter: no import any more. */
+    CHECK_OK(aclrtIpcMemClose(key));
+    CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, peer_import_once(&pr, key, &first));
+    peer_imports_end(&pr);
+    CHECK_EQ(0, peer_finish(&pr));
+    CHECK_OK(aclrtFree(p));
+    stop();
+}
+
+TEST(an_import_stays_valid_after_the_exporting_process_exits)
+{
+    start();
+    if (!memory_shareable()) {
+        stop();
+        return;
+    }
+    struct peer pr = spawn_peer("mem-export-exit");
+    char key[65];
+    recv_bytes(pr.from, key, sizeof key);
+    unsigned char *q;
+    CHECK_OK(aclrtIpcMemImportByKey((void **)&q, key, ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT));
+    CHECK_EQ(0x77, q[0]);
+    send_bytes(pr.to, "x", 1);
+    CHECK_EQ(0, peer_finish(&pr));
+    CHECK_EQ(0x77, q[65535]);
+    CHECK_OK(aclrtMemset(q, 65536, 0x33, 16)); /* still device memory of this process */
+    CHECK_EQ(0x33, q[15]);
+    void *again = NULL;
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportByKey(&again, key, 0)); /* imported here already */
+    CHECK_OK(aclrtIpcMemClose(key));
+    CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtIpcMemImportByKey(&again, key, 0)); /* its process is gone */
+    CHECK(again == NULL);
+    stop();
+}
+
+TEST(ipc_memory_calls_reject_bad_input_with_the_documented_codes)
+{
+    start();
+    void *big, *small;
+    CHECK_OK(aclrtMalloc(&big, 3 * 65536, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMalloc(&small, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    char key[65], other[65];
+    void *out = NULL;
+    int32_t pid = (int32_t)getpid(), bad_pid = -1;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemGetExportKey(NULL, 65536, key, sizeof key, 0));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemGetExportKey(big, 65536, NULL, sizeof key, 0));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemGetExportKey(big, 0, key, sizeof key, 0));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(big, 65536, key, 64, 0));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(big, 65536, key, sizeof key, 2));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(key, 16, other, sizeof other, 0)); /* host memory */
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(big, 4 * 65536, key, sizeof key, 0));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtIpcMemGetExportKey(small, 4096, key, sizeof key, 0));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemImportByKey(NULL, "aclrt", 0));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemImportByKey(&out, NULL, 0));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportByKey(&out, "not a key", 0));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportByKey(&out, "", 0));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemSetImportPid(NULL, &pid, 1));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetImportPid("not a key", &pid, 1));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemClose(NULL));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemClose("not a key"));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetAttr("not a key", ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, 0));
+    if (memory_shareable()) {
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey((char *)big + 64, 4096, key, sizeof key, 0));
+        CHECK_OK(aclrtIpcMemGetExportKey((char *)big + 65536, 65536, key, sizeof key, 0));
+        CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemSetImportPid(key, NULL, 1));
+        CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemSetImportPid(key, &pid, 0));
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetImportPid(key, &bad_pid, 1));
+        CHECK_OK(aclrtIpcMemSetImportPid(key, &pid, 1));
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetAttr(key, (aclrtIpcMemAttrType)1, 0));
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetAttr(key, ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, 4));
+        CHECK_OK(aclrtIpcMemSetAttr(key, ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_HCCS));
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportByKey(&out, key, 2));
+        /* A key of another kind, and a key whose random part was changed. */
+        aclrtEvent ev;
+        aclrtIpcEventHandle h;
+        CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_IPC));
+        CHECK_OK(aclrtIpcGetEventHandle(ev, &h));
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportByKey(&out, h.reserved, 0));
+        CHECK_OK(aclrtDestroyEvent(ev));
+        memcpy(other, key, sizeof other);
+        other[50] = other[50] == 'a' ? 'b' : 'a';
+        CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtIpcMemImportByKey(&out, other, 0));
+        /* Imported in its own process: other addresses, the same bytes; aclrtFree refuses the import. */
+        unsigned char *q;
+        CHECK_OK(aclrtIpcMemImportByKey((void **)&q, key, 0));
+        CHECK(q != (unsigned char *)big + 65536);
+        CHECK_OK(aclrtMemset((char *)big + 65536, 65536, 0x42, 65536));
+        CHECK_EQ(0x42, q[0]);
+        CHECK_EQ(0x42, q[65535]);
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree(q));
+        CHECK_OK(aclrtIpcMemClose(key)); /* the import */
+        CHECK_OK(aclrtIpcMemClose(key)); /* the export */
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemClose(key));
+        CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtIpcMemImportByKey(&out, key, 0));
+        /* Exports and imports left open are ended by aclFinalize (ASan's leak check sees what is left). */
+        CHECK_OK(aclrtIpcMemGetExportKey(big, 65536, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+        CHECK_OK(aclrtIpcMemImportByKey((void **)&q, key, 0));
+    }
+    CHECK(out == NULL);
+    CHECK_OK(aclrtFree(small));
+    CHECK_OK(aclrtFree(big));
+    stop();
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--peer") == 0)
@@ -602,5 +874,9 @@ int main(int argc, char **argv)
     RUN(ipc_event_calls_reject_bad_input_with_the_documented_codes);
     RUN(many_records_and_waits_across_streams_end_complete);
     RUN(aclfinalize_frees_ipc_events_left_alive_and_their_handles_then_open_nothing);
+    RUN(exported_memory_is_the_same_bytes_in_the_importing_process);
+    RUN(an_import_from_a_process_not_on_the_allow_list_is_refused_until_it_is_added);
+    RUN(an_import_stays_valid_after_the_exporting_process_exits);
+    RUN(ipc_memory_calls_reject_bad_input_with_the_documented_codes);
     return check_report("ipc");
 }

@@ -95,7 +95,9 @@ static const char *const fz_functions[] = {
     "aclrtDevicePeerAccessStatus", "aclrtMemGetAllocationGranularity", "aclrtMallocPhysical", "aclrtFreePhysical",
     "aclrtReserveMemAddress", "aclrtReleaseMemAddress", "aclrtMapMem", "aclrtUnmapMem", "aclrtMemSetAccess",
     "aclrtMemGetAccess", "aclrtMemExportToShareableHandle", "aclrtMemSetPidToShareableHandle",
-    "aclrtMemImportFromShareableHandle", "aclrtDeviceGetBareTgid", "aclrtIpcGetEventHandle", "aclrtIpcOpenEventHandle", "aclrtReduceAsync", "aclrtRandomNumAsync",
+    "aclrtMemImportFromShareableHandle", "aclrtDeviceGetBareTgid", "aclrtIpcGetEventHandle", "aclrtIpcOpenEventHandle",
+    "aclrtIpcMemGetExportKey", "aclrtIpcMemClose", "aclrtIpcMemImportByKey", "aclrtIpcMemSetImportPid",
+    "aclrtIpcMemSetAttr", "aclrtReduceAsync", "aclrtRandomNumAsync",
     "aclrtGetErrorVerbose", "aclrtGetArgsFromExceptionInfo", "aclrtGetFuncHandleFromExceptionInfo",
     "aclsysGetVersionStr", "aclsysGetVersionNum", "aclGetCannAttributeList", "aclGetCannAttribute",
     "aclrtGetSocName", "aclrtCheckArchCompatibility", "aclFloat16ToFloat", "aclFloatToFloat16", "aclDataTypeSize",
@@ -1584,6 +1586,35 @@ static void fz_one_call(struct fz *z)
             FZ(CODES(P, H), aclrtDestroyEvent(ipc));
             fz_add_stale(z, ipc);
         }
+        /* IPC memory: an allocation of this thread's own, exported, imported here, closed; or wild arguments. */
+        void *mem = NULL;
+        if (soak_pick(rng, 4) == 0 && aclrtMalloc(&mem, 65536, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
+            mem = NULL;
+        char key[65] = {0};
+        void *where = mem != NULL && soak_pick(rng, 6) ? mem : (void *)fz_garbage(z);
+        FZ(CODES(P, R, F, CN, ACL_ERROR_RT_IPC_ERROR),
+           aclrtIpcMemGetExportKey(where, soak_pick(rng, 5) ? 65536 : (size_t)soak_pick(rng, 1 << 20),
+                                   soak_pick(rng, 8) ? key : NULL, soak_pick(rng, 8) ? sizeof key : 8,
+                                   soak_pick(rng, 5) ? ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION
+                                                     : (uint64_t)soak_pick(rng, 4)));
+        char exported[65];
+        memcpy(exported, key, sizeof key); /* closed at the end whatever the calls below do to key */
+        if (soak_pick(rng, 4) == 0)
+            key[soak_pick(rng, 58)] = (char)('0' + soak_pick(rng, 75));
+        int32_t me = (int32_t)getpid();
+        FZ(CODES(P, R), aclrtIpcMemSetImportPid(soak_pick(rng, 8) ? key : NULL, fz_maybe(z, &me), 1));
+        FZ(CODES(P, R), aclrtIpcMemSetAttr(soak_pick(rng, 8) ? key : NULL, ACL_RT_IPC_MEM_ATTR_ACCESS_LINK,
+                                           (uint64_t)soak_pick(rng, 5)));
+        void *imported = NULL;
+        FZ(CODES(P, R, CN, ACL_ERROR_RT_IPC_ERROR, ACL_ERROR_RT_NO_PERMISSION, ACL_ERROR_RT_MEMORY_ALLOCATION),
+           aclrtIpcMemImportByKey(fz_maybe(z, &imported), soak_pick(rng, 8) ? key : NULL, soak_pick(rng, 5) ? 0 : 3));
+        if (imported != NULL)
+            FZ(CODES(P, R), aclrtIpcMemClose(key)); /* the import */
+        FZ(CODES(P, R), aclrtIpcMemClose(soak_pick(rng, 8) ? key : NULL)); /* the export, if any */
+        if (exported[0] != '\0')
+            (void)aclrtIpcMemClose(exported); /* whatever is left of it: no descriptor piles up */
+        if (mem != NULL)
+            (void)aclrtFree(mem);
         break;
     }
     default: {
