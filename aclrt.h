@@ -707,6 +707,15 @@ ACLRT_API aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);
 ACLRT_API aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout);
 ACLRT_API aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId);
 ACLRT_API aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
+/*
+ * IPC notifies: the exporting process gets a key (65-byte buffer) another
+ * process imports as a notify of its own; the importer records, only the
+ * exporter waits. With the DEFAULT export flag only processes on the
+ * notify's allow-list may import (docs/SEMANTICS.md, IPC).
+ */
+ACLRT_API aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags);
+ACLRT_API aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags);
+ACLRT_API aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num);
 ACLRT_API aclError aclrtCntNotifyCreate(aclrtCntNotify *cntNotify, uint64_t flag);
 ACLRT_API aclError aclrtCntNotifyDestroy(aclrtCntNotify cntNotify);
 ACLRT_API aclError aclrtCntNotifyRecord(aclrtCntNotify cntNotify, aclrtStream stream, aclrtCntNotifyRecordInfo *info);

@@ -75,6 +75,7 @@ static void aclrt_orphan_reset_locks(void)
     pthread_mutex_init(&aclrt_kernels_lock, NULL);
     pthread_mutex_init(&aclrt_binary_loader_lock, NULL);
     pthread_mutex_init(&aclrt_ipc_mem.lock, NULL);
+    pthread_mutex_init(&aclrt_ipc_allow_lock, NULL);
 }
 
 /* Free the notes of a keyless list without waking anyone (the streams they name are abandoned too). */

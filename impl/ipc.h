@@ -16,7 +16,8 @@
  *
  * Record and completion: `records` counts the records made of the shared
  * object (by any process); the n-th record's task, when its stream reaches
- * it, raises `done` to n (never lowers it) and wakes the sleepers of every
+ * it, raises `done` to n (never lowers it; a notify's instead adds one to
+ * it, a count of completed records) and wakes the sleepers of every
  * process with a shared futex wake, if `sleepers` says there are any. A
  * wait for record n is over when done >= n (wrap-safe): record n or a later
  * one has completed. A thread that sleeps counts itself in `sleepers`
@@ -59,6 +60,8 @@
 #define ACLRT_IPC_MAX_PIDS 256u  /* allow-list entries per segment */
 #define ACLRT_IPC_KEY_LEN 58u    /* "aclrt-K-PPPPPPPP-FFFFFFFF-" + 32 hex digits */
 #define ACLRT_IPC_KEY_MIN_BUF 65u /* key buffers: at least this long, as in the runtime */
+#define ACLRT_IPC_POLL_MIN_NS (2 * ACLRT_NS_PER_US) /* waits in streams poll shared words from this interval ... */
+#define ACLRT_IPC_POLL_MAX_NS (1 * ACLRT_NS_PER_MS) /* ... doubling up to this one */
 #define ACLRT_IPC_SLEEP_SLICE_NS (100 * ACLRT_NS_PER_MS) /* a sleeper looks at the recorder this often */
 
 enum aclrt_ipc_kind {
@@ -98,6 +101,7 @@ struct aclrt_ipc_seg {
     int fd;          /* the exporter's open file (-1 in an importer) */
     int data_fd;     /* memory, exporter: its own descriptor of the allocation's file (-1: none) */
     int32_t peer;    /* the exporter (getpid() in the exporter itself) */
+    _Atomic uint32_t pulled; /* notify, exporter: the completed records of importers already added to its count */
     char key[ACLRT_IPC_KEY_LEN + 1];
     /* memory: the mapping of the exported range in this process (importer), or the exported range (exporter) */
     void *data;
@@ -319,21 +323,28 @@ static bool aclrt_ipc_pid_allowed(const struct aclrt_ipc_page *page)
     return false;
 }
 
-/* Add pids to a segment's allow-list (the exporter only; callers serialize per segment). */
+/* Serializes additions to allow-lists (aclrt_ipc_allow). */
+static pthread_mutex_t aclrt_ipc_allow_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Add pids to a segment's allow-list (the exporter's). */
 static aclError aclrt_ipc_allow(struct aclrt_ipc_seg *seg, const int32_t *pid, size_t num)
 {
-    struct aclrt_ipc_page *page = seg->page;
-    uint32_t n = atomic_load_explicit(&page->pid_count, memory_order_relaxed);
-    if (num > ACLRT_IPC_MAX_PIDS - n)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the allow-list takes at most %u process ids (%u already, %zu more)",
-                          ACLRT_IPC_MAX_PIDS, n, num);
     for (size_t i = 0; i < num; i++)
         if (pid[i] <= 0)
             return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "pid[%zu] = %d is not a process id", i, (int)pid[i]);
+    struct aclrt_ipc_page *page = seg->page;
+    pthread_mutex_lock(&aclrt_ipc_allow_lock);
+    uint32_t n = atomic_load_explicit(&page->pid_count, memory_order_relaxed);
+    if (num > ACLRT_IPC_MAX_PIDS - n) {
+        pthread_mutex_unlock(&aclrt_ipc_allow_lock);
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the allow-list takes at most %u process ids (%u already, %zu more)",
+                          ACLRT_IPC_MAX_PIDS, n, num);
+    }
     for (size_t i = 0; i < num; i++)
         atomic_store_explicit(&page->pids[n + i], pid[i], memory_order_relaxed);
     /* Release: pairs with the importer's acquire of the count (aclrt_ipc_pid_allowed). */
     atomic_store_explicit(&page->pid_count, n + (uint32_t)num, memory_order_release);
+    pthread_mutex_unlock(&aclrt_ipc_allow_lock);
     return ACL_SUCCESS;
 }
 
@@ -352,9 +363,12 @@ static void aclrt_ipc_mark(struct aclrt_ipc_page *page, uint32_t n)
 {
     uint32_t d = atomic_load_explicit(&page->done, memory_order_relaxed);
     /* Seq_cst: pairs with a sleeper's seq_cst count-then-load (aclrt_ipc_wait_host). */
-    while ((int32_t)(n - d) > 0 &&
-           !atomic_compare_exchange_weak_explicit(&page->done, &d, n, memory_order_seq_cst, memory_order_relaxed)) {
-    }
+    if (page->kind == ACLRT_IPC_NOTIFY) /* a notify counts its completed records: each releases one wait */
+        atomic_fetch_add_explicit(&page->done, 1, memory_order_seq_cst);
+    else
+        while ((int32_t)(n - d) > 0 &&
+               !atomic_compare_exchange_weak_explicit(&page->done, &d, n, memory_order_seq_cst, memory_order_relaxed)) {
+        }
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&page->sleepers, memory_order_seq_cst) != 0)
         aclrt_futex_wake_shared(&page->done, INT_MAX);
@@ -502,15 +516,12 @@ static bool aclrt_ipc_side_set(struct aclrt_ipc_side *side, uint32_t index, stru
 }
 
 /*
- * The segment of slot `index` with a reference of the caller's, or NULL.
+ * The segment an entry holds, with a reference of the caller's, or NULL.
  * The caller checks afterwards that the object is still the life it meant
  * (a stale handle may find a later life's segment) and drops the reference.
  */
-static struct aclrt_ipc_seg *aclrt_ipc_side_get(struct aclrt_ipc_side *side, uint32_t index)
+static struct aclrt_ipc_seg *aclrt_ipc_entry_get(_Atomic(struct aclrt_ipc_seg *) *e)
 {
-    _Atomic(struct aclrt_ipc_seg *) *e = aclrt_ipc_side_entry(side, index, false);
-    if (e == NULL)
-        return NULL;
     aclrt_rcu_read_lock();
     /* Acquire: pairs with the release store of aclrt_ipc_side_set. */
     struct aclrt_ipc_seg *seg = atomic_load_explicit(e, memory_order_acquire);
@@ -520,27 +531,40 @@ static struct aclrt_ipc_seg *aclrt_ipc_side_get(struct aclrt_ipc_side *side, uin
     return seg;
 }
 
+/* Detach an entry's segment and drop its reference: after a grace period (no reader is still taking one), or at once. */
+static void aclrt_ipc_entry_clear(_Atomic(struct aclrt_ipc_seg *) *e, bool grace)
+{
+    struct aclrt_ipc_seg *seg = atomic_exchange_explicit(e, NULL, memory_order_acq_rel);
+    if (seg == NULL)
+        return;
+    if (grace) {
+        urcu_bp_synchronize_rcu();
+        ACLRT_TSAN_ACQUIRE(&aclrt_rcu_tsan_token); /* pairs with aclrt_rcu_read_unlock's release (registry.h) */
+    }
+    aclrt_ipc_seg_unref(seg);
+}
+
+/* The segment of slot `index` (see aclrt_ipc_entry_get). */
+static struct aclrt_ipc_seg *aclrt_ipc_side_get(struct aclrt_ipc_side *side, uint32_t index)
+{
+    _Atomic(struct aclrt_ipc_seg *) *e = aclrt_ipc_side_entry(side, index, false);
+    return e != NULL ? aclrt_ipc_entry_get(e) : NULL;
+}
+
 /* Detach slot `index`'s segment and drop the entry's reference at once (aclFinalize: no reader is left). */
 static void aclrt_ipc_side_drop(struct aclrt_ipc_side *side, uint32_t index)
 {
     _Atomic(struct aclrt_ipc_seg *) *e = aclrt_ipc_side_entry(side, index, false);
-    struct aclrt_ipc_seg *seg = e != NULL ? atomic_exchange_explicit(e, NULL, memory_order_acq_rel) : NULL;
-    if (seg != NULL)
-        aclrt_ipc_seg_unref(seg);
+    if (e != NULL)
+        aclrt_ipc_entry_clear(e, false);
 }
 
 /* Detach slot `index`'s segment and drop the entry's reference once no reader can still be taking one. */
 static void aclrt_ipc_side_clear(struct aclrt_ipc_side *side, uint32_t index)
 {
     _Atomic(struct aclrt_ipc_seg *) *e = aclrt_ipc_side_entry(side, index, false);
-    if (e == NULL)
-        return;
-    struct aclrt_ipc_seg *seg = atomic_exchange_explicit(e, NULL, memory_order_acq_rel);
-    if (seg == NULL)
-        return;
-    urcu_bp_synchronize_rcu();
-    ACLRT_TSAN_ACQUIRE(&aclrt_rcu_tsan_token); /* pairs with aclrt_rcu_read_unlock's release (registry.h) */
-    aclrt_ipc_seg_unref(seg);
+    if (e != NULL)
+        aclrt_ipc_entry_clear(e, true);
 }
 
 #endif /* ACLRT_IMPL_IPC_H */

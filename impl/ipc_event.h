@@ -32,9 +32,6 @@
 #include "task.h"
 #include "task_wait.h"
 
-#define ACLRT_IPC_POLL_MIN_NS (2 * ACLRT_NS_PER_US)
-#define ACLRT_IPC_POLL_MAX_NS (1 * ACLRT_NS_PER_MS)
-
 static bool aclrt_ipc_wait_ready(const struct aclrt_task *t)
 {
     return aclrt_ipc_reached(t->u.ipc.seg->page, t->u.ipc.target);

@@ -132,6 +132,7 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             uint32_t generation;         /* the life the task belongs to */
             uint32_t parked;             /* wait: has parked before (stale notes to prune) */
             uint64_t deadline_ns;        /* wait: set when it starts; 0 = not started */
+            uint32_t backoff_ns;         /* wait on an exported notify: the next poll interval */
         } notify;
         struct {
             struct aclrt_notify_object *cnt; /* slot pointer */

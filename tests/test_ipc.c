@@ -338,6 +338,46 @@ static int peer_mem_export_exit(void)
     return 0; /* aclFinalize frees the memory and ends the export */
 }
 
+/*
+ * "notify-import": send this process's pid; for each key received (an
+ * empty one ends it): import it and send the code; if imported, check that
+ * a wait here is refused, then record as many times as each count byte
+ * received says (0 ends the key) and send "d" when those records completed.
+ */
+static int peer_notify_import(void)
+{
+    int32_t pid = 0;
+    PEER_OK(aclrtDeviceGetBareTgid(&pid));
+    peer_send(&pid, sizeof pid);
+    aclrtStream s;
+    PEER_OK(aclrtCreateStream(&s));
+    for (;;) {
+        char key[65];
+        peer_recv(key, sizeof key);
+        if (key[0] == '\0')
+            break;
+        aclrtNotify n = NULL;
+        int32_t rc = aclrtNotifyImportByKey(&n, key, ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT);
+        peer_send(&rc, sizeof rc);
+        if (rc != ACL_SUCCESS)
+            continue;
+        PEER_CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtWaitAndResetNotify(n, s, 0));
+        for (;;) {
+            unsigned char count;
+            peer_recv(&count, 1);
+            if (count == 0)
+                break;
+            for (unsigned i = 0; i < count; i++)
+                PEER_OK(aclrtRecordNotify(n, s));
+            PEER_OK(aclrtSynchronizeStream(s));
+            peer_send("d", 1);
+        }
+        PEER_OK(aclrtDestroyNotify(n));
+    }
+    PEER_OK(aclrtDestroyStream(s));
+    return 0;
+}
+
 static int peer_main(int argc, char **argv)
 {
     if (argc != 5)
@@ -355,6 +395,8 @@ static int peer_main(int argc, char **argv)
         rc = peer_export_and_die();
     else if (strcmp(argv[2], "record") == 0)
         rc = peer_record();
+    else if (strcmp(argv[2], "notify-import") == 0)
+        rc = peer_notify_import();
     else if (strcmp(argv[2], "mem-import") == 0)
         rc = peer_mem_import();
     else if (strcmp(argv[2], "mem-export-exit") == 0)
@@ -861,6 +903,158 @@ TEST(ipc_memory_calls_reject_bad_input_with_the_documented_codes)
     stop();
 }
 
+/* ------------------------------------------------------------------------
+ * Notifies
+ * ------------------------------------------------------------------------ */
+
+static int32_t peer_notify_import_key(struct peer *p, const char *key)
+{
+    char buf[65] = {0};
+    strncpy(buf, key, sizeof buf - 1);
+    send_bytes(p->to, buf, sizeof buf);
+    int32_t rc = -1;
+    recv_bytes(p->from, &rc, sizeof rc);
+    return rc;
+}
+
+static void peer_notify_records(struct peer *p, unsigned char count)
+{
+    send_bytes(p->to, &count, 1);
+    if (count == 0)
+        return;
+    char c;
+    recv_bytes(p->from, &c, 1);
+    CHECK_EQ('d', c);
+}
+
+TEST(each_record_in_the_importing_process_releases_one_wait_in_the_exporting_one)
+{
+    start();
+    aclrtNotify n;
+    CHECK_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+    char key[65];
+    CHECK_OK(aclrtNotifyGetExportKey(n, key, sizeof key, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
+    aclrtStream w;
+    CHECK_OK(aclrtCreateStream(&w));
+    static atomic_int first, second;
+    aclrtEvent after_first;
+    CHECK_OK(aclrtCreateEvent(&after_first));
+    CHECK_OK(aclrtWaitAndResetNotify(n, w, 0));
+    CHECK_OK(aclrtLaunchHostFunc(w, set_flag_fn, &first));
+    CHECK_OK(aclrtRecordEvent(after_first, w));
+    CHECK_OK(aclrtWaitAndResetNotify(n, w, 0));
+    CHECK_OK(aclrtLaunchHostFunc(w, set_flag_fn, &second));
+
+    struct peer pr = spawn_peer("notify-import");
+    int32_t pid;
+    recv_bytes(pr.from, &pid, sizeof pid);
+    CHECK_EQ(ACL_ERROR_RT_NO_PERMISSION, peer_notify_import_key(&pr, key)); /* not on the allow-list yet */
+    CHECK_OK(aclrtNotifySetImportPid(n, &pid, 1));
+    CHECK_EQ(ACL_SUCCESS, peer_notify_import_key(&pr, key));
+    CHECK_EQ(0, atomic_load(&first));
+    peer_notify_records(&pr, 1);
+    CHECK_OK(aclrtSynchronizeEvent(after_first)); /* the first wait took the record */
+    CHECK_EQ(1, atomic_load(&first));
+    CHECK_EQ(0, atomic_load(&second)); /* one record, one wait */
+    peer_notify_records(&pr, 1);
+    CHECK_OK(aclrtSynchronizeStream(w));
+    CHECK_EQ(1, atomic_load(&second));
+    peer_notify_records(&pr, 0);
+    char none[65] = {0};
+    send_bytes(pr.to, none, sizeof none);
+    CHECK_EQ(0, peer_finish(&pr));
+    CHECK_OK(aclrtDestroyEvent(after_first));
+    CHECK_OK(aclrtDestroyStream(w));
+    CHECK_OK(aclrtDestroyNotify(n));
+    stop();
+}
+
+TEST(a_notify_imported_in_its_own_process_records_for_the_exporter)
+{
+    start();
+    aclrtNotify n, imported;
+    CHECK_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+    char key[65], again[65];
+    CHECK_OK(aclrtNotifyGetExportKey(n, key, sizeof key, ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    CHECK_OK(aclrtNotifyGetExportKey(n, again, sizeof again, ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    CHECK_EQ(0, strcmp(key, again)); /* one key per notify */
+    CHECK_OK(aclrtNotifyImportByKey(&imported, key, ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT));
+    aclrtStream w, r;
+    CHECK_OK(aclrtCreateStream(&w));
+    CHECK_OK(aclrtCreateStream(&r));
+    static atomic_int count;
+    for (int i = 0; i < 50; i++) {
+        CHECK_OK(aclrtWaitAndResetNotify(n, w, 0));
+        CHECK_OK(aclrtLaunchHostFunc(w, count_fn, &count));
+    }
+    for (int i = 0; i < 50; i++)
+        CHECK_OK(aclrtRecordNotify(imported, r));
+    CHECK_OK(aclrtSynchronizeStream(w));
+    CHECK_EQ(50, atomic_load(&count));
+    /* A local record still works too. */
+    CHECK_OK(aclrtWaitAndResetNotify(n, w, 0));
+    CHECK_OK(aclrtRecordNotify(n, r));
+    CHECK_OK(aclrtSynchronizeStream(w));
+    /* The exporter destroyed: its key imports nothing; the imported notify can still be recorded and destroyed. */
+    CHECK_OK(aclrtDestroyNotify(n));
+    aclrtNotify late = NULL;
+    CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtNotifyImportByKey(&late, key, 0));
+    CHECK(late == NULL);
+    CHECK_OK(aclrtRecordNotify(imported, r));
+    CHECK_OK(aclrtSynchronizeStream(r));
+    CHECK_OK(aclrtDestroyNotify(imported));
+    CHECK_OK(aclrtDestroyStream(w));
+    CHECK_OK(aclrtDestroyStream(r));
+    stop();
+}
+
+TEST(ipc_notify_calls_reject_bad_input_with_the_documented_codes)
+{
+    start();
+    aclrtNotify n, imported, out = NULL;
+    CHECK_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+    char key[65];
+    int32_t pid = (int32_t)getpid(), bad_pid = 0;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtNotifyGetExportKey(NULL, key, sizeof key, 0));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtNotifyGetExportKey((aclrtNotify)(uintptr_t)0x999, key, sizeof key, 0));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtNotifyGetExportKey(n, NULL, sizeof key, 0));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyGetExportKey(n, key, 64, 0));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyGetExportKey(n, key, sizeof key, 1));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifySetImportPid(n, &pid, 1)); /* not exported */
+    CHECK_OK(aclrtNotifyGetExportKey(n, key, sizeof key, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtNotifySetImportPid(n, NULL, 1));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtNotifySetImportPid(n, &pid, 0));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifySetImportPid(n, &bad_pid, 1));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtNotifySetImportPid(NULL, &pid, 1));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtNotifyImportByKey(NULL, key, 0));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtNotifyImportByKey(&out, NULL, 0));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyImportByKey(&out, key, 1));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyImportByKey(&out, "garbage", 0));
+    CHECK_EQ(ACL_ERROR_RT_NO_PERMISSION, aclrtNotifyImportByKey(&out, key, 0)); /* this process is not on the list */
+    CHECK_OK(aclrtNotifySetImportPid(n, &pid, 1));
+    CHECK_OK(aclrtNotifyImportByKey(&imported, key, ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS));
+    char key2[65];
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyGetExportKey(imported, key2, sizeof key2, 0));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifySetImportPid(imported, &pid, 1));
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtWaitAndResetNotify(imported, s, 0));
+    /* A key of another kind, and one with its random part changed. */
+    aclrtEvent ev;
+    aclrtIpcEventHandle h;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_IPC));
+    CHECK_OK(aclrtIpcGetEventHandle(ev, &h));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyImportByKey(&out, h.reserved, 0));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    key[57] = key[57] == 'f' ? 'e' : 'f';
+    CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtNotifyImportByKey(&out, key, 0));
+    CHECK(out == NULL);
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyNotify(imported));
+    /* Left exported at aclFinalize: freed with the notify (ASan's leak check sees what is left). */
+    stop();
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--peer") == 0)
@@ -878,5 +1072,8 @@ int main(int argc, char **argv)
     RUN(an_import_from_a_process_not_on_the_allow_list_is_refused_until_it_is_added);
     RUN(an_import_stays_valid_after_the_exporting_process_exits);
     RUN(ipc_memory_calls_reject_bad_input_with_the_documented_codes);
+    RUN(each_record_in_the_importing_process_releases_one_wait_in_the_exporting_one);
+    RUN(a_notify_imported_in_its_own_process_records_for_the_exporter);
+    RUN(ipc_notify_calls_reject_bad_input_with_the_documented_codes);
     return check_report("ipc");
 }

@@ -97,7 +97,7 @@ static const char *const fz_functions[] = {
     "aclrtMemGetAccess", "aclrtMemExportToShareableHandle", "aclrtMemSetPidToShareableHandle",
     "aclrtMemImportFromShareableHandle", "aclrtDeviceGetBareTgid", "aclrtIpcGetEventHandle", "aclrtIpcOpenEventHandle",
     "aclrtIpcMemGetExportKey", "aclrtIpcMemClose", "aclrtIpcMemImportByKey", "aclrtIpcMemSetImportPid",
-    "aclrtIpcMemSetAttr", "aclrtReduceAsync", "aclrtRandomNumAsync",
+    "aclrtIpcMemSetAttr", "aclrtNotifyGetExportKey", "aclrtNotifyImportByKey", "aclrtNotifySetImportPid", "aclrtReduceAsync", "aclrtRandomNumAsync",
     "aclrtGetErrorVerbose", "aclrtGetArgsFromExceptionInfo", "aclrtGetFuncHandleFromExceptionInfo",
     "aclsysGetVersionStr", "aclsysGetVersionNum", "aclGetCannAttributeList", "aclGetCannAttribute",
     "aclrtGetSocName", "aclrtCheckArchCompatibility", "aclFloat16ToFloat", "aclFloatToFloat16", "aclDataTypeSize",
@@ -1615,6 +1615,24 @@ static void fz_one_call(struct fz *z)
             (void)aclrtIpcMemClose(exported); /* whatever is left of it: no descriptor piles up */
         if (mem != NULL)
             (void)aclrtFree(mem);
+        /* IPC notifies: one of this thread's own, exported, imported here, recorded through the import, destroyed. */
+        aclrtNotify nt = NULL, nimp = NULL;
+        FZ(CODES(P, R, CN, QUOTA), aclrtCreateNotify(&nt, ACL_NOTIFY_DEFAULT));
+        char nkey[65] = {0};
+        FZ(CODES(P, R, H, ACL_ERROR_RT_IPC_ERROR),
+           aclrtNotifyGetExportKey(soak_pick(rng, 6) ? nt : (aclrtNotify)fz_garbage(z), soak_pick(rng, 8) ? nkey : NULL,
+                                   soak_pick(rng, 8) ? sizeof nkey : 3, soak_pick(rng, 4) ? 0 : (uint64_t)soak_pick(rng, 4)));
+        FZ(CODES(P, R, H), aclrtNotifySetImportPid(soak_pick(rng, 6) ? nt : NULL, fz_maybe(z, &me), 1));
+        if (soak_pick(rng, 4) == 0)
+            nkey[soak_pick(rng, 58)] = (char)('0' + soak_pick(rng, 75));
+        FZ(CODES(P, R, CN, QUOTA, ACL_ERROR_RT_IPC_ERROR, ACL_ERROR_RT_NO_PERMISSION),
+           aclrtNotifyImportByKey(fz_maybe(z, &nimp), soak_pick(rng, 8) ? nkey : NULL, soak_pick(rng, 5) ? 0 : 2));
+        if (nimp != NULL) {
+            FZ(CODES(SUBMIT, R), aclrtRecordNotify(nimp, fz_stream_submit(z)));
+            FZ(CODES(P, H), aclrtDestroyNotify(nimp));
+        }
+        if (nt != NULL)
+            FZ(CODES(P, H), aclrtDestroyNotify(nt));
         break;
     }
     default: {
