@@ -671,6 +671,39 @@ TEST(many_records_and_waits_across_streams_end_complete)
     stop();
 }
 
+TEST(a_record_dropped_with_its_stream_counts_as_complete_and_a_wait_past_its_timeout_fails)
+{
+    start();
+    aclrtEvent ev, opened;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_IPC));
+    aclrtIpcEventHandle h;
+    CHECK_OK(aclrtIpcGetEventHandle(ev, &h));
+    CHECK_OK(aclrtIpcOpenEventHandle(h, &opened));
+    aclrtNotify never;
+    CHECK_OK(aclrtCreateNotify(&never, ACL_NOTIFY_DEFAULT));
+    aclrtStream s, w;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_OK(aclrtCreateStream(&w));
+    CHECK_OK(aclrtWaitAndResetNotify(never, s, 0)); /* holds the record below until the stream goes */
+    CHECK_OK(aclrtRecordEvent(ev, s));
+    /* A stream wait with a 1 s timeout on the pending record fails with the timeout code. */
+    CHECK_OK(aclrtStreamWaitEventWithTimeout(w, opened, 1));
+    CHECK_EQ(ACL_ERROR_RT_TASK_TIMEOUT, aclrtSynchronizeStream(w));
+    aclrtEventRecordedStatus st;
+    CHECK_OK(aclrtQueryEventStatus(opened, &st));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, st);
+    /* The record is discarded with its stream: the opened event completes. */
+    CHECK_OK(aclrtDestroyStreamForce(s));
+    CHECK_OK(aclrtSynchronizeEvent(opened));
+    CHECK_OK(aclrtQueryEventStatus(ev, &st));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, st);
+    CHECK_OK(aclrtDestroyEvent(opened));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyNotify(never));
+    CHECK_OK(aclrtDestroyStream(w));
+    stop();
+}
+
 TEST(aclfinalize_frees_ipc_events_left_alive_and_their_handles_then_open_nothing)
 {
     start();
@@ -1067,6 +1100,7 @@ int main(int argc, char **argv)
     RUN(a_record_whose_process_exited_fails_synchronize_and_stream_wait_with_ipc_error);
     RUN(ipc_event_calls_reject_bad_input_with_the_documented_codes);
     RUN(many_records_and_waits_across_streams_end_complete);
+    RUN(a_record_dropped_with_its_stream_counts_as_complete_and_a_wait_past_its_timeout_fails);
     RUN(aclfinalize_frees_ipc_events_left_alive_and_their_handles_then_open_nothing);
     RUN(exported_memory_is_the_same_bytes_in_the_importing_process);
     RUN(an_import_from_a_process_not_on_the_allow_list_is_refused_until_it_is_added);
