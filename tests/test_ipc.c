@@ -791,14 +791,24 @@ TEST(exported_memory_is_the_same_bytes_in_the_importing_process)
     char key[65];
     CHECK_OK(aclrtIpcMemGetExportKey(p, 1 << 20, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
     CHECK_EQ(58, (long long)strlen(key));
+    /* A value wait here on the word the other process will write (value waits also poll for foreign writes). */
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    static atomic_int seen_write;
+    CHECK_OK(aclrtValueWait(&p[1], 0x1122334455667788ull, ACL_STREAM_WAIT_VALUE_EQ, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, set_flag_fn, &seen_write));
     struct peer pr = spawn_peer("mem-import");
     int32_t pid;
     recv_bytes(pr.from, &pid, sizeof pid);
     uint64_t first = 0;
+    CHECK_EQ(0, atomic_load(&seen_write));
     CHECK_EQ(ACL_SUCCESS, peer_import_once(&pr, key, &first));
     CHECK_EQ((long long)0xA5A5A5A5A5A5A5A5ull, (long long)first);
     CHECK_EQ((long long)0x1122334455667788ull, (long long)p[1]); /* written there, seen here */
     CHECK_EQ((long long)0x5A5A5A5A5A5A5A5Aull, (long long)p[2]);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(1, atomic_load(&seen_write));
+    CHECK_OK(aclrtDestroyStream(s));
     peer_close_import(&pr);
     peer_imports_end(&pr);
     CHECK_EQ(0, peer_finish(&pr));
