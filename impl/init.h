@@ -201,6 +201,10 @@ static void aclrt_runtime_stop_locked(void)
         dev->started = false;
         dev->set_count = 0;
     }
+    for (struct aclrt_park_note *n = aclrt_park_list_take(&aclrt_ipc_mark_waiters), *next; n != NULL; n = next) {
+        next = n->next; /* notes of IPC waits whose streams are gone */
+        free(n);
+    }
     aclrt_value_release_waits(false);
     aclrt_hcom_clear();
     aclrt_allocator_clear();

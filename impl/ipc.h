@@ -352,6 +352,14 @@ static aclError aclrt_ipc_allow(struct aclrt_ipc_seg *seg, const int32_t *pid, s
  * Records and their completion
  * ------------------------------------------------------------------------ */
 
+/*
+ * In this process: every mark advances this count, which this process's
+ * stream waits on shared records park on besides their poll, so a record
+ * completed here releases them at once (ipc_event.h).
+ */
+static struct aclrt_seq aclrt_ipc_marks;
+static struct aclrt_park_list aclrt_ipc_mark_waiters = {{NULL}, UINT64_MAX};
+
 ACLRT_INLINE bool aclrt_ipc_reached(const struct aclrt_ipc_page *page, uint32_t target)
 {
     /* Acquire: pairs with the marker's seq_cst CAS; the recorded work's effects come with it. */
@@ -372,6 +380,8 @@ static void aclrt_ipc_mark(struct aclrt_ipc_page *page, uint32_t n)
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&page->sleepers, memory_order_seq_cst) != 0)
         aclrt_futex_wake_shared(&page->done, INT_MAX);
+    /* Release (seq.h): a wait that reads the new count sees `done` above. */
+    aclrt_counter_advance(&aclrt_ipc_marks, &aclrt_ipc_mark_waiters, 1);
 }
 
 /* A new record: its number (the target a wait for it uses). */

@@ -9,11 +9,13 @@
  * and status, synchronize and stream waits of either look at the same word.
  *
  * A stream wait takes the latest record at the call (none, or complete:
- * nothing to wait for, no task). Its task cannot be woken by anything in
- * this process, so it polls: it spins while its executor has nothing else
- * to do, then parks with only a deadline, and looks again after an interval
- * that doubles from ACLRT_IPC_POLL_MIN_NS to ACLRT_IPC_POLL_MAX_NS (the
- * longest a record in another process stays unnoticed, plus a wake-up).
+ * nothing to wait for, no task). A record completed in this process wakes
+ * it (it parks on the process's mark count, ipc.h); one completed in
+ * another process cannot, so it also polls: it spins while its executor
+ * has nothing else to do, then parks until a mark here or a deadline, and
+ * looks again after an interval that doubles from ACLRT_IPC_POLL_MIN_NS to
+ * ACLRT_IPC_POLL_MAX_NS (the longest a record in another process stays
+ * unnoticed, plus a wake-up).
  * Past its timeout (aclrtStreamWaitEventWithTimeout, aclrtSetOpWaitTimeout)
  * it fails like other event waits; if the process that made the record
  * exited with it incomplete, it fails with ACL_ERROR_RT_IPC_ERROR.
@@ -29,6 +31,7 @@
 #include "ipc.h"
 #include "runtime.h"
 #include "stream.h"
+#include "seq.h"
 #include "task.h"
 #include "task_wait.h"
 
@@ -37,21 +40,39 @@ static bool aclrt_ipc_wait_ready(const struct aclrt_task *t)
     return aclrt_ipc_reached(t->u.ipc.seg->page, t->u.ipc.target);
 }
 
-/* ACLRT_TASK_IPC_WAIT: until the shared record is complete (polled). */
+/*
+ * ACLRT_TASK_IPC_WAIT: until the shared record is complete. Parks on this
+ * process's mark count (a record completed here wakes it) with a poll
+ * deadline (a record completed in another process is seen at the poll).
+ */
 static int aclrt_ipc_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     uint64_t deadline = aclrt_wait_deadline(&t->u.ipc.deadline_ns, t->u32);
     int rc = ACL_SUCCESS;
-    if (aclrt_ipc_wait_ready(t) || aclrt_wait_spin(s, aclrt_ipc_wait_ready, t, deadline)) {
-        rc = ACL_SUCCESS;
-    } else if (aclrt_wait_expired(deadline)) {
-        rc = ACLRT_WAIT_TIMEOUT_CODE;
-    } else if (t->u.ipc.backoff_ns >= ACLRT_IPC_POLL_MAX_NS && aclrt_ipc_abandoned(t->u.ipc.seg->page, t->u.ipc.target)) {
-        rc = ACL_ERROR_RT_IPC_ERROR; /* its recorder exited: it would never complete */
-    } else {
-        uint32_t backoff = t->u.ipc.backoff_ns == 0 ? ACLRT_IPC_POLL_MIN_NS : t->u.ipc.backoff_ns;
+    for (;;) {
+        if (aclrt_ipc_wait_ready(t))
+            break;
+        /* Before parking: the count, then a second look, so a mark after the first look wakes us. */
+        uint64_t seen = aclrt_seq_read(&aclrt_ipc_marks);
+        if (aclrt_ipc_wait_ready(t))
+            break;
+        if (aclrt_wait_spin(s, aclrt_ipc_wait_ready, t, deadline))
+            continue;
+        if (aclrt_wait_expired(deadline)) {
+            rc = ACLRT_WAIT_TIMEOUT_CODE;
+            break;
+        }
+        if (t->u.ipc.backoff_ns >= ACLRT_IPC_POLL_MAX_NS && aclrt_ipc_abandoned(t->u.ipc.seg->page, t->u.ipc.target)) {
+            rc = ACL_ERROR_RT_IPC_ERROR; /* its recorder exited: it would never complete */
+            break;
+        }
+        bool parked_before = t->u.ipc.backoff_ns != 0;
+        uint32_t backoff = parked_before ? t->u.ipc.backoff_ns : ACLRT_IPC_POLL_MIN_NS;
         t->u.ipc.backoff_ns = (uint32_t)aclrt_min_u64(2 * (uint64_t)backoff, ACLRT_IPC_POLL_MAX_NS);
-        blk->deadline_ns = aclrt_min_u64(deadline, aclrt_now_ns() + backoff);
+        if (parked_before) /* the notes of the previous park are stale */
+            aclrt_wait_prune(s, &aclrt_ipc_marks, &aclrt_ipc_mark_waiters, true);
+        aclrt_block_on_count(blk, &aclrt_ipc_marks, &aclrt_ipc_mark_waiters, seen + 1,
+                             aclrt_min_u64(deadline, aclrt_now_ns() + backoff));
         return ACLRT_TASK_BLOCKED;
     }
     aclrt_ipc_seg_unref(t->u.ipc.seg);

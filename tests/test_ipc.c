@@ -475,6 +475,26 @@ TEST(a_record_in_another_process_releases_status_synchronize_and_stream_wait_her
     stop();
 }
 
+TEST(aclfinalize_returns_with_a_stream_wait_pending_on_another_process)
+{
+    start();
+    struct peer p = spawn_peer("export");
+    aclrtIpcEventHandle h;
+    recv_bytes(p.from, &h, sizeof h);
+    aclrtEvent ev;
+    CHECK_OK(aclrtIpcOpenEventHandle(h, &ev));
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    static atomic_int after_wait;
+    CHECK_OK(aclrtStreamWaitEvent(s, ev)); /* the peer's gate holds the record */
+    CHECK_OK(aclrtLaunchHostFunc(s, set_flag_fn, &after_wait));
+    stop(); /* the parked wait is discarded (docs/SEMANTICS.md, Teardown) */
+    CHECK_EQ(0, atomic_load(&after_wait));
+    send_bytes(p.to, "g", 1);
+    send_bytes(p.to, "e", 1);
+    CHECK_EQ(0, peer_finish(&p));
+}
+
 TEST(a_record_through_the_opened_event_completes_the_exporting_one)
 {
     start();
@@ -1105,6 +1125,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     RUN(a_record_in_this_process_releases_status_synchronize_and_stream_wait_in_another);
     RUN(a_record_in_another_process_releases_status_synchronize_and_stream_wait_here);
+    RUN(aclfinalize_returns_with_a_stream_wait_pending_on_another_process);
     RUN(a_record_through_the_opened_event_completes_the_exporting_one);
     RUN(an_ipc_event_opened_in_its_own_process_shares_its_records);
     RUN(a_record_whose_process_exited_fails_synchronize_and_stream_wait_with_ipc_error);
