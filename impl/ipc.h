@@ -279,7 +279,7 @@ static void aclrt_ipc_seg_unref(struct aclrt_ipc_seg *seg)
         return;
     if (seg->fd >= 0) {
         if (seg->page->owner == (int32_t)getpid()) /* not in a forked child that inherited the export */
-            atomic_store_explicit(&seg->page->closed, 1, memory_order_relaxed);
+            atomic_store_explicit(&seg->page->closed, 1, memory_order_relaxed); /* a flag; the file closes next */
         close(seg->fd);
     } else if (seg->data != NULL) {
         munmap(seg->data, seg->data_size);
@@ -312,6 +312,7 @@ static bool aclrt_ipc_pid_gone(int32_t pid)
 /* The pid allow-list: may this process import? */
 static bool aclrt_ipc_pid_allowed(const struct aclrt_ipc_page *page)
 {
+    /* Acquire: pairs with the exporter's release store of the flag (after the header was filled). */
     if (!atomic_load_explicit(&page->check_pids, memory_order_acquire))
         return true;
     int32_t me = (int32_t)getpid();
@@ -377,6 +378,8 @@ static void aclrt_ipc_mark(struct aclrt_ipc_page *page, uint32_t n)
         while ((int32_t)(n - d) > 0 &&
                !atomic_compare_exchange_weak_explicit(&page->done, &d, n, memory_order_seq_cst, memory_order_relaxed)) {
         }
+    /* Seq_cst fence and load: the `done` update above comes before this look at `sleepers` (Dekker with
+     * the sleeper's add to `sleepers` then load of `done`), also when the CAS loop stored nothing. */
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&page->sleepers, memory_order_seq_cst) != 0)
         aclrt_futex_wake_shared(&page->done, INT_MAX);
@@ -387,6 +390,7 @@ static void aclrt_ipc_mark(struct aclrt_ipc_page *page, uint32_t n)
 /* A new record: its number (the target a wait for it uses). */
 ACLRT_INLINE uint32_t aclrt_ipc_record_number(struct aclrt_ipc_page *page)
 {
+    /* Relaxed: the recorder is a hint for dead-peer checks; a record number orders nothing (the mark does). */
     atomic_store_explicit(&page->recorder, (int32_t)getpid(), memory_order_relaxed);
     return atomic_fetch_add_explicit(&page->records, 1, memory_order_relaxed) + 1;
 }
@@ -434,7 +438,7 @@ static aclError aclrt_ipc_wait_host(struct aclrt_ipc_page *page, uint32_t target
         uint32_t d = atomic_load_explicit(&page->done, memory_order_seq_cst);
         if ((int32_t)(d - target) < 0)
             aclrt_futex_wait_shared(&page->done, d, aclrt_min_u64(deadline, now + ACLRT_IPC_SLEEP_SLICE_NS));
-        atomic_fetch_sub_explicit(&page->sleepers, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&page->sleepers, 1, memory_order_relaxed); /* a count: at worst one wake too many */
     }
 }
 
@@ -544,6 +548,7 @@ static struct aclrt_ipc_seg *aclrt_ipc_entry_get(_Atomic(struct aclrt_ipc_seg *)
 /* Detach an entry's segment and drop its reference: after a grace period (no reader is still taking one), or at once. */
 static void aclrt_ipc_entry_clear(_Atomic(struct aclrt_ipc_seg *) *e, bool grace)
 {
+    /* Acq_rel: acquires the setter's release (the segment's fields), and no reader takes it after this. */
     struct aclrt_ipc_seg *seg = atomic_exchange_explicit(e, NULL, memory_order_acq_rel);
     if (seg == NULL)
         return;

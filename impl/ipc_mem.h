@@ -314,7 +314,7 @@ ACLRT_API aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64
     if ((rc = aclrt_ipc_seg_open(key, ACLRT_IPC_KEY_MIN_BUF, ACLRT_IPC_MEMORY, &seg)) != ACL_SUCCESS)
         return rc;
     struct aclrt_ipc_page *page = seg->page;
-    if (atomic_load_explicit(&page->closed, memory_order_relaxed)) {
+    if (atomic_load_explicit(&page->closed, memory_order_relaxed)) { /* a flag: nothing is read after it */
         aclrt_ipc_seg_unref(seg);
         return aclrt_fail(ACL_ERROR_RT_IPC_ERROR, "the exporter closed key \"%.64s\"", key);
     }
