@@ -539,6 +539,13 @@ typedef struct aclrtIpcEventHandle {
     char reserved[ACL_IPC_EVENT_HANDLE_SIZE];
 } aclrtIpcEventHandle;
 
+/* A server's pids for the InterServer IPC allow-lists (super nodes; on one host sdid is not checked). */
+typedef struct {
+    uint32_t sdid;
+    int32_t *pid;
+    size_t num;
+} aclrtServerPid;
+
 typedef enum {
     ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,
     ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL,
@@ -716,6 +723,7 @@ ACLRT_API aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
 ACLRT_API aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags);
 ACLRT_API aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags);
 ACLRT_API aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num);
+ACLRT_API aclError aclrtNotifySetImportPidInterServer(aclrtNotify notify, aclrtServerPid *serverPids, size_t num);
 ACLRT_API aclError aclrtCntNotifyCreate(aclrtCntNotify *cntNotify, uint64_t flag);
 ACLRT_API aclError aclrtCntNotifyDestroy(aclrtCntNotify cntNotify);
 ACLRT_API aclError aclrtCntNotifyRecord(aclrtCntNotify cntNotify, aclrtStream stream, aclrtCntNotifyRecordInfo *info);
@@ -770,6 +778,7 @@ ACLRT_API aclError aclrtIpcMemClose(const char *key);
 ACLRT_API aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
 ACLRT_API aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
 ACLRT_API aclError aclrtIpcMemSetAttr(const char *key, aclrtIpcMemAttrType type, uint64_t attr);
+ACLRT_API aclError aclrtIpcMemImportPidInterServer(const char *key, aclrtServerPid *serverPids, size_t num);
 
 /* ========================================================================
  * Custom memory allocator (acl_rt_allocator.h)

@@ -349,6 +349,23 @@ static aclError aclrt_ipc_allow(struct aclrt_ipc_seg *seg, const int32_t *pid, s
     return ACL_SUCCESS;
 }
 
+/*
+ * The InterServer form: every server's pids join the allow-list (one host:
+ * the server id is not checked). The whole list is checked first.
+ */
+static aclError aclrt_ipc_allow_servers(struct aclrt_ipc_seg *seg, const aclrtServerPid *servers, size_t num)
+{
+    for (size_t i = 0; i < num; i++)
+        if (servers[i].pid == NULL || servers[i].num == 0)
+            return aclrt_fail(ACL_ERROR_INVALID_PARAM, "serverPids[%zu] has no pids (pid NULL or num 0)", i);
+    for (size_t i = 0; i < num; i++) {
+        aclError rc = aclrt_ipc_allow(seg, servers[i].pid, servers[i].num);
+        if (rc != ACL_SUCCESS)
+            return rc;
+    }
+    return ACL_SUCCESS;
+}
+
 /* ------------------------------------------------------------------------
  * Records and their completion
  * ------------------------------------------------------------------------ */

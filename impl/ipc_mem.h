@@ -266,6 +266,27 @@ ACLRT_API aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t
     return rc;
 }
 
+ACLRT_API aclError aclrtIpcMemImportPidInterServer(const char *key, aclrtServerPid *serverPids, size_t num)
+{
+    ACLRT_ENTER();
+    aclError rc = aclrt_ipc_key_arg(key);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (serverPids == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "serverPids is NULL");
+    if (num == 0)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "num is 0");
+    pthread_mutex_lock(&aclrt_ipc_mem.lock);
+    struct aclrt_ipc_seg *seg = aclrt_ipc_mem_take(aclrt_ipc_mem.exports, &aclrt_ipc_mem.export_count, key, false);
+    if (seg == NULL)
+        rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "key \"%.64s\" is not an export of this process (or was closed)",
+                        key);
+    else
+        rc = aclrt_ipc_allow_servers(seg, serverPids, num);
+    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
+    return rc;
+}
+
 ACLRT_API aclError aclrtIpcMemSetAttr(const char *key, aclrtIpcMemAttrType type, uint64_t attr)
 {
     ACLRT_ENTER();

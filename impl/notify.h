@@ -418,6 +418,26 @@ ACLRT_API aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, siz
     return rc;
 }
 
+ACLRT_API aclError aclrtNotifySetImportPidInterServer(aclrtNotify notify, aclrtServerPid *serverPids, size_t num)
+{
+    ACLRT_ENTER();
+    struct aclrt_notify_object *n;
+    uint32_t generation;
+    aclError rc = aclrt_notify_object_resolve(&aclrt_notify_kind, notify, &n, &generation);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (serverPids == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "serverPids is NULL");
+    if (num == 0)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "num is 0");
+    struct aclrt_ipc_seg *seg = NULL;
+    if ((rc = aclrt_notify_exported(notify, n, &seg)) != ACL_SUCCESS)
+        return rc;
+    rc = aclrt_ipc_allow_servers(seg, serverPids, num);
+    aclrt_ipc_seg_unref(seg);
+    return rc;
+}
+
 ACLRT_API aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags)
 {
     ACLRT_ENTER();

@@ -858,7 +858,8 @@ TEST(an_import_from_a_process_not_on_the_allow_list_is_refused_until_it_is_added
     int32_t self = (int32_t)getpid();
     CHECK_OK(aclrtIpcMemSetImportPid(key, &self, 1));
     CHECK_EQ(ACL_ERROR_RT_NO_PERMISSION, peer_import_once(&pr, key, &first)); /* a list without it */
-    CHECK_OK(aclrtIpcMemSetImportPid(key, &pid, 1));
+    aclrtServerPid server = {7, &pid, 1}; /* the InterServer form: its pids join the list */
+    CHECK_OK(aclrtIpcMemImportPidInterServer(key, &server, 1));
     CHECK_EQ(ACL_SUCCESS, peer_import_once(&pr, key, &first));
     CHECK_EQ((long long)0x1111111111111111ull, (long long)first);
     peer_close_import(&pr);
@@ -930,6 +931,12 @@ TEST(ipc_memory_calls_reject_bad_input_with_the_documented_codes)
         CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemSetImportPid(key, &pid, 0));
         CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetImportPid(key, &bad_pid, 1));
         CHECK_OK(aclrtIpcMemSetImportPid(key, &pid, 1));
+        aclrtServerPid servers[2] = {{1, &pid, 1}, {2, NULL, 1}};
+        CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemImportPidInterServer(key, NULL, 1));
+        CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemImportPidInterServer(key, servers, 0));
+        CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemImportPidInterServer(key, servers, 2)); /* one has no pids */
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportPidInterServer("not a key", servers, 1));
+        CHECK_OK(aclrtIpcMemImportPidInterServer(key, servers, 1));
         CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetAttr(key, (aclrtIpcMemAttrType)1, 0));
         CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetAttr(key, ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, 4));
         CHECK_OK(aclrtIpcMemSetAttr(key, ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_HCCS));
@@ -1094,7 +1101,13 @@ TEST(ipc_notify_calls_reject_bad_input_with_the_documented_codes)
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyImportByKey(&out, key, 1));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyImportByKey(&out, "garbage", 0));
     CHECK_EQ(ACL_ERROR_RT_NO_PERMISSION, aclrtNotifyImportByKey(&out, key, 0)); /* this process is not on the list */
-    CHECK_OK(aclrtNotifySetImportPid(n, &pid, 1));
+    aclrtServerPid servers[2] = {{1, &pid, 1}, {2, &pid, 0}};
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtNotifySetImportPidInterServer(NULL, servers, 1));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtNotifySetImportPidInterServer(n, NULL, 1));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtNotifySetImportPidInterServer(n, servers, 0));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtNotifySetImportPidInterServer(n, servers, 2)); /* one has no pids */
+    CHECK_EQ(ACL_ERROR_RT_NO_PERMISSION, aclrtNotifyImportByKey(&out, key, 0)); /* nothing was added */
+    CHECK_OK(aclrtNotifySetImportPidInterServer(n, servers, 1));
     CHECK_OK(aclrtNotifyImportByKey(&imported, key, ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS));
     char key2[65];
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyGetExportKey(imported, key2, sizeof key2, 0));

@@ -97,7 +97,8 @@ static const char *const fz_functions[] = {
     "aclrtMemGetAccess", "aclrtMemExportToShareableHandle", "aclrtMemSetPidToShareableHandle",
     "aclrtMemImportFromShareableHandle", "aclrtDeviceGetBareTgid", "aclrtIpcGetEventHandle", "aclrtIpcOpenEventHandle",
     "aclrtIpcMemGetExportKey", "aclrtIpcMemClose", "aclrtIpcMemImportByKey", "aclrtIpcMemSetImportPid",
-    "aclrtIpcMemSetAttr", "aclrtNotifyGetExportKey", "aclrtNotifyImportByKey", "aclrtNotifySetImportPid", "aclrtReduceAsync", "aclrtRandomNumAsync",
+    "aclrtIpcMemSetAttr", "aclrtNotifyGetExportKey", "aclrtNotifyImportByKey", "aclrtNotifySetImportPid",
+    "aclrtIpcMemImportPidInterServer", "aclrtNotifySetImportPidInterServer", "aclrtReduceAsync", "aclrtRandomNumAsync",
     "aclrtGetErrorVerbose", "aclrtGetArgsFromExceptionInfo", "aclrtGetFuncHandleFromExceptionInfo",
     "aclsysGetVersionStr", "aclsysGetVersionNum", "aclGetCannAttributeList", "aclGetCannAttribute",
     "aclrtGetSocName", "aclrtCheckArchCompatibility", "aclFloat16ToFloat", "aclFloatToFloat16", "aclDataTypeSize",
@@ -1603,6 +1604,9 @@ static void fz_one_call(struct fz *z)
             key[soak_pick(rng, 58)] = (char)('0' + soak_pick(rng, 75));
         int32_t me = (int32_t)getpid();
         FZ(CODES(P, R), aclrtIpcMemSetImportPid(soak_pick(rng, 8) ? key : NULL, fz_maybe(z, &me), 1));
+        aclrtServerPid server = {0, soak_pick(rng, 6) ? &me : NULL, soak_pick(rng, 6) ? 1u : 0u};
+        FZ(CODES(P, R), aclrtIpcMemImportPidInterServer(soak_pick(rng, 8) ? key : NULL, fz_maybe(z, &server),
+                                                        soak_pick(rng, 6) ? 1u : 0u));
         FZ(CODES(P, R), aclrtIpcMemSetAttr(soak_pick(rng, 8) ? key : NULL, ACL_RT_IPC_MEM_ATTR_ACCESS_LINK,
                                            (uint64_t)soak_pick(rng, 5)));
         void *imported = NULL;
@@ -1623,6 +1627,8 @@ static void fz_one_call(struct fz *z)
            aclrtNotifyGetExportKey(soak_pick(rng, 6) ? nt : (aclrtNotify)fz_garbage(z), soak_pick(rng, 8) ? nkey : NULL,
                                    soak_pick(rng, 8) ? sizeof nkey : 3, soak_pick(rng, 4) ? 0 : (uint64_t)soak_pick(rng, 4)));
         FZ(CODES(P, R, H), aclrtNotifySetImportPid(soak_pick(rng, 6) ? nt : NULL, fz_maybe(z, &me), 1));
+        FZ(CODES(P, R, H), aclrtNotifySetImportPidInterServer(soak_pick(rng, 6) ? nt : NULL, fz_maybe(z, &server),
+                                                              soak_pick(rng, 6) ? 1u : 0u));
         if (soak_pick(rng, 4) == 0)
             nkey[soak_pick(rng, 58)] = (char)('0' + soak_pick(rng, 75));
         FZ(CODES(P, R, CN, QUOTA, ACL_ERROR_RT_IPC_ERROR, ACL_ERROR_RT_NO_PERMISSION),
