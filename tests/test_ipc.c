@@ -22,6 +22,8 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -378,6 +380,48 @@ static int peer_notify_import(void)
     return 0;
 }
 
+/*
+ * "fd-limit": with this process's descriptor limit a few above what it has
+ * open, 32 allocations of 64 KiB all succeed (those past the limit are
+ * ordinary memory); with the limit restored, the early ones export and the
+ * late ones are refused as not shareable. Sends the two counts.
+ */
+static int peer_fd_limit(void)
+{
+    struct rlimit saved, low;
+    PEER_CHECK_EQ(0, getrlimit(RLIMIT_NOFILE, &saved));
+    int open_fds = 0;
+    DIR *d = opendir("/proc/self/fd");
+    PEER_CHECK(d != NULL);
+    while (readdir(d) != NULL)
+        open_fds++;
+    closedir(d);
+    low = saved;
+    low.rlim_cur = (rlim_t)open_fds + 4;
+    PEER_CHECK_EQ(0, setrlimit(RLIMIT_NOFILE, &low));
+    void *p[32];
+    for (int i = 0; i < 32; i++)
+        PEER_OK(aclrtMalloc(&p[i], 65536, ACL_MEM_MALLOC_HUGE_FIRST));
+    PEER_CHECK_EQ(0, setrlimit(RLIMIT_NOFILE, &saved));
+    int32_t shared = 0, refused = 0;
+    for (int i = 0; i < 32; i++) {
+        char key[65];
+        aclError rc = aclrtIpcMemGetExportKey(p[i], 65536, key, sizeof key, 0);
+        if (rc == ACL_SUCCESS) {
+            shared++;
+            PEER_OK(aclrtIpcMemClose(key));
+        } else {
+            PEER_CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, rc);
+            refused++;
+        }
+    }
+    for (int i = 0; i < 32; i++)
+        PEER_OK(aclrtFree(p[i]));
+    peer_send(&shared, sizeof shared);
+    peer_send(&refused, sizeof refused);
+    return 0;
+}
+
 static int peer_main(int argc, char **argv)
 {
     if (argc != 5)
@@ -395,6 +439,8 @@ static int peer_main(int argc, char **argv)
         rc = peer_export_and_die();
     else if (strcmp(argv[2], "record") == 0)
         rc = peer_record();
+    else if (strcmp(argv[2], "fd-limit") == 0)
+        rc = peer_fd_limit();
     else if (strcmp(argv[2], "notify-import") == 0)
         rc = peer_notify_import();
     else if (strcmp(argv[2], "mem-import") == 0)
@@ -898,6 +944,24 @@ TEST(an_import_stays_valid_after_the_exporting_process_exits)
     stop();
 }
 
+TEST(allocations_past_the_descriptor_limit_succeed_as_memory_that_is_not_shareable)
+{
+    start();
+    if (!memory_shareable()) {
+        stop();
+        return;
+    }
+    struct peer pr = spawn_peer("fd-limit");
+    int32_t shared = -1, refused = -1;
+    recv_bytes(pr.from, &shared, sizeof shared);
+    recv_bytes(pr.from, &refused, sizeof refused);
+    CHECK_EQ(0, peer_finish(&pr));
+    CHECK(shared >= 1);  /* the first ones got a memory file */
+    CHECK(refused >= 1); /* the later ones could not, and are ordinary memory */
+    CHECK_EQ(32, shared + refused);
+    stop();
+}
+
 TEST(ipc_memory_calls_reject_bad_input_with_the_documented_codes)
 {
     start();
@@ -1149,6 +1213,7 @@ int main(int argc, char **argv)
     RUN(exported_memory_is_the_same_bytes_in_the_importing_process);
     RUN(an_import_from_a_process_not_on_the_allow_list_is_refused_until_it_is_added);
     RUN(an_import_stays_valid_after_the_exporting_process_exits);
+    RUN(allocations_past_the_descriptor_limit_succeed_as_memory_that_is_not_shareable);
     RUN(ipc_memory_calls_reject_bad_input_with_the_documented_codes);
     RUN(each_record_in_the_importing_process_releases_one_wait_in_the_exporting_one);
     RUN(a_notify_imported_in_its_own_process_records_for_the_exporter);
