@@ -33,6 +33,7 @@
 #include "stream_api.h" /* the stream calls of the API */
 #include "stream_control.h" /* aclrtStreamAbort, aclrtStreamStop */
 #include "ipc.h"       /* what processes share: keyed segments, allow-lists, shared records */
+#include "ipc_watch.h" /* a thread that sleeps on shared records for parked stream waits */
 #include "event.h"     /* events: captures, create, destroy, record, reset */
 #include "event_query.h" /* events: status, synchronize, timestamps */
 #include "block.h"     /* why a task cannot run yet (parking conditions) */

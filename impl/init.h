@@ -32,6 +32,7 @@
 #include "event.h"
 #include "ipc.h"
 #include "ipc_mem.h"
+#include "ipc_watch.h"
 #include "exception.h"
 #include "exec.h"
 #include "hooks.h"
@@ -76,6 +77,7 @@ static void aclrt_orphan_reset_locks(void)
     pthread_mutex_init(&aclrt_binary_loader_lock, NULL);
     pthread_mutex_init(&aclrt_ipc_mem.lock, NULL);
     pthread_mutex_init(&aclrt_ipc_allow_lock, NULL);
+    pthread_mutex_init(&aclrt_ipc_watch.lock, NULL);
 }
 
 /* Free the notes of a keyless list without waking anyone (the streams they name are abandoned too). */
@@ -201,6 +203,7 @@ static void aclrt_runtime_stop_locked(void)
         dev->started = false;
         dev->set_count = 0;
     }
+    aclrt_ipc_watch_stop(orphaned); /* the streams it woke are gone */
     for (struct aclrt_park_note *n = aclrt_park_list_take(&aclrt_ipc_mark_waiters), *next; n != NULL; n = next) {
         next = n->next; /* notes of IPC waits whose streams are gone */
         free(n);

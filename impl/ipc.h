@@ -98,7 +98,8 @@ _Static_assert(sizeof(struct aclrt_ipc_page) <= ACLRT_IPC_PAGE, "the header fits
 struct aclrt_ipc_seg {
     struct aclrt_ipc_page *page;
     _Atomic uint32_t refs;
-    int fd;          /* the exporter's open file (-1 in an importer) */
+    bool exporter;   /* made by this process (its file is named by the key), or opened from a key */
+    _Atomic int fd;  /* the exporter's open file until the exporting object lets go of it; -1 then, and in an importer */
     int data_fd;     /* memory, exporter: its own descriptor of the allocation's file (-1: none) */
     int32_t peer;    /* the exporter (getpid() in the exporter itself) */
     _Atomic uint32_t pulled; /* notify, exporter: the completed records of importers already added to its count */
@@ -207,7 +208,8 @@ static aclError aclrt_ipc_seg_create(char kind, struct aclrt_ipc_seg **out)
     page->data_fd = -1;
     memcpy(page->nonce, nonce, sizeof nonce);
     seg->page = page;
-    seg->fd = fd;
+    seg->exporter = true;
+    atomic_init(&seg->fd, fd);
     seg->data_fd = -1;
     seg->peer = page->owner;
     atomic_init(&seg->refs, 1);
@@ -257,7 +259,8 @@ static aclError aclrt_ipc_seg_open(const char *key, size_t max, char kind, struc
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for an imported object");
     }
     seg->page = page;
-    seg->fd = -1;
+    seg->exporter = false;
+    atomic_init(&seg->fd, -1);
     seg->data_fd = -1;
     seg->peer = pid;
     atomic_init(&seg->refs, 1);
@@ -271,19 +274,32 @@ ACLRT_INLINE void aclrt_ipc_seg_ref(struct aclrt_ipc_seg *seg)
     atomic_fetch_add_explicit(&seg->refs, 1, memory_order_relaxed);
 }
 
+/*
+ * The exporting object (event, notify, memory export) lets go: its key
+ * names nothing from now on, whatever references tasks still hold (they
+ * need only the mapping). Once per segment; the last reference does it if
+ * nobody did.
+ */
+static void aclrt_ipc_seg_close_key(struct aclrt_ipc_seg *seg)
+{
+    /* Relaxed: the exchange only decides who closes the file; it publishes nothing. */
+    int fd = atomic_exchange_explicit(&seg->fd, -1, memory_order_relaxed);
+    if (fd < 0)
+        return;
+    if (seg->page->owner == (int32_t)getpid()) /* not in a forked child that inherited the export */
+        atomic_store_explicit(&seg->page->closed, 1, memory_order_relaxed); /* a flag; the file closes next */
+    close(fd);
+}
+
 /* Drop a reference; the last unmaps the header (and the data of an import) and closes the exporter's file. */
 static void aclrt_ipc_seg_unref(struct aclrt_ipc_seg *seg)
 {
     /* Acq_rel: the last one sees every use made under the other references (pairs with their release). */
     if (atomic_fetch_sub_explicit(&seg->refs, 1, memory_order_acq_rel) != 1)
         return;
-    if (seg->fd >= 0) {
-        if (seg->page->owner == (int32_t)getpid()) /* not in a forked child that inherited the export */
-            atomic_store_explicit(&seg->page->closed, 1, memory_order_relaxed); /* a flag; the file closes next */
-        close(seg->fd);
-    } else if (seg->data != NULL) {
+    aclrt_ipc_seg_close_key(seg);
+    if (!seg->exporter && seg->data != NULL)
         munmap(seg->data, seg->data_size);
-    }
     if (seg->data_fd >= 0)
         close(seg->data_fd);
     munmap(seg->page, ACLRT_IPC_PAGE);
@@ -569,6 +585,7 @@ static void aclrt_ipc_entry_clear(_Atomic(struct aclrt_ipc_seg *) *e, bool grace
     struct aclrt_ipc_seg *seg = atomic_exchange_explicit(e, NULL, memory_order_acq_rel);
     if (seg == NULL)
         return;
+    aclrt_ipc_seg_close_key(seg); /* the object is gone: its key opens nothing, even while tasks hold the segment */
     if (grace) {
         urcu_bp_synchronize_rcu();
         ACLRT_TSAN_ACQUIRE(&aclrt_rcu_tsan_token); /* pairs with aclrt_rcu_read_unlock's release (registry.h) */

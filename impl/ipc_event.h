@@ -9,13 +9,14 @@
  * and status, synchronize and stream waits of either look at the same word.
  *
  * A stream wait takes the latest record at the call (none, or complete:
- * nothing to wait for, no task). A record completed in this process wakes
- * it (it parks on the process's mark count, ipc.h); one completed in
- * another process cannot, so it also polls: it spins while its executor
- * has nothing else to do, then parks until a mark here or a deadline, and
- * looks again after an interval that doubles from ACLRT_IPC_POLL_MIN_NS to
- * ACLRT_IPC_POLL_MAX_NS (the longest a record in another process stays
- * unnoticed, plus a wake-up).
+ * nothing to wait for, no task). It parks on the process's mark count
+ * (ipc.h): a record completed in this process advances it, and so does the
+ * watcher thread (ipc_watch.h) when the word changes in another process.
+ * Where there is no watcher (external progress) it also polls: it spins
+ * while its executor has nothing else to do, then parks until a mark or a
+ * deadline, and looks again after an interval that doubles from
+ * ACLRT_IPC_POLL_MIN_NS to ACLRT_IPC_POLL_MAX_NS (the longest a record in
+ * another process stays unnoticed then, plus a wake-up).
  * Past its timeout (aclrtStreamWaitEventWithTimeout, aclrtSetOpWaitTimeout)
  * it fails like other event waits; if the process that made the record
  * exited with it incomplete, it fails with ACL_ERROR_RT_IPC_ERROR.
@@ -29,6 +30,7 @@
 #include "error.h"
 #include "event.h"
 #include "ipc.h"
+#include "ipc_watch.h"
 #include "runtime.h"
 #include "stream.h"
 #include "seq.h"
@@ -54,7 +56,9 @@ static int aclrt_ipc_wait_run(struct aclrt_stream *s, struct aclrt_task *t, stru
             break;
         /* Before parking: the count, then a second look, so a mark after the first look wakes us. */
         uint64_t seen = aclrt_seq_read(&aclrt_ipc_marks);
-        if (aclrt_ipc_wait_ready(t))
+        /* Acquire: pairs with the marker's seq_cst update (aclrt_ipc_mark); the word the watcher compares. */
+        uint32_t done = atomic_load_explicit(&t->u.ipc.seg->page->done, memory_order_acquire);
+        if ((int32_t)(done - t->u.ipc.target) >= 0)
             break;
         if (aclrt_wait_spin(s, aclrt_ipc_wait_ready, t, deadline))
             continue;
@@ -71,6 +75,7 @@ static int aclrt_ipc_wait_run(struct aclrt_stream *s, struct aclrt_task *t, stru
         t->u.ipc.backoff_ns = (uint32_t)aclrt_min_u64(2 * (uint64_t)backoff, ACLRT_IPC_POLL_MAX_NS);
         if (parked_before) /* the notes of the previous park are stale */
             aclrt_wait_prune(s, &aclrt_ipc_marks, &aclrt_ipc_mark_waiters, true);
+        aclrt_ipc_watch_add(t->u.ipc.seg, done); /* a change of the word in any process advances the marks */
         aclrt_block_on_count(blk, &aclrt_ipc_marks, &aclrt_ipc_mark_waiters, seen + 1,
                              aclrt_min_u64(deadline, aclrt_now_ns() + backoff));
         return ACLRT_TASK_BLOCKED;

@@ -401,8 +401,10 @@ ACLRT_API aclError aclrtIpcMemClose(const char *key)
     if (imported) {
         struct aclrt_allocation gone;
         aclrt_mem_unregister((uintptr_t)seg->data, ACLRT_MEM_MAPPED, &gone);
+    } else {
+        aclrt_ipc_seg_close_key(seg); /* later imports find nothing */
     }
-    aclrt_ipc_seg_unref(seg); /* an import unmaps; an export closes its key for later imports */
+    aclrt_ipc_seg_unref(seg); /* an import unmaps */
     return ACL_SUCCESS;
 }
 

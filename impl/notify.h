@@ -93,7 +93,7 @@ static bool aclrt_notify_pull(struct aclrt_notify_object *n, uint32_t generation
     struct aclrt_ipc_seg *seg = aclrt_ipc_entry_get(&n->ipc);
     if (seg == NULL)
         return false;
-    bool exported = seg->fd >= 0;
+    bool exported = seg->exporter;
     if (exported && aclrt_notify_generation_of(atomic_load_explicit(&n->state, memory_order_relaxed)) == generation) {
         /* Acquire: pairs with the importer's seq_cst add (aclrt_ipc_mark); its work comes with the record. */
         uint32_t done = atomic_load_explicit(&seg->page->done, memory_order_acquire);
@@ -214,7 +214,7 @@ ACLRT_API aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
         return rc;
     if (ACLRT_UNLIKELY(atomic_load_explicit(&n->ipc, memory_order_relaxed) != NULL)) {
         struct aclrt_ipc_seg *seg = aclrt_ipc_entry_get(&n->ipc);
-        if (seg != NULL && seg->fd < 0) { /* imported: the record goes to the exporting process */
+        if (seg != NULL && !seg->exporter) { /* imported: the record goes to the exporting process */
             /* Acquire: pairs with the release of the generation by the destroy's retire. */
             rc = atomic_load_explicit(&n->hdr.generation, memory_order_acquire) == generation
                      ? aclrt_ipc_record(s, seg)
@@ -253,7 +253,7 @@ ACLRT_API aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream strea
         timeout = atomic_load_explicit(&aclrt_rt.op_wait_timeout_s, memory_order_relaxed);
     if (ACLRT_UNLIKELY(atomic_load_explicit(&n->ipc, memory_order_relaxed) != NULL)) {
         struct aclrt_ipc_seg *seg = aclrt_ipc_entry_get(&n->ipc);
-        bool imported = seg != NULL && seg->fd < 0;
+        bool imported = seg != NULL && !seg->exporter;
         if (seg != NULL)
             aclrt_ipc_seg_unref(seg);
         if (imported)
@@ -341,7 +341,7 @@ static aclError aclrt_notify_key_buffer(const char *key, size_t len)
 static aclError aclrt_notify_exported(aclrtNotify notify, struct aclrt_notify_object *n, struct aclrt_ipc_seg **out)
 {
     struct aclrt_ipc_seg *seg = aclrt_ipc_entry_get(&n->ipc);
-    if (seg == NULL || seg->fd < 0) {
+    if (seg == NULL || !seg->exporter) {
         if (seg != NULL)
             aclrt_ipc_seg_unref(seg);
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "notify %p %s", notify,
@@ -384,7 +384,7 @@ ACLRT_API aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t
         if (seg == NULL)
             return aclrt_notify_object_gone(&aclrt_notify_kind, notify);
     }
-    if (seg->fd < 0) {
+    if (!seg->exporter) {
         aclrt_ipc_seg_unref(seg);
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "notify %p was imported from another process: it cannot be "
                                                       "exported again",
