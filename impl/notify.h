@@ -22,9 +22,10 @@
  * notify of its own whose records are tasks that count one more completed
  * record in the segment. Only the exporting process waits: its waits first
  * add the records completed in other processes since the last look to the
- * notify's count, and, since nothing in this process learns of those
- * records, park with a poll deadline (2 us doubling to 1 ms) besides the
- * usual note on `changes`.
+ * notify's count, and park on the process's mark count (ipc.h), which the
+ * notify's local records and the watcher thread (ipc_watch.h, for records
+ * of other processes) advance, with a poll deadline (2 us doubling to 1 ms)
+ * for what they miss.
  */
 #ifndef ACLRT_IMPL_NOTIFY_H
 #define ACLRT_IMPL_NOTIFY_H
@@ -33,6 +34,7 @@
 #include "error.h"
 #include "handle.h"
 #include "ipc.h"
+#include "ipc_watch.h"
 #include "notify_object.h"
 #include "park.h"
 #include "runtime.h"
@@ -73,6 +75,9 @@ static bool aclrt_notify_add_records(struct aclrt_notify_object *n, uint32_t gen
     }
     /* Release (seq.h): a wait that sees the new count sees the add above. */
     aclrt_counter_advance(&n->changes, &n->waiters, 1);
+    /* Relaxed: an exported notify's waits park on the mark count (a wake missed here comes with their poll). */
+    if (ACLRT_UNLIKELY(atomic_load_explicit(&n->ipc, memory_order_relaxed) != NULL))
+        aclrt_counter_advance(&aclrt_ipc_marks, &aclrt_ipc_mark_waiters, 1);
     return true;
 }
 
@@ -84,9 +89,11 @@ ACLRT_INLINE bool aclrt_notify_add_record(struct aclrt_notify_object *n, uint32_
 /*
  * An exported notify: add the records other processes completed since the
  * last look to its count. Nothing for other notifies (one relaxed load).
- * Returns true if it is an exported notify (its waits poll).
+ * Returns true if it is an exported notify (its waits park on the mark
+ * count and poll). `watch`: a wait is about to park: the watcher
+ * (ipc_watch.h) is to wake it when another process completes a record.
  */
-static bool aclrt_notify_pull(struct aclrt_notify_object *n, uint32_t generation)
+static bool aclrt_notify_pull(struct aclrt_notify_object *n, uint32_t generation, bool watch)
 {
     if (ACLRT_LIKELY(atomic_load_explicit(&n->ipc, memory_order_relaxed) == NULL))
         return false;
@@ -106,6 +113,8 @@ static bool aclrt_notify_pull(struct aclrt_notify_object *n, uint32_t generation
                 break;
             }
         }
+        if (watch) /* relaxed: the watcher compares the word itself; a stale value only wakes it early */
+            aclrt_ipc_watch_add(seg, atomic_load_explicit(&seg->pulled, memory_order_relaxed));
     }
     aclrt_ipc_seg_unref(seg);
     return exported;
@@ -148,12 +157,21 @@ static int aclrt_notify_wait_run(struct aclrt_stream *s, struct aclrt_task *t, s
     struct aclrt_notify_object *n = t->u.notify.notify;
     uint64_t deadline = aclrt_wait_deadline(&t->u.notify.deadline_ns, t->u32);
     for (;;) {
-        bool shared = aclrt_notify_pull(n, t->u.notify.generation);
+        bool shared = aclrt_notify_pull(n, t->u.notify.generation, false);
         /* First look: the common case after a spin saw a record, one cache line. */
         if (aclrt_notify_take(n, t->u.notify.generation) != ACLRT_NOTIFY_NONE)
             return ACL_SUCCESS; /* released by a record, or by the notify's destroy */
-        /* Before parking: the count, then a second look, so a record after the first look is not missed. */
-        uint64_t seen = aclrt_seq_read(&n->changes); /* acquire: before looking at the value again */
+        /*
+         * Before parking: the count, then a second look, so a record after the
+         * first look is not missed. An exported notify's waits use the mark
+         * count (ipc.h), which its local records, and the watcher for records
+         * of other processes, advance.
+         */
+        struct aclrt_seq *counter = shared ? &aclrt_ipc_marks : &n->changes;
+        struct aclrt_park_list *list = shared ? &aclrt_ipc_mark_waiters : &n->waiters;
+        uint64_t seen = aclrt_seq_read(counter); /* acquire: before looking at the value again */
+        if (shared)
+            aclrt_notify_pull(n, t->u.notify.generation, true);
         if (aclrt_notify_take(n, t->u.notify.generation) != ACLRT_NOTIFY_NONE)
             return ACL_SUCCESS;
         if (aclrt_wait_spin(s, aclrt_notify_wait_ready, t, deadline))
@@ -161,15 +179,15 @@ static int aclrt_notify_wait_run(struct aclrt_stream *s, struct aclrt_task *t, s
         if (aclrt_wait_expired(deadline))
             return ACLRT_WAIT_TIMEOUT_CODE;
         if (t->u.notify.parked)
-            aclrt_wait_prune(s, &n->changes, &n->waiters, deadline != ACLRT_NO_DEADLINE || shared);
+            aclrt_wait_prune(s, counter, list, deadline != ACLRT_NO_DEADLINE || shared);
         t->u.notify.parked = 1;
         uint64_t until = deadline;
-        if (shared) { /* records of other processes: look again after the poll interval */
+        if (shared) { /* records of other processes: look again after the poll interval too */
             uint32_t backoff = t->u.notify.backoff_ns == 0 ? ACLRT_IPC_POLL_MIN_NS : t->u.notify.backoff_ns;
             t->u.notify.backoff_ns = (uint32_t)aclrt_min_u64(2 * (uint64_t)backoff, ACLRT_IPC_POLL_MAX_NS);
             until = aclrt_min_u64(deadline, aclrt_now_ns() + backoff);
         }
-        aclrt_block_on_count(blk, &n->changes, &n->waiters, seen + 1, until);
+        aclrt_block_on_count(blk, counter, list, seen + 1, until);
         return ACLRT_TASK_BLOCKED;
     }
 }
@@ -262,7 +280,8 @@ ACLRT_API aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream strea
                               notify);
     }
     /* Nothing before it on the stream and a record to consume: the wait is over at once. */
-    if (aclrt_stream_acts_now(s) && (aclrt_notify_pull(n, generation), aclrt_notify_take(n, generation)) == ACLRT_NOTIFY_TOOK)
+    if (aclrt_stream_acts_now(s) &&
+        (aclrt_notify_pull(n, generation, false), aclrt_notify_take(n, generation)) == ACLRT_NOTIFY_TOOK)
         return ACL_SUCCESS;
     struct aclrt_task t;
     memset(&t, 0, sizeof t);
