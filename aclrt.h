@@ -539,6 +539,13 @@ typedef struct aclrtIpcEventHandle {
     char reserved[ACL_IPC_EVENT_HANDLE_SIZE];
 } aclrtIpcEventHandle;
 
+/* A server's pids for the InterServer IPC allow-lists (super nodes; on one host sdid is not checked). */
+typedef struct {
+    uint32_t sdid;
+    int32_t *pid;
+    size_t num;
+} aclrtServerPid;
+
 typedef enum {
     ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,
     ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL,
@@ -699,6 +706,14 @@ ACLRT_API aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent e
 ACLRT_API aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId);
 ACLRT_API aclError aclrtGetEventAvailNum(uint32_t *eventCount);
 ACLRT_API aclError aclrtSetOpWaitTimeout(uint32_t timeout);
+/*
+ * IPC events: an event from aclrtCreateEventExWithFlag(ACL_EVENT_IPC) gives
+ * a handle another process opens as an event of its own; a record through
+ * either completes status, synchronize and stream waits of both
+ * (docs/SEMANTICS.md, IPC). No timestamps, event id, reset or QueryEvent.
+ */
+ACLRT_API aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle);
+ACLRT_API aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event);
 
 /* ========================================================================
  * Notifies, counting notifies, stream memory operations
@@ -720,6 +735,16 @@ ACLRT_API aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);
 ACLRT_API aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout);
 ACLRT_API aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId);
 ACLRT_API aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
+/*
+ * IPC notifies: the exporting process gets a key (65-byte buffer) another
+ * process imports as a notify of its own; the importer records, only the
+ * exporter waits. With the DEFAULT export flag only processes on the
+ * notify's allow-list may import (docs/SEMANTICS.md, IPC).
+ */
+ACLRT_API aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags);
+ACLRT_API aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags);
+ACLRT_API aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num);
+ACLRT_API aclError aclrtNotifySetImportPidInterServer(aclrtNotify notify, aclrtServerPid *serverPids, size_t num);
 ACLRT_API aclError aclrtCntNotifyCreate(aclrtCntNotify *cntNotify, uint64_t flag);
 ACLRT_API aclError aclrtCntNotifyDestroy(aclrtCntNotify cntNotify);
 ACLRT_API aclError aclrtCntNotifyRecord(aclrtCntNotify cntNotify, aclrtStream stream, aclrtCntNotifyRecordInfo *info);
@@ -749,6 +774,32 @@ ACLRT_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, 
 ACLRT_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
 ACLRT_API aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count,
                                     aclrtStream stream);
+
+/*
+ * IPC memory: aclrtMalloc memory another process maps (the same bytes).
+ * On the host backend, allocations of at least 64 KiB are shareable, from
+ * a page-aligned address; keys need a 65-byte buffer. With the DEFAULT
+ * export flag only processes on the key's allow-list may import
+ * (aclrtIpcMemSetImportPid, pids from aclrtDeviceGetBareTgid). Imports end
+ * with aclrtIpcMemClose, exports too (docs/SEMANTICS.md, IPC).
+ */
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS 0x1UL
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_SIO 0
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_HCCS 1
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_ONE_PORT_PATH 2
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_MULTI_PORT_PATH 3
+typedef enum {
+    ACL_RT_IPC_MEM_ATTR_ACCESS_LINK,
+} aclrtIpcMemAttrType;
+ACLRT_API aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags);
+ACLRT_API aclError aclrtIpcMemClose(const char *key);
+ACLRT_API aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
+ACLRT_API aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
+ACLRT_API aclError aclrtIpcMemSetAttr(const char *key, aclrtIpcMemAttrType type, uint64_t attr);
+ACLRT_API aclError aclrtIpcMemImportPidInterServer(const char *key, aclrtServerPid *serverPids, size_t num);
 
 /* ========================================================================
  * Custom memory allocator (acl_rt_allocator.h)

@@ -274,6 +274,8 @@ static const struct aclrt_task_kind *const aclrt_cuda_kinds[ACLRT_TASK_KIND_COUN
     [ACLRT_TASK_OVERFLOW_RESET] = &aclrt_cuda_kind_host,
     [ACLRT_TASK_KERNEL] = &aclrt_cuda_kind_kernel,
     [ACLRT_TASK_MODEL] = &aclrt_cuda_kind_host, /* the captured tasks run on the host, in GPU order */
+    [ACLRT_TASK_IPC_RECORD] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_IPC_WAIT] = &aclrt_cuda_kind_host,
 };
 
 static const struct aclrt_backend aclrt_backend_cuda = {

@@ -28,7 +28,8 @@
  *   kind, run as the host backend runs it:
  *     callbacks and host functions for subscribed threads, host kernels,
  *     stream waits with a timeout, waits on unrecorded events, event
- *     resets, notifies, counting notifies, HCOM tasks, external tasks,
+ *     resets, notifies, counting notifies, IPC records and waits, HCOM
+ *     tasks, external tasks,
  *     value operations, reduce and random tasks on memory the CPU can
  *     address, overflow status.
  *     An external task is complete only when its embedder says so: the

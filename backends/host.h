@@ -18,6 +18,7 @@
 #include "../impl/base.h"
 #include "../impl/clock.h"
 #include "../impl/futex.h"
+#include "../impl/ipc_mem.h"
 #include "../impl/mpmc.h"
 #include "../impl/runtime.h"
 #include "backend.h"
@@ -178,6 +179,9 @@ static aclError aclrt_host_mem_alloc(struct aclrt_device *dev, size_t size, void
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     size_t bytes = ((size + 31) & ~(size_t)31) + 32;
     bytes = (bytes + 63) & ~(size_t)63;
+    /* Large allocations are memory files, which other processes can map (impl/ipc_mem.h). */
+    if (size >= ACLRT_IPC_SHM_MIN && aclrt_ipc_shm_alloc(bytes, out))
+        return ACL_SUCCESS;
     *out = aligned_alloc(64, bytes);
     return *out != NULL ? ACL_SUCCESS : ACL_ERROR_RT_MEMORY_ALLOCATION;
 }
@@ -189,7 +193,8 @@ static void aclrt_host_mem_free(struct aclrt_device *dev, void *ptr)
         embedder->memFree(embedder->user, (int32_t)dev->id, ptr);
         return;
     }
-    free(ptr);
+    if (!aclrt_ipc_shm_free(ptr))
+        free(ptr);
 }
 
 static uint64_t aclrt_host_timestamp_ns(struct aclrt_device *dev)

@@ -33,11 +33,14 @@
 #include "context.h"   /* devices and contexts: aclrtSetDevice, the current context */
 #include "stream_api.h" /* the stream calls of the API */
 #include "stream_control.h" /* aclrtStreamAbort, aclrtStreamStop */
+#include "ipc.h"       /* what processes share: keyed segments, allow-lists, shared records */
+#include "ipc_watch.h" /* a thread that sleeps on shared records for parked stream waits */
 #include "event.h"     /* events: captures, create, destroy, record, reset */
 #include "event_query.h" /* events: status, synchronize, timestamps */
 #include "block.h"     /* why a task cannot run yet (parking conditions) */
 #include "exception.h" /* exception callbacks, task ids */
 #include "task_wait.h" /* what wait tasks share: deadlines and timers, spinning, stale notes */
+#include "ipc_event.h" /* IPC events: handles, opening, stream waits on shared records */
 #include "event_wait.h" /* stream waits on events */
 #include "report.h"    /* callbacks and host functions handed to report threads */
 #include "notify_object.h" /* what notifies and counting notifies share: handles, lives, quota */
@@ -47,6 +50,7 @@
 #include "memory.h"    /* device and pinned host memory: allocation, the registry, frees */
 #include "memcpy.h"    /* copies and memsets, synchronous and in stream order */
 #include "physmem.h"   /* physical memory, reserved address ranges, mappings */
+#include "ipc_mem.h"   /* device memory shared between processes: shareable allocations, keys, imports */
 #include "allocator.h" /* custom memory allocators: descriptors, per-stream registrations */
 #include "value.h"     /* aclrtValueWrite / aclrtValueWait */
 #include "builtin_task.h" /* built-in tasks: reduce, random numbers */

@@ -45,6 +45,13 @@
  * the slot goes back to the table when its last pending wait is done (the
  * wait's bookkeeping frees it), at the destroy if none is pending.
  *
+ * IPC events (ACL_EVENT_IPC, Ex flavour; docs/SEMANTICS.md, IPC) capture
+ * nothing here: their records and completion live in a segment shared with
+ * other processes (ipc.h), attached to the slot by a side entry. A record
+ * is a task that marks the shared record complete; status, synchronize and
+ * stream waits (ipc_event.h) look at the shared word. The exporting event
+ * and the events other processes open from its handle behave the same.
+ *
  * Memory: an event is one 64-byte slot.
  */
 #ifndef ACLRT_IMPL_EVENT_H
@@ -54,6 +61,7 @@
 #include "clock.h"
 #include "error.h"
 #include "handle.h"
+#include "ipc.h"
 #include "park.h"
 #include "runtime.h"
 #include "stream.h"
@@ -229,6 +237,24 @@ ACLRT_INLINE aclError aclrt_event_snapshot(aclrtEvent event, struct aclrt_event 
     return ACL_SUCCESS;
 }
 
+/*
+ * The shared segment of an IPC event (with a reference the caller drops), or
+ * fail with ACL_ERROR_RT_INVALID_HANDLE if the event was destroyed meanwhile.
+ */
+static aclError aclrt_event_ipc_seg(aclrtEvent event, struct aclrt_event *e, struct aclrt_ipc_seg **out)
+{
+    *out = aclrt_ipc_side_get(&aclrt_ipc_events, aclrt_slot_index(&e->hdr));
+    /* Acquire: pairs with the release of the generation by destroy's retire; checked after the entry was read. */
+    if (*out == NULL || atomic_load_explicit(&e->hdr.generation, memory_order_acquire) !=
+                            aclrt_event_handle_generation(event)) {
+        if (*out != NULL)
+            aclrt_ipc_seg_unref(*out);
+        *out = NULL;
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "event %p was destroyed", event);
+    }
+    return ACL_SUCCESS;
+}
+
 /* ------------------------------------------------------------------------
  * Work the executor does for events (stamp, reset, wait bookkeeping). Each
  * applies only if the event is still the same life and record.
@@ -346,6 +372,25 @@ static aclError aclrt_event_create(aclrtEvent *event, uint32_t flags, enum aclrt
     return ACL_SUCCESS;
 }
 
+/* An IPC event on segment seg (its reference moves to the event, or is dropped on failure). */
+static aclError aclrt_event_create_ipc(aclrtEvent *event, struct aclrt_ipc_seg *seg)
+{
+    aclrtEvent made;
+    aclError rc = aclrt_event_create(&made, ACL_EVENT_IPC, ACLRT_EVENT_EX);
+    if (rc != ACL_SUCCESS) {
+        aclrt_ipc_seg_unref(seg);
+        return rc;
+    }
+    struct aclrt_event *e = aclrt_event_lookup(made);
+    if (!aclrt_ipc_side_set(&aclrt_ipc_events, aclrt_slot_index(&e->hdr), seg)) {
+        aclrt_ipc_seg_unref(seg);
+        aclrtDestroyEvent(made);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for an IPC event");
+    }
+    *event = made;
+    return ACL_SUCCESS;
+}
+
 ACLRT_API aclError aclrtCreateEvent(aclrtEvent *event)
 {
     ACLRT_ENTER();
@@ -382,9 +427,13 @@ ACLRT_API aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
                           "event flag 0x%x is invalid (an OR of ACL_EVENT_SYNC, _CAPTURE_STREAM_PROGRESS, _TIME_LINE; "
                           "or ACL_EVENT_IPC alone)",
                           flag);
-    if (flag == ACL_EVENT_IPC)
-        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "IPC events are not supported yet");
-    return aclrt_event_create(event, flag, ACLRT_EVENT_EX);
+    if (flag != ACL_EVENT_IPC)
+        return aclrt_event_create(event, flag, ACLRT_EVENT_EX);
+    struct aclrt_ipc_seg *seg;
+    aclError rc = aclrt_ipc_seg_create(ACLRT_IPC_EVENT, &seg);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return aclrt_event_create_ipc(event, seg);
 }
 
 ACLRT_API aclError aclrtDestroyEvent(aclrtEvent event)
@@ -414,6 +463,9 @@ ACLRT_API aclError aclrtDestroyEvent(aclrtEvent event)
      */
     aclrt_park_stack_wake_all(&e->waiters);
     atomic_fetch_sub_explicit(&aclrt_rt.devices[ACLRT_EVENT_INFO_DEVICE(info)].events_in_use, 1, memory_order_relaxed);
+    /* An IPC event's segment: pending record and wait tasks keep their own references. */
+    if (ACLRT_EVENT_INFO_FLAGS(info) & ACL_EVENT_IPC)
+        aclrt_ipc_side_clear(&aclrt_ipc_events, aclrt_slot_index(&e->hdr));
     if (!deferred)
         aclrt_table_free(&aclrt_events, &e->hdr);
     return ACL_SUCCESS;
@@ -486,6 +538,15 @@ static aclError aclrt_event_record(aclrtEvent event, aclrtStream stream)
     uint32_t info = atomic_load_explicit(&e->info, memory_order_relaxed);
     uint32_t flags = ACLRT_EVENT_INFO_FLAGS(info);
     uint32_t generation = aclrt_event_handle_generation(event);
+    /* Shared between processes: its own record task (a capture refuses it: not a kind a model keeps). */
+    if (ACLRT_UNLIKELY(flags & ACL_EVENT_IPC)) {
+        struct aclrt_ipc_seg *seg;
+        if ((rc = aclrt_event_ipc_seg(event, e, &seg)) != ACL_SUCCESS)
+            return rc;
+        rc = aclrt_ipc_record(s, seg);
+        aclrt_ipc_seg_unref(seg);
+        return rc;
+    }
     /*
      * A capturing stream: the capture marks the event (impl/capture.h), nothing
      * is recorded; an ACL_EVENT_EXTERNAL event is recorded by every replay.

@@ -7,6 +7,9 @@
  * Everything other than the completed count is read through the capture
  * only while the captured stream is still the life it captured (event.h):
  * a capture of a dead stream is complete and carries no error.
+ *
+ * An IPC event's status and synchronize look at its shared record instead
+ * (ipc.h): the latest record made by any process at the call.
  */
 #ifndef ACLRT_IMPL_EVENT_QUERY_H
 #define ACLRT_IMPL_EVENT_QUERY_H
@@ -15,6 +18,7 @@
 #include "context.h"
 #include "error.h"
 #include "event.h"
+#include "ipc.h"
 #include "runtime.h"
 #include "seq.h"
 #include "stream.h"
@@ -37,7 +41,13 @@ ACLRT_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedSta
     if (ACLRT_UNLIKELY((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS))
         return rc;
     bool complete;
-    if (ACLRT_LIKELY(v.info & ACLRT_EVENT_INFO_RECORDED))
+    if (ACLRT_UNLIKELY(ACLRT_EVENT_INFO_FLAGS(v.info) & ACL_EVENT_IPC)) {
+        struct aclrt_ipc_seg *seg;
+        if ((rc = aclrt_event_ipc_seg(event, e, &seg)) != ACL_SUCCESS)
+            return rc;
+        complete = aclrt_ipc_reached(seg->page, aclrt_ipc_latest(seg->page));
+        aclrt_ipc_seg_unref(seg);
+    } else if (ACLRT_LIKELY(v.info & ACLRT_EVENT_INFO_RECORDED))
         complete = aclrt_event_view_complete(&v);
     else
         complete = ACLRT_EVENT_INFO_FLAVOUR(v.info) == ACLRT_EVENT_EX; /* Ex: nothing captured yet */
@@ -117,6 +127,27 @@ static int aclrt_event_capture_failure(const struct aclrt_event_view *v)
     return failure != 0 && aclrt_event_capture_alive(v) ? failure : 0;
 }
 
+/* Synchronize an IPC event: wait on this thread for the latest record any process made before the call. */
+static aclError aclrt_event_synchronize_ipc(aclrtEvent event, struct aclrt_event *e, int32_t timeout_ms)
+{
+    struct aclrt_ipc_seg *seg;
+    aclError rc = aclrt_event_ipc_seg(event, e, &seg);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    uint32_t target = aclrt_ipc_latest(seg->page);
+    uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
+                                       : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
+    rc = aclrt_ipc_wait_host(seg->page, target, deadline, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT);
+    int32_t recorder = atomic_load_explicit(&seg->page->recorder, memory_order_relaxed);
+    aclrt_ipc_seg_unref(seg);
+    if (rc == ACL_ERROR_RT_EVENT_SYNC_TIMEOUT)
+        return aclrt_fail(rc, "the IPC event's record %u did not complete within %d ms", target, (int)timeout_ms);
+    if (rc != ACL_SUCCESS)
+        return aclrt_fail(rc, "the IPC event's record %u will never complete: process %d, which made it, exited",
+                          target, (int)recorder);
+    return ACL_SUCCESS;
+}
+
 static aclError aclrt_event_synchronize(aclrtEvent event, int32_t timeout_ms)
 {
     struct aclrt_event *e;
@@ -126,6 +157,8 @@ static aclError aclrt_event_synchronize(aclrtEvent event, int32_t timeout_ms)
     struct aclrt_event_view v;
     if ((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS)
         return rc;
+    if (ACLRT_UNLIKELY(ACLRT_EVENT_INFO_FLAGS(v.info) & ACL_EVENT_IPC))
+        return aclrt_event_synchronize_ipc(event, e, timeout_ms);
     if (!(v.info & ACLRT_EVENT_INFO_RECORDED))
         return ACL_SUCCESS; /* nothing captured: nothing to wait for */
     if (ACLRT_UNLIKELY(aclrt_running_stream() == v.stream && !aclrt_event_view_complete(&v)))
@@ -176,6 +209,8 @@ static aclError aclrt_event_stamp(aclrtEvent event, const char *which, uint64_t 
     uint32_t flags = ACLRT_EVENT_INFO_FLAGS(v.info);
     if (flags & ACL_EVENT_EXTERNAL)
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "%s event is an external event (no timestamps)", which);
+    if (flags & ACL_EVENT_IPC)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "%s event is an IPC event (no timestamps)", which);
     if (!(v.info & ACLRT_EVENT_INFO_RECORDED))
         return aclrt_fail(ACL_ERROR_RT_INTERNAL_ERROR, "%s event has not been recorded", which);
     if (!(flags & ACL_EVENT_TIME_LINE))
@@ -256,6 +291,8 @@ ACLRT_API aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
     aclError rc = aclrt_event_resolve(event, &e);
     if (rc != ACL_SUCCESS)
         return rc;
+    if (ACLRT_EVENT_INFO_FLAGS(atomic_load_explicit(&e->info, memory_order_relaxed)) & ACL_EVENT_IPC)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "an IPC event has no event id");
     *eventId = aclrt_slot_index(&e->hdr);
     return ACL_SUCCESS;
 }

@@ -28,6 +28,7 @@
 #include "clock.h"
 #include "error.h"
 #include "event.h"
+#include "ipc_event.h"
 #include "runtime.h"
 #include "seq.h"
 #include "stream.h"
@@ -164,13 +165,15 @@ static aclError aclrt_event_stream_wait(aclrtStream stream, aclrtEvent event, ui
         return rc;
     uint32_t flags = ACLRT_EVENT_INFO_FLAGS(v.info);
     unsigned flavour = ACLRT_EVENT_INFO_FLAVOUR(v.info);
+    if (timeout_s == 0)
+        timeout_s = atomic_load_explicit(&aclrt_rt.op_wait_timeout_s, memory_order_relaxed);
+    if (ACLRT_UNLIKELY(flags & ACL_EVENT_IPC))
+        return aclrt_ipc_event_stream_wait(s, event, e, timeout_s);
     if (ACLRT_UNLIKELY(flags & ACL_EVENT_DEVICE_USE_ONLY))
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "an ACL_EVENT_DEVICE_USE_ONLY event cannot be waited for here");
     if (ACLRT_UNLIKELY((flags & (ACL_EVENT_SYNC | ACLRT_EVENT_FLAG_INTERNAL_SYNC)) == 0))
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                           "event %p was created without ACL_EVENT_SYNC and cannot be waited for", event);
-    if (timeout_s == 0)
-        timeout_s = atomic_load_explicit(&aclrt_rt.op_wait_timeout_s, memory_order_relaxed);
 
     struct aclrt_task t;
     memset(&t, 0, sizeof t);

@@ -30,6 +30,9 @@
 #include "error.h"
 #include "cnt_notify.h"
 #include "event.h"
+#include "ipc.h"
+#include "ipc_mem.h"
+#include "ipc_watch.h"
 #include "exception.h"
 #include "exec.h"
 #include "hooks.h"
@@ -72,6 +75,9 @@ static void aclrt_orphan_reset_locks(void)
     pthread_mutex_init(&aclrt_mem_deferred.lock, NULL);
     pthread_mutex_init(&aclrt_kernels_lock, NULL);
     pthread_mutex_init(&aclrt_binary_loader_lock, NULL);
+    pthread_mutex_init(&aclrt_ipc_mem.lock, NULL);
+    pthread_mutex_init(&aclrt_ipc_allow_lock, NULL);
+    pthread_mutex_init(&aclrt_ipc_watch.lock, NULL);
 }
 
 /* Free the notes of a keyless list without waking anyone (the streams they name are abandoned too). */
@@ -155,6 +161,8 @@ static void aclrt_runtime_stop_locked(void)
             aclrt_orphan_free_notes(aclrt_park_stack_take(&e->waiters));
         else
             aclrt_park_stack_wake_all(&e->waiters);
+        if (ACLRT_EVENT_INFO_FLAGS(atomic_load_explicit(&e->info, memory_order_relaxed)) & ACL_EVENT_IPC)
+            aclrt_ipc_side_drop(&aclrt_ipc_events, aclrt_slot_index(&e->hdr)); /* nobody else uses the runtime now */
         aclrt_table_free(&aclrt_events, &e->hdr);
     }
     /* Likewise notifies, counting notifies, value waits, HCOM waits and callbacks nobody will process. */
@@ -195,10 +203,16 @@ static void aclrt_runtime_stop_locked(void)
         dev->started = false;
         dev->set_count = 0;
     }
+    aclrt_ipc_watch_stop(orphaned); /* the streams it woke are gone */
+    for (struct aclrt_park_note *n = aclrt_park_list_take(&aclrt_ipc_mark_waiters), *next; n != NULL; n = next) {
+        next = n->next; /* notes of IPC waits whose streams are gone */
+        free(n);
+    }
     aclrt_value_release_waits(false);
     aclrt_hcom_clear();
     aclrt_allocator_clear();
     aclrt_mem_release_all();
+    aclrt_ipc_mem_release_all(); /* imports and exports of memory (the allocations went just before) */
     aclrt_binary_release_all(); /* after the streams: no launch holds a binary any more */
     aclrt_report_finalize();
     aclrt_hook_clear(&aclrt_exception_hooks);

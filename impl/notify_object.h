@@ -17,6 +17,9 @@
  *     it before they look at `state`.
  *   - a live object holds one unit of its device's notify quota
  *     (config.max_notifies, shared by both kinds); its destroy gives it back.
+ *   - `ipc` is set only during a life (an exported or imported notify) and
+ *     cleared when the life ends, before the slot can be reused; it is
+ *     read through aclrt_ipc_entry_get (RCU, ipc.h).
  */
 #ifndef ACLRT_IMPL_NOTIFY_OBJECT_H
 #define ACLRT_IMPL_NOTIFY_OBJECT_H
@@ -24,6 +27,7 @@
 #include "base.h"
 #include "error.h"
 #include "handle.h"
+#include "ipc.h"
 #include "park.h"
 #include "runtime.h"
 #include "seq.h"
@@ -33,6 +37,7 @@ struct aclrt_notify_object {
     struct aclrt_slot hdr;
     uint32_t device;        /* whose quota it counts against */
     _Atomic uint64_t state; /* (generation << 32) | value */
+    _Atomic(struct aclrt_ipc_seg *) ipc; /* a notify shared with other processes (notify.h, ipc.h); NULL: not */
     struct aclrt_seq changes ACLRT_ALIGNED(ACLRT_CACHELINE);
     struct aclrt_park_list waiters; /* waits parked until `changes` moves */
 };
@@ -141,7 +146,7 @@ ACLRT_INTERNAL aclError aclrt_notify_object_create(const struct aclrt_notify_kin
  * thread ended it first.
  */
 static bool aclrt_notify_object_end_life(const struct aclrt_notify_kind *k, struct aclrt_notify_object *o,
-                                         uint32_t generation)
+                                         uint32_t generation, bool grace)
 {
     uint64_t w = atomic_load_explicit(&o->state, memory_order_relaxed);
     uint64_t dead = aclrt_notify_pack(generation & ~1u, 0);
@@ -152,6 +157,7 @@ static bool aclrt_notify_object_end_life(const struct aclrt_notify_kind *k, stru
     } while (!atomic_compare_exchange_weak_explicit(&o->state, &w, dead, memory_order_acq_rel, memory_order_relaxed));
     aclrt_table_retire(&o->hdr);
     aclrt_counter_advance(&o->changes, &o->waiters, 1); /* every parked wait of this life is due now */
+    aclrt_ipc_entry_clear(&o->ipc, grace); /* before the slot can have a new life (a grace period only if set) */
     aclrt_notify_quota_release(o->device);
     aclrt_table_free(k->table, &o->hdr);
     return true;
@@ -165,7 +171,7 @@ ACLRT_INTERNAL aclError aclrt_notify_object_destroy(const struct aclrt_notify_ki
     aclError rc = aclrt_notify_object_resolve(k, handle, &o, &generation);
     if (rc != ACL_SUCCESS)
         return rc;
-    if (!aclrt_notify_object_end_life(k, o, generation))
+    if (!aclrt_notify_object_end_life(k, o, generation, true))
         return aclrt_notify_object_gone(k, handle);
     return ACL_SUCCESS;
 }
@@ -178,7 +184,7 @@ ACLRT_INTERNAL void aclrt_notify_object_release_all(const struct aclrt_notify_ki
         /* Acquire: pairs with the publish, as in aclrt_notify_object_lookup. */
         uint32_t gen = atomic_load_explicit(&o->hdr.generation, memory_order_acquire);
         if (gen & 1u)
-            aclrt_notify_object_end_life(k, o, gen);
+            aclrt_notify_object_end_life(k, o, gen, false); /* aclFinalize: nobody else uses the runtime */
     }
 }
 

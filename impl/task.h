@@ -55,6 +55,8 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_MODEL,             /* aclmdlRIExecuteAsync: a captured model's tasks, in order (model.h) */
     ACLRT_TASK_MODEL_RECORD,      /* in a model only: an event record the replay makes (event.h) */
     ACLRT_TASK_MODEL_WAIT,        /* in a model only: an event wait the replay makes (event_wait.h) */
+    ACLRT_TASK_IPC_RECORD,        /* a record of an object shared between processes (ipc.h) */
+    ACLRT_TASK_IPC_WAIT,          /* until a shared object's record is complete (ipc_event.h) */
     ACLRT_TASK_KIND_COUNT
 };
 
@@ -85,6 +87,7 @@ struct aclrt_report_item;
 struct aclrt_random_job;
 struct aclrt_binary;
 struct aclrt_model_body;
+struct aclrt_ipc_seg;
 
 struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
     const struct aclrt_task_kind *kind;
@@ -133,6 +136,7 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             uint32_t generation;         /* the life the task belongs to */
             uint32_t parked;             /* wait: has parked before (stale notes to prune) */
             uint64_t deadline_ns;        /* wait: set when it starts; 0 = not started */
+            uint32_t backoff_ns;         /* wait on an exported notify: the next poll interval */
         } notify;
         struct {
             struct aclrt_notify_object *cnt; /* slot pointer */
@@ -166,6 +170,12 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             uint32_t kind; /* aclrtReduceKind */
             int32_t type;  /* aclDataType */
         } reduce;
+        struct {
+            struct aclrt_ipc_seg *seg; /* a reference the task holds until it runs or is dropped */
+            uint32_t target;           /* the record it marks complete (record) or waits for (wait) */
+            uint32_t backoff_ns;       /* wait: the next poll interval; 0 = not parked yet */
+            uint64_t deadline_ns;      /* wait: set when it starts; 0 = not started */
+        } ipc;
         struct {
             struct aclrt_random_job *job; /* owned by the task: freed when it runs or is dropped */
         } random;

@@ -45,6 +45,8 @@ int pyacl_to_ptr(PyObject *obj, void *out);      /* void **: int or None (NULL);
 int pyacl_to_size(PyObject *obj, void *out);     /* size_t * */
 int pyacl_to_uint32(PyObject *obj, void *out);   /* uint32_t * */
 int pyacl_to_uint64(PyObject *obj, void *out);   /* uint64_t * */
+/* A list of process ids: *pids (PyMem_Free it) and *count; 0 with an exception set. */
+int pyacl_pid_list(PyObject *obj, int32_t **pids, size_t *count);
 
 /* ------------------------------------------------------------------------
  * Results, in pyACL's order: outputs, then ret.

@@ -21,6 +21,8 @@
  *   event_id, ret = acl.rt.get_event_id(event)
  *   count, ret = acl.rt.get_event_avail_num()
  *   ret = acl.rt.set_op_wait_timeout(timeout_s)
+ *   handle, ret = acl.rt.ipc_get_event_handle(event)    handle: 64 bytes
+ *   event, ret = acl.rt.ipc_open_event_handle(handle)
  *
  * Queries keep the GIL (they never wait: a load and a compare); records,
  * resets and stream waits submit tasks, synchronizes wait: those release it.
@@ -260,6 +262,35 @@ static PyObject *rt_set_op_wait_timeout(PyObject *self, PyObject *arg)
     return pyacl_ret(aclrtSetOpWaitTimeout(timeout));
 }
 
+static PyObject *rt_ipc_get_event_handle(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    aclrtEvent event;
+    if (!pyacl_to_ptr(arg, &event))
+        return NULL;
+    aclrtIpcEventHandle handle;
+    memset(&handle, 0, sizeof handle);
+    aclError rc = aclrtIpcGetEventHandle(event, &handle);
+    return pyacl_out_ret(PyBytes_FromStringAndSize(handle.reserved, sizeof handle.reserved), rc);
+}
+
+static PyObject *rt_ipc_open_event_handle(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    char *data;
+    Py_ssize_t size;
+    if (PyBytes_AsStringAndSize(arg, &data, &size) < 0)
+        return NULL;
+    if (size != ACL_IPC_EVENT_HANDLE_SIZE)
+        return PyErr_Format(PyExc_ValueError, "an IPC event handle is %u bytes, not %zd", ACL_IPC_EVENT_HANDLE_SIZE,
+                            size);
+    aclrtIpcEventHandle handle;
+    memcpy(handle.reserved, data, sizeof handle.reserved);
+    aclrtEvent event = NULL;
+    aclError rc = aclrtIpcOpenEventHandle(handle, &event);
+    return pyacl_ptr_ret(event, rc);
+}
+
 static PyMethodDef event_methods[] = {
     {"create_event", rt_create_event, METH_NOARGS, "create_event() -> (event, ret)"},
     {"create_event_with_flag", rt_create_event_with_flag, METH_O, "create_event_with_flag(flag) -> (event, ret)"},
@@ -288,6 +319,10 @@ static PyMethodDef event_methods[] = {
     {"get_event_id", rt_get_event_id, METH_O, "get_event_id(event) -> (event_id, ret)"},
     {"get_event_avail_num", rt_get_event_avail_num, METH_NOARGS, "get_event_avail_num() -> (count, ret)"},
     {"set_op_wait_timeout", rt_set_op_wait_timeout, METH_O, "set_op_wait_timeout(timeout_s) -> ret"},
+    {"ipc_get_event_handle", rt_ipc_get_event_handle, METH_O,
+     "ipc_get_event_handle(event) -> (handle, ret)  (handle: 64 bytes; the event from ACL_EVENT_IPC)"},
+    {"ipc_open_event_handle", rt_ipc_open_event_handle, METH_O,
+     "ipc_open_event_handle(handle) -> (event, ret)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -10,6 +10,11 @@
  *   ret = acl.rt.memcpy_async(dst, dest_max, src, count, kind, stream)
  *   ret = acl.rt.memset(dev_ptr, max_count, value, count)
  *   ret = acl.rt.memset_async(dev_ptr, max_count, value, count, stream)
+ *   key, ret = acl.rt.ipc_mem_get_export_key(dev_ptr, size, flags)   key: str
+ *   ret = acl.rt.ipc_mem_set_import_pid(key, [pid, ...])
+ *   ret = acl.rt.ipc_mem_set_attr(key, type, attr)
+ *   dev_ptr, ret = acl.rt.ipc_mem_import_by_key(key, flags)
+ *   ret = acl.rt.ipc_mem_close(key)
  *
  * Copies and memsets release the GIL: the synchronous ones may be large, the
  * asynchronous ones submit a task (and wait for it with pageable memory).
@@ -115,6 +120,68 @@ static PyObject *rt_memset_async(PyObject *self, PyObject *args)
     return pyacl_ret(rc);
 }
 
+static PyObject *rt_ipc_mem_get_export_key(PyObject *self, PyObject *args)
+{
+    (void)self;
+    void *ptr;
+    size_t size;
+    uint64_t flags;
+    if (!PyArg_ParseTuple(args, "O&O&O&:ipc_mem_get_export_key", pyacl_to_ptr, &ptr, pyacl_to_size, &size,
+                          pyacl_to_uint64, &flags))
+        return NULL;
+    char key[65] = {0};
+    aclError rc = aclrtIpcMemGetExportKey(ptr, size, key, sizeof key, flags);
+    return pyacl_out_ret(PyUnicode_FromString(key), rc);
+}
+
+static PyObject *rt_ipc_mem_set_import_pid(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *key;
+    PyObject *list;
+    if (!PyArg_ParseTuple(args, "sO:ipc_mem_set_import_pid", &key, &list))
+        return NULL;
+    int32_t *pids;
+    size_t n;
+    if (!pyacl_pid_list(list, &pids, &n))
+        return NULL;
+    aclError rc = aclrtIpcMemSetImportPid(key, pids, n);
+    PyMem_Free(pids);
+    return pyacl_ret(rc);
+}
+
+static PyObject *rt_ipc_mem_set_attr(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *key;
+    uint32_t type;
+    uint64_t attr;
+    if (!PyArg_ParseTuple(args, "sO&O&:ipc_mem_set_attr", &key, pyacl_to_uint32, &type, pyacl_to_uint64, &attr))
+        return NULL;
+    return pyacl_ret(aclrtIpcMemSetAttr(key, (aclrtIpcMemAttrType)type, attr));
+}
+
+static PyObject *rt_ipc_mem_import_by_key(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *key;
+    uint64_t flags;
+    if (!PyArg_ParseTuple(args, "sO&:ipc_mem_import_by_key", &key, pyacl_to_uint64, &flags))
+        return NULL;
+    void *ptr = NULL;
+    aclError rc = aclrtIpcMemImportByKey(&ptr, key, flags);
+    return pyacl_ptr_ret(ptr, rc);
+}
+
+static PyObject *rt_ipc_mem_close(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    const char *key = PyUnicode_AsUTF8(arg);
+    if (key == NULL)
+        return NULL;
+    return pyacl_ret(aclrtIpcMemClose(key));
+}
+
 static PyMethodDef memory_methods[] = {
     {"malloc", rt_malloc, METH_VARARGS, "malloc(size, policy) -> (dev_ptr, ret)"},
     {"free", rt_free, METH_O, "free(dev_ptr) -> ret"},
@@ -124,6 +191,13 @@ static PyMethodDef memory_methods[] = {
     {"memcpy_async", rt_memcpy_async, METH_VARARGS, "memcpy_async(dst, dest_max, src, count, kind, stream) -> ret"},
     {"memset", rt_memset, METH_VARARGS, "memset(dev_ptr, max_count, value, count) -> ret"},
     {"memset_async", rt_memset_async, METH_VARARGS, "memset_async(dev_ptr, max_count, value, count, stream) -> ret"},
+    {"ipc_mem_get_export_key", rt_ipc_mem_get_export_key, METH_VARARGS,
+     "ipc_mem_get_export_key(dev_ptr, size, flags) -> (key, ret)"},
+    {"ipc_mem_set_import_pid", rt_ipc_mem_set_import_pid, METH_VARARGS, "ipc_mem_set_import_pid(key, pids) -> ret"},
+    {"ipc_mem_set_attr", rt_ipc_mem_set_attr, METH_VARARGS, "ipc_mem_set_attr(key, type, attr) -> ret"},
+    {"ipc_mem_import_by_key", rt_ipc_mem_import_by_key, METH_VARARGS,
+     "ipc_mem_import_by_key(key, flags) -> (dev_ptr, ret)"},
+    {"ipc_mem_close", rt_ipc_mem_close, METH_O, "ipc_mem_close(key) -> ret"},
     {NULL, NULL, 0, NULL},
 };
 

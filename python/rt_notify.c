@@ -7,6 +7,9 @@
  *   ret = acl.rt.wait_and_reset_notify(notify, stream, timeout)     seconds, 0 = never
  *   notify_id, ret = acl.rt.get_notify_id(notify)
  *   ret = acl.rt.notify_batch_reset(notifies)                       a list of notifies
+ *   key, ret = acl.rt.notify_get_export_key(notify, flags)          key: str
+ *   notify, ret = acl.rt.notify_import_by_key(key, flags)
+ *   ret = acl.rt.notify_set_import_pid(notify, [pid, ...])
  *
  *   cnt_notify, ret = acl.rt.cnt_notify_create(flag)
  *   ret = acl.rt.cnt_notify_destroy(cnt_notify)
@@ -201,6 +204,46 @@ static PyObject *rt_cnt_notify_get_id(PyObject *self, PyObject *arg)
     return pyacl_ulong_ret(id, rc);
 }
 
+static PyObject *rt_notify_get_export_key(PyObject *self, PyObject *args)
+{
+    (void)self;
+    aclrtNotify notify;
+    uint64_t flags;
+    if (!PyArg_ParseTuple(args, "O&O&:notify_get_export_key", pyacl_to_ptr, &notify, pyacl_to_uint64, &flags))
+        return NULL;
+    char key[65] = {0};
+    aclError rc = aclrtNotifyGetExportKey(notify, key, sizeof key, flags);
+    return pyacl_out_ret(PyUnicode_FromString(key), rc);
+}
+
+static PyObject *rt_notify_import_by_key(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *key;
+    uint64_t flags;
+    if (!PyArg_ParseTuple(args, "sO&:notify_import_by_key", &key, pyacl_to_uint64, &flags))
+        return NULL;
+    aclrtNotify notify = NULL;
+    aclError rc = aclrtNotifyImportByKey(&notify, key, flags);
+    return pyacl_ptr_ret(notify, rc);
+}
+
+static PyObject *rt_notify_set_import_pid(PyObject *self, PyObject *args)
+{
+    (void)self;
+    aclrtNotify notify;
+    PyObject *list;
+    if (!PyArg_ParseTuple(args, "O&O:notify_set_import_pid", pyacl_to_ptr, &notify, &list))
+        return NULL;
+    int32_t *pids;
+    size_t n;
+    if (!pyacl_pid_list(list, &pids, &n))
+        return NULL;
+    aclError rc = aclrtNotifySetImportPid(notify, pids, n);
+    PyMem_Free(pids);
+    return pyacl_ret(rc);
+}
+
 static PyMethodDef notify_methods[] = {
     {"create_notify", rt_create_notify, METH_O,
      "create_notify(flag) -> (notify, ret)\n\naclrtCreateNotify (flag: ACL_NOTIFY_DEFAULT or ACL_NOTIFY_DEVICE_USE_ONLY)."},
@@ -214,6 +257,13 @@ static PyMethodDef notify_methods[] = {
     {"get_notify_id", rt_get_notify_id, METH_O, "get_notify_id(notify) -> (notify_id, ret)\n\naclrtGetNotifyId."},
     {"notify_batch_reset", rt_notify_batch_reset, METH_O,
      "notify_batch_reset(notifies) -> ret\n\naclrtNotifyBatchReset: drops the unconsumed records of a list of notifies."},
+    {"notify_get_export_key", rt_notify_get_export_key, METH_VARARGS,
+     "notify_get_export_key(notify, flags) -> (key, ret)\n\naclrtNotifyGetExportKey: a key another process imports."},
+    {"notify_import_by_key", rt_notify_import_by_key, METH_VARARGS,
+     "notify_import_by_key(key, flags) -> (notify, ret)\n\naclrtNotifyImportByKey: records here release the "
+     "exporter's waits."},
+    {"notify_set_import_pid", rt_notify_set_import_pid, METH_VARARGS,
+     "notify_set_import_pid(notify, pids) -> ret\n\naclrtNotifySetImportPid: the processes that may import."},
     {"cnt_notify_create", rt_cnt_notify_create, METH_O,
      "cnt_notify_create(flag) -> (cnt_notify, ret)\n\naclrtCntNotifyCreate (flag 0): a 32-bit counter, 0 at creation."},
     {"cnt_notify_destroy", rt_cnt_notify_destroy, METH_O,

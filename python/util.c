@@ -214,3 +214,35 @@ const struct pyacl_capability pyacl_cap_util = {
     .name = "util",
     .methods = {[PYACL_UTIL] = util_methods},
 };
+
+int pyacl_pid_list(PyObject *obj, int32_t **pids, size_t *count)
+{
+    if (PyLong_Check(obj) || PyUnicode_Check(obj) || PyBytes_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "pids must be a list of process ids, not %.100s", Py_TYPE(obj)->tp_name);
+        return 0;
+    }
+    PyObject *items = PySequence_Fast(obj, "pids must be a list of process ids");
+    if (items == NULL)
+        return 0;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(items);
+    *pids = PyMem_New(int32_t, n > 0 ? n : 1);
+    if (*pids == NULL) {
+        Py_DECREF(items);
+        PyErr_NoMemory();
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(items, i));
+        if ((v == -1 && PyErr_Occurred()) || v < INT32_MIN || v > INT32_MAX) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_OverflowError, "a process id does not fit in int32");
+            PyMem_Free(*pids);
+            Py_DECREF(items);
+            return 0;
+        }
+        (*pids)[i] = (int32_t)v;
+    }
+    Py_DECREF(items);
+    *count = (size_t)n;
+    return 1;
+}

@@ -95,7 +95,10 @@ static const char *const fz_functions[] = {
     "aclrtDevicePeerAccessStatus", "aclrtMemGetAllocationGranularity", "aclrtMallocPhysical", "aclrtFreePhysical",
     "aclrtReserveMemAddress", "aclrtReleaseMemAddress", "aclrtMapMem", "aclrtUnmapMem", "aclrtMemSetAccess",
     "aclrtMemGetAccess", "aclrtMemExportToShareableHandle", "aclrtMemSetPidToShareableHandle",
-    "aclrtMemImportFromShareableHandle", "aclrtDeviceGetBareTgid", "aclrtReduceAsync", "aclrtRandomNumAsync",
+    "aclrtMemImportFromShareableHandle", "aclrtDeviceGetBareTgid", "aclrtIpcGetEventHandle", "aclrtIpcOpenEventHandle",
+    "aclrtIpcMemGetExportKey", "aclrtIpcMemClose", "aclrtIpcMemImportByKey", "aclrtIpcMemSetImportPid",
+    "aclrtIpcMemSetAttr", "aclrtNotifyGetExportKey", "aclrtNotifyImportByKey", "aclrtNotifySetImportPid",
+    "aclrtIpcMemImportPidInterServer", "aclrtNotifySetImportPidInterServer", "aclrtReduceAsync", "aclrtRandomNumAsync",
     "aclrtGetErrorVerbose", "aclrtGetArgsFromExceptionInfo", "aclrtGetFuncHandleFromExceptionInfo",
     "aclsysGetVersionStr", "aclsysGetVersionNum", "aclGetCannAttributeList", "aclGetCannAttribute",
     "aclrtGetSocName", "aclrtCheckArchCompatibility", "aclFloat16ToFloat", "aclFloatToFloat16", "aclDataTypeSize",
@@ -636,7 +639,7 @@ static void fz_one_call(struct fz *z)
     size_t sizes[] = {0, 1, 16, FZ_BUF};
     size_t maxes[] = {0, 1, 16, FZ_BUF, SIZE_MAX};
     memset(&av, 0, sizeof av);
-    unsigned op = (unsigned)soak_pick(rng, 96);
+    unsigned op = (unsigned)soak_pick(rng, 97);
     switch (op) {
     /* --- launches --- */
     case 0:
@@ -1632,6 +1635,86 @@ static void fz_one_call(struct fz *z)
         }
         FZ(CODES(-2), aclmdlRIDestroy(mdl));
         fz_add_stale(z, mdl);
+        break;
+    }
+    case 94: {
+        /*
+         * IPC events of this process: made, exported, opened here (or a wild handle opened), recorded and
+         * waited for on this thread's streams, destroyed. Nothing here names another process's objects.
+         */
+        (void)aclrtSetCurrentContext(g_ctx);
+        aclrtEvent ipc = NULL, opened = NULL;
+        FZ(CODES(P, R, CN, QUOTA, ACL_ERROR_RT_IPC_ERROR), aclrtCreateEventExWithFlag(&ipc, ACL_EVENT_IPC));
+        aclrtIpcEventHandle eh;
+        memset(&eh, 0, sizeof eh);
+        FZ(CODES(P, R, H), aclrtIpcGetEventHandle(soak_pick(rng, 5) ? ipc : fz_event(z, false), fz_maybe(z, &eh)));
+        if (soak_pick(rng, 4) == 0)
+            eh.reserved[soak_pick(rng, sizeof eh.reserved)] = (char)soak_rng(rng);
+        FZ(CODES(P, R, CN, QUOTA, ACL_ERROR_RT_IPC_ERROR), aclrtIpcOpenEventHandle(eh, fz_maybe(z, &opened)));
+        aclrtEvent either = soak_pick(rng, 2) && opened != NULL ? opened : ipc;
+        FZ(CODES(SUBMIT, R), aclrtRecordEvent(either, fz_stream_submit(z)));
+        FZ(CODES(SUBMIT, R), aclrtStreamWaitEventWithTimeout(fz_stream_submit(z), either, 1));
+        FZ(CODES(P, H), aclrtQueryEventStatus(either, &rst));
+        FZ(CODES(P, H, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_IPC_ERROR),
+           aclrtSynchronizeEventWithTimeout(either, 1));
+        if (opened != NULL)
+            FZ(CODES(P, H), aclrtDestroyEvent(opened));
+        if (ipc != NULL) {
+            FZ(CODES(P, H), aclrtDestroyEvent(ipc));
+            fz_add_stale(z, ipc);
+        }
+        /* IPC memory: an allocation of this thread's own, exported, imported here, closed; or wild arguments. */
+        void *mem = NULL;
+        if (soak_pick(rng, 4) == 0 && aclrtMalloc(&mem, 65536, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
+            mem = NULL;
+        char key[65] = {0};
+        void *where = mem != NULL && soak_pick(rng, 6) ? mem : (void *)fz_garbage(z);
+        FZ(CODES(P, R, F, CN, ACL_ERROR_RT_IPC_ERROR),
+           aclrtIpcMemGetExportKey(where, soak_pick(rng, 5) ? 65536 : (size_t)soak_pick(rng, 1 << 20),
+                                   soak_pick(rng, 8) ? key : NULL, soak_pick(rng, 8) ? sizeof key : 8,
+                                   soak_pick(rng, 5) ? ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION
+                                                     : (uint64_t)soak_pick(rng, 4)));
+        char exported[65];
+        memcpy(exported, key, sizeof key); /* closed at the end whatever the calls below do to key */
+        if (soak_pick(rng, 4) == 0)
+            key[soak_pick(rng, 58)] = (char)('0' + soak_pick(rng, 75));
+        int32_t me = (int32_t)getpid();
+        FZ(CODES(P, R), aclrtIpcMemSetImportPid(soak_pick(rng, 8) ? key : NULL, fz_maybe(z, &me), 1));
+        aclrtServerPid server = {0, soak_pick(rng, 6) ? &me : NULL, soak_pick(rng, 6) ? 1u : 0u};
+        FZ(CODES(P, R), aclrtIpcMemImportPidInterServer(soak_pick(rng, 8) ? key : NULL, fz_maybe(z, &server),
+                                                        soak_pick(rng, 6) ? 1u : 0u));
+        FZ(CODES(P, R), aclrtIpcMemSetAttr(soak_pick(rng, 8) ? key : NULL, ACL_RT_IPC_MEM_ATTR_ACCESS_LINK,
+                                           (uint64_t)soak_pick(rng, 5)));
+        void *imported = NULL;
+        FZ(CODES(P, R, CN, ACL_ERROR_RT_IPC_ERROR, ACL_ERROR_RT_NO_PERMISSION, ACL_ERROR_RT_MEMORY_ALLOCATION),
+           aclrtIpcMemImportByKey(fz_maybe(z, &imported), soak_pick(rng, 8) ? key : NULL, soak_pick(rng, 5) ? 0 : 3));
+        if (imported != NULL)
+            FZ(CODES(P, R), aclrtIpcMemClose(key)); /* the import */
+        FZ(CODES(P, R), aclrtIpcMemClose(soak_pick(rng, 8) ? key : NULL)); /* the export, if any */
+        if (exported[0] != '\0')
+            (void)aclrtIpcMemClose(exported); /* whatever is left of it: no descriptor piles up */
+        if (mem != NULL)
+            (void)aclrtFree(mem);
+        /* IPC notifies: one of this thread's own, exported, imported here, recorded through the import, destroyed. */
+        aclrtNotify nt = NULL, nimp = NULL;
+        FZ(CODES(P, R, CN, QUOTA), aclrtCreateNotify(&nt, ACL_NOTIFY_DEFAULT));
+        char nkey[65] = {0};
+        FZ(CODES(P, R, H, ACL_ERROR_RT_IPC_ERROR),
+           aclrtNotifyGetExportKey(soak_pick(rng, 6) ? nt : (aclrtNotify)fz_garbage(z), soak_pick(rng, 8) ? nkey : NULL,
+                                   soak_pick(rng, 8) ? sizeof nkey : 3, soak_pick(rng, 4) ? 0 : (uint64_t)soak_pick(rng, 4)));
+        FZ(CODES(P, R, H), aclrtNotifySetImportPid(soak_pick(rng, 6) ? nt : NULL, fz_maybe(z, &me), 1));
+        FZ(CODES(P, R, H), aclrtNotifySetImportPidInterServer(soak_pick(rng, 6) ? nt : NULL, fz_maybe(z, &server),
+                                                              soak_pick(rng, 6) ? 1u : 0u));
+        if (soak_pick(rng, 4) == 0)
+            nkey[soak_pick(rng, 58)] = (char)('0' + soak_pick(rng, 75));
+        FZ(CODES(P, R, CN, QUOTA, ACL_ERROR_RT_IPC_ERROR, ACL_ERROR_RT_NO_PERMISSION),
+           aclrtNotifyImportByKey(fz_maybe(z, &nimp), soak_pick(rng, 8) ? nkey : NULL, soak_pick(rng, 5) ? 0 : 2));
+        if (nimp != NULL) {
+            FZ(CODES(SUBMIT, R), aclrtRecordNotify(nimp, fz_stream_submit(z)));
+            FZ(CODES(P, H), aclrtDestroyNotify(nimp));
+        }
+        if (nt != NULL)
+            FZ(CODES(P, H), aclrtDestroyNotify(nt));
         break;
     }
     default: {
