@@ -26,7 +26,9 @@
 #include "hooks.h"     /* user callbacks on state changes (stream/device state, exceptions) */
 #include "backend_registry.h" /* built-in and registered backends, selection by name */
 #include "runtime_start.h" /* starting the runtime: configuration, backend, devices */
-#include "stream.h"    /* streams: state, submission, completion */
+#include "stream.h"    /* streams: state, the ring's reservation and publication, completion */
+#include "stream_capture.h" /* a capturing stream: its calls recorded, marked, joined or refused */
+#include "stream_submit.h" /* submitting a task: the launch fast path */
 #include "report_thread.h" /* report threads and the streams they serve */
 #include "stream_wait.h" /* waiting for a stream's work */
 #include "stream_life.h" /* a stream's creation and destruction */

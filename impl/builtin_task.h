@@ -37,6 +37,7 @@
 #include "memory.h"
 #include "runtime.h"
 #include "stream.h"
+#include "stream_submit.h"
 #include "stream_api.h"
 #include "task.h"
 

@@ -35,6 +35,7 @@
 #include "runtime.h"
 #include "seq.h"
 #include "stream.h"
+#include "stream_submit.h"
 #include "task.h"
 #include "task_wait.h"
 

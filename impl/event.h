@@ -65,6 +65,8 @@
 #include "park.h"
 #include "runtime.h"
 #include "stream.h"
+#include "stream_capture.h"
+#include "stream_submit.h"
 #include "stream_wait.h"
 
 enum aclrt_event_flavour {

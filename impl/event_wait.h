@@ -32,6 +32,8 @@
 #include "runtime.h"
 #include "seq.h"
 #include "stream.h"
+#include "stream_capture.h"
+#include "stream_submit.h"
 #include "stream_wait.h"
 #include "task.h"
 #include "task_wait.h"

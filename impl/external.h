@@ -25,6 +25,7 @@
 #include "exec.h"
 #include "handle.h"
 #include "stream.h"
+#include "stream_submit.h"
 #include "task.h"
 
 #define ACLRT_EXTERNAL_TOKEN_MAGIC 0xE7ull /* the top byte of a token's stream word */

@@ -38,6 +38,8 @@
 #include "runtime.h"
 #include "seq.h"
 #include "stream.h"
+#include "stream_capture.h"
+#include "stream_submit.h"
 #include "task.h"
 #include "task_wait.h"
 

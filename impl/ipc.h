@@ -48,6 +48,7 @@
 #include "registry.h"
 #include "runtime.h"
 #include "stream.h"
+#include "stream_submit.h"
 #include "task.h"
 
 #include <sys/mman.h>

@@ -33,6 +33,7 @@
 #include "ipc_watch.h"
 #include "runtime.h"
 #include "stream.h"
+#include "stream_submit.h"
 #include "seq.h"
 #include "task.h"
 #include "task_wait.h"

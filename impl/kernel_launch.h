@@ -40,6 +40,7 @@
 #include "launch.h"
 #include "memory.h"
 #include "stream.h"
+#include "stream_submit.h"
 #include "stream_api.h"
 #include "task.h"
 

@@ -12,6 +12,7 @@
 #include "overflow.h"
 #include "report.h"
 #include "stream.h"
+#include "stream_submit.h"
 #include "task.h"
 
 /*

@@ -18,6 +18,8 @@
 #include "peer.h"
 #include "runtime.h"
 #include "stream.h"
+#include "stream_capture.h"
+#include "stream_submit.h"
 #include "stream_life.h"
 #include "stream_wait.h"
 

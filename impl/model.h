@@ -34,6 +34,8 @@
 #include "handle.h"
 #include "report.h"
 #include "stream.h"
+#include "stream_capture.h"
+#include "stream_submit.h"
 #include "stream_api.h"
 #include "stream_wait.h"
 #include "task.h"

@@ -28,6 +28,7 @@
 #include "fp_status.h"
 #include "memory.h"
 #include "stream.h"
+#include "stream_submit.h"
 #include "stream_api.h"
 #include "task.h"
 

@@ -29,6 +29,7 @@
 #include "report_thread.h"
 #include "seq.h"
 #include "stream.h"
+#include "stream_submit.h"
 #include "task.h"
 #include "task_wait.h"
 

@@ -21,6 +21,8 @@
 #include "fp_status.h"
 #include "runtime.h"
 #include "stream.h"
+#include "stream_capture.h"
+#include "stream_submit.h"
 #include "stream_life.h"
 #include "stream_wait.h"
 
