@@ -8,6 +8,9 @@
  * at least ACLRT_IPC_SHM_MIN bytes a page-aligned MAP_SHARED mapping of a
  * memfd of its own (aclrt_ipc_shm_alloc; where that fails, e.g. out of
  * descriptors, it falls back to ordinary memory, which is not shareable).
+ * The descriptors kept open for this are capped at a quarter of the
+ * process's descriptor limit (RLIMIT_NOFILE), so the program's own files
+ * never run out because of them; past the cap, allocations are ordinary.
  * Smaller allocations stay ordinary heap memory: sharing them would share
  * their neighbours' pages too, which the runtime refuses as well (it checks
  * page alignment).
@@ -31,6 +34,8 @@
 #include "ipc.h"
 #include "memory.h"
 #include "runtime.h"
+
+#include <sys/resource.h>
 
 #define ACLRT_IPC_SHM_MIN (64u * 1024u) /* aclrtMalloc sizes from which the host backend's memory is shareable */
 
@@ -65,10 +70,24 @@ static bool aclrt_ipc_grow(void **items, size_t *capacity, size_t count, size_t 
     return true;
 }
 
+/* How many descriptors shareable allocations may keep open: a quarter of the process's limit. */
+static size_t aclrt_ipc_shm_fd_budget(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return 1024;
+    return (size_t)(rl.rlim_cur / 4);
+}
+
 /* Shareable memory of at least `bytes` (page-aligned); false: none (the caller uses ordinary memory). */
 static bool aclrt_ipc_shm_alloc(size_t bytes, void **out)
 {
     if (bytes > SIZE_MAX - ACLRT_IPC_PAGE)
+        return false;
+    pthread_mutex_lock(&aclrt_ipc_mem.lock);
+    bool room = aclrt_ipc_mem.count < aclrt_ipc_shm_fd_budget();
+    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
+    if (!room)
         return false;
     size_t len = (bytes + ACLRT_IPC_PAGE - 1) & ~(size_t)(ACLRT_IPC_PAGE - 1);
     int fd = memfd_create("aclrt-device-memory", MFD_CLOEXEC);
