@@ -184,6 +184,16 @@ static void aclrt_runtime_stop_locked(void)
         if (dev->default_ctx != NULL)
             aclrt_context_release_locked(dev->default_ctx);
     }
+    /*
+     * The streams are gone: the IPC watcher stops before the devices do, as
+     * a wake-up of it hands a stream to its device's queues, which the
+     * device stop frees.
+     */
+    aclrt_ipc_watch_stop(orphaned);
+    for (struct aclrt_park_note *n = aclrt_park_list_take(&aclrt_ipc_mark_waiters), *next; n != NULL; n = next) {
+        next = n->next; /* notes of IPC waits whose streams are gone */
+        free(n);
+    }
     for (uint32_t i = 0; i < aclrt_rt.device_count; i++) {
         struct aclrt_device *dev = &aclrt_rt.devices[i];
         if (dev->started && !orphaned) {
@@ -202,11 +212,6 @@ static void aclrt_runtime_stop_locked(void)
         }
         dev->started = false;
         dev->set_count = 0;
-    }
-    aclrt_ipc_watch_stop(orphaned); /* the streams it woke are gone */
-    for (struct aclrt_park_note *n = aclrt_park_list_take(&aclrt_ipc_mark_waiters), *next; n != NULL; n = next) {
-        next = n->next; /* notes of IPC waits whose streams are gone */
-        free(n);
     }
     aclrt_value_release_waits(false);
     aclrt_hcom_clear();
