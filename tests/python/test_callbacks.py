@@ -228,14 +228,16 @@ class TestReportCallbacks(CallbackCase):
     def test_a_callback_may_call_the_runtime_and_abort_its_own_stream(self):
         stream, other, event = self.stream(), self.stream(), self.event()
         server = self.server([stream])
-        results, ran = [], []
+        results, ran, launched = [], [], threading.Event()
 
         def calls_the_runtime(data):
+            launched.wait(60)  # the abort comes after the host function is submitted, so it discards it
             results.append(acl.rt.record_event(event, other))
             results.append(acl.rt.stream_abort(stream))  # the stream waits for this very callback
 
         self.assertEqual(acl.rt.launch_callback(calls_the_runtime, None, acl.ACL_CALLBACK_BLOCK, stream), OK)
         self.assertEqual(acl.rt.launch_host_func(stream, ran.append, "discarded"), OK)
+        launched.set()
         # Whichever comes first, the abort inside the callback or this synchronize, it returns without waiting.
         self.assertIn(acl.rt.synchronize_stream(stream), (OK, acl.ACL_ERROR_RT_STREAM_ABORT))
         self.stop_server(server, [stream])  # the server's join: the callback has returned
