@@ -1,8 +1,8 @@
 /*
  * impl/physmem.h - physical memory and virtual address ranges:
  * aclrtMallocPhysical / FreePhysical, aclrtReserveMemAddress / Release,
- * aclrtMapMem / UnmapMem, access rights, allocation granularity, and the
- * in-process half of sharing (export, whitelist).
+ * aclrtMapMem / UnmapMem, access rights, allocation granularity,
+ * and sharing blocks between processes (export, whitelist, import).
  *
  * On a CPU this is what an MMU does for a device, so it is done for real:
  *   - a physical block is a memory file (memfd), sized and committed

@@ -1,7 +1,8 @@
 /*
  * tests/test_physmem.c - physical memory, reserved address ranges, mappings,
- * access rights and the in-process half of sharing (docs/SEMANTICS.md,
- * "Physical memory and virtual addresses").
+ * access rights and the in-process side of sharing (docs/SEMANTICS.md,
+ * "Physical memory and virtual addresses"; imports in another process are
+ * in tests/test_ipc.c).
  *
  * Two devices (ACLRT_DEVICES=2, set before the first call).
  */
