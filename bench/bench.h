@@ -10,7 +10,8 @@
  *   naive.c      the naive baseline runtime (mutex + condvar + worker per stream)
  *   rt_aclrt.c   aclrt behind the runtime interface below
  *   rt_naive.c   the naive runtime behind the same interface
- *   cases_*.c    what is measured, each case once per runtime
+ *   cases_*.c    what is measured, each case once per runtime (cases_ipc.c
+ *                also runs this binary as a second process: --ipc-peer)
  *   main.c       the case table, targets, options
  *
  * Units: every latency is in nanoseconds, every throughput in Mtasks/s.
@@ -314,6 +315,10 @@ void case_callback_round_trip(const struct rt *rt);
 void case_notify_release_hot(const struct rt *rt);
 void case_value_release_hot(const struct rt *rt);
 void case_value_foreign_poll(const struct rt *rt);
+
+/* cases_ipc.c: IPC event release across processes (aclrt only); the peer process's entry */
+void case_ipc_event_release(const struct rt *rt);
+int bench_ipc_peer_main(int argc, char **argv);
 
 /* cases_model.c: capture and replay (aclrt only) */
 void case_model_replay(const struct rt *rt);

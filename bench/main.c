@@ -63,6 +63,7 @@ static const struct bench_case cases[] = {
     {"notify_release_hot", NULL, case_notify_release_hot},
     {"value_release_hot", NULL, case_value_release_hot},
     {"value_foreign_poll", NULL, case_value_foreign_poll},
+    {"ipc_event_release", NULL, case_ipc_event_release},
     {"model_replay_100", NULL, case_model_replay},
 };
 
@@ -83,6 +84,10 @@ static const struct {
     {"callback", "limit_handoff_oneway"},
     {"notify_release_hot", "limit_handoff_oneway"},
     {"value_release_hot", "limit_handoff_oneway"},
+    {"ipc_event_release_hot", "limit_handoff_oneway"},
+    {"ipc_event_release_local_hot", "limit_handoff_oneway"},
+    {"ipc_event_release_asleep", "limit_futex_wakeup"},
+    {"ipc_event_release_local_asleep", "limit_futex_wakeup"},
     {"throughput", "limit_ring_stream"},
 };
 
@@ -269,6 +274,8 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--ipc-peer") == 0) /* the second process of cases_ipc.c */
+        return bench_ipc_peer_main(argc, argv);
     const char *out = "bench/results", *data = NULL, *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)

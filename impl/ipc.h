@@ -69,6 +69,7 @@ enum aclrt_ipc_kind {
     ACLRT_IPC_EVENT = 'e',
     ACLRT_IPC_MEMORY = 'm',
     ACLRT_IPC_NOTIFY = 'n',
+    ACLRT_IPC_PHYSICAL = 'p', /* a physical memory block's shareable handle (physmem.h) */
 };
 
 /* The shared header, at offset 0 of the segment's file. */
@@ -91,6 +92,11 @@ struct aclrt_ipc_page {
     uint64_t data_offset;        /* of the exported range in that file */
     uint64_t data_size;
     uint64_t attr_link;          /* aclrtIpcMemSetAttr's ACCESS_LINK (recorded, no effect) */
+    /* physical memory: the block's file as the exporter's fstat sees it (an importer opens only that
+     * file, never a later one given the same descriptor number), its granularity and where it lives */
+    uint64_t data_dev, data_ino;
+    uint64_t data_granularity;
+    uint32_t data_host;          /* 1: host memory; 0: device memory */
 };
 
 _Static_assert(sizeof(struct aclrt_ipc_page) <= ACLRT_IPC_PAGE, "the header fits in its page");
@@ -220,6 +226,51 @@ static aclError aclrt_ipc_seg_create(char kind, struct aclrt_ipc_seg **out)
 }
 
 /*
+ * Open the segment of `kind` that process `pid` exports as descriptor `fd`
+ * (refs 1), if its header's random bytes begin with the `nonce_len` bytes
+ * given. Fails with ACL_ERROR_RT_IPC_ERROR when there is no such segment
+ * (its process exited, or it closed or destroyed it, or it never was).
+ */
+static aclError aclrt_ipc_seg_attach(int32_t pid, int fd, char kind, const uint8_t *nonce, size_t nonce_len,
+                                     struct aclrt_ipc_seg **out)
+{
+    *out = NULL;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
+    int mine = open(path, O_RDWR | O_CLOEXEC);
+    if (mine < 0)
+        return aclrt_fail(ACL_ERROR_RT_IPC_ERROR,
+                          "the shared object is gone (process %d exited, or closed or destroyed it): %s", (int)pid,
+                          strerror(errno));
+    struct stat st;
+    void *p = MAP_FAILED;
+    if (fstat(mine, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == ACLRT_IPC_PAGE)
+        p = mmap(NULL, ACLRT_IPC_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, mine, 0);
+    close(mine);
+    struct aclrt_ipc_page *page = (struct aclrt_ipc_page *)p;
+    if (p == MAP_FAILED || page->magic != ACLRT_IPC_MAGIC || page->kind != (uint32_t)kind || page->owner != pid ||
+        memcmp(page->nonce, nonce, nonce_len) != 0) {
+        if (p != MAP_FAILED)
+            munmap(p, ACLRT_IPC_PAGE);
+        return aclrt_fail(ACL_ERROR_RT_IPC_ERROR, "the shared object is gone (process %d closed or destroyed it)",
+                          (int)pid);
+    }
+    struct aclrt_ipc_seg *seg = (struct aclrt_ipc_seg *)calloc(1, sizeof *seg);
+    if (seg == NULL) {
+        munmap(p, ACLRT_IPC_PAGE);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for an imported object");
+    }
+    seg->page = page;
+    seg->exporter = false;
+    atomic_init(&seg->fd, -1);
+    seg->data_fd = -1;
+    seg->peer = pid;
+    atomic_init(&seg->refs, 1);
+    *out = seg;
+    return ACL_SUCCESS;
+}
+
+/*
  * Open the segment a key of `kind` names (refs 1). Fails with
  * ACL_ERROR_RT_PARAM_INVALID for text that is not such a key, and with
  * ACL_ERROR_RT_IPC_ERROR for a key whose object is gone (its process
@@ -234,40 +285,10 @@ static aclError aclrt_ipc_seg_open(const char *key, size_t max, char kind, struc
     if (!aclrt_ipc_parse_key(key, max, kind, &pid, &fd, nonce))
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the key is not one this runtime exported for a%s",
                           kind == ACLRT_IPC_EVENT ? "n event" : kind == ACLRT_IPC_MEMORY ? " memory range" : " notify");
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
-    int mine = open(path, O_RDWR | O_CLOEXEC);
-    if (mine < 0)
-        return aclrt_fail(ACL_ERROR_RT_IPC_ERROR,
-                          "the object the key names is gone (process %d exited, or closed or destroyed it): %s",
-                          (int)pid, strerror(errno));
-    struct stat st;
-    void *p = MAP_FAILED;
-    if (fstat(mine, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == ACLRT_IPC_PAGE)
-        p = mmap(NULL, ACLRT_IPC_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, mine, 0);
-    close(mine);
-    struct aclrt_ipc_page *page = (struct aclrt_ipc_page *)p;
-    if (p == MAP_FAILED || page->magic != ACLRT_IPC_MAGIC || page->kind != (uint32_t)kind || page->owner != pid ||
-        memcmp(page->nonce, nonce, sizeof nonce) != 0) {
-        if (p != MAP_FAILED)
-            munmap(p, ACLRT_IPC_PAGE);
-        return aclrt_fail(ACL_ERROR_RT_IPC_ERROR,
-                          "the object the key names is gone (process %d closed or destroyed it)", (int)pid);
-    }
-    struct aclrt_ipc_seg *seg = (struct aclrt_ipc_seg *)calloc(1, sizeof *seg);
-    if (seg == NULL) {
-        munmap(p, ACLRT_IPC_PAGE);
-        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for an imported object");
-    }
-    seg->page = page;
-    seg->exporter = false;
-    atomic_init(&seg->fd, -1);
-    seg->data_fd = -1;
-    seg->peer = pid;
-    atomic_init(&seg->refs, 1);
-    memcpy(seg->key, key, ACLRT_IPC_KEY_LEN);
-    *out = seg;
-    return ACL_SUCCESS;
+    aclError rc = aclrt_ipc_seg_attach(pid, fd, kind, nonce, sizeof nonce, out);
+    if (rc == ACL_SUCCESS)
+        memcpy((*out)->key, key, ACLRT_IPC_KEY_LEN);
+    return rc;
 }
 
 ACLRT_INLINE void aclrt_ipc_seg_ref(struct aclrt_ipc_seg *seg)
@@ -347,6 +368,9 @@ static pthread_mutex_t aclrt_ipc_allow_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Add pids to a segment's allow-list (the exporter's). */
 static aclError aclrt_ipc_allow(struct aclrt_ipc_seg *seg, const int32_t *pid, size_t num)
 {
+    if (num > ACLRT_IPC_MAX_PIDS) /* before reading them: the array may be shorter than a wrong count */
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the allow-list takes at most %u process ids (%zu given)",
+                          ACLRT_IPC_MAX_PIDS, num);
     for (size_t i = 0; i < num; i++)
         if (pid[i] <= 0)
             return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "pid[%zu] = %d is not a process id", i, (int)pid[i]);

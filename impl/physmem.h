@@ -1,8 +1,8 @@
 /*
  * impl/physmem.h - physical memory and virtual address ranges:
  * aclrtMallocPhysical / FreePhysical, aclrtReserveMemAddress / Release,
- * aclrtMapMem / UnmapMem, access rights, allocation granularity, and the
- * in-process half of sharing (export, whitelist).
+ * aclrtMapMem / UnmapMem, access rights, allocation granularity,
+ * and sharing blocks between processes (export, whitelist, import).
  *
  * On a CPU this is what an MMU does for a device, so it is done for real:
  *   - a physical block is a memory file (memfd), sized and committed
@@ -22,11 +22,26 @@
  * runtime documents. Handles are numbers (never pointers), so a freed or
  * garbage handle is ACL_ERROR_RT_INVALID_HANDLE, not a crash.
  *
- * Sharing: exporting gives a block one shareable handle, (pid << 32) | n;
- * the whitelist is kept with it. Importing is across processes only (the
- * runtime refuses an import in the exporting process), and aclrt does not
- * share across processes yet: every import returns
- * ACL_ERROR_RT_FEATURE_NOT_SUPPORT with a message saying which case it is.
+ * Sharing between processes (docs/SEMANTICS.md, IPC): exporting gives a
+ * block a segment of ipc.h (kind ACLRT_IPC_PHYSICAL) whose header names the
+ * block's file (a descriptor of the export's own, its device and inode, its
+ * size and granularity) and holds the pid allow-list. The shareable handle
+ * packs what an importer needs to find that header in 64 bits:
+ *   bits 63..42  the exporter's pid (pids are below 2^22, PID_MAX_LIMIT)
+ *   bits 41..22  the header's descriptor number in the exporter
+ *   bits 21..0   the first 22 bits of the header's random bytes
+ * An importer opens /proc/<pid>/fd/<n> (ipc.h), accepts the header only if
+ * its kind, owner and random bits match, checks its own pid against the
+ * allow-list, then opens the block's file the same way and checks its inode:
+ * its block is the same file, so mappings in both processes are the same
+ * memory. The random bits make a stale handle (its descriptor number
+ * reused by a later export) name nothing; they are no secret, and need not
+ * be: the allow-list is checked whatever the handle, and the kernel lets
+ * only processes of the same user that may inspect the exporter open its
+ * files at all. The export ends with the exporter's handle
+ * (aclrtFreePhysical, aclFinalize, exit); imported blocks are files of
+ * their own and live on until freed in their process. Importing in the
+ * exporting process is refused, as the runtime documents.
  *
  * All of this is rare and takes one mutex; lock order: this mutex, then the
  * registry's lock. aclFinalize releases everything (through the registry's
@@ -38,6 +53,7 @@
 #include "base.h"
 #include "context.h"
 #include "error.h"
+#include "ipc.h"
 #include "memory.h"
 #include "runtime.h"
 #include "runtime_start.h"
@@ -48,6 +64,11 @@
 #define ACLRT_PHYSMEM_HUGE ((size_t)2 << 20)
 #define ACLRT_PHYSMEM_HUGE1G ((size_t)1 << 30)
 #define ACLRT_PHYSMEM_HANDLE_TAG 0xADull /* the top byte of a physical memory handle */
+#define ACLRT_SHARE_PID_SHIFT 42         /* a shareable handle: pid << 42 | descriptor << 22 | 22 random bits */
+#define ACLRT_SHARE_FD_SHIFT 22
+#define ACLRT_SHARE_FD_LIMIT (1u << 20)
+#define ACLRT_SHARE_PID_LIMIT (1u << 22)
+#define ACLRT_SHARE_TAG_MASK ((1u << 22) - 1)
 
 /* One block of physical memory. */
 struct aclrt_pmem {
@@ -58,14 +79,13 @@ struct aclrt_pmem {
     unsigned refs;               /* its live handle + its mappings */
 };
 
-/* What a handle names: a block, and its export. */
+/* What a handle names: a block, and its export or the export it was imported from. */
 struct aclrt_pmem_handle {
     uint64_t id;
     struct aclrt_pmem *mem;
-    uint64_t shareable; /* 0: not exported */
-    bool check_pid;     /* export flags: importers must be whitelisted */
-    int32_t *pids;
-    size_t pid_count;
+    uint64_t shareable;          /* 0: neither exported nor imported */
+    bool imported;               /* made by aclrtMemImportFromShareableHandle from `shareable` */
+    struct aclrt_ipc_seg *share; /* exported: the segment `shareable` names (its allow-list) */
 };
 
 struct aclrt_vrange {
@@ -90,7 +110,6 @@ static struct {
     pthread_mutex_t lock;
     struct aclrt_ptr_set handles, ranges, maps;
     uint64_t next_id;
-    uint32_t next_share;
 } aclrt_physmem = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static bool aclrt_ptr_set_add(struct aclrt_ptr_set *set, void *p)
@@ -344,7 +363,8 @@ ACLRT_API aclError aclrtFreePhysical(aclrtDrvMemHandle handle)
     pthread_mutex_unlock(&aclrt_physmem.lock);
     if (h == NULL)
         return aclrt_pmem_bad_handle(handle);
-    free(h->pids);
+    if (h->share != NULL)
+        aclrt_ipc_seg_unref(h->share); /* the export ends: its shareable handle imports nothing any more */
     free(h);
     return ACL_SUCCESS;
 }
@@ -653,6 +673,7 @@ ACLRT_API aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, u
  * Sharing
  * ------------------------------------------------------------------------ */
 
+/* The live handle of this process exported as, or imported from, `shareable`. */
 static struct aclrt_pmem_handle *aclrt_pmem_shared(uint64_t shareable)
 {
     for (size_t i = 0; i < aclrt_physmem.handles.count; i++) {
@@ -661,6 +682,47 @@ static struct aclrt_pmem_handle *aclrt_pmem_shared(uint64_t shareable)
             return h;
     }
     return NULL;
+}
+
+/* Export h (the lock held): a segment naming its block's file, and the shareable handle naming the segment. */
+static aclError aclrt_pmem_export_locked(struct aclrt_pmem_handle *h, bool check_pids)
+{
+    struct aclrt_pmem *mem = h->mem;
+    struct stat st;
+    if (fstat(mem->fd, &st) != 0)
+        return aclrt_fail(ACL_ERROR_RT_IPC_ERROR, "cannot export the block's memory file (%s)", strerror(errno));
+    struct aclrt_ipc_seg *seg;
+    aclError rc = aclrt_ipc_seg_create(ACLRT_IPC_PHYSICAL, &seg);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_ipc_page *page = seg->page;
+    int fd = atomic_load_explicit(&seg->fd, memory_order_relaxed); /* this thread's own segment */
+    if ((unsigned)fd >= ACLRT_SHARE_FD_LIMIT || (uint32_t)page->owner >= ACLRT_SHARE_PID_LIMIT) {
+        aclrt_ipc_seg_unref(seg);
+        return aclrt_fail(ACL_ERROR_RT_IPC_ERROR,
+                          "descriptor %d or process id %d does not fit a shareable handle (2^20 and 2^22 at most)",
+                          fd, (int)page->owner);
+    }
+    /* A descriptor of the export's own: the block's may close first (a mapping outlives the handle). */
+    seg->data_fd = fcntl(mem->fd, F_DUPFD_CLOEXEC, 0);
+    if (seg->data_fd < 0) {
+        int err = errno;
+        aclrt_ipc_seg_unref(seg);
+        return aclrt_fail(ACL_ERROR_RT_IPC_ERROR, "cannot export the block's memory file (%s)", strerror(err));
+    }
+    page->data_fd = seg->data_fd;
+    page->data_size = mem->size;
+    page->data_dev = (uint64_t)st.st_dev;
+    page->data_ino = (uint64_t)st.st_ino;
+    page->data_granularity = mem->granularity;
+    page->data_host = mem->device == NULL;
+    page->nonce[2] &= 0x3f; /* the handle carries 22 random bits: the rest of this byte is 0 for the comparison */
+    /* Release: pairs with the importer's acquire (aclrt_ipc_pid_allowed); the header is filled before. */
+    atomic_store_explicit(&page->check_pids, check_pids ? 1u : 0u, memory_order_release);
+    uint32_t tag = (uint32_t)page->nonce[0] | (uint32_t)page->nonce[1] << 8 | (uint32_t)page->nonce[2] << 16;
+    h->share = seg;
+    h->shareable = (uint64_t)(uint32_t)page->owner << ACLRT_SHARE_PID_SHIFT | (uint64_t)fd << ACLRT_SHARE_FD_SHIFT | tag;
+    return ACL_SUCCESS;
 }
 
 ACLRT_API aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType,
@@ -684,14 +746,10 @@ ACLRT_API aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, acl
         rc = aclrt_pmem_bad_handle(handle);
     } else if (h->shareable != 0) {
         rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
-                        "handle %p is already exported (shareable handle %llu): one shareable handle per handle", handle,
-                        (unsigned long long)h->shareable);
-    } else {
-        uint32_t n = ++aclrt_physmem.next_share;
-        if (n == 0)
-            n = ++aclrt_physmem.next_share;
-        h->shareable = ((uint64_t)(uint32_t)getpid() << 32) | n;
-        h->check_pid = (flags & ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION) == 0;
+                        "handle %p is already %s shareable handle %llu: one shareable handle per handle", handle,
+                        h->imported ? "imported from" : "exported as", (unsigned long long)h->shareable);
+    } else if ((rc = aclrt_pmem_export_locked(h, (flags & ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION) == 0)) ==
+               ACL_SUCCESS) {
         *shareableHandle = h->shareable;
     }
     pthread_mutex_unlock(&aclrt_physmem.lock);
@@ -705,27 +763,35 @@ ACLRT_API aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "pid is NULL");
     if (pidNum == 0)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "pidNum is 0");
-    if (pidNum > SIZE_MAX / sizeof(int32_t) / 2)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "pidNum %zu is too large", pidNum);
-    aclError rc = ACL_SUCCESS;
+    aclError rc;
     pthread_mutex_lock(&aclrt_physmem.lock);
     struct aclrt_pmem_handle *h = aclrt_pmem_shared(shareableHandle);
-    if (h == NULL) {
+    if (h == NULL || h->imported)
         rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
                         "shareable handle %llu was not exported by this process (or its memory was freed)",
                         (unsigned long long)shareableHandle);
-    } else {
-        int32_t *pids = (int32_t *)realloc(h->pids, (h->pid_count + pidNum) * sizeof *pids);
-        if (pids == NULL) {
-            rc = aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording %zu process ids", pidNum);
-        } else {
-            memcpy(pids + h->pid_count, pid, pidNum * sizeof *pids);
-            h->pids = pids;
-            h->pid_count += pidNum;
-        }
-    }
+    else
+        rc = aclrt_ipc_allow(h->share, pid, pidNum);
     pthread_mutex_unlock(&aclrt_physmem.lock);
     return rc;
+}
+
+/* Open the block an exporter's header names; fd, or -1 with the failure recorded. */
+static int aclrt_pmem_import_file(const struct aclrt_ipc_seg *seg, uint64_t shareable)
+{
+    const struct aclrt_ipc_page *page = seg->page;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)seg->peer, (int)page->data_fd);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == page->data_dev &&
+        (uint64_t)st.st_ino == page->data_ino && st.st_size >= 0 && (uint64_t)st.st_size == page->data_size)
+        return fd;
+    if (fd >= 0)
+        close(fd);
+    aclrt_fail(ACL_ERROR_RT_IPC_ERROR, "the memory of shareable handle %llu is gone (process %d freed it or exited)",
+               (unsigned long long)shareable, (int)seg->peer);
+    return -1;
 }
 
 ACLRT_API aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,
@@ -738,23 +804,89 @@ ACLRT_API aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, i
     aclError rc = aclrt_device_check(deviceId, &dev);
     if (rc != ACL_SUCCESS)
         return rc;
-    uint32_t exporter = (uint32_t)(shareableHandle >> 32);
-    if (exporter != (uint32_t)getpid())
-        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                          "shareable handle %llu comes from process %u: sharing physical memory across processes is "
-                          "not supported yet",
-                          (unsigned long long)shareableHandle, exporter);
-    pthread_mutex_lock(&aclrt_physmem.lock);
-    bool ours = aclrt_pmem_shared(shareableHandle) != NULL;
-    pthread_mutex_unlock(&aclrt_physmem.lock);
-    if (!ours)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
-                          "shareable handle %llu names no exported physical memory of this process",
+    int32_t exporter = (int32_t)(shareableHandle >> ACLRT_SHARE_PID_SHIFT);
+    int fd = (int)((shareableHandle >> ACLRT_SHARE_FD_SHIFT) & (ACLRT_SHARE_FD_LIMIT - 1));
+    uint32_t tag = (uint32_t)shareableHandle & ACLRT_SHARE_TAG_MASK;
+    if (exporter == 0)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%llu is not a shareable handle (no process in it)",
                           (unsigned long long)shareableHandle);
-    return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                      "shareable handle %llu was exported by this process: importing is for other processes only "
-                      "(one handle per shareable handle in a process)",
-                      (unsigned long long)shareableHandle);
+    pthread_mutex_lock(&aclrt_physmem.lock);
+    struct aclrt_pmem_handle *known = aclrt_pmem_shared(shareableHandle);
+    bool imported = known != NULL && known->imported;
+    pthread_mutex_unlock(&aclrt_physmem.lock);
+    if (exporter == (int32_t)getpid()) {
+        if (known == NULL)
+            return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                              "shareable handle %llu names no exported physical memory of this process",
+                              (unsigned long long)shareableHandle);
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "shareable handle %llu was exported by this process: importing is for other processes only",
+                          (unsigned long long)shareableHandle);
+    }
+    if (imported)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "shareable handle %llu is imported in this process already (one handle per shareable handle; "
+                          "free that one first)",
+                          (unsigned long long)shareableHandle);
+    if ((rc = aclrt_runtime_start()) != ACL_SUCCESS)
+        return rc;
+    uint8_t nonce[3] = {(uint8_t)tag, (uint8_t)(tag >> 8), (uint8_t)(tag >> 16)};
+    struct aclrt_ipc_seg *seg;
+    if ((rc = aclrt_ipc_seg_attach(exporter, fd, ACLRT_IPC_PHYSICAL, nonce, sizeof nonce, &seg)) != ACL_SUCCESS)
+        return rc; /* ACL_ERROR_RT_IPC_ERROR: no such export (any more) */
+    struct aclrt_ipc_page *page = seg->page;
+    int mine = -1;
+    /* Relaxed: a flag only; the file's inode check below is what keeps a late import off another file. */
+    if (atomic_load_explicit(&page->closed, memory_order_relaxed))
+        rc = aclrt_fail(ACL_ERROR_RT_IPC_ERROR, "the exporter freed the memory of shareable handle %llu",
+                        (unsigned long long)shareableHandle);
+    else if (!aclrt_ipc_pid_allowed(page))
+        rc = aclrt_fail(ACL_ERROR_RT_NO_PERMISSION,
+                        "process %d is not on the whitelist of shareable handle %llu (the exporter adds it with "
+                        "aclrtMemSetPidToShareableHandle, or exports with ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION)",
+                        (int)getpid(), (unsigned long long)shareableHandle);
+    else if ((mine = aclrt_pmem_import_file(seg, shareableHandle)) < 0)
+        rc = ACL_ERROR_RT_IPC_ERROR;
+    size_t size = (size_t)page->data_size, granularity = (size_t)page->data_granularity;
+    bool host = page->data_host != 0;
+    aclrt_ipc_seg_unref(seg); /* the file is all an import needs */
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_pmem *mem = (struct aclrt_pmem *)calloc(1, sizeof *mem);
+    struct aclrt_pmem_handle *h = (struct aclrt_pmem_handle *)calloc(1, sizeof *h);
+    if (mem == NULL || h == NULL) {
+        close(mine);
+        free(mem);
+        free(h);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory importing shareable handle %llu",
+                          (unsigned long long)shareableHandle);
+    }
+    mem->fd = mine;
+    mem->size = size;
+    mem->granularity = granularity != 0 ? granularity : aclrt_page_size();
+    mem->device = host ? NULL : dev; /* device memory becomes memory of the device asked for (documented) */
+    mem->refs = 1;
+    h->mem = mem;
+    h->shareable = shareableHandle;
+    h->imported = true;
+    aclrt_physmem_hook();
+    pthread_mutex_lock(&aclrt_physmem.lock);
+    bool twice = aclrt_pmem_shared(shareableHandle) != NULL; /* another thread imported it meanwhile */
+    bool ok = !twice && aclrt_ptr_set_add(&aclrt_physmem.handles, h);
+    if (ok)
+        h->id = ++aclrt_physmem.next_id;
+    pthread_mutex_unlock(&aclrt_physmem.lock);
+    if (!ok) {
+        close(mine);
+        free(mem);
+        free(h);
+        if (twice)
+            return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "shareable handle %llu is imported in this process already",
+                              (unsigned long long)shareableHandle);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording a physical memory handle");
+    }
+    *handle = aclrt_pmem_handle_value(h);
+    return ACL_SUCCESS;
 }
 
 ACLRT_API aclError aclrtDeviceGetBareTgid(int32_t *pid)
@@ -787,7 +919,8 @@ static void aclrt_physmem_release_mapped(void)
     for (size_t i = 0; i < aclrt_physmem.handles.count; i++) {
         struct aclrt_pmem_handle *h = (struct aclrt_pmem_handle *)aclrt_physmem.handles.items[i];
         aclrt_pmem_put(h->mem);
-        free(h->pids);
+        if (h->share != NULL)
+            aclrt_ipc_seg_unref(h->share);
         free(h);
     }
     struct aclrt_ptr_set *sets[] = {&aclrt_physmem.maps, &aclrt_physmem.ranges, &aclrt_physmem.handles};

@@ -428,6 +428,108 @@ static int peer_fd_limit(void)
     return 0;
 }
 
+#define PHYS_SIZE ((size_t)2 << 20) /* one block of ACL_HBM_MEM_NORMAL: its granularity */
+
+static aclrtDrvMemHandle phys_alloc(aclrtPhysicalMemProp *prop_out)
+{
+    aclrtPhysicalMemProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.handleType = ACL_MEM_HANDLE_TYPE_NONE;
+    prop.allocationType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = ACL_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    prop.memAttr = ACL_HBM_MEM_NORMAL;
+    if (prop_out != NULL)
+        *prop_out = prop;
+    aclrtDrvMemHandle h = NULL;
+    if (aclrtMallocPhysical(&h, PHYS_SIZE, &prop, 0) != ACL_SUCCESS)
+        return NULL;
+    return h;
+}
+
+/* Reserve a range for one block and map h there; NULL if either fails. */
+static volatile uint64_t *phys_map(aclrtDrvMemHandle h)
+{
+    void *va = NULL;
+    if (aclrtReserveMemAddress(&va, PHYS_SIZE, 0, NULL, 0) != ACL_SUCCESS)
+        return NULL;
+    if (aclrtMapMem(va, PHYS_SIZE, 0, h, 0) != ACL_SUCCESS) {
+        (void)aclrtReleaseMemAddress(va);
+        return NULL;
+    }
+    return (volatile uint64_t *)va;
+}
+
+static aclError phys_unmap(volatile uint64_t *w)
+{
+    aclError rc = aclrtUnmapMem((void *)w);
+    return rc != ACL_SUCCESS ? rc : aclrtReleaseMemAddress((void *)w);
+}
+
+/*
+ * "phys-import": send this process's pid; then for each shareable handle
+ * received (0 ends it): import it on device 0 and send the code; if
+ * imported, check that a second import is refused, map the block, send the
+ * first word seen there, write 0x1122334455667788 at word 1 and send "w";
+ * when a byte comes, send word 2 (the exporter wrote it meanwhile), unmap,
+ * free the handle and send "f".
+ */
+static int peer_phys_import(void)
+{
+    int32_t pid = 0;
+    PEER_OK(aclrtDeviceGetBareTgid(&pid));
+    peer_send(&pid, sizeof pid);
+    for (;;) {
+        uint64_t shareable = 0;
+        peer_recv(&shareable, sizeof shareable);
+        if (shareable == 0)
+            break;
+        aclrtDrvMemHandle h = NULL;
+        int32_t rc = aclrtMemImportFromShareableHandle(shareable, 0, &h);
+        peer_send(&rc, sizeof rc);
+        if (rc != ACL_SUCCESS)
+            continue;
+        aclrtDrvMemHandle again = NULL;
+        PEER_CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemImportFromShareableHandle(shareable, 0, &again));
+        PEER_CHECK(again == NULL);
+        volatile uint64_t *w = phys_map(h);
+        PEER_CHECK(w != NULL);
+        uint64_t first = w[0];
+        peer_send(&first, sizeof first);
+        w[1] = 0x1122334455667788ull;
+        peer_send("w", 1);
+        char c;
+        peer_recv(&c, 1);
+        uint64_t third = w[2];
+        peer_send(&third, sizeof third);
+        PEER_OK(phys_unmap(w));
+        PEER_OK(aclrtFreePhysical(h));
+        peer_send("f", 1);
+    }
+    return 0;
+}
+
+/*
+ * "phys-export-exit": a block of 0x77 bytes (written through a mapping),
+ * exported without pid validation; send the shareable handle, exit
+ * (finalizing, which frees the block and ends the export) after one byte.
+ */
+static int peer_phys_export_exit(void)
+{
+    aclrtDrvMemHandle h = phys_alloc(NULL);
+    PEER_CHECK(h != NULL);
+    volatile uint64_t *w = phys_map(h);
+    PEER_CHECK(w != NULL);
+    memset((void *)w, 0x77, PHYS_SIZE);
+    uint64_t shareable = 0;
+    PEER_OK(aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION,
+                                            &shareable));
+    peer_send(&shareable, sizeof shareable);
+    char c;
+    peer_recv(&c, 1);
+    return 0;
+}
+
 static int peer_main(int argc, char **argv)
 {
     if (argc != 5)
@@ -453,6 +555,10 @@ static int peer_main(int argc, char **argv)
         rc = peer_mem_import();
     else if (strcmp(argv[2], "mem-export-exit") == 0)
         rc = peer_mem_export_exit();
+    else if (strcmp(argv[2], "phys-import") == 0)
+        rc = peer_phys_import();
+    else if (strcmp(argv[2], "phys-export-exit") == 0)
+        rc = peer_phys_export_exit();
     PEER_OK(aclrtResetDevice(0));
     PEER_OK(aclFinalize());
     return rc;
@@ -1044,6 +1150,142 @@ TEST(ipc_memory_calls_reject_bad_input_with_the_documented_codes)
 }
 
 /* ------------------------------------------------------------------------
+ * Physical memory (shareable handles)
+ * ------------------------------------------------------------------------ */
+
+/* Send a "phys-import" peer a shareable handle; the code of its import. */
+static int32_t peer_phys_import_code(struct peer *p, uint64_t shareable)
+{
+    send_bytes(p->to, &shareable, sizeof shareable);
+    int32_t rc = -1;
+    recv_bytes(p->from, &rc, sizeof rc);
+    return rc;
+}
+
+/* After a successful import: the first word the peer saw; it has written its word 1 when this returns. */
+static uint64_t peer_phys_first_word(struct peer *p)
+{
+    uint64_t first = 0;
+    recv_bytes(p->from, &first, sizeof first);
+    char c = 0;
+    recv_bytes(p->from, &c, 1);
+    CHECK_EQ('w', c);
+    return first;
+}
+
+/* Let the peer read word 2 (returned), unmap and free its import. */
+static uint64_t peer_phys_finish_import(struct peer *p)
+{
+    send_bytes(p->to, "r", 1);
+    uint64_t third = 0;
+    recv_bytes(p->from, &third, sizeof third);
+    char c = 0;
+    recv_bytes(p->from, &c, 1);
+    CHECK_EQ('f', c);
+    return third;
+}
+
+static void peer_phys_end(struct peer *p)
+{
+    uint64_t none = 0;
+    send_bytes(p->to, &none, sizeof none);
+}
+
+TEST(a_physical_block_is_the_same_bytes_through_mappings_in_the_exporting_and_importing_process)
+{
+    start();
+    aclrtDrvMemHandle h = phys_alloc(NULL);
+    CHECK(h != NULL);
+    volatile uint64_t *w = phys_map(h);
+    CHECK(w != NULL);
+    w[0] = 0xA5A5A5A5A5A5A5A5ull;
+    uint64_t shareable = 0;
+    CHECK_OK(aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION,
+                                             &shareable));
+    CHECK_EQ((long long)getpid(), (long long)(shareable >> 42)); /* the exporter's pid leads the handle */
+    struct peer pr = spawn_peer("phys-import");
+    int32_t pid = 0;
+    recv_bytes(pr.from, &pid, sizeof pid);
+    CHECK_EQ(0, w[1]);
+    CHECK_EQ(ACL_SUCCESS, peer_phys_import_code(&pr, shareable));
+    CHECK_EQ((long long)0xA5A5A5A5A5A5A5A5ull, (long long)peer_phys_first_word(&pr)); /* written here, seen there */
+    CHECK_EQ((long long)0x1122334455667788ull, (long long)w[1]);                        /* written there, seen here */
+    w[2] = 0xC3C3C3C3C3C3C3C3ull;
+    CHECK_EQ((long long)0xC3C3C3C3C3C3C3C3ull, (long long)peer_phys_finish_import(&pr));
+    /* The peer freed its import: this process's block and mapping are untouched. */
+    CHECK_EQ((long long)0x1122334455667788ull, (long long)w[1]);
+    peer_phys_end(&pr);
+    CHECK_EQ(0, peer_finish(&pr));
+    CHECK_OK(phys_unmap(w));
+    CHECK_OK(aclrtFreePhysical(h));
+    stop();
+}
+
+TEST(a_physical_import_needs_the_whitelist_a_live_export_and_a_handle_that_names_it)
+{
+    start();
+    aclrtDrvMemHandle h = phys_alloc(NULL);
+    CHECK(h != NULL);
+    volatile uint64_t *w = phys_map(h);
+    CHECK(w != NULL);
+    w[0] = 42;
+    uint64_t shareable = 0;
+    CHECK_OK(aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, ACL_RT_VMM_EXPORT_FLAG_DEFAULT, &shareable));
+    struct peer pr = spawn_peer("phys-import");
+    int32_t pid = 0;
+    recv_bytes(pr.from, &pid, sizeof pid);
+    CHECK_EQ(ACL_ERROR_RT_NO_PERMISSION, peer_phys_import_code(&pr, shareable)); /* an empty whitelist */
+    int32_t self = (int32_t)getpid();
+    CHECK_OK(aclrtMemSetPidToShareableHandle(shareable, &self, 1));
+    CHECK_EQ(ACL_ERROR_RT_NO_PERMISSION, peer_phys_import_code(&pr, shareable)); /* a whitelist without it */
+    CHECK_OK(aclrtMemSetPidToShareableHandle(shareable, &pid, 1));
+    /* Handles that name no export: another random part, another descriptor. */
+    CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, peer_phys_import_code(&pr, shareable ^ 1));
+    CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, peer_phys_import_code(&pr, shareable ^ (1ull << 22)));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, peer_phys_import_code(&pr, shareable & ((1ull << 42) - 1))); /* no pid */
+    CHECK_EQ(ACL_SUCCESS, peer_phys_import_code(&pr, shareable));
+    CHECK_EQ(42, (long long)peer_phys_first_word(&pr));
+    CHECK_EQ(0, (long long)peer_phys_finish_import(&pr));
+    /* The exporter frees its handle (its mapping keeps the memory here): the export is over. */
+    CHECK_OK(aclrtFreePhysical(h));
+    CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, peer_phys_import_code(&pr, shareable));
+    peer_phys_end(&pr);
+    CHECK_EQ(0, peer_finish(&pr));
+    CHECK_EQ((long long)0x1122334455667788ull, (long long)w[1]); /* what the import wrote */
+    CHECK_OK(phys_unmap(w));
+    stop();
+}
+
+TEST(a_physical_import_stays_valid_after_the_exporting_process_exits)
+{
+    start();
+    struct peer pr = spawn_peer("phys-export-exit");
+    uint64_t shareable = 0;
+    recv_bytes(pr.from, &shareable, sizeof shareable);
+    aclrtDrvMemHandle h = NULL;
+    CHECK_OK(aclrtMemImportFromShareableHandle(shareable, 0, &h));
+    volatile uint64_t *w = phys_map(h);
+    CHECK(w != NULL);
+    CHECK_EQ((long long)0x7777777777777777ull, (long long)w[0]);
+    send_bytes(pr.to, "x", 1);
+    CHECK_EQ(0, peer_finish(&pr));
+    CHECK_EQ((long long)0x7777777777777777ull, (long long)w[PHYS_SIZE / 8 - 1]);
+    w[3] = 5;
+    CHECK_EQ(5, (long long)w[3]);
+    aclrtDrvMemHandle again = NULL;
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemImportFromShareableHandle(shareable, 0, &again)); /* imported here */
+    uint64_t exported = 0; /* an imported handle is not exported again */
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, 0, &exported));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemSetPidToShareableHandle(shareable, &(int32_t){1}, 1));
+    CHECK_OK(aclrtFreePhysical(h)); /* the mapping keeps the memory */
+    CHECK_EQ(5, (long long)w[3]);
+    CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtMemImportFromShareableHandle(shareable, 0, &again)); /* its process is gone */
+    CHECK(again == NULL);
+    CHECK_OK(phys_unmap(w));
+    stop();
+}
+
+/* ------------------------------------------------------------------------
  * Notifies
  * ------------------------------------------------------------------------ */
 
@@ -1229,6 +1471,9 @@ int main(int argc, char **argv)
     RUN_CASE(an_import_stays_valid_after_the_exporting_process_exits);
     RUN_CASE(allocations_past_the_descriptor_limit_succeed_as_memory_that_is_not_shareable);
     RUN_CASE(ipc_memory_calls_reject_bad_input_with_the_documented_codes);
+    RUN_CASE(a_physical_block_is_the_same_bytes_through_mappings_in_the_exporting_and_importing_process);
+    RUN_CASE(a_physical_import_needs_the_whitelist_a_live_export_and_a_handle_that_names_it);
+    RUN_CASE(a_physical_import_stays_valid_after_the_exporting_process_exits);
     RUN_CASE(each_record_in_the_importing_process_releases_one_wait_in_the_exporting_one);
     RUN_CASE(a_notify_imported_in_its_own_process_records_for_the_exporter);
     RUN_CASE(ipc_notify_calls_reject_bad_input_with_the_documented_codes);

@@ -1,7 +1,8 @@
 /*
  * tests/test_physmem.c - physical memory, reserved address ranges, mappings,
- * access rights and the in-process half of sharing (docs/SEMANTICS.md,
- * "Physical memory and virtual addresses").
+ * access rights and the in-process side of sharing (docs/SEMANTICS.md,
+ * "Physical memory and virtual addresses"; imports in another process are
+ * in tests/test_ipc.c).
  *
  * Two devices (ACLRT_DEVICES=2, set before the first call).
  */
@@ -353,7 +354,7 @@ TEST(export_gives_a_block_one_shareable_handle_with_a_whitelist)
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, 2, &shareable));
     CHECK_OK(aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, ACL_RT_VMM_EXPORT_FLAG_DEFAULT, &shareable));
     CHECK(shareable != 0);
-    CHECK_EQ((uint32_t)getpid(), (uint32_t)(shareable >> 32));
+    CHECK_EQ((uint64_t)getpid(), shareable >> 42); /* the exporter's pid leads the handle */
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, 0, &again));
     int32_t pids[2] = {1234, 5678};
     CHECK_OK(aclrtMemSetPidToShareableHandle(shareable, pids, 2));
@@ -361,11 +362,15 @@ TEST(export_gives_a_block_one_shareable_handle_with_a_whitelist)
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemSetPidToShareableHandle(shareable, NULL, 1));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemSetPidToShareableHandle(shareable, pids, 0));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemSetPidToShareableHandle(shareable + 1, pids, 1));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemSetPidToShareableHandle(shareable, pids, (size_t)1 << 40));
+    int32_t not_a_pid = 0;
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemSetPidToShareableHandle(shareable, &not_a_pid, 1));
     CHECK_OK(aclrtFreePhysical(h));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemSetPidToShareableHandle(shareable, pids, 1)); /* gone with it */
 }
 
-TEST(import_is_not_supported_in_process_nor_yet_across_processes)
+/* Imports across processes are pinned in tests/test_ipc.c (they need a second process). */
+TEST(import_refuses_the_exporting_process_and_handles_that_name_no_export)
 {
     aclrtDrvMemHandle h = physical_on(0, 2 * MIB), imported = NULL;
     uint64_t shareable = 0;
@@ -373,11 +378,12 @@ TEST(import_is_not_supported_in_process_nor_yet_across_processes)
                                              ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION, &shareable));
     CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtMemImportFromShareableHandle(shareable, 0, &imported));
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "exported by this process");
-    uint64_t other = ((uint64_t)((uint32_t)getpid() + 1) << 32) | 1;
-    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtMemImportFromShareableHandle(other, 1, &imported));
-    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "across processes");
-    uint64_t stale = ((uint64_t)(uint32_t)getpid() << 32) | 0xFFFFFFu;
+    /* Another process's pid, a descriptor it does not export: nothing to import. */
+    uint64_t other = ((uint64_t)getppid() << 42) | ((uint64_t)2 << 22) | 1;
+    CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtMemImportFromShareableHandle(other, 1, &imported));
+    uint64_t stale = shareable ^ 1; /* this process's, naming nothing */
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemImportFromShareableHandle(stale, 0, &imported));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemImportFromShareableHandle(0, 0, &imported));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemImportFromShareableHandle(shareable, 0, NULL));
     CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtMemImportFromShareableHandle(shareable, 2, &imported));
     CHECK(imported == NULL);
@@ -513,7 +519,7 @@ int main(void)
     RUN_CASE(access_rights_start_with_the_owning_device_and_follow_set_access);
     RUN_CASE(set_and_get_access_refuse_bad_arguments);
     RUN_CASE(export_gives_a_block_one_shareable_handle_with_a_whitelist);
-    RUN_CASE(import_is_not_supported_in_process_nor_yet_across_processes);
+    RUN_CASE(import_refuses_the_exporting_process_and_handles_that_name_no_export);
     RUN_CASE(bare_tgid_is_the_process_id);
     RUN_CASE(the_physical_memory_sample_flow_writes_through_a_kernel_and_reads_back);
     RUN_CASE(threads_allocate_map_and_release_at_the_same_time);
