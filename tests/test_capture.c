@@ -1035,6 +1035,64 @@ TEST(build_bad_input_and_calls_in_the_wrong_order_get_their_code_and_a_message)
     CHECK_OK(aclrtDestroyStream(other));
 }
 
+TEST(an_event_recorded_on_a_bound_stream_is_marked_and_a_stream_outside_waits_without_joining)
+{
+    log_reset();
+    aclrtStream s = new_stream(), outside = new_stream(), exec = new_stream();
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEvent(&ev));
+    CHECK_OK(aclrtRecordEvent(ev, outside)); /* what the event has before the build */
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK_OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclrtRecordEvent(ev, s));
+    CHECK_OK(aclrtStreamWaitEvent(s, ev)); /* its own mark: no task */
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(2)));
+    /* Not bound: waits for what the event had before, does not join the build, runs at once. */
+    CHECK_OK(aclrtStreamWaitEvent(outside, ev));
+    CHECK_OK(aclrtLaunchHostFunc(outside, log_fn, LOG(9)));
+    CHECK_OK(aclrtSynchronizeStream(outside));
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_EQ(9, log_val[0]);
+    aclmdlRICaptureStatus st = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
+    aclmdlRI info = NULL;
+    CHECK_OK(aclmdlRICaptureGetInfo(outside, &st, &info));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_NONE, st);
+    CHECK_OK(aclmdlRICaptureGetInfo(s, &st, &info));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE, st);
+    CHECK(info == m);
+    CHECK_OK(aclmdlRIEndTask(m, s));
+    CHECK_OK(aclmdlRIBuildEnd(m, NULL));
+    CHECK_OK(aclmdlRIExecuteAsync(m, exec));
+    CHECK_OK(aclrtSynchronizeStream(exec));
+    CHECK_EQ(3, atomic_load(&log_len));
+    CHECK_EQ(1, log_val[1]);
+    CHECK_EQ(2, log_val[2]);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(outside));
+    CHECK_OK(aclrtDestroyStream(exec));
+}
+
+TEST(a_bound_stream_released_with_its_context_while_collecting_fails_the_build)
+{
+    aclrtContext c2 = NULL;
+    CHECK_OK(aclrtCreateContext(&c2, 0));
+    aclrtStream s = new_stream();
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK_OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclrtDestroyContext(c2));
+    CHECK_OK(aclrtSetCurrentContext(main_ctx));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, aclmdlRIBuildEnd(m, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "lost");
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIUnbindStream(m, s)); /* it went */
+    CHECK_OK(aclmdlRIDestroy(m));
+}
+
 #define RUN_CASE(name)      \
     do {                    \
         RUN(name);          \
@@ -1073,6 +1131,8 @@ int main(void)
     RUN_CASE(an_unbound_stream_runs_its_work_again_and_the_model_keeps_its_tasks);
     RUN_CASE(several_bound_streams_run_stream_by_stream_in_end_order_then_binding_order);
     RUN_CASE(a_call_a_bound_stream_cannot_keep_fails_its_end_task_and_the_build);
+    RUN_CASE(an_event_recorded_on_a_bound_stream_is_marked_and_a_stream_outside_waits_without_joining);
+    RUN_CASE(a_bound_stream_released_with_its_context_while_collecting_fails_the_build);
     RUN_CASE(build_bad_input_and_calls_in_the_wrong_order_get_their_code_and_a_message);
     int rc = check_report("capture");
     aclrtResetDevice(0);
