@@ -659,42 +659,34 @@ ACLRT_API aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
         rc = ACL_ERROR_RT_MEMORY_ALLOCATION;
         why = "out of memory";
     }
+    /* Streams still collecting hand over their tasks, in the order they were bound. */
+    struct aclrt_task *lost = NULL;
+    uint32_t nlost = 0;
+    int failed = -1;
+    for (uint32_t i = 0; rc == ACL_SUCCESS && i < b->nstreams; i++) {
+        struct aclrt_stream *s = b->streams[i];
+        if (s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && s->capture.origin == NULL &&
+            (rc = aclrt_build_take(b, s, &lost, &nlost)) != ACL_SUCCESS)
+            failed = (int)aclrt_slot_index(&s->hdr);
+    }
+    if (rc == ACL_SUCCESS) {
+        atomic_init(&body->refs, 1);
+        body->count = b->count;
+        body->tasks = b->tasks;
+        b->tasks = NULL;
+        b->count = b->cap = 0;
+    }
     aclrt_capture_unlock();
     if (rc != ACL_SUCCESS) {
         aclrt_model_unlock(m);
         free(body);
-        return aclrt_fail(rc, "the build of modelRI %p cannot end: %s", modelRI, why);
+        aclrt_capture_drop_tasks(lost, nlost);
+        if (why != NULL)
+            return aclrt_fail(rc, "the build of modelRI %p cannot end: %s", modelRI, why);
+        return aclrt_fail(rc, "the build of modelRI %p cannot end: the tasks of stream %d were %s", modelRI, failed,
+                          rc == ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED ? "invalidated by a call it could not keep"
+                                                                        : "lost for want of memory");
     }
-    /* Streams still collecting hand over their tasks, in the order they were bound. */
-    for (uint32_t i = 0;; i++) {
-        struct aclrt_task *lost;
-        uint32_t nlost;
-        aclrt_capture_lock();
-        if (i >= b->nstreams) {
-            aclrt_capture_unlock();
-            break;
-        }
-        struct aclrt_stream *s = b->streams[i];
-        if (s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && s->capture.origin == NULL &&
-            (rc = aclrt_build_take(b, s, &lost, &nlost)) != ACL_SUCCESS) {
-            int id = (int)aclrt_slot_index(&s->hdr);
-            aclrt_capture_unlock();
-            aclrt_model_unlock(m);
-            free(body);
-            aclrt_capture_drop_tasks(lost, nlost);
-            return aclrt_fail(rc, "the build of modelRI %p cannot end: the tasks of stream %d were %s", modelRI, id,
-                              rc == ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED ? "invalidated by a call it could not keep"
-                                                                            : "lost for want of memory");
-        }
-        aclrt_capture_unlock();
-    }
-    aclrt_capture_lock();
-    atomic_init(&body->refs, 1);
-    body->count = b->count;
-    body->tasks = b->tasks;
-    b->tasks = NULL;
-    b->count = b->cap = 0;
-    aclrt_capture_unlock();
     m->state = ACLRT_MODEL_READY;
     m->body = body;
     aclrt_model_unlock(m);

@@ -917,8 +917,17 @@ TEST(a_call_a_bound_stream_cannot_keep_fails_its_end_task_and_the_build)
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIExecuteAsync(m, NULL));
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "still being built");
     CHECK_OK(aclmdlRIDestroy(m));
-    /* A stream unbound before its end leaves its tasks out; the build goes on without them. */
+    /* A stream still collecting at the build's end, its tasks invalidated, fails the build's end. */
     aclrtStream t = new_stream();
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK_OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclmdlRIBindStream(m, t, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclmdlRIEndTask(m, s));
+    CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, aclrtResetEvent(sync_ev, t));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, aclmdlRIBuildEnd(m, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "the tasks of stream");
+    CHECK_OK(aclmdlRIDestroy(m));
+    /* A stream unbound before its end leaves its tasks out; the build goes on without them. */
     CHECK_OK(aclmdlRIBuildBegin(&m, 0));
     CHECK_OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
     CHECK_OK(aclmdlRIBindStream(m, t, ACL_MODEL_STREAM_FLAG_HEAD));
