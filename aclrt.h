@@ -680,6 +680,18 @@ ACLRT_API aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint
 ACLRT_API aclError aclmdlRIEndTask(aclmdlRI modelRI, aclrtStream stream);
 ACLRT_API aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve);
 ACLRT_API aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream);
+/*
+ * Labels, in a model being built: aclrtSetLabel marks a place among a bound
+ * stream's tasks, aclrtSwitchLabelByIndex adds a step that, at each
+ * execution, reads a uint32_t index at ptr and jumps to that label of the
+ * list (past the last: the last). aclmdlRIBuildEnd resolves the labels.
+ */
+ACLRT_API aclError aclrtCreateLabel(aclrtLabel *label);
+ACLRT_API aclError aclrtSetLabel(aclrtLabel label, aclrtStream stream);
+ACLRT_API aclError aclrtDestroyLabel(aclrtLabel label);
+ACLRT_API aclError aclrtCreateLabelList(aclrtLabel *labels, size_t num, aclrtLabelList *labelList);
+ACLRT_API aclError aclrtDestroyLabelList(aclrtLabelList labelList);
+ACLRT_API aclError aclrtSwitchLabelByIndex(void *ptr, uint32_t maxValue, aclrtLabelList labelList, aclrtStream stream);
 
 /* ========================================================================
  * Events

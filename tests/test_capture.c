@@ -18,7 +18,8 @@
  *   - a model built explicitly (aclmdlRIBuildBegin, BindStream, EndTask,
  *     BuildEnd): the bound streams' tasks run only when it executes, in
  *     order, every time; an unbound stream works as before; bad input and
- *     calls in the wrong order get their codes.
+ *     calls in the wrong order get their codes; labels: a switch step jumps,
+ *     at each execution, to the label its index in memory picks.
  */
 #define _GNU_SOURCE
 
@@ -1102,6 +1103,138 @@ TEST(a_bound_stream_released_with_its_context_while_collecting_fails_the_build)
     CHECK_OK(aclmdlRIDestroy(m));
 }
 
+/* Set the uint32_t index a switch reads, through a copy (device memory may not be host memory). */
+static void set_index(uint32_t *dev, uint32_t value)
+{
+    CHECK_OK(aclrtMemcpy(dev, sizeof value, &value, sizeof value, ACL_MEMCPY_HOST_TO_DEVICE));
+}
+
+TEST(a_label_switch_jumps_at_each_execution_to_the_label_its_index_picks)
+{
+    aclrtStream s = new_stream(), exec = new_stream();
+    uint32_t *idx = NULL, *zero = NULL;
+    CHECK_OK(aclrtMalloc((void **)&idx, sizeof *idx, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMalloc((void **)&zero, sizeof *zero, ACL_MEM_MALLOC_HUGE_FIRST));
+    set_index(zero, 0);
+    aclrtLabel a, b, c, end;
+    CHECK_OK(aclrtCreateLabel(&a));
+    CHECK_OK(aclrtCreateLabel(&b));
+    CHECK_OK(aclrtCreateLabel(&c));
+    CHECK_OK(aclrtCreateLabel(&end));
+    aclrtLabel branches[] = {a, b, c};
+    aclrtLabelList pick, to_end;
+    CHECK_OK(aclrtCreateLabelList(branches, 3, &pick));
+    CHECK_OK(aclrtCreateLabelList(&end, 1, &to_end));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK_OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclrtSwitchLabelByIndex(idx, 3, pick, s));
+    CHECK_OK(aclrtSetLabel(a, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(10)));
+    CHECK_OK(aclrtSwitchLabelByIndex(zero, 1, to_end, s));
+    CHECK_OK(aclrtSetLabel(b, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(20)));
+    CHECK_OK(aclrtSwitchLabelByIndex(zero, 1, to_end, s));
+    CHECK_OK(aclrtSetLabel(c, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(30)));
+    CHECK_OK(aclrtSetLabel(end, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(99)));
+    CHECK_OK(aclmdlRIEndTask(m, s));
+    CHECK_OK(aclmdlRIBuildEnd(m, NULL));
+    /* The labels and lists may go once the build has ended. */
+    CHECK_OK(aclrtDestroyLabelList(pick));
+    CHECK_OK(aclrtDestroyLabelList(to_end));
+    CHECK_OK(aclrtDestroyLabel(a));
+    CHECK_OK(aclrtDestroyLabel(b));
+    CHECK_OK(aclrtDestroyLabel(c));
+    CHECK_OK(aclrtDestroyLabel(end));
+    uint32_t values[] = {1, 0, 2, 7};
+    int picked[] = {20, 10, 30, 30}; /* past the last label: the last */
+    for (int r = 0; r < 4; r++) {
+        log_reset();
+        set_index(idx, values[r]);
+        CHECK_OK(aclmdlRIExecuteAsync(m, exec));
+        CHECK_OK(aclrtSynchronizeStream(exec));
+        CHECK_EQ(3, atomic_load(&log_len));
+        CHECK_EQ(1, log_val[0]);
+        CHECK_EQ(picked[r], log_val[1]);
+        CHECK_EQ(99, log_val[2]);
+    }
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtFree(idx));
+    CHECK_OK(aclrtFree(zero));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(exec));
+}
+
+TEST(label_bad_input_and_labels_not_set_once_get_their_code_and_a_message)
+{
+    aclrtStream s = new_stream(), other = new_stream();
+    void *garbage = (void *)(uintptr_t)0x1234;
+    uint32_t *idx = NULL;
+    CHECK_OK(aclrtMalloc((void **)&idx, sizeof *idx, ACL_MEM_MALLOC_HUGE_FIRST));
+    set_index(idx, 0);
+    aclrtLabel a, b;
+    aclrtLabelList list = (aclrtLabelList)1;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateLabel(NULL));
+    CHECK_OK(aclrtCreateLabel(&a));
+    CHECK_OK(aclrtCreateLabel(&b));
+    aclrtLabel pair[] = {a, b}, wild[] = {a, garbage};
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateLabelList(NULL, 1, &list));
+    CHECK(list == NULL);
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateLabelList(pair, 0, &list));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateLabelList(pair, 65536, &list));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateLabelList(pair, 2, NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtCreateLabelList(wild, 2, &list));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "labels[1]");
+    CHECK_OK(aclrtCreateLabelList(pair, 2, &list));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDestroyLabel(NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyLabel(garbage));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDestroyLabelList(NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyLabelList(garbage));
+    /* Only on a stream bound to a model being built. */
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetLabel(a, s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "aclmdlRIBindStream");
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSwitchLabelByIndex(idx, 2, list, s));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK_OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSetLabel(NULL, s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSetLabel(a, NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtSetLabel(garbage, s));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtSetLabel(a, garbage));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchLabelByIndex(NULL, 2, list, s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchLabelByIndex(idx, 0, list, s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchLabelByIndex(idx, 3, list, s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "maxValue");
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchLabelByIndex(idx, 2, NULL, s));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtSwitchLabelByIndex(idx, 2, garbage, s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchLabelByIndex(idx, 2, list, NULL));
+    /* A switch naming a label set nowhere, or twice: the build cannot end. */
+    CHECK_OK(aclrtSwitchLabelByIndex(idx, 2, list, s));
+    CHECK_OK(aclrtSetLabel(a, s));
+    CHECK_OK(aclmdlRIEndTask(m, s));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIBuildEnd(m, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "on none of its streams");
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetLabel(b, s)); /* its tasks ended */
+    CHECK_OK(aclmdlRIBindStream(m, other, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclrtSetLabel(a, other));
+    CHECK_OK(aclrtSetLabel(b, other));
+    CHECK_OK(aclmdlRIEndTask(m, other));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIBuildEnd(m, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "more than once");
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyLabelList(list));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyLabelList(list));
+    CHECK_OK(aclrtDestroyLabel(a));
+    CHECK_OK(aclrtDestroyLabel(b));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyLabel(a));
+    CHECK_OK(aclrtFree(idx));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(other));
+}
+
 #define RUN_CASE(name)      \
     do {                    \
         RUN(name);          \
@@ -1143,6 +1276,8 @@ int main(void)
     RUN_CASE(an_event_recorded_on_a_bound_stream_is_marked_and_a_stream_outside_waits_without_joining);
     RUN_CASE(a_bound_stream_released_with_its_context_while_collecting_fails_the_build);
     RUN_CASE(build_bad_input_and_calls_in_the_wrong_order_get_their_code_and_a_message);
+    RUN_CASE(a_label_switch_jumps_at_each_execution_to_the_label_its_index_picks);
+    RUN_CASE(label_bad_input_and_labels_not_set_once_get_their_code_and_a_message);
     int rc = check_report("capture");
     aclrtResetDevice(0);
     aclFinalize();

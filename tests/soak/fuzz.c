@@ -114,6 +114,8 @@ static const char *const fz_functions[] = {
     "aclrtLaunchKernelWithHostArgs", "aclmdlRICaptureBegin", "aclmdlRICaptureGetInfo", "aclmdlRICaptureEnd",
     "aclmdlRICaptureThreadExchangeMode", "aclmdlRIExecuteAsync", "aclmdlRIExecute", "aclmdlRIDestroy",
     "aclmdlRIBuildBegin", "aclmdlRIBindStream", "aclmdlRIEndTask", "aclmdlRIBuildEnd", "aclmdlRIUnbindStream",
+    "aclrtCreateLabel", "aclrtSetLabel", "aclrtDestroyLabel", "aclrtCreateLabelList", "aclrtDestroyLabelList",
+    "aclrtSwitchLabelByIndex",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -611,6 +613,9 @@ static void fz_serve(struct fz *z, bool host, int want)
                  CODES(ACL_ERROR_RT_REPORT_TIMEOUT));
     }
 }
+
+/* The index the fuzzer's label switches read: 0, never written. */
+static uint32_t fz_label_index;
 
 static void fz_one_call(struct fz *z)
 {
@@ -1749,10 +1754,23 @@ static void fz_one_call(struct fz *z)
         }
         FZ(CODES(H, SC, ACL_ERROR_RT_MODEL_CONTEXT), aclmdlRIBindStream(mdl, bs, ACL_MODEL_STREAM_FLAG_HEAD));
         bool bound = last_rc == ACL_SUCCESS;
+        /*
+         * Labels: a switch to a label set after it on the bound stream (index 0, never written: a jump forward,
+         * no loop), or wild calls that add no switch.
+         */
+        aclrtLabel lab = NULL, wild_lab = soak_pick(rng, 2) ? fz_garbage(z) : NULL;
+        aclrtLabelList list = NULL;
+        FZ(CODES(P), aclrtCreateLabel(soak_pick(rng, 8) ? &lab : NULL));
+        FZ(CODES(P, H), aclrtCreateLabelList(soak_pick(rng, 6) ? &lab : &wild_lab, soak_pick(rng, 6) ? 1 : 0,
+                                             soak_pick(rng, 8) ? &list : NULL));
         if (bound) {
             int n = (int)soak_pick(rng, 5);
             for (int k = 0; k < n; k++)
                 FZ(CODES(SUBMIT), aclrtLaunchHostFunc(bs, fz_noop, NULL));
+            if (list != NULL && soak_pick(rng, 2))
+                FZ(CODES(-2), aclrtSwitchLabelByIndex(&fz_label_index, 1, list, bs));
+            if (lab != NULL && soak_pick(rng, 4))
+                FZ(CODES(-2), aclrtSetLabel(lab, bs));
             switch (soak_pick(rng, 5)) {
             case 0: FZ(CODES(ACL_ERROR_RT_STREAM_CAPTURED), aclrtSynchronizeStream(bs)); break;
             case 1:
@@ -1764,14 +1782,25 @@ static void fz_one_call(struct fz *z)
                 break;
             default: break;
             }
+            FZ(CODES(P, H, R, CN, SC), aclrtSetLabel(soak_pick(rng, 2) ? lab : wild_lab, fz_stream_any(z)));
+            FZ(CODES(P, H, R, CN, SC),
+               aclrtSwitchLabelByIndex(soak_pick(rng, 4) ? (void *)&fz_label_index : NULL, (uint32_t)soak_pick(rng, 3),
+                                       soak_pick(rng, 2) ? NULL : (aclrtLabelList)fz_garbage(z), fz_stream_any(z)));
             if (soak_pick(rng, 6))
                 FZ(CODES(-2), aclmdlRIEndTask(mdl, bs));
             else /* not ended: the build's end hands its tasks over, or fails when no stream ended */
                 FZ(CODES(ACL_ERROR_RT_STREAM_MODEL), aclmdlRIEndTask(mdl, z->work));
         }
-        FZ(CODES(P, ACL_ERROR_RT_STREAM_MODEL, ACL_ERROR_RT_INTERNAL_ERROR),
+        FZ(CODES(P, R, ACL_ERROR_RT_STREAM_MODEL, ACL_ERROR_RT_INTERNAL_ERROR),
            aclmdlRIBuildEnd(mdl, soak_pick(rng, 8) ? NULL : fz_garbage(z)));
-        if (last_rc == ACL_SUCCESS) {
+        bool built = last_rc == ACL_SUCCESS;
+        if (list != NULL)
+            FZ(CODES(-2), aclrtDestroyLabelList(list));
+        FZ(CODES(P, H), aclrtDestroyLabelList(soak_pick(rng, 2) ? list : fz_garbage(z)));
+        if (lab != NULL)
+            FZ(CODES(-2), aclrtDestroyLabel(lab));
+        FZ(CODES(P, H), aclrtDestroyLabel(soak_pick(rng, 2) ? lab : wild_lab));
+        if (built) {
             int replays = (int)soak_pick(rng, 3);
             for (int k = 0; k < replays; k++)
                 FZ(CODES(SUBMIT, R, ACL_ERROR_RT_MODEL_CONTEXT), aclmdlRIExecuteAsync(mdl, fz_stream_submit(z)));
