@@ -182,6 +182,7 @@ static void aclrt_model_retire(struct aclrt_model *m)
  */
 struct aclrt_label {
     struct aclrt_slot hdr;
+    _Atomic bool lock; /* over the slot's life: one destroy of two concurrent ones frees it */
 };
 
 struct aclrt_label_list {
@@ -197,11 +198,11 @@ static struct aclrt_table aclrt_labels = ACLRT_TABLE_INIT(ACLRT_KIND_LABEL, stru
 static struct aclrt_table aclrt_label_lists =
     ACLRT_TABLE_INIT(ACLRT_KIND_LABEL_LIST, struct aclrt_label_list, "label list");
 
-/* Acquire: pairs with the release in aclrt_label_list_unlock. */
-ACLRT_INLINE void aclrt_label_list_lock(struct aclrt_label_list *l)
+/* Acquire: pairs with the release in aclrt_label_unlock. */
+ACLRT_INLINE void aclrt_label_lock(_Atomic bool *lock)
 {
     unsigned spins = 0;
-    while (atomic_exchange_explicit(&l->lock, true, memory_order_acquire)) {
+    while (atomic_exchange_explicit(lock, true, memory_order_acquire)) {
         if (++spins < 64)
             aclrt_cpu_relax();
         else
@@ -209,10 +210,20 @@ ACLRT_INLINE void aclrt_label_list_lock(struct aclrt_label_list *l)
     }
 }
 
-/* Release: pairs with the acquire in aclrt_label_list_lock. */
+/* Release: pairs with the acquire in aclrt_label_lock. */
+ACLRT_INLINE void aclrt_label_unlock(_Atomic bool *lock)
+{
+    atomic_store_explicit(lock, false, memory_order_release);
+}
+
+ACLRT_INLINE void aclrt_label_list_lock(struct aclrt_label_list *l)
+{
+    aclrt_label_lock(&l->lock);
+}
+
 ACLRT_INLINE void aclrt_label_list_unlock(struct aclrt_label_list *l)
 {
-    atomic_store_explicit(&l->lock, false, memory_order_release);
+    aclrt_label_unlock(&l->lock);
 }
 
 /* The live label list a handle names, locked. */
@@ -344,7 +355,9 @@ ACLRT_API aclError aclrtCreateLabel(aclrtLabel *label)
     struct aclrt_label *l = (struct aclrt_label *)aclrt_table_alloc(&aclrt_labels);
     if (l == NULL)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a label");
+    aclrt_label_lock(&l->lock); /* a late destroy of the slot's previous life may still hold it */
     *label = aclrt_table_publish(&aclrt_labels, &l->hdr);
+    aclrt_label_unlock(&l->lock);
     return ACL_SUCCESS;
 }
 
@@ -354,12 +367,18 @@ ACLRT_API aclError aclrtDestroyLabel(aclrtLabel label)
     if (label == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "label is NULL");
     struct aclrt_label *l = (struct aclrt_label *)aclrt_table_lookup(&aclrt_labels, label);
-    if (l == NULL)
-        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "label %p is not a live label (destroyed, stale or garbage)",
-                          label);
-    aclrt_table_retire(&l->hdr);
-    aclrt_table_free(&aclrt_labels, &l->hdr);
-    return ACL_SUCCESS;
+    if (l != NULL) {
+        aclrt_label_lock(&l->lock);
+        if ((struct aclrt_label *)aclrt_table_lookup(&aclrt_labels, label) == l) {
+            aclrt_table_retire(&l->hdr);
+            aclrt_label_unlock(&l->lock);
+            aclrt_table_free(&aclrt_labels, &l->hdr);
+            return ACL_SUCCESS;
+        }
+        aclrt_label_unlock(&l->lock);
+    }
+    return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "label %p is not a live label (destroyed, stale or garbage)",
+                      label);
 }
 
 ACLRT_API aclError aclrtCreateLabelList(aclrtLabel *labels, size_t num, aclrtLabelList *labelList)
