@@ -558,6 +558,10 @@ typedef enum {
     ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED,
 } aclmdlRICaptureStatus;
 
+/* aclmdlRIBindStream: a stream that runs from the model's start, or one activated during execution. */
+#define ACL_MODEL_STREAM_FLAG_HEAD 0x00000000U
+#define ACL_MODEL_STREAM_FLAG_DEFAULT 0x7FFFFFFFU
+
 /* ========================================================================
  * Init and errors
  *
@@ -664,6 +668,30 @@ ACLRT_API aclError aclmdlRICaptureThreadExchangeMode(aclmdlRICaptureMode *mode);
 ACLRT_API aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
 ACLRT_API aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout);
 ACLRT_API aclError aclmdlRIDestroy(aclmdlRI modelRI);
+/*
+ * Building a model explicitly: between aclmdlRIBindStream and
+ * aclmdlRIEndTask the tasks submitted to a bound stream go into the model
+ * instead of running (as in a capture); aclmdlRIBuildEnd makes it ready to
+ * execute. Binding takes ACL_MODEL_STREAM_FLAG_HEAD (streams activated
+ * during execution are not implemented). docs/SEMANTICS.md.
+ */
+ACLRT_API aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag);
+ACLRT_API aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint32_t flag);
+ACLRT_API aclError aclmdlRIEndTask(aclmdlRI modelRI, aclrtStream stream);
+ACLRT_API aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve);
+ACLRT_API aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream);
+/*
+ * Labels, in a model being built: aclrtSetLabel marks a place among a bound
+ * stream's tasks, aclrtSwitchLabelByIndex adds a step that, at each
+ * execution, reads a uint32_t index at ptr and jumps to that label of the
+ * list (past the last: the last). aclmdlRIBuildEnd resolves the labels.
+ */
+ACLRT_API aclError aclrtCreateLabel(aclrtLabel *label);
+ACLRT_API aclError aclrtSetLabel(aclrtLabel label, aclrtStream stream);
+ACLRT_API aclError aclrtDestroyLabel(aclrtLabel label);
+ACLRT_API aclError aclrtCreateLabelList(aclrtLabel *labels, size_t num, aclrtLabelList *labelList);
+ACLRT_API aclError aclrtDestroyLabelList(aclrtLabelList labelList);
+ACLRT_API aclError aclrtSwitchLabelByIndex(void *ptr, uint32_t maxValue, aclrtLabelList labelList, aclrtStream stream);
 
 /* ========================================================================
  * Events

@@ -25,6 +25,12 @@
  * and invalidates the capture (aclmdlRICaptureEnd then returns
  * ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), as a model that would miss a
  * step must not be replayed.
+ *
+ * A model built explicitly (aclmdlRIBuildBegin, model.h) uses the same
+ * record: a stream bound to it (aclmdlRIBindStream) is a capture origin of
+ * its own, in RELAXED mode, until aclmdlRIEndTask (or aclmdlRIBuildEnd)
+ * moves its tasks into the model's build (struct aclrt_build); the binding
+ * itself lasts until aclmdlRIUnbindStream.
  */
 #ifndef ACLRT_IMPL_CAPTURE_H
 #define ACLRT_IMPL_CAPTURE_H
@@ -35,6 +41,20 @@
 struct aclrt_model;  /* model.h */
 struct aclrt_event;  /* event.h */
 struct aclrt_stream; /* stream.h */
+
+/*
+ * An explicit build (part of struct aclrt_model, model.h): the streams bound
+ * to it and the tasks their aclmdlRIEndTask handed over. Under the capture
+ * lock.
+ */
+struct aclrt_build {
+    struct aclrt_stream **streams; /* bound, in binding order */
+    uint32_t nstreams, streams_cap;
+    struct aclrt_task *tasks;      /* handed over so far (cache-line aligned) */
+    uint32_t count, cap;
+    uint32_t ended;                /* aclmdlRIEndTask calls that succeeded */
+    bool lost;                     /* a bound stream's tasks were lost: the build cannot end */
+};
 
 /* An event recorded during a capture: the stream it was recorded on, and where in the capture. */
 struct aclrt_capture_mark {
@@ -60,6 +80,13 @@ struct aclrt_capture {
     struct aclrt_capture_mark *marks;
     uint32_t nmarks, marks_cap;
     struct aclrt_stream *next_active; /* the list of origins (aclrt_capture_active) */
+    /*
+     * The explicit build the stream is bound to (aclmdlRIBindStream ..
+     * aclmdlRIUnbindStream), whether or not it still collects tasks. Written
+     * under the capture lock; read relaxed as a hint by calls that only then
+     * take the lock.
+     */
+    struct aclrt_build *_Atomic bound;
 };
 
 static pthread_mutex_t aclrt_capture_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -135,6 +162,34 @@ static bool aclrt_capture_append(struct aclrt_capture *c, const struct aclrt_tas
     if (!aclrt_capture_grow((void **)&c->tasks, &c->cap, c->count, sizeof(struct aclrt_task), ACLRT_CACHELINE))
         return false;
     c->tasks[c->count++] = *task;
+    return true;
+}
+
+/* Append `count` tasks (moved: the array is freed) to a build's (under the lock). False: out of memory. */
+static bool aclrt_build_append(struct aclrt_build *b, struct aclrt_task *tasks, uint32_t count)
+{
+    if (count == 0) {
+        free(tasks);
+        return true;
+    }
+    if (b->count == 0 && b->tasks == NULL) {
+        b->tasks = tasks;
+        b->count = b->cap = count;
+        return true;
+    }
+    size_t total = (size_t)b->count + count;
+    if (total > UINT32_MAX)
+        return false;
+    struct aclrt_task *all = (struct aclrt_task *)aligned_alloc(ACLRT_CACHELINE, total * sizeof *all);
+    if (all == NULL)
+        return false;
+    if (b->count > 0)
+        memcpy(all, b->tasks, (size_t)b->count * sizeof *all);
+    memcpy(all + b->count, tasks, (size_t)count * sizeof *all);
+    free(b->tasks);
+    free(tasks);
+    b->tasks = all;
+    b->count = b->cap = (uint32_t)total;
     return true;
 }
 

@@ -50,6 +50,8 @@ enum aclrt_kind {
     ACLRT_KIND_ARGS = 8,     /* kernel_args.h */
     ACLRT_KIND_PARAM = 9,    /* kernel_args.h: a parameter of an args handle (no table of its own) */
     ACLRT_KIND_MODEL = 10,   /* model.h: aclmdlRI */
+    ACLRT_KIND_LABEL = 11,   /* model.h: aclrtLabel */
+    ACLRT_KIND_LABEL_LIST = 12, /* model.h: aclrtLabelList */
 };
 
 /* Every object struct starts with this header. */

@@ -52,6 +52,30 @@ static void aclrt_capture_leave(struct aclrt_stream *s)
     atomic_store_explicit(&s->capturing, false, memory_order_relaxed); /* see aclrt_stream_capturing */
 }
 
+/* The build s is bound to (under the capture lock; relaxed: written only under it). */
+ACLRT_INLINE struct aclrt_build *aclrt_stream_bound(const struct aclrt_stream *s)
+{
+    return atomic_load_explicit(&s->capture.bound, memory_order_relaxed);
+}
+
+/* Is the capture whose origin is o a bound stream collecting for a build (under the capture lock)? */
+ACLRT_INLINE bool aclrt_capture_is_build(const struct aclrt_stream *o)
+{
+    return o->capture.origin == NULL && aclrt_stream_bound(o) != NULL;
+}
+
+/* s is bound to b no more (under the capture lock; s collects no tasks). */
+static void aclrt_build_unbind(struct aclrt_build *b, struct aclrt_stream *s)
+{
+    for (uint32_t i = 0; i < b->nstreams; i++)
+        if (b->streams[i] == s) {
+            memmove(&b->streams[i], &b->streams[i + 1], (size_t)(b->nstreams - i - 1) * sizeof *b->streams);
+            b->nstreams--;
+            break;
+        }
+    atomic_store_explicit(&s->capture.bound, NULL, memory_order_relaxed); /* see aclrt_stream_bound */
+}
+
 /* s joins the capture of origin o (under the capture lock). False: out of memory. */
 static bool aclrt_capture_join(struct aclrt_stream *o, struct aclrt_stream *s)
 {
@@ -129,14 +153,17 @@ static struct aclrt_stream *aclrt_capture_unjoined(struct aclrt_stream *o)
 static void aclrt_stream_capture_discard(struct aclrt_stream *s)
 {
     /* A forked child leaves the inherited captures alone: their lock may be held by a thread it does not have. */
-    if (!aclrt_stream_capturing(s) || aclrt_runtime_orphaned())
+    if ((!aclrt_stream_capturing(s) && aclrt_stream_bound(s) == NULL) || aclrt_runtime_orphaned())
         return;
     struct aclrt_task *tasks = NULL;
     uint32_t count = 0;
     aclrt_capture_lock();
+    struct aclrt_build *b = aclrt_stream_bound(s);
     if (s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE) {
         struct aclrt_stream *o = s->capture.origin;
         if (o == NULL) {
+            if (b != NULL)
+                b->lost = true; /* a bound stream gone with tasks not handed over: the build would miss them */
             aclrt_capture_finish(s, &tasks, &count);
         } else {
             struct aclrt_capture *oc = &o->capture;
@@ -149,6 +176,8 @@ static void aclrt_stream_capture_discard(struct aclrt_stream *s)
             aclrt_capture_leave(s);
         }
     }
+    if (b != NULL)
+        aclrt_build_unbind(b, s); /* a bound stream that goes is unbound */
     aclrt_capture_unlock();
     aclrt_capture_drop_tasks(tasks, count);
 }
@@ -213,8 +242,9 @@ static ACLRT_NOINLINE aclError aclrt_stream_refuse_captured(struct aclrt_stream 
     if (status == ACL_MODEL_RI_CAPTURE_STATUS_NONE)
         return ACL_SUCCESS;
     return aclrt_fail(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
-                      "stream %d is capturing a model (aclmdlRICaptureBegin) and this call cannot be captured; "
-                      "the capture is invalidated (aclmdlRICaptureEnd returns ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED)",
+                      "stream %d is capturing a model (aclmdlRICaptureBegin or aclmdlRIBindStream) and this call "
+                      "cannot be captured; the capture is invalidated (aclmdlRICaptureEnd, or aclmdlRIEndTask for "
+                      "a bound stream, returns ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED)",
                       (int)aclrt_slot_index(&s->hdr));
 }
 
@@ -269,7 +299,8 @@ static ACLRT_NOINLINE aclError aclrt_stream_capture_task(struct aclrt_stream *s,
         aclrt_capture_unlock();
         return aclrt_fail(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT,
                           "stream %d is capturing a model and a %s task cannot be captured; the capture is "
-                          "invalidated (aclmdlRICaptureEnd returns ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED)",
+                          "invalidated (aclmdlRICaptureEnd, or aclmdlRIEndTask for a bound stream, returns "
+                          "ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED)",
                           id, task->kind->name);
     }
     struct aclrt_task copy = *task;
@@ -360,6 +391,11 @@ static ACLRT_NOINLINE aclError aclrt_capture_wait_event(struct aclrt_stream *s, 
                           "stream %d is capturing a model and waits for an event not recorded in its capture (a "
                           "dependency on work outside the model); the capture is invalidated",
                           id);
+    }
+    /* An event recorded by a build's bound stream: a stream outside the build waits as usual (no join). */
+    if (!capturing && aclrt_capture_is_build(o)) {
+        aclrt_capture_unlock();
+        return ACLRT_CAPTURE_ENDED;
     }
     if (capturing && aclrt_capture_origin(s) != o) {
         aclrt_capture_invalidate(s);

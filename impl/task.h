@@ -57,6 +57,8 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_MODEL_WAIT,        /* in a model only: an event wait the replay makes (event_wait.h) */
     ACLRT_TASK_IPC_RECORD,        /* a record of an object shared between processes (ipc.h) */
     ACLRT_TASK_IPC_WAIT,          /* until a shared object's record is complete (ipc_event.h) */
+    ACLRT_TASK_LABEL,             /* in a built model only: a place a switch jumps to (model.h) */
+    ACLRT_TASK_LABEL_SWITCH,      /* in a built model only: jump to a label picked by an index in memory */
     ACLRT_TASK_KIND_COUNT
 };
 
@@ -92,7 +94,7 @@ struct aclrt_ipc_seg;
 struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
     const struct aclrt_task_kind *kind;
     uint32_t u32; /* host kernel: block count; memset: byte value; waits: timeout in seconds (0 = none);
-                     callback: ACL_CALLBACK_BLOCK or _NO_BLOCK */
+                     callback: ACL_CALLBACK_BLOCK or _NO_BLOCK; label switch: its number of labels */
     uint32_t tid; /* the submitting thread (exception info); set by aclrt_stream_submit */
     union {
         struct {
@@ -184,6 +186,13 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             struct aclrt_task *resume;     /* the captured task that blocked, to run again; NULL: none */
             uint32_t next;                 /* the captured task to run next */
         } model;
+        struct {
+            void *handle; /* the aclrtLabel */
+        } label;
+        struct {
+            const void *ptr; /* the uint32_t index, read at each replay */
+            uintptr_t *to;   /* `u32` entries, owned: label handles, then (built) the labels' step numbers */
+        } label_switch;
     } u;
 };
 

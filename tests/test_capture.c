@@ -14,7 +14,12 @@
  *     stream; a call that cannot be captured invalidates the capture; the
  *     capture's status and model as aclmdlRICaptureGetInfo reports them;
  *     the thread that may end it; bad input gets its documented code and a
- *     message.
+ *     message;
+ *   - a model built explicitly (aclmdlRIBuildBegin, BindStream, EndTask,
+ *     BuildEnd): the bound streams' tasks run only when it executes, in
+ *     order, every time; an unbound stream works as before; bad input and
+ *     calls in the wrong order get their codes; labels: a switch step jumps,
+ *     at each execution, to the label its index in memory picks.
  */
 #define _GNU_SOURCE
 
@@ -772,6 +777,464 @@ TEST(bad_input_gets_its_code_and_a_message)
     CHECK_OK(aclrtDestroyStream(other));
 }
 
+/* ------------------------------------------------------------------------
+ * Building a model explicitly (aclmdlRIBuildBegin .. BuildEnd)
+ * ------------------------------------------------------------------------ */
+
+/* Build a model from `n` logging host functions (values base ..) submitted to s bound to it; s stays bound. */
+static aclmdlRI build_log(aclrtStream s, int base, int n)
+{
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK(m != NULL);
+    CHECK_OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    for (int i = 0; i < n; i++)
+        CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(base + i)));
+    CHECK_OK(aclmdlRIEndTask(m, s));
+    CHECK_OK(aclmdlRIBuildEnd(m, NULL));
+    return m;
+}
+
+TEST(a_built_model_runs_the_bound_streams_tasks_only_when_executed_in_order_each_time)
+{
+    log_reset();
+    aclrtStream s = new_stream(), exec = new_stream();
+    aclmdlRI m = build_log(s, 10, 4);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(0, atomic_load(&log_len)); /* nothing ran at submission */
+    /* Replays order with the work before and after them on the executing stream. */
+    struct gate *g = new_gate();
+    CHECK_OK(aclrtLaunchHostFunc(exec, gate_fn, g));
+    CHECK_OK(aclrtLaunchHostFunc(exec, log_fn, LOG(0)));
+    for (int r = 0; r < 3; r++)
+        CHECK_OK(aclmdlRIExecuteAsync(m, exec));
+    CHECK_OK(aclrtLaunchHostFunc(exec, log_fn, LOG(1)));
+    CHECK(gate_wait_entered(g));
+    CHECK_EQ(0, atomic_load(&log_len));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(exec));
+    CHECK_EQ(14, atomic_load(&log_len));
+    CHECK_EQ(0, log_val[0]);
+    for (int r = 0; r < 3; r++)
+        for (int i = 0; i < 4; i++)
+            CHECK_EQ(10 + i, log_val[1 + r * 4 + i]);
+    CHECK_EQ(1, log_val[13]);
+    /* aclmdlRIExecute runs it on the default stream and returns when it is done. */
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(18, atomic_load(&log_len));
+    CHECK_EQ(13, log_val[17]);
+    CHECK_OK(aclmdlRIUnbindStream(m, s));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIExecuteAsync(m, exec));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(exec));
+}
+
+TEST(an_unbound_stream_runs_its_work_again_and_the_model_keeps_its_tasks)
+{
+    log_reset();
+    aclrtStream s = new_stream(), exec = new_stream();
+    aclmdlRI m = build_log(s, 5, 2);
+    /* After aclmdlRIEndTask the bound stream's work runs as usual and stays out of the model. */
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_OK(aclmdlRIUnbindStream(m, s));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_MODEL, aclmdlRIUnbindStream(m, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(2)));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s)); /* executes on its former stream, too */
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(4, atomic_load(&log_len));
+    CHECK_EQ(1, log_val[0]);
+    CHECK_EQ(2, log_val[1]);
+    CHECK_EQ(5, log_val[2]);
+    CHECK_EQ(6, log_val[3]);
+    /* It can be captured, and bound to another model. */
+    aclmdlRI c = capture_log(s, 7, 1);
+    aclmdlRI m2 = build_log(s, 8, 1);
+    CHECK_OK(aclmdlRIExecuteAsync(c, exec));
+    CHECK_OK(aclmdlRIExecuteAsync(m2, exec));
+    CHECK_OK(aclrtSynchronizeStream(exec));
+    CHECK_EQ(6, atomic_load(&log_len));
+    CHECK_EQ(7, log_val[4]);
+    CHECK_EQ(8, log_val[5]);
+    CHECK_OK(aclmdlRIDestroy(c));
+    CHECK_OK(aclmdlRIDestroy(m2)); /* unbinds s */
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclmdlRICaptureEnd(s, &c));
+    CHECK_OK(aclmdlRIDestroy(c));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(exec));
+}
+
+TEST(several_bound_streams_run_stream_by_stream_in_end_order_then_binding_order)
+{
+    log_reset();
+    aclrtStream a = new_stream(), b = new_stream(), c = new_stream(), exec = new_stream();
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK_OK(aclmdlRIBindStream(m, a, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclmdlRIBindStream(m, b, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclmdlRIBindStream(m, c, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclrtLaunchHostFunc(a, log_fn, LOG(30)));
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(20)));
+    CHECK_OK(aclrtLaunchHostFunc(c, log_fn, LOG(10)));
+    CHECK_OK(aclrtLaunchHostFunc(a, log_fn, LOG(31)));
+    CHECK_OK(aclrtLaunchHostFunc(c, log_fn, LOG(11)));
+    CHECK_OK(aclmdlRIEndTask(m, c));
+    CHECK_OK(aclmdlRIBuildEnd(m, NULL)); /* a and b hand over their tasks, in binding order */
+    CHECK_OK(aclmdlRIExecuteAsync(m, exec));
+    CHECK_OK(aclrtSynchronizeStream(exec));
+    int want[] = {10, 11, 30, 31, 20};
+    CHECK_EQ(5, atomic_load(&log_len));
+    for (int i = 0; i < 5; i++)
+        CHECK_EQ(want[i], log_val[i]);
+    CHECK_OK(aclmdlRIDestroy(m)); /* unbinds all three */
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK_OK(aclmdlRIBindStream(m, a, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+    CHECK_OK(aclrtDestroyStream(c));
+    CHECK_OK(aclrtDestroyStream(exec));
+}
+
+TEST(a_call_a_bound_stream_cannot_keep_fails_its_end_task_and_the_build)
+{
+    log_reset();
+    aclrtStream s = new_stream();
+    aclrtEvent sync_ev;
+    CHECK_OK(aclrtCreateEventWithFlag(&sync_ev, ACL_EVENT_SYNC));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK_OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclrtSynchronizeStream(s)); /* collecting: nothing to wait for */
+    CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, aclrtResetEvent(sync_ev, s));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, aclmdlRIEndTask(m, s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "invalidated");
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, aclmdlRIBuildEnd(m, NULL));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIExecuteAsync(m, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "still being built");
+    CHECK_OK(aclmdlRIDestroy(m));
+    /* A stream still collecting at the build's end, its tasks invalidated, fails the build's end. */
+    aclrtStream t = new_stream();
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK_OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclmdlRIBindStream(m, t, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclmdlRIEndTask(m, s));
+    CHECK_EQ(ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, aclrtResetEvent(sync_ev, t));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, aclmdlRIBuildEnd(m, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "the tasks of stream");
+    CHECK_OK(aclmdlRIDestroy(m));
+    /* A stream unbound before its end leaves its tasks out; the build goes on without them. */
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK_OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclmdlRIBindStream(m, t, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(2)));
+    CHECK_OK(aclrtLaunchHostFunc(t, log_fn, LOG(3)));
+    CHECK_OK(aclmdlRIEndTask(m, s));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclrtDestroyStream(t)); /* still collecting */
+    CHECK_OK(aclmdlRIUnbindStream(m, t));
+    CHECK_OK(aclrtLaunchHostFunc(t, log_fn, LOG(4)));
+    CHECK_OK(aclrtSynchronizeStream(t));
+    CHECK_OK(aclmdlRIBuildEnd(m, NULL));
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(2, atomic_load(&log_len));
+    CHECK_EQ(4, log_val[0]);
+    CHECK_EQ(2, log_val[1]);
+    CHECK_OK(aclrtDestroyStream(s)); /* a bound stream that goes is unbound */
+    CHECK_OK(aclmdlRIExecute(m, -1)); /* the model keeps its tasks */
+    CHECK_EQ(3, atomic_load(&log_len));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(t));
+    CHECK_OK(aclrtDestroyEvent(sync_ev));
+}
+
+TEST(build_bad_input_and_calls_in_the_wrong_order_get_their_code_and_a_message)
+{
+    aclrtStream s = new_stream(), other = new_stream();
+    void *garbage = (void *)(uintptr_t)0x1234;
+    aclmdlRI m = (aclmdlRI)1;
+
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIBuildBegin(NULL, 0));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIBuildBegin(&m, 1));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "flag");
+    CHECK(m == NULL);
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    /* NULL, garbage and wrong flags. */
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIBindStream(NULL, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIBindStream(m, NULL, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIBindStream(m, s, 5));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_DEFAULT));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "aclrtActiveStream");
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIBindStream(garbage, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIBindStream(m, garbage, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIEndTask(NULL, s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIEndTask(m, NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIEndTask(garbage, s));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIEndTask(m, garbage));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIBuildEnd(NULL, NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIBuildEnd(m, garbage));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIBuildEnd(garbage, NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIUnbindStream(NULL, s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIUnbindStream(m, NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIUnbindStream(garbage, s));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIUnbindStream(m, garbage));
+    /* The wrong order: nothing bound, nothing ended. */
+    CHECK_EQ(ACL_ERROR_RT_STREAM_MODEL, aclmdlRIBuildEnd(m, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "no stream is bound");
+    CHECK_EQ(ACL_ERROR_RT_STREAM_MODEL, aclmdlRIEndTask(m, s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not bound");
+    CHECK_EQ(ACL_ERROR_RT_STREAM_MODEL, aclmdlRIUnbindStream(m, s));
+    CHECK_OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_MODEL, aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "already bound to this model");
+    CHECK_EQ(ACL_ERROR_RT_INTERNAL_ERROR, aclmdlRIBuildEnd(m, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "aclmdlRIEndTask");
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIExecute(m, -1));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "still being built");
+    /* A bound stream is neither captured, nor ended as a capture, nor executes a model, nor binds elsewhere. */
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRI cm = (aclmdlRI)1;
+    CHECK_EQ(ACL_ERROR_RT_STREAM_NOT_CAPTURED, aclmdlRICaptureEnd(s, &cm));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "aclmdlRIEndTask");
+    aclmdlRI c = capture_log(other, 0, 1);
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIExecuteAsync(c, s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "bound to a model");
+    aclmdlRI m2 = NULL;
+    CHECK_OK(aclmdlRIBuildBegin(&m2, 0));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_MODEL, aclmdlRIBindStream(m2, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "another model");
+    /* A captured model is not built; a capturing stream is not bound. */
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIBindStream(c, other, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIEndTask(c, other));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIBuildEnd(c, NULL));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIUnbindStream(c, other));
+    CHECK_OK(aclmdlRICaptureBegin(other, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclmdlRIBindStream(m2, other, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclmdlRICaptureEnd(other, &cm));
+    CHECK_OK(aclmdlRIDestroy(cm));
+    CHECK_OK(aclmdlRIDestroy(m2));
+    /* Ended twice; bound, ended or built after the build's end. */
+    CHECK_OK(aclmdlRIEndTask(m, s));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_MODEL, aclmdlRIEndTask(m, s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "already ended");
+    CHECK_OK(aclmdlRIBuildEnd(m, NULL));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIBuildEnd(m, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "has ended");
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIEndTask(m, s));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIBindStream(m, other, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_MODEL, aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "bound to a model");
+    CHECK_OK(aclmdlRIExecuteAsync(m, other)); /* an empty model */
+    CHECK_OK(aclrtSynchronizeStream(other));
+    CHECK_OK(aclmdlRIDestroy(m));
+    /* A destroyed model is a dead handle; its stream was unbound. */
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIBindStream(m, other, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIEndTask(m, s));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIBuildEnd(m, NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIUnbindStream(m, s));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIDestroy(m));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclmdlRICaptureEnd(s, &cm));
+    CHECK_OK(aclmdlRIDestroy(cm));
+    CHECK_OK(aclmdlRIDestroy(c));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(other));
+}
+
+TEST(an_event_recorded_on_a_bound_stream_is_marked_and_a_stream_outside_waits_without_joining)
+{
+    log_reset();
+    aclrtStream s = new_stream(), outside = new_stream(), exec = new_stream();
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEvent(&ev));
+    CHECK_OK(aclrtRecordEvent(ev, outside)); /* what the event has before the build */
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK_OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclrtRecordEvent(ev, s));
+    CHECK_OK(aclrtStreamWaitEvent(s, ev)); /* its own mark: no task */
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(2)));
+    /* Not bound: waits for what the event had before, does not join the build, runs at once. */
+    CHECK_OK(aclrtStreamWaitEvent(outside, ev));
+    CHECK_OK(aclrtLaunchHostFunc(outside, log_fn, LOG(9)));
+    CHECK_OK(aclrtSynchronizeStream(outside));
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_EQ(9, log_val[0]);
+    aclmdlRICaptureStatus st = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
+    aclmdlRI info = NULL;
+    CHECK_OK(aclmdlRICaptureGetInfo(outside, &st, &info));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_NONE, st);
+    CHECK_OK(aclmdlRICaptureGetInfo(s, &st, &info));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE, st);
+    CHECK(info == m);
+    CHECK_OK(aclmdlRIEndTask(m, s));
+    CHECK_OK(aclmdlRIBuildEnd(m, NULL));
+    CHECK_OK(aclmdlRIExecuteAsync(m, exec));
+    CHECK_OK(aclrtSynchronizeStream(exec));
+    CHECK_EQ(3, atomic_load(&log_len));
+    CHECK_EQ(1, log_val[1]);
+    CHECK_EQ(2, log_val[2]);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(outside));
+    CHECK_OK(aclrtDestroyStream(exec));
+}
+
+TEST(a_bound_stream_released_with_its_context_while_collecting_fails_the_build)
+{
+    aclrtContext c2 = NULL;
+    CHECK_OK(aclrtCreateContext(&c2, 0));
+    aclrtStream s = new_stream();
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK_OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclrtDestroyContext(c2));
+    CHECK_OK(aclrtSetCurrentContext(main_ctx));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED, aclmdlRIBuildEnd(m, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "lost");
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIUnbindStream(m, s)); /* it went */
+    CHECK_OK(aclmdlRIDestroy(m));
+}
+
+/* Set the uint32_t index a switch reads, through a copy (device memory may not be host memory). */
+static void set_index(uint32_t *dev, uint32_t value)
+{
+    CHECK_OK(aclrtMemcpy(dev, sizeof value, &value, sizeof value, ACL_MEMCPY_HOST_TO_DEVICE));
+}
+
+TEST(a_label_switch_jumps_at_each_execution_to_the_label_its_index_picks)
+{
+    aclrtStream s = new_stream(), exec = new_stream();
+    uint32_t *idx = NULL, *zero = NULL;
+    CHECK_OK(aclrtMalloc((void **)&idx, sizeof *idx, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMalloc((void **)&zero, sizeof *zero, ACL_MEM_MALLOC_HUGE_FIRST));
+    set_index(zero, 0);
+    aclrtLabel a, b, c, end;
+    CHECK_OK(aclrtCreateLabel(&a));
+    CHECK_OK(aclrtCreateLabel(&b));
+    CHECK_OK(aclrtCreateLabel(&c));
+    CHECK_OK(aclrtCreateLabel(&end));
+    aclrtLabel branches[] = {a, b, c};
+    aclrtLabelList pick, to_end;
+    CHECK_OK(aclrtCreateLabelList(branches, 3, &pick));
+    CHECK_OK(aclrtCreateLabelList(&end, 1, &to_end));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK_OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclrtSwitchLabelByIndex(idx, 3, pick, s));
+    CHECK_OK(aclrtSetLabel(a, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(10)));
+    CHECK_OK(aclrtSwitchLabelByIndex(zero, 1, to_end, s));
+    CHECK_OK(aclrtSetLabel(b, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(20)));
+    CHECK_OK(aclrtSwitchLabelByIndex(zero, 1, to_end, s));
+    CHECK_OK(aclrtSetLabel(c, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(30)));
+    CHECK_OK(aclrtSetLabel(end, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(99)));
+    CHECK_OK(aclmdlRIEndTask(m, s));
+    CHECK_OK(aclmdlRIBuildEnd(m, NULL));
+    /* The labels and lists may go once the build has ended. */
+    CHECK_OK(aclrtDestroyLabelList(pick));
+    CHECK_OK(aclrtDestroyLabelList(to_end));
+    CHECK_OK(aclrtDestroyLabel(a));
+    CHECK_OK(aclrtDestroyLabel(b));
+    CHECK_OK(aclrtDestroyLabel(c));
+    CHECK_OK(aclrtDestroyLabel(end));
+    uint32_t values[] = {1, 0, 2, 7};
+    int picked[] = {20, 10, 30, 30}; /* past the last label: the last */
+    for (int r = 0; r < 4; r++) {
+        log_reset();
+        set_index(idx, values[r]);
+        CHECK_OK(aclmdlRIExecuteAsync(m, exec));
+        CHECK_OK(aclrtSynchronizeStream(exec));
+        CHECK_EQ(3, atomic_load(&log_len));
+        CHECK_EQ(1, log_val[0]);
+        CHECK_EQ(picked[r], log_val[1]);
+        CHECK_EQ(99, log_val[2]);
+    }
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtFree(idx));
+    CHECK_OK(aclrtFree(zero));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(exec));
+}
+
+TEST(label_bad_input_and_labels_not_set_once_get_their_code_and_a_message)
+{
+    aclrtStream s = new_stream(), other = new_stream();
+    void *garbage = (void *)(uintptr_t)0x1234;
+    uint32_t *idx = NULL;
+    CHECK_OK(aclrtMalloc((void **)&idx, sizeof *idx, ACL_MEM_MALLOC_HUGE_FIRST));
+    set_index(idx, 0);
+    aclrtLabel a, b;
+    aclrtLabelList list = (aclrtLabelList)1;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateLabel(NULL));
+    CHECK_OK(aclrtCreateLabel(&a));
+    CHECK_OK(aclrtCreateLabel(&b));
+    aclrtLabel pair[] = {a, b}, wild[] = {a, garbage};
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateLabelList(NULL, 1, &list));
+    CHECK(list == NULL);
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateLabelList(pair, 0, &list));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateLabelList(pair, 65536, &list));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtCreateLabelList(pair, 2, NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtCreateLabelList(wild, 2, &list));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "labels[1]");
+    CHECK_OK(aclrtCreateLabelList(pair, 2, &list));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDestroyLabel(NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyLabel(garbage));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDestroyLabelList(NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyLabelList(garbage));
+    /* Only on a stream bound to a model being built. */
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetLabel(a, s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "aclmdlRIBindStream");
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSwitchLabelByIndex(idx, 2, list, s));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK_OK(aclmdlRIBindStream(m, s, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSetLabel(NULL, s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSetLabel(a, NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtSetLabel(garbage, s));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtSetLabel(a, garbage));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchLabelByIndex(NULL, 2, list, s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchLabelByIndex(idx, 0, list, s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchLabelByIndex(idx, 3, list, s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "maxValue");
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchLabelByIndex(idx, 2, NULL, s));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtSwitchLabelByIndex(idx, 2, garbage, s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtSwitchLabelByIndex(idx, 2, list, NULL));
+    /* A switch naming a label set nowhere, or twice: the build cannot end. */
+    CHECK_OK(aclrtSwitchLabelByIndex(idx, 2, list, s));
+    CHECK_OK(aclrtSetLabel(a, s));
+    CHECK_OK(aclmdlRIEndTask(m, s));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIBuildEnd(m, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "on none of its streams");
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetLabel(b, s)); /* its tasks ended */
+    CHECK_OK(aclmdlRIBindStream(m, other, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclrtSetLabel(a, other));
+    CHECK_OK(aclrtSetLabel(b, other));
+    CHECK_OK(aclmdlRIEndTask(m, other));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIBuildEnd(m, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "more than once");
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyLabelList(list));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyLabelList(list));
+    CHECK_OK(aclrtDestroyLabel(a));
+    CHECK_OK(aclrtDestroyLabel(b));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyLabel(a));
+    CHECK_OK(aclrtFree(idx));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(other));
+}
+
 #define RUN_CASE(name)      \
     do {                    \
         RUN(name);          \
@@ -806,6 +1269,15 @@ int main(void)
     RUN_CASE(thread_exchange_mode_swaps_the_threads_mode);
     RUN_CASE(synchronous_copies_and_memsets_follow_the_capture_modes);
     RUN_CASE(bad_input_gets_its_code_and_a_message);
+    RUN_CASE(a_built_model_runs_the_bound_streams_tasks_only_when_executed_in_order_each_time);
+    RUN_CASE(an_unbound_stream_runs_its_work_again_and_the_model_keeps_its_tasks);
+    RUN_CASE(several_bound_streams_run_stream_by_stream_in_end_order_then_binding_order);
+    RUN_CASE(a_call_a_bound_stream_cannot_keep_fails_its_end_task_and_the_build);
+    RUN_CASE(an_event_recorded_on_a_bound_stream_is_marked_and_a_stream_outside_waits_without_joining);
+    RUN_CASE(a_bound_stream_released_with_its_context_while_collecting_fails_the_build);
+    RUN_CASE(build_bad_input_and_calls_in_the_wrong_order_get_their_code_and_a_message);
+    RUN_CASE(a_label_switch_jumps_at_each_execution_to_the_label_its_index_picks);
+    RUN_CASE(label_bad_input_and_labels_not_set_once_get_their_code_and_a_message);
     int rc = check_report("capture");
     aclrtResetDevice(0);
     aclFinalize();

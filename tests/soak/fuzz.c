@@ -113,6 +113,9 @@ static const char *const fz_functions[] = {
     "aclrtKernelArgsFinalize", "aclrtLaunchKernel", "aclrtLaunchKernelV2", "aclrtLaunchKernelWithConfig",
     "aclrtLaunchKernelWithHostArgs", "aclmdlRICaptureBegin", "aclmdlRICaptureGetInfo", "aclmdlRICaptureEnd",
     "aclmdlRICaptureThreadExchangeMode", "aclmdlRIExecuteAsync", "aclmdlRIExecute", "aclmdlRIDestroy",
+    "aclmdlRIBuildBegin", "aclmdlRIBindStream", "aclmdlRIEndTask", "aclmdlRIBuildEnd", "aclmdlRIUnbindStream",
+    "aclrtCreateLabel", "aclrtSetLabel", "aclrtDestroyLabel", "aclrtCreateLabelList", "aclrtDestroyLabelList",
+    "aclrtSwitchLabelByIndex",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -611,6 +614,9 @@ static void fz_serve(struct fz *z, bool host, int want)
     }
 }
 
+/* The index the fuzzer's label switches read: 0, never written. */
+static uint32_t fz_label_index;
+
 static void fz_one_call(struct fz *z)
 {
     uint64_t *rng = &z->rng;
@@ -639,7 +645,7 @@ static void fz_one_call(struct fz *z)
     size_t sizes[] = {0, 1, 16, FZ_BUF};
     size_t maxes[] = {0, 1, 16, FZ_BUF, SIZE_MAX};
     memset(&av, 0, sizeof av);
-    unsigned op = (unsigned)soak_pick(rng, 97);
+    unsigned op = (unsigned)soak_pick(rng, 98);
     switch (op) {
     /* --- launches --- */
     case 0:
@@ -1715,6 +1721,99 @@ static void fz_one_call(struct fz *z)
         }
         if (nt != NULL)
             FZ(CODES(P, H), aclrtDestroyNotify(nt));
+        break;
+    }
+    case 97: {
+        /*
+         * Building a model explicitly: one of this thread's scratch streams bound (nobody else submits to
+         * them), tasks submitted, ended or not, built, executed on any stream, unbound or left to the model's
+         * destroy here; bad input between. A valid model is never bound to a stream other threads use.
+         */
+        (void)aclrtSetCurrentContext(g_ctx);
+        aclrtStream bs = z->scratch[soak_pick(rng, FZ_SCRATCH)];
+        aclmdlRI mdl = NULL;
+        FZ(CODES(P, CN), aclmdlRIBuildBegin(soak_pick(rng, 8) ? &mdl : NULL, soak_pick(rng, 8) ? 0u : 1u));
+        if (mdl == NULL || bs == NULL || soak_pick(rng, 8) == 0) {
+            uint32_t flags[] = {ACL_MODEL_STREAM_FLAG_HEAD, ACL_MODEL_STREAM_FLAG_DEFAULT, 1, 0xFFFFFFFFu};
+            void *wild = soak_pick(rng, 2) ? fz_garbage(z) : NULL;
+            FZ(CODES(P, H, R, CN, SC, F),
+               aclmdlRIBindStream(wild, fz_stream_any(z), flags[soak_pick(rng, 4)]));
+            void *wild_stream = soak_pick(rng, 2) ? fz_pick_stale(z) : (soak_pick(rng, 2) ? fz_garbage(z) : NULL);
+            FZ(CODES(P, H, R, CN, SC, F), aclmdlRIBindStream(mdl, wild_stream, flags[soak_pick(rng, 4)]));
+            FZ(CODES(P, H, R, CN, SC, ACL_ERROR_RT_STREAM_MODEL), aclmdlRIEndTask(wild, fz_stream_any(z)));
+            FZ(CODES(P, H, R, CN, SC, ACL_ERROR_RT_STREAM_MODEL), aclmdlRIEndTask(mdl, fz_stream_any(z)));
+            FZ(CODES(P, H, R, ACL_ERROR_RT_STREAM_MODEL),
+               aclmdlRIBuildEnd(soak_pick(rng, 2) ? mdl : wild, soak_pick(rng, 4) ? NULL : fz_garbage(z)));
+            FZ(CODES(P, H, R, CN, SC, ACL_ERROR_RT_STREAM_MODEL), aclmdlRIUnbindStream(wild, fz_stream_any(z)));
+            FZ(CODES(P, H, R, CN, SC, ACL_ERROR_RT_STREAM_MODEL), aclmdlRIUnbindStream(mdl, fz_stream_any(z)));
+            if (mdl != NULL) {
+                FZ(CODES(-2), aclmdlRIDestroy(mdl));
+                fz_add_stale(z, mdl);
+            }
+            break;
+        }
+        FZ(CODES(H, SC, ACL_ERROR_RT_MODEL_CONTEXT), aclmdlRIBindStream(mdl, bs, ACL_MODEL_STREAM_FLAG_HEAD));
+        bool bound = last_rc == ACL_SUCCESS;
+        /*
+         * Labels: a switch to a label set after it on the bound stream (index 0, never written: a jump forward,
+         * no loop), or wild calls that add no switch.
+         */
+        aclrtLabel lab = NULL, wild_lab = soak_pick(rng, 2) ? fz_garbage(z) : NULL;
+        aclrtLabelList list = NULL;
+        FZ(CODES(P), aclrtCreateLabel(soak_pick(rng, 8) ? &lab : NULL));
+        FZ(CODES(P, H), aclrtCreateLabelList(soak_pick(rng, 6) ? &lab : &wild_lab, soak_pick(rng, 6) ? 1 : 0,
+                                             soak_pick(rng, 8) ? &list : NULL));
+        if (bound) {
+            int n = (int)soak_pick(rng, 5);
+            for (int k = 0; k < n; k++)
+                FZ(CODES(SUBMIT), aclrtLaunchHostFunc(bs, fz_noop, NULL));
+            if (list != NULL && soak_pick(rng, 2))
+                FZ(CODES(-2), aclrtSwitchLabelByIndex(&fz_label_index, 1, list, bs));
+            if (lab != NULL && soak_pick(rng, 4))
+                FZ(CODES(-2), aclrtSetLabel(lab, bs));
+            switch (soak_pick(rng, 5)) {
+            case 0: FZ(CODES(ACL_ERROR_RT_STREAM_CAPTURED), aclrtSynchronizeStream(bs)); break;
+            case 1:
+                FZ(CODES(ACL_ERROR_RT_STREAM_MODEL), aclmdlRIBindStream(mdl, bs, ACL_MODEL_STREAM_FLAG_HEAD));
+                break;
+            case 2: FZ(CODES(R), aclmdlRIExecuteAsync(mdl, z->work)); break;
+            case 3:
+                FZ(CODES(ACL_ERROR_RT_STREAM_CAPTURED), aclmdlRICaptureBegin(bs, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+                break;
+            default: break;
+            }
+            FZ(CODES(P, H, R, CN, SC), aclrtSetLabel(soak_pick(rng, 2) ? lab : wild_lab, fz_stream_any(z)));
+            FZ(CODES(P, H, R, CN, SC),
+               aclrtSwitchLabelByIndex(soak_pick(rng, 4) ? (void *)&fz_label_index : NULL, (uint32_t)soak_pick(rng, 3),
+                                       soak_pick(rng, 2) ? NULL : (aclrtLabelList)fz_garbage(z), fz_stream_any(z)));
+            if (soak_pick(rng, 6))
+                FZ(CODES(-2), aclmdlRIEndTask(mdl, bs));
+            else /* not ended: the build's end hands its tasks over, or fails when no stream ended */
+                FZ(CODES(ACL_ERROR_RT_STREAM_MODEL), aclmdlRIEndTask(mdl, z->work));
+        }
+        FZ(CODES(P, R, ACL_ERROR_RT_STREAM_MODEL, ACL_ERROR_RT_INTERNAL_ERROR),
+           aclmdlRIBuildEnd(mdl, soak_pick(rng, 8) ? NULL : fz_garbage(z)));
+        bool built = last_rc == ACL_SUCCESS;
+        if (list != NULL)
+            FZ(CODES(-2), aclrtDestroyLabelList(list));
+        FZ(CODES(P, H), aclrtDestroyLabelList(soak_pick(rng, 2) ? list : fz_garbage(z)));
+        if (lab != NULL)
+            FZ(CODES(-2), aclrtDestroyLabel(lab));
+        FZ(CODES(P, H), aclrtDestroyLabel(soak_pick(rng, 2) ? lab : wild_lab));
+        if (built) {
+            int replays = (int)soak_pick(rng, 3);
+            for (int k = 0; k < replays; k++)
+                FZ(CODES(SUBMIT, R, ACL_ERROR_RT_MODEL_CONTEXT), aclmdlRIExecuteAsync(mdl, fz_stream_submit(z)));
+            if (soak_pick(rng, 4) == 0)
+                FZ(CODES(P, H, R, CN, ACL_ERROR_RT_MODEL_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ASYNC),
+                   aclmdlRIExecute(mdl, soak_pick(rng, 2) ? -1 : 1000));
+            if (bound)
+                FZ(CODES(SUBMIT), aclrtLaunchHostFunc(bs, fz_noop, NULL)); /* runs: the stream's tasks ended */
+        }
+        if (bound && soak_pick(rng, 2))
+            FZ(CODES(-2), aclmdlRIUnbindStream(mdl, bs));
+        FZ(CODES(-2), aclmdlRIDestroy(mdl)); /* unbinds what is still bound */
+        fz_add_stale(z, mdl);
         break;
     }
     default: {
