@@ -64,7 +64,9 @@
 #include "kernel_launch.h" /* launching a binary's functions (aclrtLaunchKernel*) */
 #include "exec.h"      /* running a stream's tasks: the entry points backends call */
 #include "external.h"  /* external tasks (aclrtx): an embedder's work in a stream */
+#include "label.h"     /* labels: places and jumps in a model built explicitly */
 #include "model.h"     /* models (aclmdlRI) captured from a stream, and their replay */
+#include "model_build.h" /* building a model explicitly: bind streams, end tasks, build end */
 #include "error_detail.h" /* hardware fault details, the kernel behind an exception */
 #include "sysinfo.h"   /* versions, CANN attributes, SoC name, half precision, data type sizes */
 #include "device_info.h" /* device attributes, capabilities, status, resource limits */
