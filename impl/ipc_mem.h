@@ -403,6 +403,12 @@ ACLRT_API aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64
     return ACL_SUCCESS;
 }
 
+/* aclrt_ipc_seg_unref for a deferred release (aclrt_mem_after_work). */
+static void aclrt_ipc_seg_unref_cb(void *seg)
+{
+    aclrt_ipc_seg_unref((struct aclrt_ipc_seg *)seg);
+}
+
 ACLRT_API aclError aclrtIpcMemClose(const char *key)
 {
     ACLRT_ENTER();
@@ -418,12 +424,18 @@ ACLRT_API aclError aclrtIpcMemClose(const char *key)
     if (seg == NULL)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "key \"%.64s\" is neither exported nor imported here", key);
     if (imported) {
+        /*
+         * The import leaves the registry at once; its mapping goes once the
+         * work launched before the close is done, as aclrtFree's memory does
+         * (a kernel still queued on it would fault).
+         */
         struct aclrt_allocation gone;
         aclrt_mem_unregister((uintptr_t)seg->data, ACLRT_MEM_MAPPED, &gone);
-    } else {
-        aclrt_ipc_seg_close_key(seg); /* later imports find nothing */
+        aclrt_mem_after_work(NULL, aclrt_ipc_seg_unref_cb, seg);
+        return ACL_SUCCESS;
     }
-    aclrt_ipc_seg_unref(seg); /* an import unmaps */
+    aclrt_ipc_seg_close_key(seg); /* later imports find nothing */
+    aclrt_ipc_seg_unref(seg);
     return ACL_SUCCESS;
 }
 

@@ -144,6 +144,8 @@ struct aclrt_mem_fence {
 struct aclrt_mem_deferred {
     struct aclrt_mem_deferred *next;
     struct aclrt_allocation a;
+    void (*release)(void *arg); /* not NULL: called instead of freeing `a` (aclrt_mem_after_work) */
+    void *release_arg;
     size_t fences;
     struct aclrt_mem_fence fence[];
 };
@@ -215,16 +217,21 @@ static void aclrt_mem_reap(bool all)
     while (done != NULL) {
         struct aclrt_mem_deferred *d = done;
         done = d->next;
-        aclrt_mem_release(&d->a);
+        if (d->release != NULL)
+            d->release(d->release_arg);
+        else
+            aclrt_mem_release(&d->a);
         free(d);
     }
 }
 
 /*
- * Free an allocation that has left the registry: now if no stream has
- * unfinished work, else once the work of that moment is done.
+ * Free an allocation that has left the registry (a), or call release(arg)
+ * (release not NULL: memory of another kind, an IPC import's mapping): now
+ * if no stream has unfinished work, else once the work of that moment is
+ * done.
  */
-static void aclrt_mem_free_after_work(const struct aclrt_allocation *a)
+static void aclrt_mem_after_work(const struct aclrt_allocation *a, void (*release)(void *arg), void *arg)
 {
     /*
      * Every slot of the stream table, alive or not: a stream destroyed with
@@ -258,7 +265,10 @@ static void aclrt_mem_free_after_work(const struct aclrt_allocation *a)
     }
     struct aclrt_mem_deferred *d = NULL;
     if (busy > 0 && (d = (struct aclrt_mem_deferred *)malloc(sizeof *d + busy * sizeof d->fence[0])) != NULL) {
-        d->a = *a;
+        if (a != NULL)
+            d->a = *a;
+        d->release = release;
+        d->release_arg = arg;
         d->fences = busy;
         memcpy(d->fence, fence, busy * sizeof *fence);
         pthread_mutex_lock(&aclrt_mem_deferred.lock);
@@ -271,9 +281,16 @@ static void aclrt_mem_free_after_work(const struct aclrt_allocation *a)
     }
     if (fence != buf)
         free(fence);
-    if (d == NULL)
-        aclrt_mem_release(a); /* nothing unfinished (or no memory to defer it: freed now, as before) */
+    if (d == NULL && release != NULL)
+        release(arg); /* nothing unfinished (or no memory to defer it: released now, as before) */
+    else if (d == NULL)
+        aclrt_mem_release(a);
     aclrt_mem_reap(false);
+}
+
+static void aclrt_mem_free_after_work(const struct aclrt_allocation *a)
+{
+    aclrt_mem_after_work(a, NULL, NULL);
 }
 
 /* Free everything still allocated (aclFinalize). */

@@ -125,6 +125,18 @@ static void launch_pipe_gate(aclrtStream s, int fd)
     CHECK_OK(aclrtLaunchHostFunc(s, pipe_gate_fn, (void *)(intptr_t)fd));
 }
 
+/* A host function that reads a byte of memory when it runs. */
+struct read_byte {
+    const unsigned char *from;
+    atomic_int seen;
+};
+
+static void read_byte_fn(void *arg)
+{
+    struct read_byte *r = (struct read_byte *)arg;
+    atomic_store(&r->seen, r->from[0]);
+}
+
 static void set_flag_fn(void *arg)
 {
     atomic_store((atomic_int *)arg, 1);
@@ -1050,7 +1062,23 @@ TEST(an_import_stays_valid_after_the_exporting_process_exits)
     CHECK_EQ(0x33, q[15]);
     void *again = NULL;
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportByKey(&again, key, 0)); /* imported here already */
+    /* Work launched before the close still reads the import: the mapping goes once it is done. */
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    int gate[2];
+    CHECK_EQ(0, pipe(gate));
+    launch_pipe_gate(s, gate[0]);
+    static struct read_byte rb;
+    rb.from = q;
+    atomic_store(&rb.seen, -1);
+    CHECK_OK(aclrtLaunchHostFunc(s, read_byte_fn, &rb));
     CHECK_OK(aclrtIpcMemClose(key));
+    send_bytes(gate[1], "x", 1);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(0x33, atomic_load(&rb.seen));
+    CHECK_OK(aclrtDestroyStream(s));
+    close(gate[0]);
+    close(gate[1]);
     CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtIpcMemImportByKey(&again, key, 0)); /* its process is gone */
     CHECK(again == NULL);
     stop();
