@@ -19,7 +19,10 @@
  *     BuildEnd): the bound streams' tasks run only when it executes, in
  *     order, every time; an unbound stream works as before; bad input and
  *     calls in the wrong order get their codes; labels: a switch step jumps,
- *     at each execution, to the label its index in memory picks.
+ *     at each execution, to the label its index in memory picks;
+ *   - task groups: an update (aclmdlRICaptureTaskUpdateBegin .. End)
+ *     replaces a group's tasks for the replays submitted after it, never
+ *     for earlier ones; bad input and mismatched updates get their codes.
  */
 #define _GNU_SOURCE
 
@@ -1235,6 +1238,185 @@ TEST(label_bad_input_and_labels_not_set_once_get_their_code_and_a_message)
     CHECK_OK(aclrtDestroyStream(other));
 }
 
+/* Capture 1 (before), a group of 2 (base, base+1), 1 (after) logging host functions on s; the group's handle in *grp. */
+static aclmdlRI capture_with_group(aclrtStream s, int base, aclrtTaskGrp *grp)
+{
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclmdlRICaptureTaskGrpBegin(s));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(base)));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(base + 1)));
+    *grp = NULL;
+    CHECK_OK(aclmdlRICaptureTaskGrpEnd(s, grp));
+    CHECK(*grp != NULL);
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(2)));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    return m;
+}
+
+/* Update the group from stream u with two logging host functions a, b. */
+static aclError update_group(aclrtStream u, aclrtTaskGrp grp, int a, int b)
+{
+    CHECK_OK(aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_OK(aclrtLaunchHostFunc(u, log_fn, LOG(a)));
+    CHECK_OK(aclrtLaunchHostFunc(u, log_fn, LOG(b)));
+    return aclmdlRICaptureTaskUpdateEnd(u);
+}
+
+TEST(an_updated_task_group_changes_what_later_replays_run_and_nothing_else)
+{
+    log_reset();
+    aclrtStream s = new_stream(), u = new_stream();
+    aclrtTaskGrp grp;
+    aclmdlRI m = capture_with_group(s, 10, &grp);
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_OK(update_group(u, grp, 20, 21));
+    /* The update stream ran none of the update's tasks. */
+    CHECK_OK(aclrtSynchronizeStream(u));
+    CHECK_EQ(4, atomic_load(&log_len));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(update_group(u, grp, 30, 31)); /* a second update replaces the first */
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    int want[] = {1, 10, 11, 2, 1, 20, 21, 2, 1, 30, 31, 2};
+    CHECK_EQ(12, atomic_load(&log_len));
+    for (int i = 0; i < 12; i++)
+        CHECK_EQ(want[i], log_val[i]);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRICaptureTaskUpdateBegin(u, grp)); /* the group went with its model */
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(u));
+}
+
+TEST(a_replay_submitted_before_an_update_runs_the_tasks_it_started_with)
+{
+    log_reset();
+    aclrtStream s = new_stream(), u = new_stream();
+    aclrtTaskGrp grp;
+    aclmdlRI m = capture_with_group(s, 10, &grp);
+    struct gate *g = launch_gate(s);
+    CHECK_OK(aclmdlRIExecuteAsync(m, s)); /* held behind the gate until after the update */
+    CHECK_OK(update_group(u, grp, 20, 21));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclmdlRIDestroy(m)); /* both replays still run */
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    int want[] = {1, 10, 11, 2, 1, 20, 21, 2};
+    CHECK_EQ(8, atomic_load(&log_len));
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ(want[i], log_val[i]);
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(u));
+}
+
+TEST(an_updated_memset_in_a_group_sets_the_new_value_at_later_replays)
+{
+    aclrtStream s = new_stream(), u = new_stream();
+    unsigned char *buf = NULL;
+    CHECK_OK(aclrtMalloc((void **)&buf, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclmdlRICaptureTaskGrpBegin(s));
+    CHECK_OK(aclrtMemsetAsync(buf, 64, 0x11, 64, s));
+    aclrtTaskGrp grp = NULL;
+    CHECK_OK(aclmdlRICaptureTaskGrpEnd(s, &grp));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(0x11, buf[63]);
+    CHECK_OK(aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_OK(aclrtMemsetAsync(buf, 64, 0x22, 32, u));
+    CHECK_OK(aclmdlRICaptureTaskUpdateEnd(u));
+    memset(buf, 0, 64);
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(0x22, buf[31]);
+    CHECK_EQ(0, buf[32]);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtFree(buf));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(u));
+}
+
+TEST(task_group_bad_input_gets_its_code_and_a_message_and_the_group_keeps_its_tasks)
+{
+    log_reset();
+    aclrtStream s = new_stream(), u = new_stream();
+    void *garbage = (void *)(uintptr_t)0x1234;
+    aclrtTaskGrp grp = NULL;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureTaskGrpBegin(NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRICaptureTaskGrpBegin(garbage));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_NOT_CAPTURED, aclmdlRICaptureTaskGrpBegin(s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not capturing");
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureTaskGrpEnd(s, NULL));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_NOT_CAPTURED, aclmdlRICaptureTaskGrpEnd(s, &grp));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRICaptureTaskGrpEnd(s, &grp));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "no task group is open");
+    CHECK(grp == NULL);
+    CHECK_OK(aclmdlRICaptureTaskGrpBegin(s));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRICaptureTaskGrpBegin(s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "do not nest");
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(10)));
+    CHECK_OK(aclmdlRICaptureTaskGrpEnd(s, &grp));
+    /* The model is not ready: no update yet; a capturing stream does not update. */
+    CHECK_EQ(ACL_ERROR_RT_MODEL_CAPTURED, aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_OK(aclmdlRICaptureTaskGrpBegin(s)); /* left open: the end drops it */
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureTaskUpdateBegin(NULL, grp));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureTaskUpdateBegin(u, NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRICaptureTaskUpdateBegin(u, garbage));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not a live task group");
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRICaptureTaskUpdateBegin(garbage, grp));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureTaskUpdateEnd(NULL));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRICaptureTaskUpdateEnd(u));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not updating");
+    aclrtStream c = new_stream();
+    CHECK_OK(aclmdlRICaptureBegin(c, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclmdlRICaptureTaskUpdateBegin(c, grp));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclmdlRICaptureTaskUpdateEnd(c));
+    aclmdlRI cm = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(c, &cm));
+    CHECK_OK(aclmdlRIDestroy(cm));
+
+    /* Another number of tasks, another kind: refused, the group keeps its tasks. */
+    CHECK_OK(aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "already updating");
+    aclmdlRICaptureStatus st = ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE;
+    CHECK_OK(aclmdlRICaptureGetInfo(u, &st, NULL));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_NONE, st);
+    aclmdlRI none = NULL;
+    CHECK_EQ(ACL_ERROR_RT_STREAM_NOT_CAPTURED, aclmdlRICaptureEnd(u, &none));
+    CHECK_OK(aclrtLaunchHostFunc(u, log_fn, LOG(20)));
+    CHECK_OK(aclrtLaunchHostFunc(u, log_fn, LOG(21)));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRICaptureTaskUpdateEnd(u));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "another number of tasks");
+    unsigned char *buf = NULL;
+    CHECK_OK(aclrtMalloc((void **)&buf, 8, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_OK(aclrtMemsetAsync(buf, 8, 0, 8, u));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRICaptureTaskUpdateEnd(u));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "another kind");
+    /* The stream works as before. */
+    CHECK_OK(aclrtLaunchHostFunc(u, log_fn, LOG(99)));
+    CHECK_OK(aclrtSynchronizeStream(u));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(2, atomic_load(&log_len));
+    CHECK_EQ(99, log_val[0]);
+    CHECK_EQ(10, log_val[1]);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtFree(buf));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(u));
+    CHECK_OK(aclrtDestroyStream(c));
+}
+
 #define RUN_CASE(name)      \
     do {                    \
         RUN(name);          \
@@ -1278,6 +1460,10 @@ int main(void)
     RUN_CASE(build_bad_input_and_calls_in_the_wrong_order_get_their_code_and_a_message);
     RUN_CASE(a_label_switch_jumps_at_each_execution_to_the_label_its_index_picks);
     RUN_CASE(label_bad_input_and_labels_not_set_once_get_their_code_and_a_message);
+    RUN_CASE(an_updated_task_group_changes_what_later_replays_run_and_nothing_else);
+    RUN_CASE(a_replay_submitted_before_an_update_runs_the_tasks_it_started_with);
+    RUN_CASE(an_updated_memset_in_a_group_sets_the_new_value_at_later_replays);
+    RUN_CASE(task_group_bad_input_gets_its_code_and_a_message_and_the_group_keeps_its_tasks);
     int rc = check_report("capture");
     aclrtResetDevice(0);
     aclFinalize();
