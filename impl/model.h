@@ -763,13 +763,15 @@ static struct aclrt_model_body *aclrt_model_body_rebuild(struct aclrt_model *m)
         free(pieces);
         return NULL;
     }
-    memcpy(tasks, root->tasks, (size_t)root->count * sizeof *tasks);
+    if (root->count > 0)
+        memcpy(tasks, root->tasks, (size_t)root->count * sizeof *tasks);
     uint32_t n = 0;
     for (uint32_t i = 0; i < aclrt_ntaskgrps; i++) {
         struct aclrt_taskgrp *g = aclrt_taskgrps[i];
         if (g->model != m || g->piece == NULL)
             continue;
-        memcpy(tasks + g->first, g->piece->tasks, (size_t)g->count * sizeof *tasks);
+        if (g->count > 0)
+            memcpy(tasks + g->first, g->piece->tasks, (size_t)g->count * sizeof *tasks);
         atomic_fetch_add_explicit(&g->piece->refs, 1, memory_order_relaxed); /* the group's reference keeps it */
         pieces[n++] = g->piece;
     }

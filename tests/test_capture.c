@@ -1340,6 +1340,44 @@ TEST(an_updated_memset_in_a_group_sets_the_new_value_at_later_replays)
     CHECK_OK(aclrtDestroyStream(u));
 }
 
+TEST(a_kernel_in_a_group_updated_with_new_arguments_runs_with_them_at_later_replays)
+{
+    aclrtBinHandle bin = NULL;
+    aclError rc = aclrtBinaryLoadFromFile(ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so", NULL, &bin);
+    if (rc != ACL_SUCCESS && strcmp(aclrtxGetBackendName(), "cuda") == 0)
+        return; /* a real GPU's driver loads no host shared objects */
+    CHECK_OK(rc);
+    aclrtFuncHandle f = NULL;
+    CHECK_OK(aclrtBinaryGetFunction(bin, "count_runs", &f));
+    aclrtStream s = new_stream(), u = new_stream();
+    atomic_int n = 0, other = 0;
+    struct count_args a = {&n};
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclmdlRICaptureTaskGrpBegin(s));
+    CHECK_OK(aclrtLaunchKernelWithHostArgs(f, 2, s, NULL, &a, sizeof a, NULL, 0));
+    aclrtTaskGrp grp = NULL;
+    CHECK_OK(aclmdlRICaptureTaskGrpEnd(s, &grp));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(2, atomic_load(&n));
+    struct count_args b = {&other};
+    CHECK_OK(aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_OK(aclrtLaunchKernelWithHostArgs(f, 5, u, NULL, &b, sizeof b, NULL, 0));
+    CHECK_OK(aclmdlRICaptureTaskUpdateEnd(u));
+    CHECK_OK(aclrtSynchronizeStream(u));
+    CHECK_EQ(0, atomic_load(&other)); /* the update stream did not run it */
+    b.n = &n; /* the update copied its arguments */
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(2, atomic_load(&n));
+    CHECK_EQ(10, atomic_load(&other));
+    CHECK_OK(aclrtBinaryUnLoad(bin)); /* the model keeps its code */
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(u));
+}
+
 TEST(task_group_bad_input_gets_its_code_and_a_message_and_the_group_keeps_its_tasks)
 {
     log_reset();
@@ -1463,6 +1501,7 @@ int main(void)
     RUN_CASE(an_updated_task_group_changes_what_later_replays_run_and_nothing_else);
     RUN_CASE(a_replay_submitted_before_an_update_runs_the_tasks_it_started_with);
     RUN_CASE(an_updated_memset_in_a_group_sets_the_new_value_at_later_replays);
+    RUN_CASE(a_kernel_in_a_group_updated_with_new_arguments_runs_with_them_at_later_replays);
     RUN_CASE(task_group_bad_input_gets_its_code_and_a_message_and_the_group_keeps_its_tasks);
     int rc = check_report("capture");
     aclrtResetDevice(0);
