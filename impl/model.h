@@ -23,6 +23,13 @@
  * a model's lock, then the capture lock. A label switch step (label.h)
  * makes the replay go on after the label its index picks.
  *
+ * Task groups (aclmdlRICaptureTaskGrpBegin .. End, capture.h) name a run
+ * of a captured model's steps; an update (aclmdlRICaptureTaskUpdateBegin
+ * .. End) collects another stream's tasks as a capture in RELAXED mode
+ * would and, at its end, gives the model a new body (copy-on-write, under
+ * the model's lock) with the group's steps replaced: replays submitted
+ * before keep the body they hold.
+ *
  * Each slot has a small lock, in the slot (whose memory lives as long as
  * the table): a lookup takes it and checks the handle again, so a replay's
  * reference and a destroy never cross.
