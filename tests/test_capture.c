@@ -1378,6 +1378,62 @@ TEST(a_kernel_in_a_group_updated_with_new_arguments_runs_with_them_at_later_repl
     CHECK_OK(aclrtDestroyStream(u));
 }
 
+struct updater {
+    aclrtStream u;
+    aclrtTaskGrp grp;
+    int rounds;
+    atomic_int failed;
+};
+
+static void *updater_main(void *arg)
+{
+    struct updater *up = (struct updater *)arg;
+    if (aclrtSetCurrentContext(main_ctx) != ACL_SUCCESS)
+        atomic_fetch_add(&up->failed, 1);
+    for (int k = 1; k <= up->rounds; k++) {
+        if (aclmdlRICaptureTaskUpdateBegin(up->u, up->grp) != ACL_SUCCESS ||
+            aclrtLaunchHostFunc(up->u, log_fn, LOG(100 + k)) != ACL_SUCCESS ||
+            aclrtLaunchHostFunc(up->u, log_fn, LOG(100 + k)) != ACL_SUCCESS ||
+            aclmdlRICaptureTaskUpdateEnd(up->u) != ACL_SUCCESS)
+            atomic_fetch_add(&up->failed, 1);
+    }
+    return NULL;
+}
+
+TEST(replays_racing_updates_run_a_whole_update_or_the_one_before_never_a_mix)
+{
+    log_reset();
+    aclrtStream s = new_stream();
+    struct updater up = {new_stream(), NULL, 200, 0};
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    CHECK_OK(aclmdlRICaptureTaskGrpBegin(s));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(100)));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(100)));
+    CHECK_OK(aclmdlRICaptureTaskGrpEnd(s, &up.grp));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    pthread_t th;
+    CHECK_EQ(0, pthread_create(&th, NULL, updater_main, &up));
+    int replays = 0;
+    for (; replays < 500 && replays * 2 + 2 <= LOG_CAP; replays++)
+        CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_EQ(0, pthread_join(th, NULL));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(0, atomic_load(&up.failed));
+    CHECK_EQ(replays * 2, atomic_load(&log_len));
+    int last = 100;
+    for (int r = 0; r < replays; r++) {
+        CHECK_EQ(log_val[2 * r], log_val[2 * r + 1]); /* one update's pair */
+        CHECK(log_val[2 * r] >= last);                /* updates only move forward */
+        last = log_val[2 * r];
+    }
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(300, log_val[replays * 2]); /* the last update */
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(up.u));
+}
+
 TEST(task_group_bad_input_gets_its_code_and_a_message_and_the_group_keeps_its_tasks)
 {
     log_reset();
@@ -1502,6 +1558,7 @@ int main(void)
     RUN_CASE(a_replay_submitted_before_an_update_runs_the_tasks_it_started_with);
     RUN_CASE(an_updated_memset_in_a_group_sets_the_new_value_at_later_replays);
     RUN_CASE(a_kernel_in_a_group_updated_with_new_arguments_runs_with_them_at_later_replays);
+    RUN_CASE(replays_racing_updates_run_a_whole_update_or_the_one_before_never_a_mix);
     RUN_CASE(task_group_bad_input_gets_its_code_and_a_message_and_the_group_keeps_its_tasks);
     int rc = check_report("capture");
     aclrtResetDevice(0);
