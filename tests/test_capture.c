@@ -1504,7 +1504,16 @@ TEST(task_group_bad_input_gets_its_code_and_a_message_and_the_group_keeps_its_ta
     CHECK_EQ(2, atomic_load(&log_len));
     CHECK_EQ(99, log_val[0]);
     CHECK_EQ(10, log_val[1]);
+    /* An updating stream is not synchronized or destroyed; the model destroyed meanwhile fails the end. */
+    CHECK_OK(aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_OK(aclrtLaunchHostFunc(u, log_fn, LOG(30)));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclrtSynchronizeStream(u));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclrtDestroyStream(u));
     CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRICaptureTaskUpdateEnd(u));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "destroyed");
+    CHECK_OK(aclrtSynchronizeStream(u));
+    CHECK_EQ(2, atomic_load(&log_len)); /* the update's task never ran */
     CHECK_OK(aclrtFree(buf));
     CHECK_OK(aclrtDestroyStream(s));
     CHECK_OK(aclrtDestroyStream(u));
