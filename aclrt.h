@@ -669,6 +669,19 @@ ACLRT_API aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
 ACLRT_API aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout);
 ACLRT_API aclError aclmdlRIDestroy(aclmdlRI modelRI);
 /*
+ * Task groups: aclmdlRICaptureTaskGrpBegin .. End on a capturing stream
+ * name the tasks captured in between (the handle lives as long as the
+ * model). After aclmdlRICaptureEnd, aclmdlRICaptureTaskUpdateBegin ..
+ * End on a stream that does not capture collect that stream's tasks, as
+ * many and of the same kinds, to replace the group's: replays submitted
+ * after the End run them, earlier ones run the tasks they started with.
+ * docs/SEMANTICS.md.
+ */
+ACLRT_API aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream);
+ACLRT_API aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle);
+ACLRT_API aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle);
+ACLRT_API aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream);
+/*
  * Building a model explicitly: between aclmdlRIBindStream and
  * aclmdlRIEndTask the tasks submitted to a bound stream go into the model
  * instead of running (as in a capture); aclmdlRIBuildEnd makes it ready to

@@ -80,6 +80,9 @@ struct aclrt_capture {
     struct aclrt_capture_mark *marks;
     uint32_t nmarks, marks_cap;
     struct aclrt_stream *next_active; /* the list of origins (aclrt_capture_active) */
+    bool grp_open;                /* aclmdlRICaptureTaskGrpBegin .. End: a task group is open */
+    uint32_t grp_first;           /* the open group's first task (the origin's count at its begin) */
+    struct aclrt_taskgrp *update; /* aclmdlRICaptureTaskUpdateBegin .. End: the group the tasks replace */
     /*
      * The explicit build the stream is bound to (aclmdlRIBindStream ..
      * aclmdlRIUnbindStream), whether or not it still collects tasks. Written
@@ -88,6 +91,22 @@ struct aclrt_capture {
      */
     struct aclrt_build *_Atomic bound;
 };
+
+/*
+ * A task group (aclrtTaskGrp): a run of a captured model's tasks that an
+ * update (aclmdlRICaptureTaskUpdateBegin .. End, model.h) can replace. It
+ * lives as long as its model; the live ones are in aclrt_taskgrps, under
+ * the capture lock, where a handle is looked up.
+ */
+struct aclrt_taskgrp {
+    struct aclrt_model *model;
+    void *model_handle;                 /* the model's handle (its life) */
+    uint32_t first, count;              /* the tasks, by place in the model's body */
+    struct aclrt_model_body *piece;     /* the latest update's tasks (a reference), or NULL: as captured */
+};
+
+static struct aclrt_taskgrp **aclrt_taskgrps; /* under the capture lock */
+static uint32_t aclrt_ntaskgrps, aclrt_taskgrps_cap;
 
 static pthread_mutex_t aclrt_capture_mutex = PTHREAD_MUTEX_INITIALIZER;
 /* Origins of captures under way, under the lock; the count is read without it (a hint, see event waits). */

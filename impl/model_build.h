@@ -260,6 +260,9 @@ ACLRT_API aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
         atomic_init(&body->refs, 1);
         body->count = b->count;
         body->tasks = b->tasks;
+        body->root = NULL;
+        body->pieces = NULL;
+        body->npieces = 0;
         b->tasks = NULL;
         b->count = b->cap = 0;
     }

@@ -130,6 +130,8 @@ static void aclrt_capture_finish(struct aclrt_stream *o, struct aclrt_task **tas
             break;
         }
     c->next_active = NULL;
+    c->grp_open = false;
+    c->update = NULL;
     atomic_fetch_sub_explicit(&aclrt_captures_under_way, 1, memory_order_relaxed); /* a hint (capture.h) */
     aclrt_capture_leave(o);
 }

@@ -19,7 +19,10 @@
  *     BuildEnd): the bound streams' tasks run only when it executes, in
  *     order, every time; an unbound stream works as before; bad input and
  *     calls in the wrong order get their codes; labels: a switch step jumps,
- *     at each execution, to the label its index in memory picks.
+ *     at each execution, to the label its index in memory picks;
+ *   - task groups: an update (aclmdlRICaptureTaskUpdateBegin .. End)
+ *     replaces a group's tasks for the replays submitted after it, never
+ *     for earlier ones; bad input and mismatched updates get their codes.
  */
 #define _GNU_SOURCE
 
@@ -1235,6 +1238,288 @@ TEST(label_bad_input_and_labels_not_set_once_get_their_code_and_a_message)
     CHECK_OK(aclrtDestroyStream(other));
 }
 
+/* Capture 1 (before), a group of 2 (base, base+1), 1 (after) logging host functions on s; the group's handle in *grp. */
+static aclmdlRI capture_with_group(aclrtStream s, int base, aclrtTaskGrp *grp)
+{
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclmdlRICaptureTaskGrpBegin(s));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(base)));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(base + 1)));
+    *grp = NULL;
+    CHECK_OK(aclmdlRICaptureTaskGrpEnd(s, grp));
+    CHECK(*grp != NULL);
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(2)));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    return m;
+}
+
+/* Update the group from stream u with two logging host functions a, b. */
+static aclError update_group(aclrtStream u, aclrtTaskGrp grp, int a, int b)
+{
+    CHECK_OK(aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_OK(aclrtLaunchHostFunc(u, log_fn, LOG(a)));
+    CHECK_OK(aclrtLaunchHostFunc(u, log_fn, LOG(b)));
+    return aclmdlRICaptureTaskUpdateEnd(u);
+}
+
+TEST(an_updated_task_group_changes_what_later_replays_run_and_nothing_else)
+{
+    log_reset();
+    aclrtStream s = new_stream(), u = new_stream();
+    aclrtTaskGrp grp;
+    aclmdlRI m = capture_with_group(s, 10, &grp);
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_OK(update_group(u, grp, 20, 21));
+    /* The update stream ran none of the update's tasks. */
+    CHECK_OK(aclrtSynchronizeStream(u));
+    CHECK_EQ(4, atomic_load(&log_len));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(update_group(u, grp, 30, 31)); /* a second update replaces the first */
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    int want[] = {1, 10, 11, 2, 1, 20, 21, 2, 1, 30, 31, 2};
+    CHECK_EQ(12, atomic_load(&log_len));
+    for (int i = 0; i < 12; i++)
+        CHECK_EQ(want[i], log_val[i]);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRICaptureTaskUpdateBegin(u, grp)); /* the group went with its model */
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(u));
+}
+
+TEST(a_replay_submitted_before_an_update_runs_the_tasks_it_started_with)
+{
+    log_reset();
+    aclrtStream s = new_stream(), u = new_stream();
+    aclrtTaskGrp grp;
+    aclmdlRI m = capture_with_group(s, 10, &grp);
+    struct gate *g = launch_gate(s);
+    CHECK_OK(aclmdlRIExecuteAsync(m, s)); /* held behind the gate until after the update */
+    CHECK_OK(update_group(u, grp, 20, 21));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclmdlRIDestroy(m)); /* both replays still run */
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    int want[] = {1, 10, 11, 2, 1, 20, 21, 2};
+    CHECK_EQ(8, atomic_load(&log_len));
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ(want[i], log_val[i]);
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(u));
+}
+
+TEST(an_updated_memset_in_a_group_sets_the_new_value_at_later_replays)
+{
+    aclrtStream s = new_stream(), u = new_stream();
+    unsigned char *buf = NULL;
+    CHECK_OK(aclrtMalloc((void **)&buf, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclmdlRICaptureTaskGrpBegin(s));
+    CHECK_OK(aclrtMemsetAsync(buf, 64, 0x11, 64, s));
+    aclrtTaskGrp grp = NULL;
+    CHECK_OK(aclmdlRICaptureTaskGrpEnd(s, &grp));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(0x11, buf[63]);
+    CHECK_OK(aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_OK(aclrtMemsetAsync(buf, 64, 0x22, 32, u));
+    CHECK_OK(aclmdlRICaptureTaskUpdateEnd(u));
+    memset(buf, 0, 64);
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(0x22, buf[31]);
+    CHECK_EQ(0, buf[32]);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtFree(buf));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(u));
+}
+
+TEST(a_kernel_in_a_group_updated_with_new_arguments_runs_with_them_at_later_replays)
+{
+    aclrtBinHandle bin = NULL;
+    aclError rc = aclrtBinaryLoadFromFile(ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so", NULL, &bin);
+    if (rc != ACL_SUCCESS && strcmp(aclrtxGetBackendName(), "cuda") == 0)
+        return; /* a real GPU's driver loads no host shared objects */
+    CHECK_OK(rc);
+    aclrtFuncHandle f = NULL;
+    CHECK_OK(aclrtBinaryGetFunction(bin, "count_runs", &f));
+    aclrtStream s = new_stream(), u = new_stream();
+    atomic_int n = 0, other = 0;
+    struct count_args a = {&n};
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclmdlRICaptureTaskGrpBegin(s));
+    CHECK_OK(aclrtLaunchKernelWithHostArgs(f, 2, s, NULL, &a, sizeof a, NULL, 0));
+    aclrtTaskGrp grp = NULL;
+    CHECK_OK(aclmdlRICaptureTaskGrpEnd(s, &grp));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(2, atomic_load(&n));
+    struct count_args b = {&other};
+    CHECK_OK(aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_OK(aclrtLaunchKernelWithHostArgs(f, 5, u, NULL, &b, sizeof b, NULL, 0));
+    CHECK_OK(aclmdlRICaptureTaskUpdateEnd(u));
+    CHECK_OK(aclrtSynchronizeStream(u));
+    CHECK_EQ(0, atomic_load(&other)); /* the update stream did not run it */
+    b.n = &n; /* the update copied its arguments */
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(2, atomic_load(&n));
+    CHECK_EQ(10, atomic_load(&other));
+    CHECK_OK(aclrtBinaryUnLoad(bin)); /* the model keeps its code */
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(u));
+}
+
+struct updater {
+    aclrtStream u;
+    aclrtTaskGrp grp;
+    int rounds;
+    atomic_int failed;
+};
+
+static void *updater_main(void *arg)
+{
+    struct updater *up = (struct updater *)arg;
+    if (aclrtSetCurrentContext(main_ctx) != ACL_SUCCESS)
+        atomic_fetch_add(&up->failed, 1);
+    for (int k = 1; k <= up->rounds; k++) {
+        if (aclmdlRICaptureTaskUpdateBegin(up->u, up->grp) != ACL_SUCCESS ||
+            aclrtLaunchHostFunc(up->u, log_fn, LOG(100 + k)) != ACL_SUCCESS ||
+            aclrtLaunchHostFunc(up->u, log_fn, LOG(100 + k)) != ACL_SUCCESS ||
+            aclmdlRICaptureTaskUpdateEnd(up->u) != ACL_SUCCESS)
+            atomic_fetch_add(&up->failed, 1);
+    }
+    return NULL;
+}
+
+TEST(replays_racing_updates_run_a_whole_update_or_the_one_before_never_a_mix)
+{
+    log_reset();
+    aclrtStream s = new_stream();
+    struct updater up = {new_stream(), NULL, 200, 0};
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    CHECK_OK(aclmdlRICaptureTaskGrpBegin(s));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(100)));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(100)));
+    CHECK_OK(aclmdlRICaptureTaskGrpEnd(s, &up.grp));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    pthread_t th;
+    CHECK_EQ(0, pthread_create(&th, NULL, updater_main, &up));
+    int replays = 0;
+    for (; replays < 500 && replays * 2 + 2 <= LOG_CAP; replays++)
+        CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_EQ(0, pthread_join(th, NULL));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(0, atomic_load(&up.failed));
+    CHECK_EQ(replays * 2, atomic_load(&log_len));
+    int last = 100;
+    for (int r = 0; r < replays; r++) {
+        CHECK_EQ(log_val[2 * r], log_val[2 * r + 1]); /* one update's pair */
+        CHECK(log_val[2 * r] >= last);                /* updates only move forward */
+        last = log_val[2 * r];
+    }
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(300, log_val[replays * 2]); /* the last update */
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(up.u));
+}
+
+TEST(task_group_bad_input_gets_its_code_and_a_message_and_the_group_keeps_its_tasks)
+{
+    log_reset();
+    aclrtStream s = new_stream(), u = new_stream();
+    void *garbage = (void *)(uintptr_t)0x1234;
+    aclrtTaskGrp grp = NULL;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureTaskGrpBegin(NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRICaptureTaskGrpBegin(garbage));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_NOT_CAPTURED, aclmdlRICaptureTaskGrpBegin(s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not capturing");
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureTaskGrpEnd(s, NULL));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_NOT_CAPTURED, aclmdlRICaptureTaskGrpEnd(s, &grp));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRICaptureTaskGrpEnd(s, &grp));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "no task group is open");
+    CHECK(grp == NULL);
+    CHECK_OK(aclmdlRICaptureTaskGrpBegin(s));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRICaptureTaskGrpBegin(s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "do not nest");
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(10)));
+    CHECK_OK(aclmdlRICaptureTaskGrpEnd(s, &grp));
+    /* The model is not ready: no update yet; a capturing stream does not update. */
+    CHECK_EQ(ACL_ERROR_RT_MODEL_CAPTURED, aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_OK(aclmdlRICaptureTaskGrpBegin(s)); /* left open: the end drops it */
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureTaskUpdateBegin(NULL, grp));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureTaskUpdateBegin(u, NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRICaptureTaskUpdateBegin(u, garbage));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not a live task group");
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRICaptureTaskUpdateBegin(garbage, grp));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureTaskUpdateEnd(NULL));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRICaptureTaskUpdateEnd(u));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not updating");
+    aclrtStream c = new_stream();
+    CHECK_OK(aclmdlRICaptureBegin(c, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclmdlRICaptureTaskUpdateBegin(c, grp));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclmdlRICaptureTaskUpdateEnd(c));
+    aclmdlRI cm = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(c, &cm));
+    CHECK_OK(aclmdlRIDestroy(cm));
+
+    /* Another number of tasks, another kind: refused, the group keeps its tasks. */
+    CHECK_OK(aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "already updating");
+    aclmdlRICaptureStatus st = ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE;
+    CHECK_OK(aclmdlRICaptureGetInfo(u, &st, NULL));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_NONE, st);
+    aclmdlRI none = NULL;
+    CHECK_EQ(ACL_ERROR_RT_STREAM_NOT_CAPTURED, aclmdlRICaptureEnd(u, &none));
+    CHECK_OK(aclrtLaunchHostFunc(u, log_fn, LOG(20)));
+    CHECK_OK(aclrtLaunchHostFunc(u, log_fn, LOG(21)));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRICaptureTaskUpdateEnd(u));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "another number of tasks");
+    unsigned char *buf = NULL;
+    CHECK_OK(aclrtMalloc((void **)&buf, 8, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_OK(aclrtMemsetAsync(buf, 8, 0, 8, u));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRICaptureTaskUpdateEnd(u));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "another kind");
+    /* The stream works as before. */
+    CHECK_OK(aclrtLaunchHostFunc(u, log_fn, LOG(99)));
+    CHECK_OK(aclrtSynchronizeStream(u));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(2, atomic_load(&log_len));
+    CHECK_EQ(99, log_val[0]);
+    CHECK_EQ(10, log_val[1]);
+    /* An updating stream is not synchronized or destroyed; the model destroyed meanwhile fails the end. */
+    CHECK_OK(aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_OK(aclrtLaunchHostFunc(u, log_fn, LOG(30)));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclrtSynchronizeStream(u));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclrtDestroyStream(u));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRICaptureTaskUpdateEnd(u));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "destroyed");
+    CHECK_OK(aclrtSynchronizeStream(u));
+    CHECK_EQ(2, atomic_load(&log_len)); /* the update's task never ran */
+    CHECK_OK(aclrtFree(buf));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(u));
+    CHECK_OK(aclrtDestroyStream(c));
+}
+
 #define RUN_CASE(name)      \
     do {                    \
         RUN(name);          \
@@ -1278,6 +1563,12 @@ int main(void)
     RUN_CASE(build_bad_input_and_calls_in_the_wrong_order_get_their_code_and_a_message);
     RUN_CASE(a_label_switch_jumps_at_each_execution_to_the_label_its_index_picks);
     RUN_CASE(label_bad_input_and_labels_not_set_once_get_their_code_and_a_message);
+    RUN_CASE(an_updated_task_group_changes_what_later_replays_run_and_nothing_else);
+    RUN_CASE(a_replay_submitted_before_an_update_runs_the_tasks_it_started_with);
+    RUN_CASE(an_updated_memset_in_a_group_sets_the_new_value_at_later_replays);
+    RUN_CASE(a_kernel_in_a_group_updated_with_new_arguments_runs_with_them_at_later_replays);
+    RUN_CASE(replays_racing_updates_run_a_whole_update_or_the_one_before_never_a_mix);
+    RUN_CASE(task_group_bad_input_gets_its_code_and_a_message_and_the_group_keeps_its_tasks);
     int rc = check_report("capture");
     aclrtResetDevice(0);
     aclFinalize();

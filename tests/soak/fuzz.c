@@ -113,7 +113,8 @@ static const char *const fz_functions[] = {
     "aclrtKernelArgsFinalize", "aclrtLaunchKernel", "aclrtLaunchKernelV2", "aclrtLaunchKernelWithConfig",
     "aclrtLaunchKernelWithHostArgs", "aclmdlRICaptureBegin", "aclmdlRICaptureGetInfo", "aclmdlRICaptureEnd",
     "aclmdlRICaptureThreadExchangeMode", "aclmdlRIExecuteAsync", "aclmdlRIExecute", "aclmdlRIDestroy",
-    "aclmdlRIBuildBegin", "aclmdlRIBindStream", "aclmdlRIEndTask", "aclmdlRIBuildEnd", "aclmdlRIUnbindStream",
+    "aclmdlRICaptureTaskGrpBegin", "aclmdlRICaptureTaskGrpEnd", "aclmdlRICaptureTaskUpdateBegin",
+    "aclmdlRICaptureTaskUpdateEnd", "aclmdlRIBuildBegin", "aclmdlRIBindStream", "aclmdlRIEndTask", "aclmdlRIBuildEnd", "aclmdlRIUnbindStream",
     "aclrtCreateLabel", "aclrtSetLabel", "aclrtDestroyLabel", "aclrtCreateLabelList", "aclrtDestroyLabelList",
     "aclrtSwitchLabelByIndex",
 };
@@ -1586,15 +1587,38 @@ static void fz_one_call(struct fz *z)
             FZ(CODES(P, H, ACL_ERROR_RT_STREAM_NOT_CAPTURED), aclmdlRICaptureEnd(fz_garbage(z), &mdl));
             FZ(CODES(P, H), aclmdlRIExecuteAsync(soak_pick(rng, 2) ? fz_garbage(z) : NULL, z->work));
             FZ(CODES(P, H), aclmdlRIDestroy(soak_pick(rng, 2) ? fz_garbage(z) : NULL));
+            aclrtTaskGrp wild_grp = NULL;
+            FZ(CODES(P, H, CN, SC, ACL_ERROR_RT_STREAM_NOT_CAPTURED), aclmdlRICaptureTaskGrpBegin(fz_garbage(z)));
+            FZ(CODES(P, H, CN, SC, ACL_ERROR_RT_STREAM_NOT_CAPTURED),
+               aclmdlRICaptureTaskGrpEnd(fz_garbage(z), soak_pick(rng, 2) ? &wild_grp : NULL));
+            FZ(CODES(P, H, CN, SC, ACL_ERROR_RT_STREAM_CAPTURED),
+               aclmdlRICaptureTaskUpdateBegin(fz_garbage(z), soak_pick(rng, 2) ? fz_garbage(z) : NULL));
+            FZ(CODES(P, H, CN, SC), aclmdlRICaptureTaskUpdateEnd(soak_pick(rng, 2) ? fz_garbage(z) : NULL));
             break;
         }
         /* THREAD_LOCAL, RELAXED or invalid: a GLOBAL capture would refuse other threads' synchronous copies. */
         FZ(CODES(P, H, CN, SC, ACL_ERROR_RT_STREAM_CAPTURED),
            aclmdlRICaptureBegin(cs, (aclmdlRICaptureMode)(1 + soak_pick(rng, 3))));
+        aclrtTaskGrp grp = NULL;
+        int grp_tasks = 0;
         if (last_rc == ACL_SUCCESS) {
             int n = (int)soak_pick(rng, 5);
             for (int k = 0; k < n; k++)
                 FZ(CODES(SUBMIT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), aclrtLaunchHostFunc(cs, fz_noop, NULL));
+            if (soak_pick(rng, 2)) {
+                /* A task group (sometimes nested or ended twice: refused), then an update of it below. */
+                FZ(CODES(H, R), aclmdlRICaptureTaskGrpBegin(cs));
+                if (soak_pick(rng, 8) == 0)
+                    FZ(CODES(R), aclmdlRICaptureTaskGrpBegin(cs));
+                grp_tasks = (int)soak_pick(rng, 3);
+                for (int k = 0; k < grp_tasks; k++)
+                    FZ(CODES(SUBMIT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED),
+                       aclrtLaunchHostFunc(cs, fz_noop, NULL));
+                FZ(CODES(P, R, ACL_ERROR_RT_MEMORY_ALLOCATION),
+                   aclmdlRICaptureTaskGrpEnd(cs, soak_pick(rng, 8) ? &grp : NULL));
+                if (soak_pick(rng, 8) == 0)
+                    FZ(CODES(P, R), aclmdlRICaptureTaskGrpEnd(cs, &grp));
+            }
             switch (soak_pick(rng, 6)) {
             case 0: FZ(CODES(H, ACL_ERROR_RT_STREAM_CAPTURED), aclrtSynchronizeStream(cs)); break;
             case 1: {
@@ -1634,6 +1658,19 @@ static void fz_one_call(struct fz *z)
         int replays = (int)soak_pick(rng, 3);
         for (int k = 0; k < replays; k++)
             FZ(CODES(SUBMIT, ACL_ERROR_RT_MODEL_CONTEXT), aclmdlRIExecuteAsync(mdl, fz_stream_submit(z)));
+        if (grp != NULL) {
+            /* Update the group from the (no longer capturing) scratch stream, sometimes with a wrong count. */
+            FZ(CODES(H, R, ACL_ERROR_RT_STREAM_CAPTURED), aclmdlRICaptureTaskUpdateBegin(cs, grp));
+            if (last_rc == ACL_SUCCESS) {
+                int n = soak_pick(rng, 4) ? grp_tasks : (int)soak_pick(rng, 3);
+                for (int k = 0; k < n; k++)
+                    FZ(CODES(SUBMIT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED),
+                       aclrtLaunchHostFunc(cs, fz_noop, NULL));
+                FZ(CODES(H, R), aclmdlRICaptureTaskUpdateEnd(cs));
+            }
+            for (int k = 0; k < replays; k++)
+                FZ(CODES(SUBMIT, ACL_ERROR_RT_MODEL_CONTEXT), aclmdlRIExecuteAsync(mdl, fz_stream_submit(z)));
+        }
         if (soak_pick(rng, 4) == 0) {
             int32_t model_timeouts[] = {-2, 0, 1, 1000};
             FZ(CODES(P, H, R, CN, ACL_ERROR_RT_MODEL_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ASYNC),
