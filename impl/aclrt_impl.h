@@ -67,6 +67,7 @@
 #include "label.h"     /* labels: places and jumps in a model built explicitly */
 #include "model.h"     /* models (aclmdlRI) captured from a stream, and their replay */
 #include "model_build.h" /* building a model explicitly: bind streams, end tasks, build end */
+#include "model_update.h" /* task groups of a capture and their update */
 #include "error_detail.h" /* hardware fault details, the kernel behind an exception */
 #include "sysinfo.h"   /* versions, CANN attributes, SoC name, half precision, data type sizes */
 #include "device_info.h" /* device attributes, capabilities, status, resource limits */
