@@ -669,6 +669,17 @@ ACLRT_API aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
 ACLRT_API aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout);
 ACLRT_API aclError aclmdlRIDestroy(aclmdlRI modelRI);
 /*
+ * aclmdlRIAbort: replays of the model submitted before it and not finished
+ * drop their remaining steps (a step running finishes) and count as done
+ * without an error; their streams go on. Later replays run whole.
+ * aclmdlRISetName (at most 127 bytes) / aclmdlRIGetName (maxLen must hold
+ * the name and its NUL); aclmdlRIGetId: unique among live models.
+ */
+ACLRT_API aclError aclmdlRIAbort(aclmdlRI modelRI);
+ACLRT_API aclError aclmdlRISetName(aclmdlRI modelRI, const char *name);
+ACLRT_API aclError aclmdlRIGetName(aclmdlRI modelRI, uint32_t maxLen, char *name);
+ACLRT_API aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t *modelRIId);
+/*
  * Task groups: aclmdlRICaptureTaskGrpBegin .. End on a capturing stream
  * name the tasks captured in between (the handle lives as long as the
  * model). After aclmdlRICaptureEnd, aclmdlRICaptureTaskUpdateBegin ..

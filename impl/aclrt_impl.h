@@ -68,6 +68,7 @@
 #include "model.h"     /* models (aclmdlRI) captured from a stream, and their replay */
 #include "model_build.h" /* building a model explicitly: bind streams, end tasks, build end */
 #include "model_update.h" /* task groups of a capture and their update */
+#include "model_query.h"  /* a model's abort, name and id */
 #include "error_detail.h" /* hardware fault details, the kernel behind an exception */
 #include "sysinfo.h"   /* versions, CANN attributes, SoC name, half precision, data type sizes */
 #include "device_info.h" /* device attributes, capabilities, status, resource limits */

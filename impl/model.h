@@ -58,6 +58,7 @@
 #define ACLRT_MODEL_CAPTURING 0u /* aclmdlRICaptureBegin .. End */
 #define ACLRT_MODEL_READY 1u     /* built: replays run its body */
 #define ACLRT_MODEL_BUILDING 2u  /* aclmdlRIBuildBegin .. BuildEnd */
+#define ACLRT_MODEL_NAME_MAX 127u /* the longest aclmdlRISetName name, in bytes */
 
 /*
  * A body as captured owns its tasks. A body made by an update of a task
@@ -84,6 +85,9 @@ struct aclrt_model {
     struct aclrt_model_body *body; /* READY */
     bool built;                    /* made by aclmdlRIBuildBegin (its build: `build`) */
     struct aclrt_build build;      /* under the capture lock (capture.h): bound streams, tasks handed over */
+    _Atomic uint32_t aborts;       /* aclmdlRIAbort calls, over the slot's lives (never reset: model_query.h) */
+    uint32_t name_len;             /* aclmdlRISetName (model_query.h); 0: none */
+    char name[ACLRT_MODEL_NAME_MAX + 1];
 };
 
 static struct aclrt_table aclrt_models = ACLRT_TABLE_INIT(ACLRT_KIND_MODEL, struct aclrt_model, "model");
@@ -202,6 +206,8 @@ static void aclrt_model_retire(struct aclrt_model *m)
     struct aclrt_model_body *b = m->body;
     m->body = NULL;
     m->stream = NULL;
+    m->name_len = 0;
+    m->name[0] = '\0';
     aclrt_capture_lock();
     aclrt_taskgrps_remove(m);
     aclrt_capture_unlock();
@@ -252,6 +258,9 @@ static int aclrt_model_run(struct aclrt_stream *s, struct aclrt_task *t, struct 
     for (uint32_t i = t->u.model.next; i < b->count; i++) {
         struct aclrt_task *sub = resume;
         if (sub == NULL) {
+            /* Relaxed: nothing is published through the count; an abort seen late drops one step fewer. */
+            if (ACLRT_UNLIKELY(atomic_load_explicit(t->u.model.aborts, memory_order_relaxed) != t->u.model.epoch))
+                break; /* aclmdlRIAbort: the rest is dropped, the replay counts as done */
             if (ACLRT_UNLIKELY(b->tasks[i].kind == &aclrt_kind_label_switch)) {
                 uint32_t step;
                 if ((rc = aclrt_label_switch_target(&b->tasks[i], &step)) != ACL_SUCCESS)
@@ -528,11 +537,14 @@ static aclError aclrt_model_submit(aclmdlRI modelRI, struct aclrt_stream *s, uin
     }
     struct aclrt_model_body *b = m->body;
     atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed); /* the model's own reference keeps it */
+    uint32_t epoch = atomic_load_explicit(&m->aborts, memory_order_relaxed); /* under the lock aclmdlRIAbort takes */
     aclrt_model_unlock(m);
     struct aclrt_task t;
     memset(&t, 0, sizeof t);
     t.kind = &aclrt_kind_model;
     t.u.model.body = b;
+    t.u.model.aborts = &m->aborts;
+    t.u.model.epoch = epoch;
     rc = aclrt_stream_submit(s, &t, number);
     if (rc != ACL_SUCCESS)
         aclrt_model_body_put(b);

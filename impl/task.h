@@ -185,6 +185,8 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             struct aclrt_model_body *body; /* counted: the replay's reference (model.h) */
             struct aclrt_task *resume;     /* the captured task that blocked, to run again; NULL: none */
             uint32_t next;                 /* the captured task to run next */
+            uint32_t epoch;                /* the model's abort count at submission */
+            const _Atomic uint32_t *aborts; /* the model's abort count (its slot's: lives as long as the table) */
         } model;
         struct {
             void *handle; /* the aclrtLabel */

@@ -1520,6 +1520,88 @@ TEST(task_group_bad_input_gets_its_code_and_a_message_and_the_group_keeps_its_ta
     CHECK_OK(aclrtDestroyStream(c));
 }
 
+TEST(model_abort_drops_the_rest_of_a_replay_parked_behind_a_gate_and_the_stream_goes_on)
+{
+    log_reset();
+    aclrtStream s = new_stream();
+    struct gate *g = new_gate();
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclrtLaunchHostFunc(s, gate_fn, g));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(2)));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(3)));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s)); /* stops at the gate, its second step */
+    CHECK_OK(aclmdlRIExecuteAsync(m, s)); /* queued behind it */
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(9)));
+    CHECK(gate_wait_entered(g));
+    CHECK_OK(aclmdlRIAbort(m));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s)); /* after the abort: runs whole */
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(s)); /* dropped steps are no error */
+    CHECK_EQ(5, atomic_load(&log_len));
+    CHECK_EQ(1, log_val[0]); /* the first replay: its step before the gate, then nothing */
+    CHECK_EQ(9, log_val[1]); /* the second replay dropped whole; the stream's own task runs */
+    CHECK_EQ(1, log_val[2]);
+    CHECK_EQ(2, log_val[3]);
+    CHECK_EQ(3, log_val[4]);
+    /* The model replays whole again, and synchronously too. */
+    log_reset();
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(3, atomic_load(&log_len));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIAbort(m));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not a live model");
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIAbort(NULL));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(a_model_keeps_the_name_set_and_has_an_id_of_its_own)
+{
+    log_reset();
+    aclrtStream s = new_stream();
+    aclmdlRI a = capture_log(s, 1, 1);
+    aclmdlRI b = capture_log(s, 2, 1);
+    char name[16] = "junk";
+    CHECK_OK(aclmdlRIGetName(a, sizeof name, name));
+    CHECK_EQ(0, (int)strlen(name)); /* no name set: empty */
+    CHECK_OK(aclmdlRISetName(a, "encoder"));
+    CHECK_OK(aclmdlRIGetName(a, sizeof name, name));
+    CHECK_EQ(0, strcmp(name, "encoder"));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIGetName(a, 7, name)); /* no room for the NUL */
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "cannot hold");
+    CHECK_OK(aclmdlRIGetName(a, 8, name));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIGetName(a, 0, name));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIGetName(a, 8, NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRISetName(a, NULL));
+    char longname[200];
+    memset(longname, 'x', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRISetName(a, longname));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "longer than");
+    CHECK_OK(aclmdlRIGetName(a, sizeof name, name));
+    CHECK_EQ(0, strcmp(name, "encoder")); /* a refused name leaves the old one */
+    uint32_t ida = 0, idb = 0;
+    CHECK_OK(aclmdlRIGetId(a, &ida));
+    CHECK_OK(aclmdlRIGetId(b, &idb));
+    CHECK(ida != idb);
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIGetId(a, NULL));
+    CHECK_OK(aclmdlRIDestroy(a));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIGetId(a, &ida));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRISetName(a, "x"));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIGetName(a, sizeof name, name));
+    /* A new model in the freed slot starts without a name. */
+    aclmdlRI c = capture_log(s, 3, 1);
+    strcpy(name, "junk");
+    CHECK_OK(aclmdlRIGetName(c, sizeof name, name));
+    CHECK_EQ(0, (int)strlen(name));
+    CHECK_OK(aclmdlRIDestroy(b));
+    CHECK_OK(aclmdlRIDestroy(c));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
 #define RUN_CASE(name)      \
     do {                    \
         RUN(name);          \
@@ -1569,6 +1651,8 @@ int main(void)
     RUN_CASE(a_kernel_in_a_group_updated_with_new_arguments_runs_with_them_at_later_replays);
     RUN_CASE(replays_racing_updates_run_a_whole_update_or_the_one_before_never_a_mix);
     RUN_CASE(task_group_bad_input_gets_its_code_and_a_message_and_the_group_keeps_its_tasks);
+    RUN_CASE(model_abort_drops_the_rest_of_a_replay_parked_behind_a_gate_and_the_stream_goes_on);
+    RUN_CASE(a_model_keeps_the_name_set_and_has_an_id_of_its_own);
     int rc = check_report("capture");
     aclrtResetDevice(0);
     aclFinalize();
