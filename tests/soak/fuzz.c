@@ -115,6 +115,7 @@ static const char *const fz_functions[] = {
     "aclmdlRICaptureThreadExchangeMode", "aclmdlRIExecuteAsync", "aclmdlRIExecute", "aclmdlRIDestroy",
     "aclmdlRICaptureTaskGrpBegin", "aclmdlRICaptureTaskGrpEnd", "aclmdlRICaptureTaskUpdateBegin",
     "aclmdlRICaptureTaskUpdateEnd", "aclmdlRIBuildBegin", "aclmdlRIBindStream", "aclmdlRIEndTask", "aclmdlRIBuildEnd", "aclmdlRIUnbindStream",
+    "aclmdlRIAbort", "aclmdlRISetName", "aclmdlRIGetName", "aclmdlRIGetId",
     "aclrtCreateLabel", "aclrtSetLabel", "aclrtDestroyLabel", "aclrtCreateLabelList", "aclrtDestroyLabelList",
     "aclrtSwitchLabelByIndex",
 };
@@ -1670,6 +1671,18 @@ static void fz_one_call(struct fz *z)
             }
             for (int k = 0; k < replays; k++)
                 FZ(CODES(SUBMIT, ACL_ERROR_RT_MODEL_CONTEXT), aclmdlRIExecuteAsync(mdl, fz_stream_submit(z)));
+        }
+        if (soak_pick(rng, 3) == 0) /* replays in flight drop their rest; the stream goes on */
+            FZ(CODES(P, H), aclmdlRIAbort(soak_pick(rng, 8) ? mdl : fz_garbage(z)));
+        if (soak_pick(rng, 3) == 0) {
+            char mname[40];
+            uint32_t mid;
+            const char *names[] = {"", "m", "a model name"};
+            FZ(CODES(P, H), aclmdlRISetName(soak_pick(rng, 8) ? mdl : fz_garbage(z),
+                                            soak_pick(rng, 8) ? names[soak_pick(rng, 3)] : NULL));
+            FZ(CODES(P, H), aclmdlRIGetName(soak_pick(rng, 8) ? mdl : fz_garbage(z), (uint32_t)soak_pick(rng, 41),
+                                            fz_maybe(z, mname)));
+            FZ(CODES(P, H), aclmdlRIGetId(soak_pick(rng, 8) ? mdl : fz_garbage(z), fz_maybe(z, &mid)));
         }
         if (soak_pick(rng, 4) == 0) {
             int32_t model_timeouts[] = {-2, 0, 1, 1000};
