@@ -264,14 +264,15 @@ ACLRT_API aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key,
     return ACL_SUCCESS;
 }
 
-ACLRT_API aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)
+/* aclrtIpcMemSetImportPid(InterServer): process ids (pids) or server entries (servers) join the allow-list. */
+static aclError aclrt_ipc_mem_set_import(const char *key, const int32_t *pids, const aclrtServerPid *servers,
+                                         size_t num)
 {
-    ACLRT_ENTER();
     aclError rc = aclrt_ipc_key_arg(key);
     if (rc != ACL_SUCCESS)
         return rc;
-    if (pid == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "pid is NULL");
+    if (pids == NULL && servers == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "the process id list is NULL");
     if (num == 0)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "num is 0");
     pthread_mutex_lock(&aclrt_ipc_mem.lock);
@@ -280,30 +281,21 @@ ACLRT_API aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t
         rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "key \"%.64s\" is not an export of this process (or was closed)",
                         key);
     else
-        rc = aclrt_ipc_allow(seg, pid, num);
+        rc = pids != NULL ? aclrt_ipc_allow(seg, pids, num) : aclrt_ipc_allow_servers(seg, servers, num);
     pthread_mutex_unlock(&aclrt_ipc_mem.lock);
     return rc;
+}
+
+ACLRT_API aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)
+{
+    ACLRT_ENTER();
+    return aclrt_ipc_mem_set_import(key, pid, NULL, num);
 }
 
 ACLRT_API aclError aclrtIpcMemImportPidInterServer(const char *key, aclrtServerPid *serverPids, size_t num)
 {
     ACLRT_ENTER();
-    aclError rc = aclrt_ipc_key_arg(key);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    if (serverPids == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "serverPids is NULL");
-    if (num == 0)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "num is 0");
-    pthread_mutex_lock(&aclrt_ipc_mem.lock);
-    struct aclrt_ipc_seg *seg = aclrt_ipc_mem_take(aclrt_ipc_mem.exports, &aclrt_ipc_mem.export_count, key, false);
-    if (seg == NULL)
-        rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "key \"%.64s\" is not an export of this process (or was closed)",
-                        key);
-    else
-        rc = aclrt_ipc_allow_servers(seg, serverPids, num);
-    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
-    return rc;
+    return aclrt_ipc_mem_set_import(key, NULL, serverPids, num);
 }
 
 ACLRT_API aclError aclrtIpcMemSetAttr(const char *key, aclrtIpcMemAttrType type, uint64_t attr)

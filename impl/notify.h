@@ -418,44 +418,37 @@ ACLRT_API aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t
     return ACL_SUCCESS;
 }
 
-ACLRT_API aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num)
+/* aclrtNotifySetImportPid(InterServer): process ids (pids) or server entries (servers) join the allow-list. */
+static aclError aclrt_notify_set_import(aclrtNotify notify, const int32_t *pids, const aclrtServerPid *servers,
+                                        size_t num)
 {
-    ACLRT_ENTER();
     struct aclrt_notify_object *n;
     uint32_t generation;
     aclError rc = aclrt_notify_object_resolve(&aclrt_notify_kind, notify, &n, &generation);
     if (rc != ACL_SUCCESS)
         return rc;
-    if (pid == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "pid is NULL");
+    if (pids == NULL && servers == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "the process id list is NULL");
     if (num == 0)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "num is 0");
     struct aclrt_ipc_seg *seg = NULL;
     if ((rc = aclrt_notify_exported(notify, n, &seg)) != ACL_SUCCESS)
         return rc;
-    rc = aclrt_ipc_allow(seg, pid, num);
+    rc = pids != NULL ? aclrt_ipc_allow(seg, pids, num) : aclrt_ipc_allow_servers(seg, servers, num);
     aclrt_ipc_seg_unref(seg);
     return rc;
+}
+
+ACLRT_API aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num)
+{
+    ACLRT_ENTER();
+    return aclrt_notify_set_import(notify, pid, NULL, num);
 }
 
 ACLRT_API aclError aclrtNotifySetImportPidInterServer(aclrtNotify notify, aclrtServerPid *serverPids, size_t num)
 {
     ACLRT_ENTER();
-    struct aclrt_notify_object *n;
-    uint32_t generation;
-    aclError rc = aclrt_notify_object_resolve(&aclrt_notify_kind, notify, &n, &generation);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    if (serverPids == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "serverPids is NULL");
-    if (num == 0)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "num is 0");
-    struct aclrt_ipc_seg *seg = NULL;
-    if ((rc = aclrt_notify_exported(notify, n, &seg)) != ACL_SUCCESS)
-        return rc;
-    rc = aclrt_ipc_allow_servers(seg, serverPids, num);
-    aclrt_ipc_seg_unref(seg);
-    return rc;
+    return aclrt_notify_set_import(notify, NULL, serverPids, num);
 }
 
 ACLRT_API aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags)
