@@ -558,6 +558,17 @@ typedef enum {
     ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED,
 } aclmdlRICaptureStatus;
 
+/* aclmdlRITaskGetType: what a model's task is (other tasks: ACL_MODEL_RI_TASK_DEFAULT). */
+typedef enum aclmdlRITaskType {
+    ACL_MODEL_RI_TASK_DEFAULT,
+    ACL_MODEL_RI_TASK_KERNEL,
+    ACL_MODEL_RI_TASK_EVENT_RECORD,
+    ACL_MODEL_RI_TASK_EVENT_WAIT,
+    ACL_MODEL_RI_TASK_EVENT_RESET,
+    ACL_MODEL_RI_TASK_VALUE_WRITE,
+    ACL_MODEL_RI_TASK_VALUE_WAIT,
+} aclmdlRITaskType;
+
 /* aclmdlRIBindStream: a stream that runs from the model's start, or one activated during execution. */
 #define ACL_MODEL_STREAM_FLAG_HEAD 0x00000000U
 #define ACL_MODEL_STREAM_FLAG_DEFAULT 0x7FFFFFFFU
@@ -679,6 +690,19 @@ ACLRT_API aclError aclmdlRIAbort(aclmdlRI modelRI);
 ACLRT_API aclError aclmdlRISetName(aclmdlRI modelRI, const char *name);
 ACLRT_API aclError aclmdlRIGetName(aclmdlRI modelRI, uint32_t maxLen, char *name);
 ACLRT_API aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t *modelRIId);
+/*
+ * A model's streams and tasks. aclmdlRIGetStreams: a captured model's
+ * streams are its own (the origin's, then those that joined), good for
+ * aclmdlRIGetTasksByStream; a built model's are its bound streams. Both
+ * listings: a NULL array asks for the number; an array too small is
+ * filled and gets ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY; a larger one gets
+ * NULL after the last. aclmdlRITaskGetSeqId: the task's place in a
+ * captured model (from 0, over all its streams in submission order).
+ */
+ACLRT_API aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, uint32_t *numStreams);
+ACLRT_API aclError aclmdlRIGetTasksByStream(aclrtStream stream, aclmdlRITask *tasks, uint32_t *numTasks);
+ACLRT_API aclError aclmdlRITaskGetType(aclmdlRITask task, aclmdlRITaskType *type);
+ACLRT_API aclError aclmdlRITaskGetSeqId(aclmdlRITask task, uint32_t *id);
 /*
  * Task groups: aclmdlRICaptureTaskGrpBegin .. End on a capturing stream
  * name the tasks captured in between (the handle lives as long as the

@@ -51,7 +51,10 @@ struct aclrt_build {
     struct aclrt_stream **streams; /* bound, in binding order */
     uint32_t nstreams, streams_cap;
     struct aclrt_task *tasks;      /* handed over so far (cache-line aligned) */
+    uint32_t *lanes;               /* each task's stream: an index into `handed` */
     uint32_t count, cap;
+    struct aclrt_stream **handed;  /* the streams that handed tasks over, in the order they first did */
+    uint32_t nhanded;
     uint32_t ended;                /* aclmdlRIEndTask calls that succeeded */
     bool lost;                     /* a bound stream's tasks were lost: the build cannot end */
 };
@@ -69,12 +72,14 @@ struct aclrt_capture {
     struct aclrt_stream *origin;  /* a joined stream: the capture's origin; NULL: this is the origin */
     uint32_t last;                /* a joined stream: the origin's count after its last task */
     uint32_t rejoined;            /* a joined stream: 1 + the position of the latest mark of it the origin waited for */
+    uint32_t lane;                /* a joined stream: 1 + its place in the origin's `joined` (the origin: 0) */
     /* The origin only: */
     uint32_t mode;                /* aclmdlRICaptureMode given to aclmdlRICaptureBegin */
     uint32_t tid;                 /* the thread that began it */
     struct aclrt_model *model;    /* the model it builds (model.h) */
     struct aclrt_task *tasks;     /* recorded so far (cache-line aligned) */
-    uint32_t count, cap;
+    uint32_t *lanes;              /* each task's stream: 0 the origin, 1 + its place in `joined` */
+    uint32_t count, cap;          /* of tasks and lanes */
     struct aclrt_stream **joined; /* streams that joined */
     uint32_t njoined, joined_cap;
     struct aclrt_capture_mark *marks;
@@ -156,15 +161,15 @@ ACLRT_INLINE bool aclrt_capture_kind_ok(enum aclrt_task_kind_id id)
     }
 }
 
-/* Make room for one more element of an array of `size`-byte elements (`align`: 0 or a power of two). */
-static bool aclrt_capture_grow(void **array, uint32_t *cap, uint32_t count, size_t size, size_t align)
+/* Make room for one more element of an array of `size`-byte elements. */
+static bool aclrt_capture_grow(void **array, uint32_t *cap, uint32_t count, size_t size)
 {
     if (count < *cap)
         return true;
     uint32_t more = *cap == 0 ? 16 : *cap * 2;
     if (more <= *cap)
         return false;
-    void *grown = align != 0 ? aligned_alloc(align, (size_t)more * size) : malloc((size_t)more * size);
+    void *grown = malloc((size_t)more * size);
     if (grown == NULL)
         return false;
     if (count > 0)
@@ -175,39 +180,89 @@ static bool aclrt_capture_grow(void **array, uint32_t *cap, uint32_t count, size
     return true;
 }
 
-/* Append a copy of `task` to an origin's record (under the lock). False: out of memory. */
-static bool aclrt_capture_append(struct aclrt_capture *c, const struct aclrt_task *task)
+/*
+ * Make room for one more task (and its lane) in a record of `count` tasks
+ * with room for `*cap`. False: out of memory (nothing changed).
+ */
+static bool aclrt_steps_grow(struct aclrt_task **tasks, uint32_t **lanes, uint32_t *cap, uint32_t count)
 {
-    if (!aclrt_capture_grow((void **)&c->tasks, &c->cap, c->count, sizeof(struct aclrt_task), ACLRT_CACHELINE))
+    if (count < *cap)
+        return true;
+    uint32_t more = *cap == 0 ? 16 : *cap * 2;
+    if (more <= *cap)
         return false;
+    struct aclrt_task *t = (struct aclrt_task *)aligned_alloc(ACLRT_CACHELINE, (size_t)more * sizeof *t);
+    uint32_t *l = (uint32_t *)malloc((size_t)more * sizeof *l);
+    if (t == NULL || l == NULL) {
+        free(t);
+        free(l);
+        return false;
+    }
+    if (count > 0) {
+        memcpy(t, *tasks, (size_t)count * sizeof *t);
+        memcpy(l, *lanes, (size_t)count * sizeof *l);
+    }
+    free(*tasks);
+    free(*lanes);
+    *tasks = t;
+    *lanes = l;
+    *cap = more;
+    return true;
+}
+
+/* Append a copy of `task`, submitted to the stream of `lane`, to an origin's record (under the lock). False: out of memory. */
+static bool aclrt_capture_append(struct aclrt_capture *c, const struct aclrt_task *task, uint32_t lane)
+{
+    if (!aclrt_steps_grow(&c->tasks, &c->lanes, &c->cap, c->count))
+        return false;
+    c->lanes[c->count] = lane;
     c->tasks[c->count++] = *task;
     return true;
 }
 
-/* Append `count` tasks (moved: the array is freed) to a build's (under the lock). False: out of memory. */
-static bool aclrt_build_append(struct aclrt_build *b, struct aclrt_task *tasks, uint32_t count)
+/*
+ * Append `count` tasks that stream s handed over (moved: the array is
+ * freed) to a build's (under the lock). False: out of memory (the tasks
+ * are still the caller's).
+ */
+static bool aclrt_build_append(struct aclrt_build *b, struct aclrt_stream *s, struct aclrt_task *tasks, uint32_t count)
 {
     if (count == 0) {
         free(tasks);
         return true;
     }
-    if (b->count == 0 && b->tasks == NULL) {
-        b->tasks = tasks;
-        b->count = b->cap = count;
-        return true;
+    uint32_t lane = 0;
+    while (lane < b->nhanded && b->handed[lane] != s)
+        lane++;
+    if (lane == b->nhanded) {
+        struct aclrt_stream **handed = (struct aclrt_stream **)realloc(b->handed, (size_t)(lane + 1) * sizeof b->handed[0]);
+        if (handed == NULL)
+            return false;
+        b->handed = handed;
+        b->handed[b->nhanded++] = s;
     }
     size_t total = (size_t)b->count + count;
     if (total > UINT32_MAX)
         return false;
     struct aclrt_task *all = (struct aclrt_task *)aligned_alloc(ACLRT_CACHELINE, total * sizeof *all);
-    if (all == NULL)
+    uint32_t *lanes = (uint32_t *)malloc(total * sizeof *lanes);
+    if (all == NULL || lanes == NULL) {
+        free(all);
+        free(lanes);
         return false;
-    if (b->count > 0)
+    }
+    if (b->count > 0) {
         memcpy(all, b->tasks, (size_t)b->count * sizeof *all);
+        memcpy(lanes, b->lanes, (size_t)b->count * sizeof *lanes);
+    }
     memcpy(all + b->count, tasks, (size_t)count * sizeof *all);
+    for (size_t i = b->count; i < total; i++)
+        lanes[i] = lane;
     free(b->tasks);
+    free(b->lanes);
     free(tasks);
     b->tasks = all;
+    b->lanes = lanes;
     b->count = b->cap = (uint32_t)total;
     return true;
 }

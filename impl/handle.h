@@ -52,6 +52,8 @@ enum aclrt_kind {
     ACLRT_KIND_MODEL = 10,   /* model.h: aclmdlRI */
     ACLRT_KIND_LABEL = 11,   /* model.h: aclrtLabel */
     ACLRT_KIND_LABEL_LIST = 12, /* model.h: aclrtLabelList */
+    ACLRT_KIND_MODEL_STREAM = 13, /* model_tasks.h: a captured model's stream (no table of its own) */
+    ACLRT_KIND_MODEL_TASK = 14,   /* model_tasks.h: a model's task (no table of its own) */
 };
 
 /* Every object struct starts with this header. */

@@ -191,7 +191,7 @@ static aclError aclrt_build_add_step(struct aclrt_stream *s, const struct aclrt_
         return aclrt_capture_refuse_invalidated(s);
     struct aclrt_task copy = *t;
     copy.tid = aclrt_thread_tid();
-    if (!aclrt_capture_append(&s->capture, &copy)) {
+    if (!aclrt_capture_append(&s->capture, &copy, 0)) {
         s->capture.status = ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED;
         aclrt_capture_unlock();
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION,

@@ -71,6 +71,16 @@ struct aclrt_model_body {
     _Atomic uint32_t refs; /* the model's, and one per replay not done (a piece: its group's, and bodies') */
     uint32_t count;
     struct aclrt_task *tasks; /* as captured (cache-line aligned) */
+    /*
+     * The streams the tasks were submitted to (model_query.h): task i's is
+     * lanes[i], one of `nlanes`. Captured: 0 the origin, then the streams
+     * that joined, in the order they did; built: lane_streams[lanes[i]],
+     * the bound streams that handed tasks over. An updated body shares
+     * its root's (an update keeps every task's place).
+     */
+    uint32_t *lanes;
+    uint32_t nlanes;
+    struct aclrt_stream **lane_streams; /* built only, else NULL */
     struct aclrt_model_body *root;    /* an updated body: the captured one; NULL: this one owns its tasks */
     struct aclrt_model_body **pieces; /* an updated body: the pieces it took records from */
     uint32_t npieces;
@@ -140,6 +150,8 @@ static void aclrt_model_body_put(struct aclrt_model_body *b)
         return;
     if (b->root == NULL) {
         aclrt_capture_drop_tasks(b->tasks, b->count);
+        free(b->lanes);
+        free(b->lane_streams);
     } else {
         free(b->tasks); /* copies: the root and the pieces own what they hold */
         for (uint32_t i = 0; i < b->npieces; i++)
@@ -189,6 +201,8 @@ static void aclrt_model_build_release(struct aclrt_model *m, struct aclrt_task *
         aclrt_capture_drop_tasks(t, n);
     }
     free(b->streams);
+    free(b->lanes);
+    free(b->handed);
     *tasks = b->tasks;
     *count = b->count;
     *b = (struct aclrt_build){0};
@@ -451,8 +465,8 @@ ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
     struct aclrt_model *m = c->model;
     void *handle = aclrt_slot_handle(&aclrt_models, &m->hdr); /* alive: not destroyed while its stream captures it */
     struct aclrt_task *tasks;
-    uint32_t count;
-    aclrt_capture_finish(s, &tasks, &count);
+    uint32_t *lanes, count, nlanes;
+    aclrt_capture_finish_lanes(s, &tasks, &count, &lanes, &nlanes);
     aclrt_capture_unlock();
 
     rc = ACL_SUCCESS;
@@ -477,6 +491,7 @@ ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
         rc = aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a model");
     if (rc != ACL_SUCCESS) {
         aclrt_capture_drop_tasks(tasks, count);
+        free(lanes);
         if (aclrt_model_lock_alive(m, handle))
             aclrt_model_retire(m);
         return rc;
@@ -484,12 +499,16 @@ ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
     atomic_init(&b->refs, 1);
     b->count = count;
     b->tasks = tasks;
+    b->lanes = lanes;
+    b->nlanes = nlanes;
+    b->lane_streams = NULL;
     b->root = NULL;
     b->pieces = NULL;
     b->npieces = 0;
     /* A destroy that came between the capture's end and here (another thread's) took the model away. */
     if (!aclrt_model_lock_alive(m, handle)) {
         aclrt_capture_drop_tasks(tasks, count);
+        free(lanes);
         free(b);
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "the capture's model was destroyed while the capture ended");
     }

@@ -121,7 +121,7 @@ ACLRT_API aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint
     struct aclrt_build *other = aclrt_stream_bound(s);
     bool capturing = s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE;
     bool room = other == NULL && !capturing &&
-                aclrt_capture_grow((void **)&b->streams, &b->streams_cap, b->nstreams, sizeof *b->streams, 0);
+                aclrt_capture_grow((void **)&b->streams, &b->streams_cap, b->nstreams, sizeof *b->streams);
     if (room) {
         b->streams[b->nstreams++] = s;
         atomic_store_explicit(&s->capture.bound, b, memory_order_relaxed); /* see aclrt_stream_bound */
@@ -154,7 +154,7 @@ static aclError aclrt_build_take(struct aclrt_build *b, struct aclrt_stream *s, 
     aclrt_capture_finish(s, &tasks, &count);
     *lost = NULL;
     *nlost = 0;
-    if (status != ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED && aclrt_build_append(b, tasks, count))
+    if (status != ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED && aclrt_build_append(b, s, tasks, count))
         return ACL_SUCCESS;
     b->lost = true;
     *lost = tasks;
@@ -260,11 +260,16 @@ ACLRT_API aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
         atomic_init(&body->refs, 1);
         body->count = b->count;
         body->tasks = b->tasks;
+        body->lanes = b->lanes;
+        body->nlanes = b->nhanded;
+        body->lane_streams = b->handed;
         body->root = NULL;
         body->pieces = NULL;
         body->npieces = 0;
         b->tasks = NULL;
-        b->count = b->cap = 0;
+        b->lanes = NULL;
+        b->handed = NULL;
+        b->count = b->cap = b->nhanded = 0;
     }
     aclrt_capture_unlock();
     if (rc != ACL_SUCCESS) {

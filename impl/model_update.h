@@ -105,7 +105,7 @@ ACLRT_API aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *h
                           "no task group is open in the capture of stream %p (aclmdlRICaptureTaskGrpBegin first)",
                           stream);
     }
-    if (!aclrt_capture_grow((void **)&aclrt_taskgrps, &aclrt_taskgrps_cap, aclrt_ntaskgrps, sizeof g, 0)) {
+    if (!aclrt_capture_grow((void **)&aclrt_taskgrps, &aclrt_taskgrps_cap, aclrt_ntaskgrps, sizeof g)) {
         aclrt_capture_unlock();
         free(g);
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a task group");
@@ -208,6 +208,9 @@ static struct aclrt_model_body *aclrt_model_body_rebuild(struct aclrt_model *m)
     atomic_init(&b->refs, 1);
     b->count = root->count;
     b->tasks = tasks;
+    b->lanes = root->lanes; /* the root's: an update keeps every task's place, and stream */
+    b->nlanes = root->nlanes;
+    b->lane_streams = root->lane_streams;
     b->root = root;
     b->pieces = pieces;
     b->npieces = n;

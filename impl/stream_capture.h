@@ -80,11 +80,12 @@ static void aclrt_build_unbind(struct aclrt_build *b, struct aclrt_stream *s)
 static bool aclrt_capture_join(struct aclrt_stream *o, struct aclrt_stream *s)
 {
     struct aclrt_capture *oc = &o->capture;
-    if (!aclrt_capture_grow((void **)&oc->joined, &oc->joined_cap, oc->njoined, sizeof *oc->joined, 0))
+    if (!aclrt_capture_grow((void **)&oc->joined, &oc->joined_cap, oc->njoined, sizeof *oc->joined))
         return false;
     oc->joined[oc->njoined++] = s;
     s->capture.status = ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE;
     s->capture.origin = o;
+    s->capture.lane = oc->njoined;
     s->capture.last = s->capture.rejoined = 0;
     atomic_store_explicit(&s->capturing, true, memory_order_relaxed); /* see aclrt_stream_capturing */
     return true;
@@ -96,6 +97,7 @@ static void aclrt_capture_start(struct aclrt_stream *s, uint32_t mode, struct ac
     struct aclrt_capture *c = &s->capture;
     c->status = ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE;
     c->origin = NULL;
+    c->lane = 0;
     c->mode = mode;
     c->tid = aclrt_thread_tid();
     c->model = model;
@@ -107,11 +109,16 @@ static void aclrt_capture_start(struct aclrt_stream *s, uint32_t mode, struct ac
 
 /*
  * End the capture whose origin is o (under the capture lock): every stream
- * leaves it; its tasks go to the caller (*tasks, *count).
+ * leaves it; its tasks go to the caller (*tasks, *count) and, if `lanes`
+ * is not NULL, each task's stream (*lanes: 0 the origin, i + 1 the i-th
+ * stream that joined; *nlanes streams in all), else the lanes are freed.
  */
-static void aclrt_capture_finish(struct aclrt_stream *o, struct aclrt_task **tasks, uint32_t *count)
+static void aclrt_capture_finish_lanes(struct aclrt_stream *o, struct aclrt_task **tasks, uint32_t *count,
+                                       uint32_t **lanes, uint32_t *nlanes)
 {
     struct aclrt_capture *c = &o->capture;
+    if (nlanes != NULL)
+        *nlanes = 1 + c->njoined;
     for (uint32_t i = 0; i < c->njoined; i++)
         aclrt_capture_leave(c->joined[i]);
     free(c->joined);
@@ -122,7 +129,12 @@ static void aclrt_capture_finish(struct aclrt_stream *o, struct aclrt_task **tas
     c->nmarks = c->marks_cap = 0;
     *tasks = c->tasks;
     *count = c->count;
+    if (lanes != NULL)
+        *lanes = c->lanes;
+    else
+        free(c->lanes);
     c->tasks = NULL;
+    c->lanes = NULL;
     c->count = c->cap = 0;
     for (struct aclrt_stream **p = &aclrt_capture_active; *p != NULL; p = &(*p)->capture.next_active)
         if (*p == o) {
@@ -134,6 +146,12 @@ static void aclrt_capture_finish(struct aclrt_stream *o, struct aclrt_task **tas
     c->update = NULL;
     atomic_fetch_sub_explicit(&aclrt_captures_under_way, 1, memory_order_relaxed); /* a hint (capture.h) */
     aclrt_capture_leave(o);
+}
+
+/* End the capture whose origin is o (under the capture lock); its tasks go to the caller, their lanes go. */
+static void aclrt_capture_finish(struct aclrt_stream *o, struct aclrt_task **tasks, uint32_t *count)
+{
+    aclrt_capture_finish_lanes(o, tasks, count, NULL, NULL);
 }
 
 /* A joined stream of origin o that the origin has not joined back (under the capture lock); NULL: none. */
@@ -307,7 +325,7 @@ static ACLRT_NOINLINE aclError aclrt_stream_capture_task(struct aclrt_stream *s,
     }
     struct aclrt_task copy = *task;
     copy.tid = aclrt_thread_tid();
-    if (!aclrt_capture_append(oc, &copy)) {
+    if (!aclrt_capture_append(oc, &copy, s->capture.lane)) {
         oc->status = ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED;
         aclrt_capture_unlock();
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
@@ -343,7 +361,7 @@ static ACLRT_NOINLINE aclError aclrt_capture_mark_event(struct aclrt_stream *s, 
         if (oc->marks[i].event == e && oc->marks[i].generation == generation)
             m = &oc->marks[i];
     if (m == NULL) {
-        if (!aclrt_capture_grow((void **)&oc->marks, &oc->marks_cap, oc->nmarks, sizeof *oc->marks, 0)) {
+        if (!aclrt_capture_grow((void **)&oc->marks, &oc->marks_cap, oc->nmarks, sizeof *oc->marks)) {
             oc->status = ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED;
             aclrt_capture_unlock();
             return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION,

@@ -22,7 +22,9 @@
  *     at each execution, to the label its index in memory picks;
  *   - task groups: an update (aclmdlRICaptureTaskUpdateBegin .. End)
  *     replaces a group's tasks for the replays submitted after it, never
- *     for earlier ones; bad input and mismatched updates get their codes.
+ *     for earlier ones; bad input and mismatched updates get their codes;
+ *   - a model's streams and tasks: which streams, which tasks on each, in
+ *     which order, of which type; handles that die with the model.
  */
 #define _GNU_SOURCE
 
@@ -1608,6 +1610,283 @@ TEST(a_model_keeps_the_name_set_and_has_an_id_of_its_own)
         gates_open_all();   \
     } while (0)
 
+/* ------------------------------------------------------------------------
+ * A model's streams and tasks (aclmdlRIGetStreams, GetTasksByStream, ...)
+ * ------------------------------------------------------------------------ */
+
+/* The sequence ids of the tasks of a model stream, with their types; returns how many. */
+static uint32_t lane_tasks(aclrtStream ms, uint32_t *seq, aclmdlRITaskType *type, uint32_t cap)
+{
+    uint32_t n = 0;
+    CHECK_OK(aclmdlRIGetTasksByStream(ms, NULL, &n));
+    CHECK(n <= cap);
+    aclmdlRITask t[16];
+    uint32_t got = 16;
+    CHECK_OK(aclmdlRIGetTasksByStream(ms, t, &got));
+    CHECK_EQ(n, got);
+    for (uint32_t i = got; i < 16; i++)
+        CHECK(t[i] == NULL); /* the rest of a larger array is cleared */
+    for (uint32_t i = 0; i < n && i < cap; i++) {
+        CHECK_OK(aclmdlRITaskGetSeqId(t[i], &seq[i]));
+        CHECK_OK(aclmdlRITaskGetType(t[i], &type[i]));
+    }
+    return n;
+}
+
+TEST(a_captured_model_lists_its_streams_and_each_streams_tasks_in_submission_order)
+{
+    aclrtStream s = new_stream(), b = new_stream();
+    aclrtEvent fork, join, ext;
+    CHECK_OK(aclrtCreateEvent(&fork));
+    CHECK_OK(aclrtCreateEvent(&join));
+    CHECK_OK(aclrtCreateEventExWithFlag(&ext, ACL_EVENT_SYNC));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));                /* seq 0, the origin's */
+    CHECK_OK(aclrtRecordEvent(fork, s));
+    CHECK_OK(aclrtStreamWaitEvent(b, fork));                         /* b joins: no task */
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(2)));                /* seq 1, b's */
+    CHECK_OK(aclrtRecordEventWithFlag(ext, b, ACL_EVENT_RECORD_EXTERNAL)); /* seq 2, b's: an event record */
+    CHECK_OK(aclrtRecordEvent(join, b));
+    CHECK_OK(aclrtStreamWaitEvent(s, join));                         /* b joins back: no task */
+    CHECK_OK(aclrtStreamWaitEventWithFlag(s, ext, 0, ACL_EVENT_WAIT_EXTERNAL)); /* seq 3, the origin's: a wait */
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(3)));                /* seq 4, the origin's */
+    aclrtStream during[2];
+    uint32_t nd = 2;
+    aclmdlRI cap = NULL;
+    CHECK_OK(aclmdlRICaptureGetInfo(s, NULL, &cap));
+    CHECK_EQ(ACL_ERROR_RT_MODEL_CAPTURED, aclmdlRIGetStreams(cap, during, &nd));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+
+    uint32_t n = 0;
+    CHECK_OK(aclmdlRIGetStreams(m, NULL, &n));
+    CHECK_EQ(2u, n);
+    aclrtStream ms[4] = {s, s, s, s};
+    n = 4;
+    CHECK_OK(aclmdlRIGetStreams(m, ms, &n));
+    CHECK_EQ(2u, n);
+    CHECK(ms[0] != NULL && ms[1] != NULL && ms[0] != ms[1]);
+    CHECK(ms[0] != s && ms[1] != b); /* the model's own streams */
+    CHECK(ms[2] == NULL && ms[3] == NULL);
+    aclrtStream one[1] = {NULL};
+    n = 1;
+    CHECK_EQ(ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY, aclmdlRIGetStreams(m, one, &n));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "there are 2");
+    CHECK_EQ(1u, n);
+    CHECK(one[0] == ms[0]);
+
+    uint32_t seq[8];
+    aclmdlRITaskType type[8];
+    CHECK_EQ(3u, lane_tasks(ms[0], seq, type, 8));
+    CHECK_EQ(0u, seq[0]);
+    CHECK_EQ(3u, seq[1]);
+    CHECK_EQ(4u, seq[2]);
+    CHECK_EQ(ACL_MODEL_RI_TASK_DEFAULT, type[0]);
+    CHECK_EQ(ACL_MODEL_RI_TASK_EVENT_WAIT, type[1]);
+    CHECK_EQ(ACL_MODEL_RI_TASK_DEFAULT, type[2]);
+    CHECK_EQ(2u, lane_tasks(ms[1], seq, type, 8));
+    CHECK_EQ(1u, seq[0]);
+    CHECK_EQ(2u, seq[1]);
+    CHECK_EQ(ACL_MODEL_RI_TASK_DEFAULT, type[0]);
+    CHECK_EQ(ACL_MODEL_RI_TASK_EVENT_RECORD, type[1]);
+    /* Too small an array gets what fits and the code. */
+    aclmdlRITask t1[1] = {NULL};
+    n = 1;
+    CHECK_EQ(ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY, aclmdlRIGetTasksByStream(ms[0], t1, &n));
+    CHECK_EQ(1u, n);
+    uint32_t id = 99;
+    CHECK_OK(aclmdlRITaskGetSeqId(t1[0], &id));
+    CHECK_EQ(0u, id);
+    /* A model stream is no stream to submit to or synchronize; a user stream is no model's. */
+    CHECK(aclrtSynchronizeStream(ms[0]) != ACL_SUCCESS);
+    CHECK(aclrtLaunchHostFunc(ms[1], log_fn, LOG(9)) != ACL_SUCCESS);
+    n = 4;
+    aclmdlRITask t4[4];
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIGetTasksByStream(s, t4, &n));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not a model's stream");
+
+    /* The handles die with the model. */
+    CHECK_OK(aclmdlRIDestroy(m));
+    n = 4;
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIGetTasksByStream(ms[0], t4, &n));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRITaskGetSeqId(t1[0], &id));
+    aclmdlRITaskType tt;
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRITaskGetType(t1[0], &tt));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIGetStreams(m, ms, &n));
+    /* A new model in the freed slot does not answer for the old one's handles. */
+    aclmdlRI again = capture_log(s, 0, 1);
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRITaskGetType(t1[0], &tt));
+    CHECK_OK(aclmdlRIDestroy(again));
+    CHECK_OK(aclrtDestroyEvent(fork));
+    CHECK_OK(aclrtDestroyEvent(join));
+    CHECK_OK(aclrtDestroyEvent(ext));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+TEST(a_kernel_task_of_a_model_is_a_kernel)
+{
+    aclrtBinHandle bin = NULL;
+    aclError rc = aclrtBinaryLoadFromFile(ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so", NULL, &bin);
+    if (rc != ACL_SUCCESS && strcmp(aclrtxGetBackendName(), "cuda") == 0)
+        return; /* a real GPU's driver loads no host shared objects */
+    CHECK_OK(rc);
+    aclrtFuncHandle f = NULL;
+    CHECK_OK(aclrtBinaryGetFunction(bin, "count_runs", &f));
+    aclrtStream s = new_stream();
+    atomic_int runs = 0;
+    struct count_args a = {&runs};
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(0)));
+    CHECK_OK(aclrtLaunchKernelWithHostArgs(f, 1, s, NULL, &a, sizeof a, NULL, 0));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    aclrtStream ms = NULL;
+    uint32_t n = 1;
+    CHECK_OK(aclmdlRIGetStreams(m, &ms, &n));
+    uint32_t seq[4];
+    aclmdlRITaskType type[4];
+    CHECK_EQ(2u, lane_tasks(ms, seq, type, 4));
+    CHECK_EQ(ACL_MODEL_RI_TASK_DEFAULT, type[0]);
+    CHECK_EQ(ACL_MODEL_RI_TASK_KERNEL, type[1]);
+    CHECK_EQ(1u, seq[1]);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtBinaryUnLoad(bin));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(a_built_model_lists_its_bound_streams_and_the_tasks_each_handed_over)
+{
+    aclrtStream a = new_stream(), b = new_stream(), idle = new_stream();
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK_OK(aclmdlRIBindStream(m, a, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclmdlRIBindStream(m, b, ACL_MODEL_STREAM_FLAG_HEAD));
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(aclrtLaunchHostFunc(a, log_fn, LOG(i)));
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(7)));
+    aclmdlRITask t[4];
+    uint32_t n = 4;
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIGetTasksByStream(a, t, &n)); /* not built yet */
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "still being built");
+    CHECK_OK(aclmdlRIBindStream(m, idle, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclmdlRIEndTask(m, b));
+    CHECK_OK(aclmdlRIEndTask(m, a));
+    CHECK_OK(aclmdlRIEndTask(m, idle));
+    CHECK_OK(aclmdlRIBuildEnd(m, NULL));
+    aclrtStream ms[4];
+    n = 4;
+    CHECK_OK(aclmdlRIGetStreams(m, ms, &n));
+    CHECK_EQ(3u, n);
+    CHECK(ms[0] == a && ms[1] == b && ms[2] == idle); /* the bound streams, in binding order */
+    n = 4;
+    CHECK_OK(aclmdlRIGetTasksByStream(a, t, &n));
+    CHECK_EQ(3u, n);
+    aclmdlRITaskType tt;
+    CHECK_OK(aclmdlRITaskGetType(t[2], &tt));
+    CHECK_EQ(ACL_MODEL_RI_TASK_DEFAULT, tt);
+    uint32_t id;
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclmdlRITaskGetSeqId(t[0], &id)); /* a captured model's only */
+    n = 4;
+    CHECK_OK(aclmdlRIGetTasksByStream(b, t, &n));
+    CHECK_EQ(1u, n);
+    n = 4;
+    CHECK_OK(aclmdlRIGetTasksByStream(idle, t, &n));
+    CHECK_EQ(0u, n);
+    CHECK_OK(aclmdlRIUnbindStream(m, a));
+    n = 4;
+    CHECK_OK(aclmdlRIGetStreams(m, ms, &n));
+    CHECK_EQ(2u, n);
+    CHECK(ms[0] == b && ms[1] == idle);
+    n = 4;
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIGetTasksByStream(a, t, &n)); /* unbound: no model's */
+    /* The model still runs what a handed over. */
+    log_reset();
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(4, atomic_load(&log_len));
+    CHECK_OK(aclmdlRIDestroy(m));
+    n = 4;
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIGetTasksByStream(b, t, &n));
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+    CHECK_OK(aclrtDestroyStream(idle));
+}
+
+TEST(model_stream_and_task_queries_refuse_bad_input_with_their_code_and_a_message)
+{
+    aclrtStream s = new_stream();
+    aclmdlRI m = capture_log(s, 0, 2);
+    aclrtStream ms = NULL;
+    uint32_t n = 1;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIGetStreams(m, &ms, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "numStreams");
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIGetStreams(NULL, &ms, &n));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIGetStreams((aclmdlRI)(uintptr_t)0xdeadbeef, &ms, &n));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIGetStreams(s, &ms, &n)); /* a stream is no model */
+    CHECK_OK(aclmdlRIGetStreams(m, &ms, &n));
+    aclmdlRITask t[2];
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIGetTasksByStream(NULL, t, &n));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIGetTasksByStream(ms, t, NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIGetTasksByStream((aclrtStream)(uintptr_t)0xdeadbeef, t, &n));
+    /* A model stream handle one past the model's streams, forged from a real one. */
+    aclrtStream forged = (aclrtStream)((uintptr_t)ms + 1);
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIGetTasksByStream(forged, t, &n));
+    n = 2;
+    CHECK_OK(aclmdlRIGetTasksByStream(ms, t, &n));
+    CHECK_EQ(2u, n);
+    aclmdlRITaskType tt;
+    uint32_t id;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRITaskGetType(NULL, &tt));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRITaskGetType(t[0], NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRITaskGetSeqId(NULL, &id));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRITaskGetSeqId(t[0], NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRITaskGetType(m, &tt)); /* a model is no task */
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRITaskGetType(ms, &tt)); /* nor is a model stream */
+    aclmdlRITask past = (aclmdlRITask)((uintptr_t)t[1] + 1);
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRITaskGetSeqId(past, &id));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not one of its model's tasks");
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(after_a_task_group_update_a_task_handle_names_the_task_now_at_its_place)
+{
+    log_reset();
+    aclrtStream s = new_stream(), u = new_stream();
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclmdlRICaptureTaskGrpBegin(s));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(2)));
+    aclrtTaskGrp grp = NULL;
+    CHECK_OK(aclmdlRICaptureTaskGrpEnd(s, &grp));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    aclrtStream ms = NULL;
+    uint32_t n = 1;
+    CHECK_OK(aclmdlRIGetStreams(m, &ms, &n));
+    aclmdlRITask t[2];
+    n = 2;
+    CHECK_OK(aclmdlRIGetTasksByStream(ms, t, &n));
+    CHECK_EQ(2u, n);
+    CHECK_OK(aclmdlRICaptureTaskUpdateBegin(u, grp));
+    CHECK_OK(aclrtLaunchHostFunc(u, log_fn, LOG(5)));
+    CHECK_OK(aclmdlRICaptureTaskUpdateEnd(u));
+    uint32_t id;
+    CHECK_OK(aclmdlRITaskGetSeqId(t[1], &id));
+    CHECK_EQ(1u, id);
+    aclmdlRITask again[2];
+    n = 2;
+    CHECK_OK(aclmdlRIGetTasksByStream(ms, again, &n));
+    CHECK_EQ(2u, n);
+    CHECK(again[0] == t[0] && again[1] == t[1]);
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(2, atomic_load(&log_len));
+    CHECK_EQ(5, log_val[1]);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(u));
+}
+
 int main(void)
 {
     if (aclrtSetDevice(0) != ACL_SUCCESS || aclrtGetCurrentContext(&main_ctx) != ACL_SUCCESS) {
@@ -1653,6 +1932,11 @@ int main(void)
     RUN_CASE(task_group_bad_input_gets_its_code_and_a_message_and_the_group_keeps_its_tasks);
     RUN_CASE(model_abort_drops_the_rest_of_a_replay_parked_behind_a_gate_and_the_stream_goes_on);
     RUN_CASE(a_model_keeps_the_name_set_and_has_an_id_of_its_own);
+    RUN_CASE(a_captured_model_lists_its_streams_and_each_streams_tasks_in_submission_order);
+    RUN_CASE(a_kernel_task_of_a_model_is_a_kernel);
+    RUN_CASE(a_built_model_lists_its_bound_streams_and_the_tasks_each_handed_over);
+    RUN_CASE(model_stream_and_task_queries_refuse_bad_input_with_their_code_and_a_message);
+    RUN_CASE(after_a_task_group_update_a_task_handle_names_the_task_now_at_its_place);
     int rc = check_report("capture");
     aclrtResetDevice(0);
     aclFinalize();

@@ -115,7 +115,8 @@ static const char *const fz_functions[] = {
     "aclmdlRICaptureThreadExchangeMode", "aclmdlRIExecuteAsync", "aclmdlRIExecute", "aclmdlRIDestroy",
     "aclmdlRICaptureTaskGrpBegin", "aclmdlRICaptureTaskGrpEnd", "aclmdlRICaptureTaskUpdateBegin",
     "aclmdlRICaptureTaskUpdateEnd", "aclmdlRIBuildBegin", "aclmdlRIBindStream", "aclmdlRIEndTask", "aclmdlRIBuildEnd", "aclmdlRIUnbindStream",
-    "aclmdlRIAbort", "aclmdlRISetName", "aclmdlRIGetName", "aclmdlRIGetId",
+    "aclmdlRIAbort", "aclmdlRISetName", "aclmdlRIGetName", "aclmdlRIGetId", "aclmdlRIGetStreams",
+    "aclmdlRIGetTasksByStream", "aclmdlRITaskGetType", "aclmdlRITaskGetSeqId",
     "aclrtCreateLabel", "aclrtSetLabel", "aclrtDestroyLabel", "aclrtCreateLabelList", "aclrtDestroyLabelList",
     "aclrtSwitchLabelByIndex",
 };
@@ -1683,6 +1684,22 @@ static void fz_one_call(struct fz *z)
             FZ(CODES(P, H), aclmdlRIGetName(soak_pick(rng, 8) ? mdl : fz_garbage(z), (uint32_t)soak_pick(rng, 41),
                                             fz_maybe(z, mname)));
             FZ(CODES(P, H), aclmdlRIGetId(soak_pick(rng, 8) ? mdl : fz_garbage(z), fz_maybe(z, &mid)));
+        }
+        if (soak_pick(rng, 3) == 0) {
+            /* The model's streams and their tasks, into arrays of any size (or none, or garbage handles). */
+            aclrtStream mstreams[4] = {NULL};
+            aclmdlRITask mt[8] = {NULL};
+            uint32_t nms = (uint32_t)soak_pick(rng, 5), nmt = (uint32_t)soak_pick(rng, 9);
+            FZ(CODES(P, H, ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY),
+               aclmdlRIGetStreams(soak_pick(rng, 8) ? mdl : fz_garbage(z), soak_pick(rng, 4) ? mstreams : NULL,
+                                  fz_maybe(z, &nms)));
+            FZ(CODES(P, H, R, ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY),
+               aclmdlRIGetTasksByStream(soak_pick(rng, 8) && mstreams[0] != NULL ? mstreams[0] : fz_garbage(z),
+                                        soak_pick(rng, 4) ? mt : NULL, fz_maybe(z, &nmt)));
+            aclmdlRITaskType tt;
+            uint32_t seq;
+            FZ(CODES(P, H), aclmdlRITaskGetType(soak_pick(rng, 8) ? mt[0] : fz_garbage(z), fz_maybe(z, &tt)));
+            FZ(CODES(P, H), aclmdlRITaskGetSeqId(soak_pick(rng, 8) ? mt[0] : fz_garbage(z), fz_maybe(z, &seq)));
         }
         if (soak_pick(rng, 4) == 0) {
             int32_t model_timeouts[] = {-2, 0, 1, 1000};
