@@ -569,6 +569,26 @@ typedef enum aclmdlRITaskType {
     ACL_MODEL_RI_TASK_VALUE_WAIT,
 } aclmdlRITaskType;
 
+/* Conditional tasks of a captured model (aclmdlRIAddCondTask). */
+typedef void *aclmdlRICondHandle;
+
+typedef enum {
+    ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT = 1,
+} aclmdlRICondHandleFlag;
+
+typedef enum {
+    ACL_MODEL_RI_COND_TYPE_IF = 0,
+    ACL_MODEL_RI_COND_TYPE_WHILE = 1,
+    ACL_MODEL_RI_COND_TYPE_SWITCH = 2,
+} aclmdlRICondTaskType;
+
+typedef struct tagAclmdlRICondTaskParams {
+    aclmdlRICondHandle handle;
+    aclmdlRICondTaskType type;
+    uint32_t size;          /* branches: IF 1 or 2, WHILE 1, SWITCH 1 or more */
+    aclmdlRI *modelRIArray; /* out: the branches, `size` of them */
+} aclmdlRICondTaskParams;
+
 /* aclmdlRIBindStream: a stream that runs from the model's start, or one activated during execution. */
 #define ACL_MODEL_STREAM_FLAG_HEAD 0x00000000U
 #define ACL_MODEL_STREAM_FLAG_DEFAULT 0x7FFFFFFFU
@@ -703,6 +723,24 @@ ACLRT_API aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, ui
 ACLRT_API aclError aclmdlRIGetTasksByStream(aclrtStream stream, aclmdlRITask *tasks, uint32_t *numTasks);
 ACLRT_API aclError aclmdlRITaskGetType(aclmdlRITask task, aclmdlRITaskType *type);
 ACLRT_API aclError aclmdlRITaskGetSeqId(aclmdlRITask task, uint32_t *id);
+/*
+ * Conditional tasks. During a capture, aclmdlRICondHandleCreate gives the
+ * model a condition, a 64-bit word in device memory (its address:
+ * aclmdlRICondHandleGetCondPtr; with ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT
+ * every replay starts by setting it to the default). aclmdlRIAddCondTask
+ * captures a task that, at each replay, runs the branch the word picks
+ * (IF: word != 0 the first, else the second if any; WHILE: the branch
+ * while word != 0; SWITCH: branch `word`, none past the last); it makes
+ * the branches, models captured with aclmdlRICaptureToModelRIBegin ..
+ * aclmdlRICaptureEnd on another stream before the model's own capture
+ * ends (else ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING). Branches go with
+ * their model. docs/SEMANTICS.md.
+ */
+ACLRT_API aclError aclmdlRICondHandleCreate(aclmdlRI modelRI, uint32_t defaultLaunchValue, aclmdlRICondHandleFlag flag,
+                                            aclmdlRICondHandle *handle);
+ACLRT_API aclError aclmdlRICondHandleGetCondPtr(aclmdlRICondHandle handle, uint64_t **ptr);
+ACLRT_API aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStream stream, uint32_t flags);
+ACLRT_API aclError aclmdlRICaptureToModelRIBegin(aclrtStream stream, aclmdlRI modelRI, aclmdlRICaptureMode mode);
 /*
  * Task groups: aclmdlRICaptureTaskGrpBegin .. End on a capturing stream
  * name the tasks captured in between (the handle lives as long as the

@@ -155,6 +155,7 @@ ACLRT_INLINE bool aclrt_capture_kind_ok(enum aclrt_task_kind_id id)
     case ACLRT_TASK_KERNEL:
     case ACLRT_TASK_MODEL_RECORD:
     case ACLRT_TASK_MODEL_WAIT:
+    case ACLRT_TASK_COND:
         return true;
     default:
         return false;

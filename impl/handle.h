@@ -54,6 +54,7 @@ enum aclrt_kind {
     ACLRT_KIND_LABEL_LIST = 12, /* model.h: aclrtLabelList */
     ACLRT_KIND_MODEL_STREAM = 13, /* model_tasks.h: a captured model's stream (no table of its own) */
     ACLRT_KIND_MODEL_TASK = 14,   /* model_tasks.h: a model's task (no table of its own) */
+    ACLRT_KIND_COND = 15,         /* model_cond.h: aclmdlRICondHandle (no table of its own) */
 };
 
 /* Every object struct starts with this header. */

@@ -41,6 +41,7 @@
 #include "base.h"
 #include "block.h"
 #include "capture.h"
+#include "cond.h"
 #include "context.h"
 #include "error.h"
 #include "exec.h"
@@ -58,6 +59,7 @@
 #define ACLRT_MODEL_CAPTURING 0u /* aclmdlRICaptureBegin .. End */
 #define ACLRT_MODEL_READY 1u     /* built: replays run its body */
 #define ACLRT_MODEL_BUILDING 2u  /* aclmdlRIBuildBegin .. BuildEnd */
+#define ACLRT_MODEL_BRANCH 3u    /* a conditional task's branch whose capture has not begun (model_cond.h) */
 #define ACLRT_MODEL_NAME_MAX 127u /* the longest aclmdlRISetName name, in bytes */
 
 /*
@@ -81,6 +83,14 @@ struct aclrt_model_body {
     uint32_t *lanes;
     uint32_t nlanes;
     struct aclrt_stream **lane_streams; /* built only, else NULL */
+    /*
+     * Conditions a replay sets to their default when it starts (cond.h):
+     * the model's and its branches', at any depth. Their conditional
+     * tasks, in this body or in a branch's it holds, keep them. An updated
+     * body shares its root's.
+     */
+    struct aclrt_cond **starts;
+    uint32_t nstarts;
     struct aclrt_model_body *root;    /* an updated body: the captured one; NULL: this one owns its tasks */
     struct aclrt_model_body **pieces; /* an updated body: the pieces it took records from */
     uint32_t npieces;
@@ -96,6 +106,9 @@ struct aclrt_model {
     bool built;                    /* made by aclmdlRIBuildBegin (its build: `build`) */
     struct aclrt_build build;      /* under the capture lock (capture.h): bound streams, tasks handed over */
     _Atomic uint32_t aborts;       /* aclmdlRIAbort calls, over the slot's lives (never reset: model_query.h) */
+    void *parent;                  /* a conditional task's branch: the handle of the model it belongs to */
+    struct aclrt_cond **conds;     /* aclmdlRICondHandleCreate on it (a reference each; model_cond.h) */
+    uint32_t nconds, conds_cap;
     uint32_t name_len;             /* aclmdlRISetName (model_query.h); 0: none */
     char name[ACLRT_MODEL_NAME_MAX + 1];
 };
@@ -152,6 +165,7 @@ static void aclrt_model_body_put(struct aclrt_model_body *b)
         aclrt_capture_drop_tasks(b->tasks, b->count);
         free(b->lanes);
         free(b->lane_streams);
+        free(b->starts);
     } else {
         free(b->tasks); /* copies: the root and the pieces own what they hold */
         for (uint32_t i = 0; i < b->npieces; i++)
@@ -161,6 +175,38 @@ static void aclrt_model_body_put(struct aclrt_model_body *b)
     }
     free(b);
 }
+
+/* Let go of a condition (cond.h); the last reference lets go of its branches' bodies. */
+static void aclrt_cond_put(struct aclrt_cond *c)
+{
+    if (c == NULL || !aclrt_cond_unref(c))
+        return;
+    for (uint32_t i = 0; c->bodies != NULL && i < c->size; i++)
+        if (c->bodies[i] != NULL)
+            aclrt_model_body_put(c->bodies[i]);
+    aclrt_cond_free(c);
+}
+
+/*
+ * ACLRT_TASK_COND: the replay loop runs it (aclrt_model_run_cond); this run
+ * is only reached by a task that is not a model's step, which none is.
+ */
+static int aclrt_cond_task_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    (void)s;
+    (void)t;
+    (void)blk;
+    return ACL_ERROR_RT_INTERNAL_ERROR;
+}
+
+static void aclrt_cond_task_drop(struct aclrt_task *t)
+{
+    aclrt_cond_put(t->u.cond.cond);
+    t->u.cond.cond = NULL;
+}
+
+static const struct aclrt_task_kind aclrt_kind_cond = {ACLRT_TASK_COND, "conditional task", aclrt_cond_task_run,
+                                                       aclrt_cond_task_drop};
 
 /* Take the task groups of model m out of the registry (capture lock held); their pieces go to *pieces. */
 static void aclrt_taskgrps_remove(struct aclrt_model *m)
@@ -217,9 +263,24 @@ static void aclrt_model_retire(struct aclrt_model *m)
     if (m->built)
         aclrt_model_build_release(m, &pending, &npending);
     aclrt_capture_drop_tasks(pending, npending);
+    if (m->state == ACLRT_MODEL_CAPTURING && m->parent != NULL) {
+        /* A branch retired with its model while its stream still captures it: the capture ends here. */
+        struct aclrt_stream *s = m->stream;
+        aclrt_capture_lock();
+        if (s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && s->capture.origin == NULL &&
+            s->capture.model == m)
+            aclrt_capture_finish(s, &pending, &npending);
+        aclrt_capture_unlock();
+        aclrt_capture_drop_tasks(pending, npending);
+    }
     struct aclrt_model_body *b = m->body;
+    struct aclrt_cond **conds = m->conds;
+    uint32_t nconds = m->nconds;
     m->body = NULL;
     m->stream = NULL;
+    m->parent = NULL;
+    m->conds = NULL;
+    m->nconds = m->conds_cap = 0;
     m->name_len = 0;
     m->name[0] = '\0';
     aclrt_capture_lock();
@@ -230,6 +291,17 @@ static void aclrt_model_retire(struct aclrt_model *m)
     aclrt_table_free(&aclrt_models, &m->hdr);
     if (b != NULL)
         aclrt_model_body_put(b);
+    /* The model's conditions, and the branches of its conditional tasks, go with it. */
+    for (uint32_t i = 0; i < nconds; i++) {
+        struct aclrt_cond *c = conds[i];
+        for (uint32_t k = 0; c->used && k < c->size; k++) {
+            struct aclrt_model *sub = (struct aclrt_model *)aclrt_table_lookup(&aclrt_models, c->subs[k]);
+            if (sub != NULL && aclrt_model_lock_alive(sub, c->subs[k]))
+                aclrt_model_retire(sub);
+        }
+        aclrt_cond_put(c);
+    }
+    free(conds);
 }
 
 /* ------------------------------------------------------------------------
@@ -263,18 +335,87 @@ static void aclrt_model_wait_block(struct aclrt_block *blk)
     blk->held = NULL;
 }
 
+/* Has aclmdlRIAbort come since the replay t was submitted? Relaxed: nothing is published through the count. */
+ACLRT_INLINE bool aclrt_model_aborted(const struct aclrt_task *t)
+{
+    return atomic_load_explicit(t->u.model.aborts, memory_order_relaxed) != t->u.model.epoch;
+}
+
+static int aclrt_model_run_cond(struct aclrt_stream *s, const struct aclrt_task *step, struct aclrt_block *blk,
+                                const struct aclrt_task *t);
+
+/*
+ * Run a branch's body for the replay t (a conditional task's, cond.h), all
+ * of it, on this thread: a step that blocks is waited for here (the
+ * replay's own steps park the stream instead).
+ */
+static int aclrt_model_run_branch(struct aclrt_stream *s, const struct aclrt_model_body *b, struct aclrt_block *blk,
+                                  const struct aclrt_task *t)
+{
+    for (uint32_t i = 0; i < b->count; i++) {
+        if (ACLRT_UNLIKELY(aclrt_model_aborted(t)))
+            return ACL_SUCCESS;
+        int rc;
+        if (b->tasks[i].kind == &aclrt_kind_cond) {
+            rc = aclrt_model_run_cond(s, &b->tasks[i], blk, t);
+        } else {
+            struct aclrt_task here;
+            aclrt_model_task_copy(&here, &b->tasks[i]);
+            aclrt_tls.ctx_handle = NULL; /* as between the stream's own tasks (exec.h) */
+            while ((rc = here.kind->run(s, &here, blk)) == ACLRT_TASK_BLOCKED) {
+                aclrt_model_wait_block(blk);
+                *blk = (struct aclrt_block)ACLRT_BLOCK_NONE;
+            }
+        }
+        if (rc != ACL_SUCCESS)
+            return rc;
+    }
+    return ACL_SUCCESS;
+}
+
+/* A conditional task of the replay t: the branch its condition's word picks, now (cond.h). */
+static int aclrt_model_run_cond(struct aclrt_stream *s, const struct aclrt_task *step, struct aclrt_block *blk,
+                                const struct aclrt_task *t)
+{
+    const struct aclrt_cond *c = step->u.cond.cond;
+    uint64_t word = aclrt_cond_read(c);
+    switch (c->type) {
+    case ACL_MODEL_RI_COND_TYPE_IF:
+        if (word != 0)
+            return aclrt_model_run_branch(s, c->bodies[0], blk, t);
+        return c->size > 1 ? aclrt_model_run_branch(s, c->bodies[1], blk, t) : ACL_SUCCESS;
+    case ACL_MODEL_RI_COND_TYPE_WHILE:
+        for (; word != 0 && !aclrt_model_aborted(t); word = aclrt_cond_read(c)) {
+            int rc = aclrt_model_run_branch(s, c->bodies[0], blk, t);
+            if (rc != ACL_SUCCESS)
+                return rc;
+        }
+        return ACL_SUCCESS;
+    default: /* ACL_MODEL_RI_COND_TYPE_SWITCH */
+        return word < c->size ? aclrt_model_run_branch(s, c->bodies[word], blk, t) : ACL_SUCCESS;
+    }
+}
+
 static int aclrt_model_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     struct aclrt_model_body *b = t->u.model.body;
     struct aclrt_task *resume = t->u.model.resume;
     struct aclrt_task here;
     int rc = ACL_SUCCESS;
+    if (t->u.model.next == 0 && resume == NULL)
+        for (uint32_t k = 0; k < b->nstarts; k++)
+            aclrt_cond_start(b->starts[k]); /* conditions with a default get it as the replay starts */
     for (uint32_t i = t->u.model.next; i < b->count; i++) {
         struct aclrt_task *sub = resume;
         if (sub == NULL) {
-            /* Relaxed: nothing is published through the count; an abort seen late drops one step fewer. */
-            if (ACLRT_UNLIKELY(atomic_load_explicit(t->u.model.aborts, memory_order_relaxed) != t->u.model.epoch))
+            /* An abort seen late drops one step fewer. */
+            if (ACLRT_UNLIKELY(aclrt_model_aborted(t)))
                 break; /* aclmdlRIAbort: the rest is dropped, the replay counts as done */
+            if (ACLRT_UNLIKELY(b->tasks[i].kind == &aclrt_kind_cond)) {
+                if ((rc = aclrt_model_run_cond(s, &b->tasks[i], blk, t)) != ACL_SUCCESS)
+                    break;
+                continue;
+            }
             if (ACLRT_UNLIKELY(b->tasks[i].kind == &aclrt_kind_label_switch)) {
                 uint32_t step;
                 if ((rc = aclrt_label_switch_target(&b->tasks[i], &step)) != ACL_SUCCESS)
@@ -365,6 +506,9 @@ ACLRT_API aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode 
     m->body = NULL;
     m->built = false;
     m->build = (struct aclrt_build){0};
+    m->parent = NULL;
+    m->conds = NULL;
+    m->nconds = m->conds_cap = 0;
     void *handle = aclrt_table_publish(&aclrt_models, &m->hdr);
     aclrt_model_unlock(m);
 
@@ -414,6 +558,57 @@ ACLRT_API aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureSta
         *status = (aclmdlRICaptureStatus)st;
     if (modelRI != NULL)
         *modelRI = m != NULL ? aclrt_slot_handle(&aclrt_models, &m->hdr) : NULL;
+    return ACL_SUCCESS;
+}
+
+/*
+ * The capture of m ended into body b (m locked): each conditional task's
+ * branches must have ended their captures; their bodies go to the
+ * condition (a reference each), and the conditions of its tasks that
+ * start with a default, and the branches' such, to b->starts. Lock order: a
+ * model, then its branches.
+ */
+static aclError aclrt_model_resolve_conds(struct aclrt_model *m, struct aclrt_model_body *b)
+{
+    uint32_t nstarts = 0;
+    for (uint32_t i = 0; i < m->nconds; i++) {
+        struct aclrt_cond *c = m->conds[i];
+        if (!c->used)
+            continue; /* no task reads it: nothing to start */
+        nstarts += c->flag == ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT;
+        if (c->bodies == NULL && (c->bodies = (struct aclrt_model_body **)calloc(c->size, sizeof *c->bodies)) == NULL)
+            return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a conditional task's branches");
+        for (uint32_t k = 0; k < c->size; k++) {
+            struct aclrt_model *sub = (struct aclrt_model *)aclrt_table_lookup(&aclrt_models, c->subs[k]);
+            bool ready = false;
+            if (sub != NULL && aclrt_model_lock_alive(sub, c->subs[k])) {
+                if ((ready = sub->state == ACLRT_MODEL_READY) && c->bodies[k] == NULL) {
+                    c->bodies[k] = sub->body;
+                    atomic_fetch_add_explicit(&sub->body->refs, 1, memory_order_relaxed); /* the branch's keeps it */
+                    nstarts += sub->body->nstarts;
+                }
+                aclrt_model_unlock(sub);
+            }
+            if (!ready)
+                return aclrt_fail(ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING,
+                                  "branch %u of a conditional task has not ended its capture "
+                                  "(aclmdlRICaptureToModelRIBegin .. aclmdlRICaptureEnd); the capture is ended "
+                                  "and its model destroyed",
+                                  (unsigned)k);
+        }
+    }
+    if (nstarts == 0)
+        return ACL_SUCCESS;
+    if ((b->starts = (struct aclrt_cond **)malloc((size_t)nstarts * sizeof *b->starts)) == NULL)
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a model's conditions");
+    for (uint32_t i = 0; i < m->nconds; i++) {
+        struct aclrt_cond *c = m->conds[i];
+        if (c->used && c->flag == ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT)
+            b->starts[b->nstarts++] = c; /* kept by its task in b */
+        for (uint32_t k = 0; c->used && k < c->size; k++)
+            for (uint32_t j = 0; j < c->bodies[k]->nstarts; j++)
+                b->starts[b->nstarts++] = c->bodies[k]->starts[j];
+    }
     return ACL_SUCCESS;
 }
 
@@ -505,12 +700,19 @@ ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
     b->root = NULL;
     b->pieces = NULL;
     b->npieces = 0;
+    b->starts = NULL;
+    b->nstarts = 0;
     /* A destroy that came between the capture's end and here (another thread's) took the model away. */
     if (!aclrt_model_lock_alive(m, handle)) {
         aclrt_capture_drop_tasks(tasks, count);
         free(lanes);
         free(b);
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "the capture's model was destroyed while the capture ended");
+    }
+    if (m->nconds > 0 && (rc = aclrt_model_resolve_conds(m, b)) != ACL_SUCCESS) {
+        aclrt_model_retire(m);
+        aclrt_model_body_put(b);
+        return rc;
     }
     m->state = ACLRT_MODEL_READY;
     m->stream = NULL;
@@ -542,6 +744,13 @@ static aclError aclrt_model_submit(aclmdlRI modelRI, struct aclrt_stream *s, uin
     if (m->state == ACLRT_MODEL_BUILDING) {
         aclrt_model_unlock(m);
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "modelRI %p is still being built (aclmdlRIBuildEnd first)",
+                          modelRI);
+    }
+    if (m->parent != NULL) {
+        aclrt_model_unlock(m);
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "modelRI %p is a branch of a conditional task (aclmdlRIAddCondTask); it runs inside the "
+                          "replays of its model only",
                           modelRI);
     }
     if (m->state != ACLRT_MODEL_READY) {
@@ -621,6 +830,13 @@ ACLRT_API aclError aclmdlRIDestroy(aclmdlRI modelRI)
     aclError rc = aclrt_model_get(modelRI, &m);
     if (rc != ACL_SUCCESS)
         return rc;
+    if (m->parent != NULL) {
+        aclrt_model_unlock(m);
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "modelRI %p is a branch of a conditional task (aclmdlRIAddCondTask); it is destroyed with "
+                          "its model",
+                          modelRI);
+    }
     if (m->state == ACLRT_MODEL_CAPTURING) {
         /* Refused while its stream still captures it; a capture that went with its stream left it behind. */
         struct aclrt_stream *s = m->stream;

@@ -263,6 +263,8 @@ ACLRT_API aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
         body->lanes = b->lanes;
         body->nlanes = b->nhanded;
         body->lane_streams = b->handed;
+        body->starts = NULL;
+        body->nstarts = 0;
         body->root = NULL;
         body->pieces = NULL;
         body->npieces = 0;

@@ -67,12 +67,12 @@ ACLRT_INLINE bool aclrt_model_ref_is(const void *h, uint32_t kind)
 }
 
 /*
- * The live, ready model a stream or task handle names, locked, and the
- * lane or place it names (*pos). An error otherwise (`what` names the
- * handle in the message).
+ * The live model a handle of aclrt_model_ref_encode names, locked, and
+ * the position it names (*pos); only a ready model unless `any_state`. An
+ * error otherwise (`what` names the handle in the message).
  */
-static aclError aclrt_model_ref_resolve(const void *h, uint32_t kind, const char *what, struct aclrt_model **out,
-                                        uint32_t *pos)
+static aclError aclrt_model_ref_resolve_in(const void *h, uint32_t kind, const char *what, bool any_state,
+                                           struct aclrt_model **out, uint32_t *pos)
 {
     uint64_t v = (uint64_t)(uintptr_t)h;
     uint32_t index = (uint32_t)(v >> ACLRT_MODEL_REF_POS_BITS) & ((1u << ACLRT_MODEL_REF_SLOT_BITS) - 1);
@@ -87,7 +87,7 @@ static aclError aclrt_model_ref_resolve(const void *h, uint32_t kind, const char
         /* Under the model's lock, which its retirement holds: the generation is the model's now. */
         uint32_t gen = atomic_load_explicit(&m->hdr.generation, memory_order_acquire);
         if ((gen & 1u) && ((gen >> 1) & ((1u << ACLRT_MODEL_REF_LIFE_BITS) - 1)) == life &&
-            m->state == ACLRT_MODEL_READY) {
+            (any_state || m->state == ACLRT_MODEL_READY)) {
             *out = m;
             *pos = (uint32_t)(v & (ACLRT_MODEL_REF_MAX - 1));
             return ACL_SUCCESS;
@@ -96,6 +96,13 @@ static aclError aclrt_model_ref_resolve(const void *h, uint32_t kind, const char
     }
     return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "%s %p is not one of a live model's (destroyed model, or garbage)",
                       what, h);
+}
+
+/* A stream or task handle: of a ready model. */
+static aclError aclrt_model_ref_resolve(const void *h, uint32_t kind, const char *what, struct aclrt_model **out,
+                                        uint32_t *pos)
+{
+    return aclrt_model_ref_resolve_in(h, kind, what, false, out, pos);
 }
 
 /*
@@ -130,10 +137,12 @@ ACLRT_API aclError aclmdlRIGetStreams(aclmdlRI modelRI, aclrtStream *streams, ui
     aclError rc = aclrt_model_get(modelRI, &m);
     if (rc != ACL_SUCCESS)
         return rc;
-    if (m->state == ACLRT_MODEL_CAPTURING) {
+    if (!m->built && m->state != ACLRT_MODEL_READY) {
         aclrt_model_unlock(m);
         return aclrt_fail(ACL_ERROR_RT_MODEL_CAPTURED,
-                          "modelRI %p is still being captured (its streams are known at aclmdlRICaptureEnd)", modelRI);
+                          "modelRI %p is still being captured, or its capture has not begun (its streams are known "
+                          "at aclmdlRICaptureEnd)",
+                          modelRI);
     }
     uint32_t total, room = streams != NULL ? *numStreams : 0;
     if (m->built) {

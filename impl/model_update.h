@@ -211,6 +211,8 @@ static struct aclrt_model_body *aclrt_model_body_rebuild(struct aclrt_model *m)
     b->lanes = root->lanes; /* the root's: an update keeps every task's place, and stream */
     b->nlanes = root->nlanes;
     b->lane_streams = root->lane_streams;
+    b->starts = root->starts;
+    b->nstarts = root->nstarts;
     b->root = root;
     b->pieces = pieces;
     b->npieces = n;

@@ -59,6 +59,7 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_IPC_WAIT,          /* until a shared object's record is complete (ipc_event.h) */
     ACLRT_TASK_LABEL,             /* in a built model only: a place a switch jumps to (model.h) */
     ACLRT_TASK_LABEL_SWITCH,      /* in a built model only: jump to a label picked by an index in memory */
+    ACLRT_TASK_COND,              /* in a model only: run a branch's body, picked by a word in memory (cond.h) */
     ACLRT_TASK_KIND_COUNT
 };
 
@@ -90,6 +91,7 @@ struct aclrt_random_job;
 struct aclrt_binary;
 struct aclrt_model_body;
 struct aclrt_ipc_seg;
+struct aclrt_cond;
 
 struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
     const struct aclrt_task_kind *kind;
@@ -191,6 +193,9 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
         struct {
             void *handle; /* the aclrtLabel */
         } label;
+        struct {
+            struct aclrt_cond *cond; /* a reference the task holds (cond.h) */
+        } cond;
         struct {
             const void *ptr; /* the uint32_t index, read at each replay */
             uintptr_t *to;   /* `u32` entries, owned: label handles, then (built) the labels' step numbers */

@@ -24,7 +24,10 @@
  *     replaces a group's tasks for the replays submitted after it, never
  *     for earlier ones; bad input and mismatched updates get their codes;
  *   - a model's streams and tasks: which streams, which tasks on each, in
- *     which order, of which type; handles that die with the model.
+ *     which order, of which type; handles that die with the model;
+ *   - conditional tasks: IF, WHILE and SWITCH run the branch their word
+ *     picks at each replay, from the default when asked; nested branches;
+ *     branches go with their model; bad input and branches not captured.
  */
 #define _GNU_SOURCE
 
@@ -1887,6 +1890,230 @@ TEST(after_a_task_group_update_a_task_handle_names_the_task_now_at_its_place)
     CHECK_OK(aclrtDestroyStream(u));
 }
 
+/* ------------------------------------------------------------------------
+ * Conditional tasks (aclmdlRIAddCondTask)
+ * ------------------------------------------------------------------------ */
+
+static void set_word(uint64_t *word, uint64_t v)
+{
+    CHECK_OK(aclrtMemcpy(word, sizeof v, &v, sizeof v, ACL_MEMCPY_HOST_TO_DEVICE));
+}
+
+/* Capture `n` logging host functions (values base ..) into branch b on stream s. */
+static void capture_branch(aclrtStream s, aclmdlRI b, int base, int n)
+{
+    CHECK_OK(aclmdlRICaptureToModelRIBegin(s, b, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    for (int i = 0; i < n; i++)
+        CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(base + i)));
+    aclmdlRI ended = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &ended));
+    CHECK(ended == b);
+}
+
+/* A conditional task of `type` with `size` branches on capturing stream s of model m; the branches in subs. */
+static aclmdlRICondHandle add_cond(aclrtStream s, aclmdlRICondTaskType type, uint32_t size, aclmdlRI *subs,
+                                   uint32_t default_value, uint32_t flag, uint64_t **word)
+{
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureGetInfo(s, NULL, &m));
+    aclmdlRICondHandle h = NULL;
+    CHECK_OK(aclmdlRICondHandleCreate(m, default_value, (aclmdlRICondHandleFlag)flag, &h));
+    CHECK_OK(aclmdlRICondHandleGetCondPtr(h, word));
+    aclmdlRICondTaskParams p = {h, type, size, subs};
+    CHECK_OK(aclmdlRIAddCondTask(p, s, 0));
+    return h;
+}
+
+TEST(an_if_task_runs_the_branch_its_word_picks_at_each_replay)
+{
+    log_reset();
+    aclrtStream s = new_stream(), b = new_stream();
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(0)));
+    aclmdlRI subs[2] = {NULL, NULL};
+    uint64_t *word = NULL;
+    add_cond(s, ACL_MODEL_RI_COND_TYPE_IF, 2, subs, 0, 0, &word);
+    CHECK(subs[0] != NULL && subs[1] != NULL && subs[0] != subs[1] && word != NULL);
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(9)));
+    capture_branch(b, subs[0], 10, 2);
+    capture_branch(b, subs[1], 20, 1);
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_EQ(0, atomic_load(&log_len)); /* nothing ran at capture */
+    set_word(word, 5);
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    set_word(word, 0);
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    int want[] = {0, 10, 11, 9, 0, 20, 9};
+    CHECK_EQ(7, atomic_load(&log_len));
+    for (int i = 0; i < 7; i++)
+        CHECK_EQ(want[i], log_val[i]);
+    /* A branch is not executed or destroyed by itself; it goes with its model. */
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIExecuteAsync(subs[0], s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "branch");
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIDestroy(subs[1]));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIDestroy(subs[0]));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+/* Count the word down by one (a host function of the loop's branch). */
+static void count_down(void *arg)
+{
+    uint64_t *word = *(uint64_t **)arg;
+    (*word)--;
+}
+
+TEST(a_while_task_loops_until_its_branch_clears_the_word_from_its_default_at_each_replay)
+{
+    log_reset();
+    aclrtStream s = new_stream(), b = new_stream();
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRI body[1] = {NULL};
+    static uint64_t *word;
+    add_cond(s, ACL_MODEL_RI_COND_TYPE_WHILE, 1, body, 3, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &word);
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(99)));
+    CHECK_OK(aclmdlRICaptureToModelRIBegin(b, body[0], ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(1)));
+    CHECK_OK(aclrtLaunchHostFunc(b, count_down, &word));
+    CHECK_OK(aclmdlRICaptureEnd(b, &body[0]));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    set_word(word, 0); /* the default, not this, is the word when a replay starts */
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    int want[] = {1, 1, 1, 99, 1, 1, 1, 99};
+    CHECK_EQ(8, atomic_load(&log_len));
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ(want[i], log_val[i]);
+    uint64_t now = 7;
+    CHECK_OK(aclrtMemcpy(&now, sizeof now, word, sizeof now, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK_EQ(0u, now);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+TEST(a_switch_task_runs_the_branch_its_word_numbers_and_none_past_the_last)
+{
+    log_reset();
+    aclrtStream s = new_stream(), b = new_stream();
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRI cases[3] = {NULL, NULL, NULL};
+    uint64_t *word = NULL;
+    add_cond(s, ACL_MODEL_RI_COND_TYPE_SWITCH, 3, cases, 0, 0, &word);
+    for (int i = 0; i < 3; i++)
+        capture_branch(b, cases[i], 10 * (i + 1), 1);
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    uint64_t picks[] = {2, 0, 7, 1};
+    for (int i = 0; i < 4; i++) {
+        set_word(word, picks[i]);
+        CHECK_OK(aclmdlRIExecute(m, -1));
+    }
+    int want[] = {30, 10, 20};
+    CHECK_EQ(3, atomic_load(&log_len));
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(want[i], log_val[i]);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
+TEST(a_branch_may_hold_a_conditional_task_of_its_own)
+{
+    log_reset();
+    aclrtStream s = new_stream(), b = new_stream(), c = new_stream();
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRI outer[1] = {NULL}, inner[1] = {NULL};
+    uint64_t *ow = NULL, *iw = NULL;
+    add_cond(s, ACL_MODEL_RI_COND_TYPE_IF, 1, outer, 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &ow);
+    CHECK_OK(aclmdlRICaptureToModelRIBegin(b, outer[0], ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(1)));
+    add_cond(b, ACL_MODEL_RI_COND_TYPE_IF, 1, inner, 0, 0, &iw);
+    capture_branch(c, inner[0], 2, 1);
+    aclmdlRI ended = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(b, &ended));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    set_word(iw, 1);
+    CHECK_OK(aclmdlRIExecute(m, -1)); /* outer word starts at 1: both branches */
+    set_word(iw, 0);
+    CHECK_OK(aclmdlRIExecute(m, -1)); /* the inner one is not taken */
+    int want[] = {1, 2, 1};
+    CHECK_EQ(3, atomic_load(&log_len));
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(want[i], log_val[i]);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRICaptureToModelRIBegin(c, inner[0], ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(b));
+    CHECK_OK(aclrtDestroyStream(c));
+}
+
+TEST(conditional_task_bad_input_and_branches_not_captured_get_their_code_and_a_message)
+{
+    aclrtStream s = new_stream(), b = new_stream(), other = new_stream();
+    aclmdlRI done = capture_log(other, 0, 1);
+    aclmdlRICondHandle h = NULL;
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRICondHandleCreate(done, 0, 0, &h)); /* not being captured */
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not being captured");
+    CHECK_OK(aclmdlRIDestroy(done));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureGetInfo(s, NULL, &m));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICondHandleCreate(m, 0, 0, NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICondHandleCreate(m, 0, (aclmdlRICondHandleFlag)7, &h));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICondHandleCreate(NULL, 0, 0, &h));
+    CHECK_OK(aclmdlRICondHandleCreate(m, 0, 0, &h));
+    uint64_t *word = NULL;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICondHandleGetCondPtr(h, NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICondHandleGetCondPtr(NULL, &word));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRICondHandleGetCondPtr((aclmdlRICondHandle)((uintptr_t)h + 1), &word));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRICondHandleGetCondPtr(m, &word)); /* a model is no condition */
+    aclmdlRI subs[3] = {NULL, NULL, NULL};
+    aclmdlRICondTaskParams p = {h, ACL_MODEL_RI_COND_TYPE_WHILE, 2, subs};
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIAddCondTask(p, s, 0)); /* a WHILE has one branch */
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "cannot have 2 branches");
+    p.type = (aclmdlRICondTaskType)9;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIAddCondTask(p, s, 0));
+    p.type = ACL_MODEL_RI_COND_TYPE_IF;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIAddCondTask(p, s, 1)); /* flags */
+    p.modelRIArray = NULL;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIAddCondTask(p, s, 0));
+    p.modelRIArray = subs;
+    CHECK_EQ(ACL_ERROR_RT_STREAM_NOT_CAPTURED, aclmdlRIAddCondTask(p, other, 0)); /* not capturing this model */
+    CHECK(subs[0] == NULL);
+    CHECK_OK(aclmdlRIAddCondTask(p, s, 0));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIAddCondTask(p, s, 0)); /* one task per handle */
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "already");
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRICaptureToModelRIBegin(b, m, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not a branch");
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CAPTURED, aclmdlRICaptureToModelRIBegin(s, subs[0], ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRICaptureToModelRIBegin(b, subs[0], (aclmdlRICaptureMode)9));
+    capture_branch(b, subs[0], 1, 1);
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRICaptureToModelRIBegin(b, subs[0], ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "captured already");
+    /* Branch 1 is being captured when the model's capture ends: the end fails and the model goes. */
+    CHECK_OK(aclmdlRICaptureToModelRIBegin(b, subs[1], ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRI ended = NULL;
+    CHECK_EQ(ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING, aclmdlRICaptureEnd(s, &ended));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "branch 1");
+    CHECK(ended == NULL);
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIExecuteAsync(m, s));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRICondHandleGetCondPtr(h, &word));
+    /* The branch's capture ended with it: its stream works as before. */
+    aclmdlRICaptureStatus st;
+    CHECK_OK(aclmdlRICaptureGetInfo(b, &st, NULL));
+    CHECK_EQ(ACL_MODEL_RI_CAPTURE_STATUS_NONE, st);
+    CHECK_OK(aclrtSynchronizeStream(b));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(b));
+    CHECK_OK(aclrtDestroyStream(other));
+}
+
 int main(void)
 {
     if (aclrtSetDevice(0) != ACL_SUCCESS || aclrtGetCurrentContext(&main_ctx) != ACL_SUCCESS) {
@@ -1937,6 +2164,11 @@ int main(void)
     RUN_CASE(a_built_model_lists_its_bound_streams_and_the_tasks_each_handed_over);
     RUN_CASE(model_stream_and_task_queries_refuse_bad_input_with_their_code_and_a_message);
     RUN_CASE(after_a_task_group_update_a_task_handle_names_the_task_now_at_its_place);
+    RUN_CASE(an_if_task_runs_the_branch_its_word_picks_at_each_replay);
+    RUN_CASE(a_while_task_loops_until_its_branch_clears_the_word_from_its_default_at_each_replay);
+    RUN_CASE(a_switch_task_runs_the_branch_its_word_numbers_and_none_past_the_last);
+    RUN_CASE(a_branch_may_hold_a_conditional_task_of_its_own);
+    RUN_CASE(conditional_task_bad_input_and_branches_not_captured_get_their_code_and_a_message);
     int rc = check_report("capture");
     aclrtResetDevice(0);
     aclFinalize();

@@ -116,7 +116,8 @@ static const char *const fz_functions[] = {
     "aclmdlRICaptureTaskGrpBegin", "aclmdlRICaptureTaskGrpEnd", "aclmdlRICaptureTaskUpdateBegin",
     "aclmdlRICaptureTaskUpdateEnd", "aclmdlRIBuildBegin", "aclmdlRIBindStream", "aclmdlRIEndTask", "aclmdlRIBuildEnd", "aclmdlRIUnbindStream",
     "aclmdlRIAbort", "aclmdlRISetName", "aclmdlRIGetName", "aclmdlRIGetId", "aclmdlRIGetStreams",
-    "aclmdlRIGetTasksByStream", "aclmdlRITaskGetType", "aclmdlRITaskGetSeqId",
+    "aclmdlRIGetTasksByStream", "aclmdlRITaskGetType", "aclmdlRITaskGetSeqId", "aclmdlRICondHandleCreate",
+    "aclmdlRICondHandleGetCondPtr", "aclmdlRIAddCondTask", "aclmdlRICaptureToModelRIBegin",
     "aclrtCreateLabel", "aclrtSetLabel", "aclrtDestroyLabel", "aclrtCreateLabelList", "aclrtDestroyLabelList",
     "aclrtSwitchLabelByIndex",
 };
@@ -1607,6 +1608,37 @@ static void fz_one_call(struct fz *z)
             int n = (int)soak_pick(rng, 5);
             for (int k = 0; k < n; k++)
                 FZ(CODES(SUBMIT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), aclrtLaunchHostFunc(cs, fz_noop, NULL));
+            if (soak_pick(rng, 4) == 0) {
+                /* A conditional task whose branches are captured on another scratch stream (or left uncaptured). */
+                aclmdlRI cm = NULL;
+                aclmdlRICondHandle ch = NULL;
+                uint64_t *cw = NULL;
+                aclmdlRI branches[3] = {NULL, NULL, NULL};
+                (void)aclmdlRICaptureGetInfo(cs, NULL, &cm);
+                FZ(CODES(P, H, R, ACL_ERROR_RT_MEMORY_ALLOCATION),
+                   aclmdlRICondHandleCreate(soak_pick(rng, 8) ? cm : fz_garbage(z), (uint32_t)soak_pick(rng, 3),
+                                            (aclmdlRICondHandleFlag)soak_pick(rng, 3), fz_maybe(z, &ch)));
+                FZ(CODES(P, H), aclmdlRICondHandleGetCondPtr(soak_pick(rng, 8) ? ch : fz_garbage(z), fz_maybe(z, &cw)));
+                aclmdlRICondTaskParams cp = {soak_pick(rng, 8) ? ch : fz_garbage(z),
+                                             (aclmdlRICondTaskType)soak_pick(rng, 4), (uint32_t)soak_pick(rng, 4),
+                                             soak_pick(rng, 8) ? branches : NULL};
+                FZ(CODES(P, H, ACL_ERROR_RT_STREAM_NOT_CAPTURED, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+                         ACL_ERROR_RT_MEMORY_ALLOCATION),
+                   aclmdlRIAddCondTask(cp, cs, (uint32_t)(soak_pick(rng, 8) == 0)));
+                aclrtStream bs = z->scratch[soak_pick(rng, FZ_SCRATCH)];
+                for (uint32_t k = 0; last_rc == ACL_SUCCESS && k < cp.size; k++) {
+                    FZ(CODES(P, H, R, SC, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_STREAM_MODEL),
+                       aclmdlRICaptureToModelRIBegin(bs, soak_pick(rng, 8) ? branches[k] : fz_garbage(z),
+                                                     (aclmdlRICaptureMode)(1 + soak_pick(rng, 2))));
+                    if (last_rc != ACL_SUCCESS)
+                        break;
+                    FZ(CODES(SUBMIT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), aclrtLaunchHostFunc(bs, fz_noop, NULL));
+                    if (soak_pick(rng, 8) == 0)
+                        break; /* left capturing: the model's end refuses and the branch's capture goes with it */
+                    aclmdlRI ended = NULL;
+                    FZ(CODES(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), aclmdlRICaptureEnd(bs, &ended));
+                }
+            }
             if (soak_pick(rng, 2)) {
                 /* A task group (sometimes nested or ended twice: refused), then an update of it below. */
                 FZ(CODES(H, R), aclmdlRICaptureTaskGrpBegin(cs));
@@ -1648,11 +1680,11 @@ static void fz_one_call(struct fz *z)
             default: break;
             }
             FZ(CODES(P, H, ACL_ERROR_RT_STREAM_NOT_CAPTURED, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
-                     ACL_ERROR_RT_STREAM_UNJOINED),
+                     ACL_ERROR_RT_STREAM_UNJOINED, ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING),
                aclmdlRICaptureEnd(cs, soak_pick(rng, 8) ? &mdl : NULL));
             if (last_rc == ACL_ERROR_INVALID_PARAM) /* no output given: the capture goes on, end it for real */
                 FZ(CODES(H, ACL_ERROR_RT_STREAM_NOT_CAPTURED, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
-                         ACL_ERROR_RT_STREAM_UNJOINED),
+                         ACL_ERROR_RT_STREAM_UNJOINED, ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING),
                    aclmdlRICaptureEnd(cs, &mdl));
         }
         if (mdl == NULL)
