@@ -711,6 +711,14 @@ ACLRT_API aclError aclmdlRISetName(aclmdlRI modelRI, const char *name);
 ACLRT_API aclError aclmdlRIGetName(aclmdlRI modelRI, uint32_t maxLen, char *name);
 ACLRT_API aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t *modelRIId);
 /*
+ * Destroy callbacks: func(userData) runs once the model is destroyed and
+ * no replay of it is left (on the destroying thread, or on the runtime
+ * thread that ends the last replay); a function is registered once per
+ * model (again: ACL_ERROR_RT_PARAM_INVALID).
+ */
+ACLRT_API aclError aclmdlRIDestroyRegisterCallback(aclmdlRI modelRI, aclrtCallback func, void *userData);
+ACLRT_API aclError aclmdlRIDestroyUnregisterCallback(aclmdlRI modelRI, aclrtCallback func);
+/*
  * A model's streams and tasks. aclmdlRIGetStreams: a captured model's
  * streams are its own (the origin's, then those that joined), good for
  * aclmdlRIGetTasksByStream; a built model's are its bound streams. Both

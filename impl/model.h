@@ -91,6 +91,9 @@ struct aclrt_model_body {
      */
     struct aclrt_cond **starts;
     uint32_t nstarts;
+    /* The model's destroy callbacks (model_query.h), run when the body goes after its model did. */
+    struct aclrt_destroy_cb *on_free;
+    uint32_t non_free;
     struct aclrt_model_body *root;    /* an updated body: the captured one; NULL: this one owns its tasks */
     struct aclrt_model_body **pieces; /* an updated body: the pieces it took records from */
     uint32_t npieces;
@@ -107,13 +110,29 @@ struct aclrt_model {
     struct aclrt_build build;      /* under the capture lock (capture.h): bound streams, tasks handed over */
     _Atomic uint32_t aborts;       /* aclmdlRIAbort calls, over the slot's lives (never reset: model_query.h) */
     void *parent;                  /* a conditional task's branch: the handle of the model it belongs to */
+    struct aclrt_destroy_cb *destroy_cbs; /* aclmdlRIDestroyRegisterCallback, in registration order */
+    uint32_t ndestroy_cbs, destroy_cbs_cap;
     struct aclrt_cond **conds;     /* aclmdlRICondHandleCreate on it (a reference each; model_cond.h) */
     uint32_t nconds, conds_cap;
     uint32_t name_len;             /* aclmdlRISetName (model_query.h); 0: none */
     char name[ACLRT_MODEL_NAME_MAX + 1];
 };
 
+/* A destroy callback: fn(user_data) once the model is destroyed and no replay of it is left. */
+struct aclrt_destroy_cb {
+    aclrtCallback fn;
+    void *user_data;
+};
+
 static struct aclrt_table aclrt_models = ACLRT_TABLE_INIT(ACLRT_KIND_MODEL, struct aclrt_model, "model");
+
+/* Run and free destroy callbacks (no lock held: they may call the runtime). */
+static void aclrt_model_run_destroy_cbs(struct aclrt_destroy_cb *cbs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        cbs[i].fn(cbs[i].user_data);
+    free(cbs);
+}
 
 /* Acquire: pairs with the release in aclrt_model_unlock. */
 ACLRT_INLINE void aclrt_model_lock(struct aclrt_model *m)
@@ -161,6 +180,8 @@ static void aclrt_model_body_put(struct aclrt_model_body *b)
     /* Acq_rel: the last one to let go sees every replay's end (their reads of the tasks). */
     if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1)
         return;
+    struct aclrt_destroy_cb *cbs = b->on_free;
+    uint32_t ncbs = b->non_free;
     if (b->root == NULL) {
         aclrt_capture_drop_tasks(b->tasks, b->count);
         free(b->lanes);
@@ -174,6 +195,7 @@ static void aclrt_model_body_put(struct aclrt_model_body *b)
         aclrt_model_body_put(b->root);
     }
     free(b);
+    aclrt_model_run_destroy_cbs(cbs, ncbs);
 }
 
 /* Let go of a condition (cond.h); the last reference lets go of its branches' bodies. */
@@ -276,6 +298,17 @@ static void aclrt_model_retire(struct aclrt_model *m)
     struct aclrt_model_body *b = m->body;
     struct aclrt_cond **conds = m->conds;
     uint32_t nconds = m->nconds;
+    struct aclrt_destroy_cb *cbs = m->destroy_cbs;
+    uint32_t ncbs = m->ndestroy_cbs;
+    m->destroy_cbs = NULL;
+    m->ndestroy_cbs = m->destroy_cbs_cap = 0;
+    if (b != NULL) { /* the callbacks wait for the replays still holding a body (all hold the root) */
+        struct aclrt_model_body *root = b->root != NULL ? b->root : b;
+        root->on_free = cbs;
+        root->non_free = ncbs;
+        cbs = NULL;
+        ncbs = 0;
+    }
     m->body = NULL;
     m->stream = NULL;
     m->parent = NULL;
@@ -291,6 +324,7 @@ static void aclrt_model_retire(struct aclrt_model *m)
     aclrt_table_free(&aclrt_models, &m->hdr);
     if (b != NULL)
         aclrt_model_body_put(b);
+    aclrt_model_run_destroy_cbs(cbs, ncbs); /* a model without a body: now */
     /* The model's conditions, and the branches of its conditional tasks, go with it. */
     for (uint32_t i = 0; i < nconds; i++) {
         struct aclrt_cond *c = conds[i];
@@ -702,6 +736,8 @@ ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
     b->npieces = 0;
     b->starts = NULL;
     b->nstarts = 0;
+    b->on_free = NULL;
+    b->non_free = 0;
     /* A destroy that came between the capture's end and here (another thread's) took the model away. */
     if (!aclrt_model_lock_alive(m, handle)) {
         aclrt_capture_drop_tasks(tasks, count);

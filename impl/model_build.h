@@ -265,6 +265,8 @@ ACLRT_API aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
         body->lane_streams = b->handed;
         body->starts = NULL;
         body->nstarts = 0;
+        body->on_free = NULL;
+        body->non_free = 0;
         body->root = NULL;
         body->pieces = NULL;
         body->npieces = 0;

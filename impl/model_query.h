@@ -1,6 +1,7 @@
 /*
- * impl/model_query.h - a model's abort, name and id (aclmdlRIAbort,
- * aclmdlRISetName, aclmdlRIGetName, aclmdlRIGetId).
+ * impl/model_query.h - a model's abort, name, id and destroy callbacks
+ * (aclmdlRIAbort, aclmdlRISetName, aclmdlRIGetName, aclmdlRIGetId,
+ * aclmdlRIDestroyRegisterCallback, aclmdlRIDestroyUnregisterCallback).
  *
  * aclmdlRIAbort counts on the model (struct aclrt_model's `aborts`); a
  * replay remembers the count at its submission and, before each step,
@@ -12,6 +13,13 @@
  * replay that outlives its model never sees the slot's next life change it.
  *
  * The id is the model's place in the model table: unique among live models.
+ *
+ * Destroy callbacks are kept by function (a function is registered once,
+ * as the runtime keeps them) and run, in registration order, once the
+ * model is destroyed and no replay of it is left: on the thread of
+ * aclmdlRIDestroy when none is pending, else on the runtime thread that
+ * ends the last replay (model.h: the body's `on_free`). So what the model's
+ * tasks use may be freed from a callback.
  */
 #ifndef ACLRT_IMPL_MODEL_QUERY_H
 #define ACLRT_IMPL_MODEL_QUERY_H
@@ -88,6 +96,53 @@ ACLRT_API aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t *modelRIId)
     *modelRIId = aclrt_slot_index(&m->hdr);
     aclrt_model_unlock(m);
     return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclmdlRIDestroyRegisterCallback(aclmdlRI modelRI, aclrtCallback func, void *userData)
+{
+    ACLRT_ENTER();
+    if (func == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "func is NULL");
+    struct aclrt_model *m;
+    aclError rc = aclrt_model_get(modelRI, &m);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    for (uint32_t i = 0; i < m->ndestroy_cbs; i++)
+        if (m->destroy_cbs[i].fn == func) {
+            aclrt_model_unlock(m);
+            return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                              "func %p is registered already for modelRI %p (a function is registered once)",
+                              (void *)(uintptr_t)func, modelRI);
+        }
+    if (!aclrt_capture_grow((void **)&m->destroy_cbs, &m->destroy_cbs_cap, m->ndestroy_cbs, sizeof *m->destroy_cbs)) {
+        aclrt_model_unlock(m);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a destroy callback");
+    }
+    m->destroy_cbs[m->ndestroy_cbs++] = (struct aclrt_destroy_cb){func, userData};
+    aclrt_model_unlock(m);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclmdlRIDestroyUnregisterCallback(aclmdlRI modelRI, aclrtCallback func)
+{
+    ACLRT_ENTER();
+    if (func == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "func is NULL");
+    struct aclrt_model *m;
+    aclError rc = aclrt_model_get(modelRI, &m);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    for (uint32_t i = 0; i < m->ndestroy_cbs; i++)
+        if (m->destroy_cbs[i].fn == func) {
+            memmove(&m->destroy_cbs[i], &m->destroy_cbs[i + 1],
+                    (size_t)(m->ndestroy_cbs - i - 1) * sizeof *m->destroy_cbs);
+            m->ndestroy_cbs--;
+            aclrt_model_unlock(m);
+            return ACL_SUCCESS;
+        }
+    aclrt_model_unlock(m);
+    return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "func %p is not registered for modelRI %p",
+                      (void *)(uintptr_t)func, modelRI);
 }
 
 #endif /* ACLRT_IMPL_MODEL_QUERY_H */

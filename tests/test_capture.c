@@ -27,7 +27,8 @@
  *     which order, of which type; handles that die with the model;
  *   - conditional tasks: IF, WHILE and SWITCH run the branch their word
  *     picks at each replay, from the default when asked; nested branches;
- *     branches go with their model; bad input and branches not captured.
+ *     branches go with their model; bad input and branches not captured;
+ *   - destroy callbacks run once, after the model's last replay.
  */
 #define _GNU_SOURCE
 
@@ -2114,6 +2115,63 @@ TEST(conditional_task_bad_input_and_branches_not_captured_get_their_code_and_a_m
     CHECK_OK(aclrtDestroyStream(other));
 }
 
+/* ------------------------------------------------------------------------
+ * Destroy callbacks
+ * ------------------------------------------------------------------------ */
+
+static atomic_int destroy_calls[3];
+
+static void on_destroy(void *arg)
+{
+    atomic_fetch_add(&destroy_calls[(intptr_t)arg], 1);
+}
+
+static void on_destroy_other(void *arg)
+{
+    atomic_fetch_add(&destroy_calls[(intptr_t)arg], 100);
+}
+
+TEST(destroy_callbacks_run_once_when_the_model_and_its_last_replay_are_gone)
+{
+    for (int i = 0; i < 3; i++)
+        atomic_store(&destroy_calls[i], 0);
+    aclrtStream s = new_stream();
+    aclmdlRI m = capture_log(s, 0, 1);
+    CHECK_OK(aclmdlRIDestroyRegisterCallback(m, on_destroy, (void *)(intptr_t)1));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIDestroyRegisterCallback(m, on_destroy, (void *)(intptr_t)2));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "registered already");
+    CHECK_OK(aclmdlRIDestroyRegisterCallback(m, on_destroy_other, (void *)(intptr_t)2));
+    CHECK_OK(aclmdlRIDestroyUnregisterCallback(m, on_destroy_other));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIDestroyUnregisterCallback(m, on_destroy_other));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not registered");
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIDestroyRegisterCallback(m, NULL, NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIDestroyUnregisterCallback(m, NULL));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIDestroyRegisterCallback(s, on_destroy, NULL));
+    /* A replay parked behind a gate holds the model's work: the callback waits for it. */
+    struct gate *g = new_gate();
+    CHECK_OK(aclrtLaunchHostFunc(s, gate_fn, g));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK(gate_wait_entered(g));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_EQ(0, atomic_load(&destroy_calls[1]));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(1, atomic_load(&destroy_calls[1]));
+    CHECK_EQ(0, atomic_load(&destroy_calls[2])); /* unregistered */
+    /* No replay pending: the callback runs before aclmdlRIDestroy returns; one never built runs too. */
+    aclmdlRI n = capture_log(s, 0, 1);
+    CHECK_OK(aclmdlRIDestroyRegisterCallback(n, on_destroy, (void *)(intptr_t)0));
+    CHECK_OK(aclmdlRIDestroy(n));
+    CHECK_EQ(1, atomic_load(&destroy_calls[0]));
+    aclmdlRI b = NULL;
+    CHECK_OK(aclmdlRIBuildBegin(&b, 0));
+    CHECK_OK(aclmdlRIDestroyRegisterCallback(b, on_destroy, (void *)(intptr_t)2));
+    CHECK_OK(aclmdlRIDestroy(b));
+    CHECK_EQ(1, atomic_load(&destroy_calls[2]));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIDestroyUnregisterCallback(b, on_destroy));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
 int main(void)
 {
     if (aclrtSetDevice(0) != ACL_SUCCESS || aclrtGetCurrentContext(&main_ctx) != ACL_SUCCESS) {
@@ -2169,6 +2227,7 @@ int main(void)
     RUN_CASE(a_switch_task_runs_the_branch_its_word_numbers_and_none_past_the_last);
     RUN_CASE(a_branch_may_hold_a_conditional_task_of_its_own);
     RUN_CASE(conditional_task_bad_input_and_branches_not_captured_get_their_code_and_a_message);
+    RUN_CASE(destroy_callbacks_run_once_when_the_model_and_its_last_replay_are_gone);
     int rc = check_report("capture");
     aclrtResetDevice(0);
     aclFinalize();

@@ -118,6 +118,7 @@ static const char *const fz_functions[] = {
     "aclmdlRIAbort", "aclmdlRISetName", "aclmdlRIGetName", "aclmdlRIGetId", "aclmdlRIGetStreams",
     "aclmdlRIGetTasksByStream", "aclmdlRITaskGetType", "aclmdlRITaskGetSeqId", "aclmdlRICondHandleCreate",
     "aclmdlRICondHandleGetCondPtr", "aclmdlRIAddCondTask", "aclmdlRICaptureToModelRIBegin",
+    "aclmdlRIDestroyRegisterCallback", "aclmdlRIDestroyUnregisterCallback",
     "aclrtCreateLabel", "aclrtSetLabel", "aclrtDestroyLabel", "aclrtCreateLabelList", "aclrtDestroyLabelList",
     "aclrtSwitchLabelByIndex",
 };
@@ -195,6 +196,12 @@ static struct fz fz_threads[2];
 static void fz_count_fn(void *p)
 {
     atomic_fetch_add(&((struct fz *)p)->counted, 1);
+}
+
+/* A model's destroy callback: does nothing (it may run on a runtime thread). */
+static void fz_destroyed(void *arg)
+{
+    (void)arg;
 }
 
 static void fz_noop(void *p)
@@ -1716,6 +1723,16 @@ static void fz_one_call(struct fz *z)
             FZ(CODES(P, H), aclmdlRIGetName(soak_pick(rng, 8) ? mdl : fz_garbage(z), (uint32_t)soak_pick(rng, 41),
                                             fz_maybe(z, mname)));
             FZ(CODES(P, H), aclmdlRIGetId(soak_pick(rng, 8) ? mdl : fz_garbage(z), fz_maybe(z, &mid)));
+        }
+        if (soak_pick(rng, 3) == 0) {
+            /* Destroy callbacks, registered twice or unregistered sometimes. */
+            FZ(CODES(P, H, R), aclmdlRIDestroyRegisterCallback(soak_pick(rng, 8) ? mdl : fz_garbage(z),
+                                                                soak_pick(rng, 8) ? fz_destroyed : NULL, NULL));
+            if (soak_pick(rng, 4) == 0)
+                FZ(CODES(P, H, R), aclmdlRIDestroyRegisterCallback(mdl, fz_destroyed, NULL));
+            if (soak_pick(rng, 3) == 0)
+                FZ(CODES(P, H, R), aclmdlRIDestroyUnregisterCallback(soak_pick(rng, 8) ? mdl : fz_garbage(z),
+                                                                      soak_pick(rng, 8) ? fz_destroyed : NULL));
         }
         if (soak_pick(rng, 3) == 0) {
             /* The model's streams and their tasks, into arrays of any size (or none, or garbage handles). */
