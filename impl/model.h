@@ -62,6 +62,9 @@
 #define ACLRT_MODEL_BRANCH 3u    /* a conditional task's branch whose capture has not begun (model_cond.h) */
 #define ACLRT_MODEL_NAME_MAX 127u /* the longest aclmdlRISetName name, in bytes */
 
+#define ACLRT_MODEL_UPDATING 1u     /* changes staged (model_params.h): not executed until aclmdlRIUpdate */
+#define ACLRT_MODEL_UPDATE_FAULT 2u /* a change failed: not executed, not updated */
+
 /*
  * A body as captured owns its tasks. A body made by an update of a task
  * group (aclmdlRICaptureTaskUpdateEnd) is a copy of the captured body's
@@ -112,11 +115,29 @@ struct aclrt_model {
     void *parent;                  /* a conditional task's branch: the handle of the model it belongs to */
     struct aclrt_destroy_cb *destroy_cbs; /* aclmdlRIDestroyRegisterCallback, in registration order */
     uint32_t ndestroy_cbs, destroy_cbs_cap;
+    uint32_t update;                  /* 0, ACLRT_MODEL_UPDATING or ACLRT_MODEL_UPDATE_FAULT (model_params.h) */
+    struct aclrt_model_edit *edits;   /* staged changes, by step */
+    uint32_t nedits, edits_cap;
     struct aclrt_cond **conds;     /* aclmdlRICondHandleCreate on it (a reference each; model_cond.h) */
     uint32_t nconds, conds_cap;
     uint32_t name_len;             /* aclmdlRISetName (model_query.h); 0: none */
     char name[ACLRT_MODEL_NAME_MAX + 1];
 };
+
+/* A staged change of a captured model's step (model_params.h): its new record, or NULL (disabled). */
+struct aclrt_model_edit {
+    uint32_t step;
+    struct aclrt_task *record; /* owns what it holds (cache-line aligned, alone) */
+};
+
+/* Free staged changes (what their records hold goes too). */
+static void aclrt_model_edits_free(struct aclrt_model_edit *edits, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (edits[i].record != NULL)
+            aclrt_capture_drop_tasks(edits[i].record, 1);
+    free(edits);
+}
 
 /* A destroy callback: fn(user_data) once the model is destroyed and no replay of it is left. */
 struct aclrt_destroy_cb {
@@ -302,6 +323,10 @@ static void aclrt_model_retire(struct aclrt_model *m)
     uint32_t ncbs = m->ndestroy_cbs;
     m->destroy_cbs = NULL;
     m->ndestroy_cbs = m->destroy_cbs_cap = 0;
+    aclrt_model_edits_free(m->edits, m->nedits);
+    m->edits = NULL;
+    m->nedits = m->edits_cap = 0;
+    m->update = 0;
     if (b != NULL) { /* the callbacks wait for the replays still holding a body (all hold the root) */
         struct aclrt_model_body *root = b->root != NULL ? b->root : b;
         root->on_free = cbs;
@@ -787,6 +812,14 @@ static aclError aclrt_model_submit(aclmdlRI modelRI, struct aclrt_stream *s, uin
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "modelRI %p is a branch of a conditional task (aclmdlRIAddCondTask); it runs inside the "
                           "replays of its model only",
+                          modelRI);
+    }
+    if (m->update != 0) {
+        bool fault = m->update == ACLRT_MODEL_UPDATE_FAULT;
+        aclrt_model_unlock(m);
+        return aclrt_fail(ACL_ERROR_RT_MODEL_EXECUTE,
+                          fault ? "modelRI %p is faulty: a change of its tasks failed (destroy it)"
+                                : "modelRI %p has changes of its tasks staged; aclmdlRIUpdate applies them first",
                           modelRI);
     }
     if (m->state != ACLRT_MODEL_READY) {

@@ -28,7 +28,9 @@
  *   - conditional tasks: IF, WHILE and SWITCH run the branch their word
  *     picks at each replay, from the default when asked; nested branches;
  *     branches go with their model; bad input and branches not captured;
- *   - destroy callbacks run once, after the model's last replay.
+ *   - destroy callbacks run once, after the model's last replay;
+ *   - a task's parameters read, changed and disabled, applied by
+ *     aclmdlRIUpdate to later replays; faulty models.
  */
 #define _GNU_SOURCE
 
@@ -2172,6 +2174,158 @@ TEST(destroy_callbacks_run_once_when_the_model_and_its_last_replay_are_gone)
     CHECK_OK(aclrtDestroyStream(s));
 }
 
+/* ------------------------------------------------------------------------
+ * A captured model's tasks read and changed (aclmdlRITaskGetParams, ...)
+ * ------------------------------------------------------------------------ */
+
+/* The tasks of a one-stream model m (at most 8) into t; returns how many. */
+static uint32_t model_tasks(aclmdlRI m, aclmdlRITask *t)
+{
+    aclrtStream ms = NULL;
+    uint32_t n = 1;
+    CHECK_OK(aclmdlRIGetStreams(m, &ms, &n));
+    n = 8;
+    CHECK_OK(aclmdlRIGetTasksByStream(ms, t, &n));
+    return n;
+}
+
+TEST(a_kernels_parameters_are_read_changed_and_applied_by_an_update_to_later_replays)
+{
+    aclrtBinHandle bin = NULL;
+    aclError rc = aclrtBinaryLoadFromFile(ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so", NULL, &bin);
+    if (rc != ACL_SUCCESS && strcmp(aclrtxGetBackendName(), "cuda") == 0)
+        return; /* a real GPU's driver loads no host shared objects */
+    CHECK_OK(rc);
+    aclrtFuncHandle f = NULL;
+    CHECK_OK(aclrtBinaryGetFunction(bin, "count_runs", &f));
+    aclrtStream s = new_stream();
+    atomic_int n = 0, other = 0;
+    struct count_args a = {&n};
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(0)));
+    CHECK_OK(aclrtLaunchKernelWithHostArgs(f, 3, s, NULL, &a, sizeof a, NULL, 0));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    aclmdlRITask t[8];
+    CHECK_EQ(2u, model_tasks(m, t));
+    aclmdlRITaskParams p;
+    CHECK_OK(aclmdlRITaskGetParams(t[1], &p));
+    CHECK_EQ(ACL_MODEL_RI_TASK_KERNEL, p.type);
+    CHECK(p.kernelTaskParams.funcHandle == f);
+    CHECK_EQ(1u, p.kernelTaskParams.isHostArgs);
+    CHECK_EQ(sizeof a, p.kernelTaskParams.argsSize);
+    CHECK_EQ(3u, p.kernelTaskParams.numBlocks);
+    CHECK(((struct count_args *)p.kernelTaskParams.args)->n == &n); /* the model's copy */
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRITaskGetParams(t[0], &p)); /* a host function has none */
+    aclrtLaunchKernelAttrValue v;
+    v.timeout = 7;
+    CHECK_OK(aclmdlRIKernelTaskGetAttribute(t[1], ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT, &v));
+    CHECK_EQ(0, v.timeout);
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRIKernelTaskGetAttribute(t[0], ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT, &v));
+
+    /* A replay submitted before the change runs the parameters it started with. */
+    struct gate *g = new_gate();
+    CHECK_OK(aclrtLaunchHostFunc(s, gate_fn, g));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    CHECK(gate_wait_entered(g));
+    struct count_args b = {&other};
+    aclmdlRITaskParams np;
+    memset(&np, 0, sizeof np);
+    np.type = ACL_MODEL_RI_TASK_KERNEL;
+    np.kernelTaskParams = (aclmdlRIKernelTaskParams){f, NULL, &b, 1, sizeof b, 2, {0}};
+    CHECK_OK(aclmdlRITaskSetParams(t[1], &np));
+    b.n = &n; /* the change copied the arguments */
+    CHECK_OK(aclmdlRITaskGetParams(t[1], &p));
+    CHECK_EQ(2u, p.kernelTaskParams.numBlocks); /* staged: read back */
+    CHECK_EQ(ACL_ERROR_RT_MODEL_EXECUTE, aclmdlRIExecuteAsync(m, s)); /* not before the update */
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "aclmdlRIUpdate");
+    CHECK_OK(aclmdlRIUpdate(m));
+    CHECK_OK(aclmdlRIUpdate(m)); /* nothing staged: nothing to do */
+    CHECK_OK(aclmdlRIExecuteAsync(m, s));
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(3, atomic_load(&n));     /* the replay from before, 3 blocks */
+    CHECK_EQ(2, atomic_load(&other)); /* the one after, 2 blocks on the new arguments */
+    /* A disabled kernel no longer runs; the task keeps its place. */
+    CHECK_OK(aclmdlRITaskDisable(t[1]));
+    CHECK_OK(aclmdlRIUpdate(m));
+    log_reset();
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(2, atomic_load(&other));
+    CHECK_EQ(1, atomic_load(&log_len)); /* the host function still runs */
+    CHECK_EQ(2u, model_tasks(m, t));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtBinaryUnLoad(bin));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(a_replayed_event_records_and_waits_parameters_name_their_event)
+{
+    aclrtStream s = new_stream();
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_SYNC));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtRecordEventWithFlag(ev, s, ACL_EVENT_RECORD_EXTERNAL));
+    CHECK_OK(aclrtStreamWaitEventWithFlag(s, ev, 0, ACL_EVENT_WAIT_EXTERNAL));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    aclmdlRITask t[8];
+    CHECK_EQ(2u, model_tasks(m, t));
+    aclmdlRITaskParams p;
+    CHECK_OK(aclmdlRITaskGetParams(t[0], &p));
+    CHECK_EQ(ACL_MODEL_RI_TASK_EVENT_RECORD, p.type);
+    CHECK(p.eventRecordTaskParams.event == ev);
+    CHECK_EQ((uint32_t)ACL_EVENT_SYNC, p.eventRecordTaskParams.eventFlag);
+    CHECK_EQ((uint32_t)ACL_EVENT_RECORD_EXTERNAL, p.eventRecordTaskParams.recordFlag);
+    CHECK_OK(aclmdlRITaskGetParams(t[1], &p));
+    CHECK_EQ(ACL_MODEL_RI_TASK_EVENT_WAIT, p.type);
+    CHECK(p.eventWaitTaskParams.event == ev);
+    CHECK_EQ((uint32_t)ACL_EVENT_WAIT_EXTERNAL, p.eventWaitTaskParams.waitFlag);
+    /* Only a kernel's parameters change; a failed change leaves the model faulty. */
+    p.type = ACL_MODEL_RI_TASK_EVENT_RECORD;
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRITaskSetParams(t[0], &p));
+    CHECK_EQ(ACL_ERROR_RT_MODEL_UPDATE_FAILED, aclmdlRIUpdate(m));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "faulty");
+    CHECK_EQ(ACL_ERROR_RT_MODEL_EXECUTE, aclmdlRIExecuteAsync(m, s));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(task_change_bad_input_gets_its_code_and_a_message)
+{
+    aclrtStream s = new_stream();
+    aclmdlRI m = capture_log(s, 0, 1);
+    aclmdlRITask t[8];
+    CHECK_EQ(1u, model_tasks(m, t));
+    aclmdlRITaskParams p;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRITaskGetParams(t[0], NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRITaskGetParams(NULL, &p));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRITaskGetParams(m, &p));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRITaskSetParams(t[0], NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIUpdate(NULL));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIKernelTaskGetAttribute(t[0], ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT, NULL));
+    aclrtLaunchKernelAttrValue v;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIKernelTaskGetAttribute(t[0], (aclrtLaunchKernelAttrId)99, &v));
+    /* A host function is not disabled (ACL_MODEL_RI_TASK_DEFAULT): the model is faulty from then on. */
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRITaskDisable(t[0]));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "faulty");
+    CHECK_EQ(ACL_ERROR_RT_MODEL_UPDATE_FAILED, aclmdlRIUpdate(m));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIUpdate(m));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRITaskDisable(t[0]));
+    /* A built model's tasks are read, not changed. */
+    aclmdlRI b = build_log(s, 0, 1);
+    aclmdlRITask bt[2];
+    uint32_t n = 2;
+    CHECK_OK(aclmdlRIGetTasksByStream(s, bt, &n));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclmdlRITaskDisable(bt[0]));
+    CHECK_EQ(ACL_ERROR_RT_MODEL_UPDATE_FAILED, aclmdlRIUpdate(b));
+    CHECK_OK(aclmdlRIUnbindStream(b, s));
+    CHECK_OK(aclmdlRIDestroy(b));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
 int main(void)
 {
     if (aclrtSetDevice(0) != ACL_SUCCESS || aclrtGetCurrentContext(&main_ctx) != ACL_SUCCESS) {
@@ -2228,6 +2382,9 @@ int main(void)
     RUN_CASE(a_branch_may_hold_a_conditional_task_of_its_own);
     RUN_CASE(conditional_task_bad_input_and_branches_not_captured_get_their_code_and_a_message);
     RUN_CASE(destroy_callbacks_run_once_when_the_model_and_its_last_replay_are_gone);
+    RUN_CASE(a_kernels_parameters_are_read_changed_and_applied_by_an_update_to_later_replays);
+    RUN_CASE(a_replayed_event_records_and_waits_parameters_name_their_event);
+    RUN_CASE(task_change_bad_input_gets_its_code_and_a_message);
     int rc = check_report("capture");
     aclrtResetDevice(0);
     aclFinalize();

@@ -118,7 +118,8 @@ static const char *const fz_functions[] = {
     "aclmdlRIAbort", "aclmdlRISetName", "aclmdlRIGetName", "aclmdlRIGetId", "aclmdlRIGetStreams",
     "aclmdlRIGetTasksByStream", "aclmdlRITaskGetType", "aclmdlRITaskGetSeqId", "aclmdlRICondHandleCreate",
     "aclmdlRICondHandleGetCondPtr", "aclmdlRIAddCondTask", "aclmdlRICaptureToModelRIBegin",
-    "aclmdlRIDestroyRegisterCallback", "aclmdlRIDestroyUnregisterCallback",
+    "aclmdlRIDestroyRegisterCallback", "aclmdlRIDestroyUnregisterCallback", "aclmdlRITaskGetParams",
+    "aclmdlRITaskSetParams", "aclmdlRIKernelTaskGetAttribute", "aclmdlRITaskDisable", "aclmdlRIUpdate",
     "aclrtCreateLabel", "aclrtSetLabel", "aclrtDestroyLabel", "aclrtCreateLabelList", "aclrtDestroyLabelList",
     "aclrtSwitchLabelByIndex",
 };
@@ -1749,10 +1750,26 @@ static void fz_one_call(struct fz *z)
             uint32_t seq;
             FZ(CODES(P, H), aclmdlRITaskGetType(soak_pick(rng, 8) ? mt[0] : fz_garbage(z), fz_maybe(z, &tt)));
             FZ(CODES(P, H), aclmdlRITaskGetSeqId(soak_pick(rng, 8) ? mt[0] : fz_garbage(z), fz_maybe(z, &seq)));
+            /* Its parameters read and changed (a host function's: refused, and the model is faulty), then applied. */
+            aclmdlRITaskParams tp;
+            FZ(CODES(P, H, R), aclmdlRITaskGetParams(soak_pick(rng, 8) ? mt[0] : fz_garbage(z), fz_maybe(z, &tp)));
+            aclrtLaunchKernelAttrValue kav;
+            FZ(CODES(P, H, R), aclmdlRIKernelTaskGetAttribute(soak_pick(rng, 8) ? mt[0] : fz_garbage(z),
+                                                               (aclrtLaunchKernelAttrId)soak_pick(rng, 11),
+                                                               fz_maybe(z, &kav)));
+            if (soak_pick(rng, 4) == 0) {
+                memset(&tp, 0, sizeof tp);
+                tp.type = (aclmdlRITaskType)soak_pick(rng, 3);
+                FZ(CODES(P, H, R), aclmdlRITaskSetParams(soak_pick(rng, 8) ? mt[0] : fz_garbage(z), fz_maybe(z, &tp)));
+            }
+            if (soak_pick(rng, 4) == 0)
+                FZ(CODES(P, H, R), aclmdlRITaskDisable(soak_pick(rng, 8) ? mt[0] : fz_garbage(z)));
+            FZ(CODES(P, H, ACL_ERROR_RT_MODEL_UPDATE_FAILED), aclmdlRIUpdate(soak_pick(rng, 8) ? mdl : fz_garbage(z)));
         }
         if (soak_pick(rng, 4) == 0) {
             int32_t model_timeouts[] = {-2, 0, 1, 1000};
-            FZ(CODES(P, H, R, CN, ACL_ERROR_RT_MODEL_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ASYNC),
+            FZ(CODES(P, H, R, CN, ACL_ERROR_RT_MODEL_CONTEXT, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ACL_ERROR_RT_MODEL_EXECUTE,
+                     ASYNC),
                aclmdlRIExecute(mdl, model_timeouts[soak_pick(rng, 4)]));
         }
         FZ(CODES(-2), aclmdlRIDestroy(mdl));
