@@ -589,6 +589,10 @@ typedef struct tagAclmdlRICondTaskParams {
     aclmdlRI *modelRIArray; /* out: the branches, `size` of them */
 } aclmdlRICondTaskParams;
 
+/* aclmdlRIDebugJsonPrint: the model's streams and tasks, or with kernels' blocks and arguments too. */
+#define ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY 0x0UL
+#define ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE 0x1UL
+
 /* aclmdlRIBindStream: a stream that runs from the model's start, or one activated during execution. */
 #define ACL_MODEL_STREAM_FLAG_HEAD 0x00000000U
 #define ACL_MODEL_STREAM_FLAG_DEFAULT 0x7FFFFFFFU
@@ -717,6 +721,15 @@ ACLRT_API aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t *modelRIId);
  * model (again: ACL_ERROR_RT_PARAM_INVALID).
  */
 ACLRT_API aclError aclmdlRIDestroyRegisterCallback(aclmdlRI modelRI, aclrtCallback func, void *userData);
+/*
+ * A model described: aclmdlRIDebugJsonPrint writes it to `path` in the
+ * trace event format (chrome://tracing, Perfetto: a track per model
+ * stream, a task per sequence id); aclmdlRIDebugPrint writes it to
+ * standard error.
+ */
+ACLRT_API aclError aclmdlRIDebugJsonPrint(aclmdlRI modelRI, const char *path, uint32_t flags);
+ACL_DEPRECATED_MESSAGE("aclmdlRIDebugPrint is deprecated, use aclmdlRIDebugJsonPrint instead")
+ACLRT_API aclError aclmdlRIDebugPrint(aclmdlRI modelRI);
 ACLRT_API aclError aclmdlRIDestroyUnregisterCallback(aclmdlRI modelRI, aclrtCallback func);
 /*
  * A model's streams and tasks. aclmdlRIGetStreams: a captured model's

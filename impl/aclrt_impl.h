@@ -72,6 +72,7 @@
 #include "model_tasks.h"  /* a model's streams and tasks */
 #include "model_cond.h"   /* conditional tasks and their branches */
 #include "model_params.h" /* a captured model's tasks read and changed */
+#include "model_debug.h"  /* a model described for people */
 #include "error_detail.h" /* hardware fault details, the kernel behind an exception */
 #include "sysinfo.h"   /* versions, CANN attributes, SoC name, half precision, data type sizes */
 #include "device_info.h" /* device attributes, capabilities, status, resource limits */

@@ -30,15 +30,19 @@
  *     branches go with their model; bad input and branches not captured;
  *   - destroy callbacks run once, after the model's last replay;
  *   - a task's parameters read, changed and disabled, applied by
- *     aclmdlRIUpdate to later replays; faulty models.
+ *     aclmdlRIUpdate to later replays; faulty models;
+ *   - a model described: the trace file and the printed lines.
  */
 #define _GNU_SOURCE
 
 #include "check.h"
 #include "gate.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -2326,6 +2330,93 @@ TEST(task_change_bad_input_gets_its_code_and_a_message)
     CHECK_OK(aclrtDestroyStream(s));
 }
 
+/* ------------------------------------------------------------------------
+ * A model described (aclmdlRIDebugJsonPrint, aclmdlRIDebugPrint)
+ * ------------------------------------------------------------------------ */
+
+/* The whole of a small file, NUL-terminated (static buffer). */
+static const char *slurp(const char *path)
+{
+    static char buf[16384];
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    size_t n = f != NULL ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f != NULL)
+        fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p != NULL; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+TEST(debug_json_print_writes_a_trace_with_a_track_per_stream_and_an_event_per_task)
+{
+    aclrtStream s = new_stream(), b = new_stream();
+    aclrtEvent fork, join;
+    CHECK_OK(aclrtCreateEvent(&fork));
+    CHECK_OK(aclrtCreateEvent(&join));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclrtRecordEvent(fork, s));
+    CHECK_OK(aclrtStreamWaitEvent(b, fork));
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(2)));
+    CHECK_OK(aclrtRecordEvent(join, b));
+    CHECK_OK(aclrtStreamWaitEvent(s, join));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(3)));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclmdlRISetName(m, "my \"model\""));
+    char path[] = "/tmp/aclrt_test_model_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK_OK(aclmdlRIDebugJsonPrint(m, path, ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE));
+    const char *j = slurp(path);
+    CHECK(strncmp(j, "{\"traceEvents\":[", 16) == 0);
+    CHECK_EQ(3, count_of(j, "\"ph\":\"X\""));      /* a task each */
+    CHECK_EQ(2, count_of(j, "\"thread_name\""));   /* a stream each */
+    CHECK_STR_CONTAINS(j, "\"tid\":1,\"ts\":1");    /* the second task is the joined stream's */
+    CHECK_STR_CONTAINS(j, "my \\\"model\\\"");       /* the name, escaped */
+    CHECK_STR_CONTAINS(j, "\"seq_id\":2,\"type\":\"DEFAULT\"");
+    CHECK_STR_CONTAINS(j, "]}");
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIDebugJsonPrint(m, path, 2));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIDebugJsonPrint(m, NULL, 0));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclmdlRIDebugJsonPrint(m, "/nonexistent-dir/x.json", 0));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "cannot write");
+    /* aclmdlRIDebugPrint: a line for the model and one per task, on standard error. */
+    fflush(stderr);
+    int saved = dup(2);
+    int out = open(path, O_WRONLY | O_TRUNC);
+    CHECK(saved >= 0 && out >= 0);
+    dup2(out, 2);
+    close(out);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    aclError rc = aclmdlRIDebugPrint(m);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    CHECK_OK(rc);
+    const char *txt = slurp(path);
+    CHECK_STR_CONTAINS(txt, "3 tasks on 2 streams");
+    CHECK_STR_CONTAINS(txt, "task 1: stream 1, host function");
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIDebugPrint(m));
+#pragma GCC diagnostic pop
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIDebugJsonPrint(m, path, 0));
+    unlink(path);
+    CHECK_OK(aclrtDestroyEvent(fork));
+    CHECK_OK(aclrtDestroyEvent(join));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
 int main(void)
 {
     if (aclrtSetDevice(0) != ACL_SUCCESS || aclrtGetCurrentContext(&main_ctx) != ACL_SUCCESS) {
@@ -2385,6 +2476,7 @@ int main(void)
     RUN_CASE(a_kernels_parameters_are_read_changed_and_applied_by_an_update_to_later_replays);
     RUN_CASE(a_replayed_event_records_and_waits_parameters_name_their_event);
     RUN_CASE(task_change_bad_input_gets_its_code_and_a_message);
+    RUN_CASE(debug_json_print_writes_a_trace_with_a_track_per_stream_and_an_event_per_task);
     int rc = check_report("capture");
     aclrtResetDevice(0);
     aclFinalize();

@@ -120,6 +120,7 @@ static const char *const fz_functions[] = {
     "aclmdlRICondHandleGetCondPtr", "aclmdlRIAddCondTask", "aclmdlRICaptureToModelRIBegin",
     "aclmdlRIDestroyRegisterCallback", "aclmdlRIDestroyUnregisterCallback", "aclmdlRITaskGetParams",
     "aclmdlRITaskSetParams", "aclmdlRIKernelTaskGetAttribute", "aclmdlRITaskDisable", "aclmdlRIUpdate",
+    "aclmdlRIDebugJsonPrint", "aclmdlRIDebugPrint",
     "aclrtCreateLabel", "aclrtSetLabel", "aclrtDestroyLabel", "aclrtCreateLabelList", "aclrtDestroyLabelList",
     "aclrtSwitchLabelByIndex",
 };
@@ -1724,6 +1725,15 @@ static void fz_one_call(struct fz *z)
             FZ(CODES(P, H), aclmdlRIGetName(soak_pick(rng, 8) ? mdl : fz_garbage(z), (uint32_t)soak_pick(rng, 41),
                                             fz_maybe(z, mname)));
             FZ(CODES(P, H), aclmdlRIGetId(soak_pick(rng, 8) ? mdl : fz_garbage(z), fz_maybe(z, &mid)));
+        }
+        if (soak_pick(rng, 16) == 0) {
+            /* The model described: to /dev/null (or no path, a bad flag); printing only for a garbage handle. */
+            FZ(CODES(P, H), aclmdlRIDebugJsonPrint(soak_pick(rng, 8) ? mdl : fz_garbage(z),
+                                                  soak_pick(rng, 8) ? "/dev/null" : NULL, (uint32_t)soak_pick(rng, 3)));
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+            FZ(CODES(H), aclmdlRIDebugPrint(fz_garbage(z)));
+#pragma GCC diagnostic pop
         }
         if (soak_pick(rng, 3) == 0) {
             /* Destroy callbacks, registered twice or unregistered sometimes. */
