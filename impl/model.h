@@ -77,7 +77,7 @@ struct aclrt_model_body {
     uint32_t count;
     struct aclrt_task *tasks; /* as captured (cache-line aligned) */
     /*
-     * The streams the tasks were submitted to (model_query.h): task i's is
+     * The streams the tasks were submitted to (model_tasks.h): task i's is
      * lanes[i], one of `nlanes`. Captured: 0 the origin, then the streams
      * that joined, in the order they did; built: lane_streams[lanes[i]],
      * the bound streams that handed tasks over. An updated body shares
