@@ -74,6 +74,13 @@ struct aclrt_model_body {
     struct aclrt_model_body *root;    /* an updated body: the captured one; NULL: this one owns its tasks */
     struct aclrt_model_body **pieces; /* an updated body: the pieces it took records from */
     uint32_t npieces;
+    /*
+     * The backend's state for this body (backends/backend.h: the cuda
+     * backend's CUDA graph of it), made at its first replay and published
+     * once (CAS, release; read acquire); the last reference releases it.
+     * NULL: none.
+     */
+    struct aclrt_model_ext *_Atomic ext;
 };
 
 struct aclrt_model {
@@ -138,6 +145,10 @@ static void aclrt_model_body_put(struct aclrt_model_body *b)
     /* Acq_rel: the last one to let go sees every replay's end (their reads of the tasks). */
     if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1)
         return;
+    /* Relaxed: the acq_rel above orders the publication (a release CAS) before this. */
+    struct aclrt_model_ext *ext = atomic_load_explicit(&b->ext, memory_order_relaxed);
+    if (ext != NULL)
+        ext->release(ext); /* the backend's state goes first: it may use the tasks (a graph of them) */
     if (b->root == NULL) {
         aclrt_capture_drop_tasks(b->tasks, b->count);
     } else {
@@ -272,7 +283,9 @@ static int aclrt_model_run(struct aclrt_stream *s, struct aclrt_task *t, struct 
             sub = &here;
         }
         aclrt_tls.ctx_handle = NULL; /* as between the stream's own tasks (exec.h) */
-        rc = sub->kind->run(s, sub, blk);
+        /* A backend may run the step itself (backends/backend.h: model_step); else its core kind. */
+        rc = aclrt_rt.backend->model_step != NULL ? aclrt_rt.backend->model_step(s, sub, &b->tasks[i], blk)
+                                                  : sub->kind->run(s, sub, blk);
         while (ACLRT_UNLIKELY(rc == ACLRT_TASK_BLOCKED)) {
             if (resume == NULL) {
                 resume = (struct aclrt_task *)aligned_alloc(ACLRT_CACHELINE, sizeof *resume);
@@ -487,6 +500,7 @@ ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
     b->root = NULL;
     b->pieces = NULL;
     b->npieces = 0;
+    atomic_init(&b->ext, NULL); /* the backend's state: none yet */
     /* A destroy that came between the capture's end and here (another thread's) took the model away. */
     if (!aclrt_model_lock_alive(m, handle)) {
         aclrt_capture_drop_tasks(tasks, count);

@@ -263,6 +263,7 @@ ACLRT_API aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
         body->root = NULL;
         body->pieces = NULL;
         body->npieces = 0;
+        atomic_init(&body->ext, NULL); /* the backend's state: none yet */
         b->tasks = NULL;
         b->count = b->cap = 0;
     }
