@@ -99,9 +99,7 @@ static void aclrt_cuda_close(void)
     bool driver = !aclrt_runtime_orphaned();
     if (!driver) /* a thread of the parent may have held it at the fork: it never lets go here */
         pthread_mutex_init(&aclrt_cuda.lock, NULL);
-    aclrt_cuda_modules_unload_later(); /* those whose last launch ended on a driver thread */
-    if (driver)
-        aclrt_cuda_graphs_destroy_later(); /* executable graphs let go of there (before the contexts go) */
+    aclrt_cuda_modules_unload_later(); /* those whose last launch ended on a driver thread, graphs first */
     aclrt_cuda_stamps_release(driver);
     if (driver && aclrt_cuda_enter_any() == ACLRT_CUDA_SUCCESS)
         aclrt_cuda_slots_release(true);

@@ -35,7 +35,8 @@
  * last reference destroys it (cuGraphExecDestroy, which the driver defers
  * until the launches in flight ran), or, on a driver callback thread where
  * no driver call may be made, leaves it to the next thread that builds a
- * graph or to the backend's close. The body holds each captured kernel's
+ * graph or loads or unloads a module, or to the backend's close (always
+ * before the modules left for later: the graph may hold their kernels). The body holds each captured kernel's
  * binary counted in flight (impl/model.h); a replay whose graph launches
  * kernels holds its body until a host function behind the launch says they
  * ran, so an unload or a destroy of the model leaves the modules loaded
@@ -205,8 +206,8 @@ static struct aclrt_cuda_graph *aclrt_cuda_graph_make(struct aclrt_cuda_slot *sl
     }
     if (!gpu)
         return g; /* nothing for the GPU: a replay only completes in order */
-    aclrt_cuda_graphs_destroy_later();
-    if (aclrt_cuda_graph_capture(b, &g->exec) != ACLRT_CUDA_SUCCESS) {
+    aclrt_cuda_graphs_destroy_later(); /* may make another GPU's context current: this one again below */
+    if (aclrt_cuda_enter(g->ctx) != ACLRT_CUDA_SUCCESS || aclrt_cuda_graph_capture(b, &g->exec) != ACLRT_CUDA_SUCCESS) {
         g->exec = NULL;
         g->step_by_step = true; /* the driver could not: this body replays step by step from now on */
     }
@@ -273,13 +274,19 @@ static int aclrt_cuda_model_run(struct aclrt_stream *s, struct aclrt_task *t, st
     int gate = barrier ? aclrt_cuda_barrier(s, blk) : aclrt_cuda_gate(s, sl, blk);
     if (gate != 0)
         return gate;
-    t->u.model.body = NULL; /* the replay's reference: let go of below, or by the host function */
+    /*
+     * The replay's reference is let go of below, or by the host function;
+     * below, after the stream's last driver call: a last reference's
+     * release may make another context current (a module's unload).
+     */
+    t->u.model.body = NULL;
     aclrt_CUresult r = aclrt_cuda_begin(sl);
     if (!g->kernels) {
         if (r == ACLRT_CUDA_SUCCESS && g->exec != NULL)
             r = aclrt_cu->cuGraphLaunch(g->exec, sl->cu);
+        int rc = aclrt_cuda_complete_after(s, sl, t, r);
         aclrt_model_body_put(b); /* the executable graph outlives its launches (the driver's rule) */
-        return aclrt_cuda_complete_after(s, sl, t, r);
+        return rc;
     }
     uint64_t n = s->issued;
     atomic_store_explicit(&sl->tids[n % ACLRT_CUDA_TID_RING], t->tid, memory_order_relaxed);
@@ -290,8 +297,9 @@ static int aclrt_cuda_model_run(struct aclrt_stream *s, struct aclrt_task *t, st
         r = aclrt_cu->cuGraphLaunch(g->exec, sl->cu);
     if (r != ACLRT_CUDA_SUCCESS) {
         free(d);
+        int rc = aclrt_cuda_issue_failed(s, sl, t, n, r);
         aclrt_model_body_put(b);
-        return aclrt_cuda_issue_failed(s, sl, t, n, r);
+        return rc;
     }
     *d = (struct aclrt_cuda_graph_done){.slot = sl, .body = b, .number = n};
     r = aclrt_cu->cuLaunchHostFunc(sl->cu, aclrt_cuda_graph_done_cb, d);

@@ -69,8 +69,11 @@ static struct aclrt_cuda_module_later {
     aclrt_CUcontext ctx;
 } *aclrt_cuda_modules_later;
 
+static void aclrt_cuda_graphs_destroy_later(void); /* cuda_graph.h */
+
 static void aclrt_cuda_modules_unload_later(void)
 {
+    aclrt_cuda_graphs_destroy_later(); /* first: a graph let go of may hold kernels of these modules */
     pthread_mutex_lock(&aclrt_cuda.lock);
     struct aclrt_cuda_module_later *list = aclrt_cuda_modules_later;
     aclrt_cuda_modules_later = NULL;
