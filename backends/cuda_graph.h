@@ -57,7 +57,6 @@
 #include "backend.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
-#include "cuda_kernel.h"
 #include "cuda_kinds.h"
 #include "cuda_stream.h"
 

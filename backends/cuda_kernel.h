@@ -50,12 +50,12 @@
 #include "../impl/task.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
+#include "cuda_graph.h"
 #include "cuda_kinds.h"
 #include "cuda_stream.h"
 
 #include <elf.h>
 
-#define ACLRT_CUDA_BLOCK_THREADS 256u
 #define ACLRT_CUDA_FATBIN_MAGIC 0xBA55ED50u
 
 /* ------------------------------------------------------------------------
@@ -68,8 +68,6 @@ static struct aclrt_cuda_module_later {
     aclrt_CUmodule mod;
     aclrt_CUcontext ctx;
 } *aclrt_cuda_modules_later;
-
-static void aclrt_cuda_graphs_destroy_later(void); /* cuda_graph.h */
 
 static void aclrt_cuda_modules_unload_later(void)
 {
