@@ -47,6 +47,8 @@ struct aclrt_stream;
 struct aclrt_config;
 struct aclrt_task_kind;
 struct aclrt_kernel_failure;
+struct aclrt_task;
+struct aclrt_block;
 
 struct aclrt_backend {
     const char *name;
@@ -162,6 +164,28 @@ struct aclrt_backend {
     void (*module_unload)(void *module);
     aclError (*module_function)(void *module, const char *name, void **function);
     aclError (*module_global)(void *module, const char *name, void **address, size_t *size);
+    /*
+     * A step of a model replayed on the host (optional): the core's replay
+     * (aclrt_model_run, impl/model.h) runs each step through it instead of
+     * the step's core kind, and it returns what a kind's run returns. `t`
+     * is the replay's copy of the step, `captured` the body's record (which
+     * still says whether a kernel's arguments are its own copy). A backend
+     * whose memory and kernels the host cannot run itself (the cuda
+     * backend) runs copies, sets and kernels on the device there, and
+     * hands the other steps to their core kind. NULL: the core kind.
+     */
+    int (*model_step)(struct aclrt_stream *s, struct aclrt_task *t, const struct aclrt_task *captured,
+                      struct aclrt_block *blk);
+};
+
+/*
+ * What a backend keeps with a model's body (impl/model.h: the body's `ext`,
+ * published once with a CAS, release / acquire): the cuda backend's CUDA
+ * graph of it. The body's last reference calls `release` (on whatever
+ * thread lets go last: a driver callback thread too), which frees it.
+ */
+struct aclrt_model_ext {
+    void (*release)(struct aclrt_model_ext *x);
 };
 
 /* ------------------------------------------------------------------------

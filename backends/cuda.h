@@ -10,8 +10,9 @@
  *   - Devices are GPUs (cuda_device.h), contexts the GPUs' primary contexts,
  *     streams non-blocking CUstreams with a completion word each
  *     (cuda_stream.h); task kinds become GPU work or run on the host in GPU
- *     order (cuda_kinds.h); event timestamps come from CUevents
- *     (cuda_time.h).
+ *     order (cuda_kinds.h); a model replay is a CUDA graph launch, or its
+ *     steps one at a time (cuda_graph.h); event timestamps come from
+ *     CUevents (cuda_time.h).
  *   - Memory: aclrtMalloc is cuMemAlloc, aclrtMallocHost cuMemHostAlloc
  *     (pinned, portable, mapped), aclrtMemcpy / aclrtMemset cuMemcpy /
  *     cuMemsetD8 (synchronous; unified addressing says where each pointer
@@ -34,6 +35,7 @@
 #include "backend.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
+#include "cuda_graph.h"
 #include "cuda_kernel.h"
 #include "cuda_kinds.h"
 #include "cuda_stream.h"
@@ -97,7 +99,7 @@ static void aclrt_cuda_close(void)
     bool driver = !aclrt_runtime_orphaned();
     if (!driver) /* a thread of the parent may have held it at the fork: it never lets go here */
         pthread_mutex_init(&aclrt_cuda.lock, NULL);
-    aclrt_cuda_modules_unload_later(); /* those whose last launch ended on a driver thread */
+    aclrt_cuda_modules_unload_later(); /* those whose last launch ended on a driver thread, graphs first */
     aclrt_cuda_stamps_release(driver);
     if (driver && aclrt_cuda_enter_any() == ACLRT_CUDA_SUCCESS)
         aclrt_cuda_slots_release(true);
@@ -273,7 +275,7 @@ static const struct aclrt_task_kind *const aclrt_cuda_kinds[ACLRT_TASK_KIND_COUN
     [ACLRT_TASK_OVERFLOW_STATUS] = &aclrt_cuda_kind_device_memory,
     [ACLRT_TASK_OVERFLOW_RESET] = &aclrt_cuda_kind_host,
     [ACLRT_TASK_KERNEL] = &aclrt_cuda_kind_kernel,
-    [ACLRT_TASK_MODEL] = &aclrt_cuda_kind_host, /* the captured tasks run on the host, in GPU order */
+    [ACLRT_TASK_MODEL] = &aclrt_cuda_kind_model, /* a CUDA graph launch, or step by step (cuda_graph.h) */
     [ACLRT_TASK_IPC_RECORD] = &aclrt_cuda_kind_host,
     [ACLRT_TASK_IPC_WAIT] = &aclrt_cuda_kind_host,
 };
@@ -309,6 +311,7 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .module_unload = aclrt_cuda_module_unload,
     .module_function = aclrt_cuda_module_function,
     .module_global = aclrt_cuda_module_global,
+    .model_step = aclrt_cuda_model_step,
 };
 
 #endif /* ACLRT_BACKENDS_CUDA_H */

@@ -14,7 +14,8 @@
  *     tests/cuda_fake/). Each entry point is looked up by its versioned
  *     name, the one cuda.h's macros select (cuMemAlloc_v2,
  *     cuStreamDestroy_v2, cuStreamWriteValue64_v2, ...), then by the older
- *     name where a driver may lack the newer one.
+ *     name where a driver may lack the newer one. The optional ones (CUDA
+ *     graphs) may be missing: the backend then does without.
  *
  * Self-contained (the benchmark calls the driver through it too): it needs
  * no file of impl/.
@@ -37,6 +38,9 @@ typedef struct CUstream_st *aclrt_CUstream;
 typedef struct CUevent_st *aclrt_CUevent;
 typedef struct CUmod_st *aclrt_CUmodule;
 typedef struct CUfunc_st *aclrt_CUfunction;
+typedef struct CUgraph_st *aclrt_CUgraph;
+typedef struct CUgraphExec_st *aclrt_CUgraphExec;
+typedef unsigned int aclrt_CUstreamCaptureMode;
 typedef void (*aclrt_CUhostFn)(void *userData);
 
 /* CUresult values the backend tells apart. */
@@ -54,6 +58,7 @@ typedef void (*aclrt_CUhostFn)(void *userData);
 #define ACLRT_CUDA_ERROR_INVALID_SOURCE 300u
 #define ACLRT_CUDA_ERROR_FILE_NOT_FOUND 301u
 #define ACLRT_CUDA_ERROR_INVALID_HANDLE 400u
+#define ACLRT_CUDA_ERROR_ILLEGAL_STATE 401u
 #define ACLRT_CUDA_ERROR_NOT_FOUND 500u
 #define ACLRT_CUDA_ERROR_NOT_READY 600u
 #define ACLRT_CUDA_ERROR_ILLEGAL_ADDRESS 700u
@@ -62,6 +67,8 @@ typedef void (*aclrt_CUhostFn)(void *userData);
 #define ACLRT_CUDA_ERROR_LAUNCH_FAILED 719u
 #define ACLRT_CUDA_ERROR_NOT_PERMITTED 800u
 #define ACLRT_CUDA_ERROR_NOT_SUPPORTED 801u
+#define ACLRT_CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED 900u
+#define ACLRT_CUDA_ERROR_STREAM_CAPTURE_INVALIDATED 901u
 #define ACLRT_CUDA_ERROR_UNKNOWN 999u
 
 /* Flags and attributes (cuda.h's names without the prefix ACLRT_). */
@@ -82,6 +89,7 @@ typedef void (*aclrt_CUhostFn)(void *userData);
 #define ACLRT_CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING 41u
 #define ACLRT_CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST 101u
 #define ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS 122u
+#define ACLRT_CU_STREAM_CAPTURE_MODE_RELAXED 2u
 
 /*
  * The entry points: X(name, versioned symbol, older symbol or "", parameters).
@@ -142,15 +150,33 @@ typedef void (*aclrt_CUhostFn)(void *userData);
        unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes,          \
        aclrt_CUstream hStream, void **kernelParams, void **extra))
 
+/*
+ * Optional entry points, the same way: a driver without them still opens
+ * (their pointers stay NULL) and the backend does without. CUDA graphs
+ * (stream capture, instantiation, launch): without them a model replays
+ * step by step (cuda_graph.h).
+ */
+#define ACLRT_CUDA_OPTIONAL_FUNCTIONS(X)                                                                            \
+    X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", "",                                                          \
+      (aclrt_CUstream hStream, aclrt_CUstreamCaptureMode mode))                                                     \
+    X(cuStreamEndCapture, "cuStreamEndCapture", "", (aclrt_CUstream hStream, aclrt_CUgraph * phGraph))              \
+    X(cuGraphInstantiate, "cuGraphInstantiateWithFlags", "",                                                        \
+      (aclrt_CUgraphExec * phGraphExec, aclrt_CUgraph hGraph, unsigned long long flags))                            \
+    X(cuGraphLaunch, "cuGraphLaunch", "", (aclrt_CUgraphExec hGraphExec, aclrt_CUstream hStream))                   \
+    X(cuGraphExecDestroy, "cuGraphExecDestroy", "", (aclrt_CUgraphExec hGraphExec))                                 \
+    X(cuGraphDestroy, "cuGraphDestroy", "", (aclrt_CUgraph hGraph))
+
 #define ACLRT_CUDA_FN_TYPE(name, sym, old, params) typedef aclrt_CUresult(*aclrt_##name##_fn) params;
 ACLRT_CUDA_FUNCTIONS(ACLRT_CUDA_FN_TYPE)
+ACLRT_CUDA_OPTIONAL_FUNCTIONS(ACLRT_CUDA_FN_TYPE)
 #undef ACLRT_CUDA_FN_TYPE
 
-/* The opened driver: its handle and one pointer per entry point. */
+/* The opened driver: its handle and one pointer per entry point (an optional one: NULL if absent). */
 struct aclrt_cuda_driver {
     void *lib;
 #define ACLRT_CUDA_FN_MEMBER(name, sym, old, params) aclrt_##name##_fn name;
     ACLRT_CUDA_FUNCTIONS(ACLRT_CUDA_FN_MEMBER)
+    ACLRT_CUDA_OPTIONAL_FUNCTIONS(ACLRT_CUDA_FN_MEMBER)
 #undef ACLRT_CUDA_FN_MEMBER
 };
 
@@ -188,6 +214,15 @@ __attribute__((unused)) static int aclrt_cuda_driver_load(struct aclrt_cuda_driv
     }
     ACLRT_CUDA_FUNCTIONS(ACLRT_CUDA_FN_LOAD)
 #undef ACLRT_CUDA_FN_LOAD
+#define ACLRT_CUDA_FN_LOAD_OPTIONAL(name, sym, old, params)                                                        \
+    {                                                                                                              \
+        void *f = dlsym(d->lib, sym);                                                                              \
+        if (f == NULL && (old)[0] != '\0')                                                                         \
+            f = dlsym(d->lib, old);                                                                                \
+        memcpy(&d->name, &f, sizeof f);                                                                            \
+    }
+    ACLRT_CUDA_OPTIONAL_FUNCTIONS(ACLRT_CUDA_FN_LOAD_OPTIONAL)
+#undef ACLRT_CUDA_FN_LOAD_OPTIONAL
     return 0;
 }
 

@@ -50,12 +50,12 @@
 #include "../impl/task.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
+#include "cuda_graph.h"
 #include "cuda_kinds.h"
 #include "cuda_stream.h"
 
 #include <elf.h>
 
-#define ACLRT_CUDA_BLOCK_THREADS 256u
 #define ACLRT_CUDA_FATBIN_MAGIC 0xBA55ED50u
 
 /* ------------------------------------------------------------------------
@@ -71,6 +71,7 @@ static struct aclrt_cuda_module_later {
 
 static void aclrt_cuda_modules_unload_later(void)
 {
+    aclrt_cuda_graphs_destroy_later(); /* first: a graph let go of may hold kernels of these modules */
     pthread_mutex_lock(&aclrt_cuda.lock);
     struct aclrt_cuda_module_later *list = aclrt_cuda_modules_later;
     aclrt_cuda_modules_later = NULL;

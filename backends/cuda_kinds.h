@@ -55,6 +55,8 @@
 #include "cuda_stream.h"
 #include "cuda_time.h"
 
+#define ACLRT_CUDA_BLOCK_THREADS 256u /* the block of every kernel launch (cuda_kernel.h, cuda_graph.h) */
+
 /*
  * Wait until every task taken before the current one is complete: 0 then,
  * else ACLRT_TASK_BLOCKED with the stream parked on its own completed count

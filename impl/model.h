@@ -100,6 +100,13 @@ struct aclrt_model_body {
     struct aclrt_model_body *root;    /* an updated body: the captured one; NULL: this one owns its tasks */
     struct aclrt_model_body **pieces; /* an updated body: the pieces it took records from */
     uint32_t npieces;
+    /*
+     * The backend's state for this body (backends/backend.h: the cuda
+     * backend's CUDA graph of it), made at its first replay and published
+     * once (CAS, release; read acquire); the last reference releases it.
+     * NULL: none.
+     */
+    struct aclrt_model_ext *_Atomic ext;
 };
 
 struct aclrt_model {
@@ -203,6 +210,10 @@ static void aclrt_model_body_put(struct aclrt_model_body *b)
         return;
     struct aclrt_destroy_cb *cbs = b->on_free;
     uint32_t ncbs = b->non_free;
+    /* Relaxed: the acq_rel above orders the publication (a release CAS) before this. */
+    struct aclrt_model_ext *ext = atomic_load_explicit(&b->ext, memory_order_relaxed);
+    if (ext != NULL)
+        ext->release(ext); /* the backend's state goes first: it may use the tasks (a graph of them) */
     if (b->root == NULL) {
         aclrt_capture_drop_tasks(b->tasks, b->count);
         free(b->lanes);
@@ -394,6 +405,14 @@ static void aclrt_model_wait_block(struct aclrt_block *blk)
     blk->held = NULL;
 }
 
+/* Run a step: copy, a fresh copy of the captured record; the backend may run it itself (backend.h: model_step). */
+ACLRT_INLINE int aclrt_model_step(struct aclrt_stream *s, struct aclrt_task *copy, const struct aclrt_task *captured,
+                                  struct aclrt_block *blk)
+{
+    return aclrt_rt.backend->model_step != NULL ? aclrt_rt.backend->model_step(s, copy, captured, blk)
+                                                : copy->kind->run(s, copy, blk);
+}
+
 /* Has aclmdlRIAbort come since the replay t was submitted? Relaxed: nothing is published through the count. */
 ACLRT_INLINE bool aclrt_model_aborted(const struct aclrt_task *t)
 {
@@ -421,7 +440,7 @@ static int aclrt_model_run_branch(struct aclrt_stream *s, const struct aclrt_mod
             struct aclrt_task here;
             aclrt_model_task_copy(&here, &b->tasks[i]);
             aclrt_tls.ctx_handle = NULL; /* as between the stream's own tasks (exec.h) */
-            while ((rc = here.kind->run(s, &here, blk)) == ACLRT_TASK_BLOCKED) {
+            while ((rc = aclrt_model_step(s, &here, &b->tasks[i], blk)) == ACLRT_TASK_BLOCKED) {
                 aclrt_model_wait_block(blk);
                 *blk = (struct aclrt_block)ACLRT_BLOCK_NONE;
             }
@@ -486,14 +505,14 @@ static int aclrt_model_run(struct aclrt_stream *s, struct aclrt_task *t, struct 
             sub = &here;
         }
         aclrt_tls.ctx_handle = NULL; /* as between the stream's own tasks (exec.h) */
-        rc = sub->kind->run(s, sub, blk);
+        rc = aclrt_model_step(s, sub, &b->tasks[i], blk);
         while (ACLRT_UNLIKELY(rc == ACLRT_TASK_BLOCKED)) {
             if (resume == NULL) {
                 resume = (struct aclrt_task *)aligned_alloc(ACLRT_CACHELINE, sizeof *resume);
                 if (resume == NULL) {
                     aclrt_model_wait_block(blk);
                     *blk = (struct aclrt_block)ACLRT_BLOCK_NONE;
-                    rc = sub->kind->run(s, sub, blk);
+                    rc = aclrt_model_step(s, sub, &b->tasks[i], blk);
                     continue;
                 }
                 *resume = here;
@@ -763,6 +782,7 @@ ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
     b->nstarts = 0;
     b->on_free = NULL;
     b->non_free = 0;
+    atomic_init(&b->ext, NULL); /* the backend's state: none yet */
     /* A destroy that came between the capture's end and here (another thread's) took the model away. */
     if (!aclrt_model_lock_alive(m, handle)) {
         aclrt_capture_drop_tasks(tasks, count);

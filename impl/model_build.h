@@ -270,6 +270,7 @@ ACLRT_API aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
         body->root = NULL;
         body->pieces = NULL;
         body->npieces = 0;
+        atomic_init(&body->ext, NULL); /* the backend's state: none yet */
         b->tasks = NULL;
         b->lanes = NULL;
         b->handed = NULL;

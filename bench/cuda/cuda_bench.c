@@ -11,6 +11,11 @@
  *   host function + aclrtSynchronizeStream    cuLaunchHostFunc + cuStreamSynchronize
  *   kernel launch + aclrtSynchronizeStream    cuLaunchKernel + cuStreamSynchronize
  *
+ * and, on the cuda backend alone, a model of 100 tasks (memsets and, with
+ * a kernel, kernel launches in turn) replayed with aclmdlRIExecuteAsync
+ * (one CUDA graph launch) next to the same 100 tasks launched one by one:
+ * what the submitting thread spends, and submit + aclrtSynchronizeStream.
+ *
  * Each figure is the median over rounds of the mean time per call in a
  * round (ns). Launch figures time the calls only; the work they queue is
  * waited for between rounds, untimed. The driver is the one the backend
@@ -123,6 +128,27 @@ static void a_kernel_sync(int i)
     OK(aclrtLaunchKernelWithHostArgs(a_kernel, 1, a_s1, NULL, &arg, sizeof arg, NULL, 0));
     OK(aclrtSynchronizeStream(a_s1));
 }
+
+/* A model of MODEL_TASKS tasks, and the same tasks launched one by one. */
+#define MODEL_TASKS 100
+static aclmdlRI a_model;
+static void *a_buf;
+static bool a_model_kernel;
+
+static void a_model_tasks(void)
+{
+    for (int i = 0; i < MODEL_TASKS; i++) {
+        uint64_t arg = 0;
+        if (a_model_kernel && i % 2 == 1)
+            OK(aclrtLaunchKernelWithHostArgs(a_kernel, 1, a_s1, NULL, &arg, sizeof arg, NULL, 0));
+        else
+            OK(aclrtMemsetAsync(a_buf, 64, i & 0xff, 64, a_s1));
+    }
+}
+static void a_replay(int i) { (void)i; OK(aclmdlRIExecuteAsync(a_model, a_s1)); }
+static void a_launch_all(int i) { (void)i; a_model_tasks(); }
+static void a_replay_sync(int i) { a_replay(i); OK(aclrtSynchronizeStream(a_s1)); }
+static void a_launch_all_sync(int i) { a_launch_all(i); OK(aclrtSynchronizeStream(a_s1)); }
 
 /* ------------------------------------------------------------------------
  * The driver, directly
@@ -254,6 +280,38 @@ int main(int argc, char **argv)
         if (out != NULL)
             fputs(line, out);
     }
+
+    /* A model of 100 tasks vs the same tasks, on the cuda backend. */
+    a_model_kernel = kernel;
+    OK(aclrtMalloc(&a_buf, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclmdlRICaptureBegin(a_s1, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    a_model_tasks();
+    OK(aclmdlRICaptureEnd(a_s1, &a_model));
+    OK(aclmdlRIExecuteAsync(a_model, a_s1)); /* its first replay builds its graph */
+    OK(aclrtSynchronizeStream(a_s1));
+    struct {
+        const char *what;
+        struct bench_op replay, launch;
+    } mrows[] = {
+        {"submit (the calling thread)", {a_replay, a_sync_s1, 16}, {a_launch_all, a_sync_s1, 16}},
+        {"submit + synchronize", {a_replay_sync, NULL, 8}, {a_launch_all_sync, NULL, 8}},
+    };
+    snprintf(head, sizeof head, "a %d-task model (%s): one aclmdlRIExecuteAsync vs %d launches, us per %d tasks\n",
+             MODEL_TASKS, kernel ? "memsets and kernels in turn" : "memsets; no kernel", MODEL_TASKS, MODEL_TASKS);
+    fputs(head, stdout);
+    if (out != NULL)
+        fputs(head, out);
+    for (size_t i = 0; i < sizeof mrows / sizeof mrows[0]; i++) {
+        double r = measure(mrows[i].replay), l = measure(mrows[i].launch);
+        char line[256];
+        snprintf(line, sizeof line, "%-30s replay %10.1f us   launches %10.1f us   x%.2f\n", mrows[i].what, r / 1000,
+                 l / 1000, r > 0 ? l / r : 0.0);
+        fputs(line, stdout);
+        if (out != NULL)
+            fputs(line, out);
+    }
+    OK(aclmdlRIDestroy(a_model));
+    OK(aclrtFree(a_buf));
     if (out != NULL)
         fclose(out);
 

@@ -23,6 +23,7 @@
 #define CHECK_FN_TYPE(name, sym, old, params) \
     _Static_assert(SAME_TYPE(aclrt_##name##_fn, __typeof__(&name)), #name ": the backend's prototype is not cuda.h's");
 ACLRT_CUDA_FUNCTIONS(CHECK_FN_TYPE)
+ACLRT_CUDA_OPTIONAL_FUNCTIONS(CHECK_FN_TYPE)
 #undef CHECK_FN_TYPE
 
 /* Types. */
@@ -36,6 +37,9 @@ _Static_assert(SAME_TYPE(aclrt_CUevent, CUevent), "CUevent");
 _Static_assert(SAME_TYPE(aclrt_CUmodule, CUmodule), "CUmodule");
 _Static_assert(SAME_TYPE(aclrt_CUfunction, CUfunction), "CUfunction");
 _Static_assert(SAME_TYPE(aclrt_CUhostFn, CUhostFn), "CUhostFn");
+_Static_assert(SAME_TYPE(aclrt_CUgraph, CUgraph), "CUgraph");
+_Static_assert(SAME_TYPE(aclrt_CUgraphExec, CUgraphExec), "CUgraphExec");
+_Static_assert(sizeof(aclrt_CUstreamCaptureMode) == sizeof(CUstreamCaptureMode), "CUstreamCaptureMode");
 _Static_assert(sizeof(aclrt_CUdevice_attribute) == sizeof(CUdevice_attribute), "CUdevice_attribute");
 
 /* Constants. */
@@ -54,6 +58,9 @@ SAME_VALUE(ACLRT_CUDA_ERROR_INVALID_PTX, CUDA_ERROR_INVALID_PTX)
 SAME_VALUE(ACLRT_CUDA_ERROR_INVALID_SOURCE, CUDA_ERROR_INVALID_SOURCE)
 SAME_VALUE(ACLRT_CUDA_ERROR_FILE_NOT_FOUND, CUDA_ERROR_FILE_NOT_FOUND)
 SAME_VALUE(ACLRT_CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_HANDLE)
+SAME_VALUE(ACLRT_CUDA_ERROR_ILLEGAL_STATE, CUDA_ERROR_ILLEGAL_STATE)
+SAME_VALUE(ACLRT_CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)
+SAME_VALUE(ACLRT_CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
 SAME_VALUE(ACLRT_CUDA_ERROR_NOT_FOUND, CUDA_ERROR_NOT_FOUND)
 SAME_VALUE(ACLRT_CUDA_ERROR_NOT_READY, CUDA_ERROR_NOT_READY)
 SAME_VALUE(ACLRT_CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_ILLEGAL_ADDRESS)
@@ -81,6 +88,7 @@ SAME_VALUE(ACLRT_CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, CU_DEVICE_ATTRIBUTE_UNI
 SAME_VALUE(ACLRT_CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST,
            CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST)
 SAME_VALUE(ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS)
+SAME_VALUE(ACLRT_CU_STREAM_CAPTURE_MODE_RELAXED, CU_STREAM_CAPTURE_MODE_RELAXED)
 
 /* The symbol each name maps to in cuda.h (after its macros), as a string. */
 #define STR_(x) #x
@@ -96,6 +104,7 @@ int main(void)
         bad++;                                                                                                       \
     }
     ACLRT_CUDA_FUNCTIONS(CHECK_SYMBOL)
+    ACLRT_CUDA_OPTIONAL_FUNCTIONS(CHECK_SYMBOL)
 #undef CHECK_SYMBOL
     if (bad != 0)
         return 1;

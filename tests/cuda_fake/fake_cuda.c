@@ -46,8 +46,29 @@
  *     injected failure; on a GPU a kernel fault loses the context). Images
  *     of another kind (real cubins, fatbins, PTX) are
  *     CUDA_ERROR_INVALID_IMAGE.
- *   - What it does not model: real kernels, pitched and array copies, graphs,
- *     interprocess handles, real memory spaces, a single host-function
+ *   - Graphs, by stream capture: between cuStreamBeginCapture and
+ *     cuStreamEndCapture the operations issued to the stream (copies, sets,
+ *     kernels with their parameters copied at the call, value writes and
+ *     waits, host functions) are recorded in a graph instead of running;
+ *     event records and waits, and synchronizing or querying the stream,
+ *     invalidate the capture (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; its end
+ *     then returns CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and no graph).
+ *     cuGraphInstantiateWithFlags copies the graph's operations (the graph
+ *     may go at once); cuGraphLaunch enqueues them on the launching stream
+ *     as one operation, run in order; launches of one executable graph run
+ *     one at a time, in the order they were made, whichever streams they
+ *     are on (as the driver orders them); an executable graph destroyed
+ *     while launches are pending is freed after them. Misuse fails as the
+ *     driver does: ending a capture on a stream not capturing
+ *     (CUDA_ERROR_ILLEGAL_STATE), beginning one twice, launching or
+ *     destroying a destroyed graph or executable graph
+ *     (CUDA_ERROR_INVALID_VALUE). For the tests: fakecuda_graph_fail(n)
+ *     makes the next n instantiations fail (CUDA_ERROR_OUT_OF_MEMORY; n < 0:
+ *     all of them, as ACLRT_FAKE_CUDA_GRAPH_FAIL=1 does from the start),
+ *     fakecuda_graph_launches() counts launches, fakecuda_graph_execs() the
+ *     executable graphs alive.
+ *   - What it does not model: real kernels, pitched and array copies, graph
+ *     nodes made one by one, graph updates, interprocess handles, real memory spaces, a single host-function
  *     thread per context (each stream's worker runs its own), fork (a
  *     child's driver works).
  */
@@ -82,6 +103,9 @@
 #define CUDA_ERROR_NOT_READY 600u
 #define CUDA_ERROR_ILLEGAL_ADDRESS 700u
 #define CUDA_ERROR_NOT_PERMITTED 800u
+#define CUDA_ERROR_ILLEGAL_STATE 401u
+#define CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED 900u
+#define CUDA_ERROR_STREAM_CAPTURE_INVALIDATED 901u
 
 #define FAKE_MAX_DEVICES 16
 #define FAKE_IDLE_NS 20000000ull /* a worker with nothing to do leaves after this */
@@ -127,7 +151,10 @@ struct CUctx_st {
     struct CUstream_st *streams; /* every stream made in it (g_lock) */
 };
 
-enum op_kind { OP_COPY, OP_SET, OP_WRITE64, OP_WAIT64, OP_HOST_FN, OP_RECORD, OP_WAIT_EVENT, OP_KERNEL };
+enum op_kind { OP_COPY, OP_SET, OP_WRITE64, OP_WAIT64, OP_HOST_FN, OP_RECORD, OP_WAIT_EVENT, OP_KERNEL, OP_GRAPH };
+
+struct CUgraph_st;
+struct CUgraphExec_st;
 
 /* A kernel of a stand-in module: the host-kernel signature (aclError is int). */
 typedef int (*host_kernel_fn)(uint32_t block, uint32_t blocks, void *args);
@@ -146,15 +173,37 @@ struct op {
     struct CUevent_st *event;
     uint64_t seq;
     host_kernel_fn kernel; /* OP_KERNEL: blocks in value, the args copy (owned) in src, n bytes */
+    struct CUgraphExec_st *exec; /* OP_GRAPH: the executable graph (a reference), its launch's ticket in seq */
 };
 
-/* An operation that is dropped without running: what it owns goes. */
+/* An operation that is dropped without running: what it owns goes (a graph launch's reference: not here). */
 static void op_free(struct op *o)
 {
     if (o->kind == OP_KERNEL)
         free((void *)o->src);
     free(o);
 }
+
+/* A graph: the operations a capture recorded, in order (a kernel's owns its parameters' copy). */
+struct CUgraph_st {
+    struct CUctx_st *ctx;
+    struct op *head, *tail;
+    size_t n;
+    struct CUgraph_st *next; /* the live graphs (g_lock) */
+};
+
+/* An executable graph: a copy of a graph's operations. */
+struct CUgraphExec_st {
+    struct CUctx_st *ctx;
+    struct op *ops; /* n of them */
+    size_t n;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int refs;             /* the handle, and each pending launch */
+    uint64_t tickets;     /* launches made */
+    uint64_t served;      /* launches run (they run in ticket order) */
+    struct CUgraphExec_st *next; /* the live handles (g_lock) */
+};
 
 struct CUstream_st {
     struct CUctx_st *ctx;
@@ -167,6 +216,8 @@ struct CUstream_st {
     bool destroyed;
     CUresult error; /* a failure that is not sticky: the stream stops until it is read twice */
     int error_reads;
+    struct CUgraph_st *capture; /* capturing: the graph its operations go to (lock) */
+    bool capture_invalid;       /* an operation that cannot be captured came (lock) */
 };
 
 struct CUevent_st {
@@ -186,6 +237,11 @@ static bool g_init;
 static struct CUctx_st g_ctx[FAKE_MAX_DEVICES];
 static struct alloc *g_allocs;
 static _Atomic int g_fail_next;
+static struct CUgraph_st *g_graphs;     /* live graphs (g_lock) */
+static struct CUgraphExec_st *g_execs;  /* live executable graphs (g_lock) */
+static _Atomic int g_graph_fail = -2;   /* instantiations to fail (-1: all; -2: not read from the environment yet) */
+static _Atomic uint64_t g_graph_launches;
+static _Atomic int g_graph_execs;
 /* Initial-exec: static TLS, not the dynamic TLS of a dlopened library, which LeakSanitizer cannot always scan. */
 static _Thread_local struct CUctx_st *t_ctx __attribute__((tls_model("initial-exec")));
 static _Thread_local bool t_in_host_fn __attribute__((tls_model("initial-exec")));
@@ -277,6 +333,8 @@ static bool wait_value_holds(const struct op *o)
     }
 }
 
+static void graph_run(struct CUstream_st *s, struct CUgraphExec_st *x, uint64_t ticket);
+
 /* Run one operation (the stream's lock not held). */
 static void op_run(struct CUstream_st *s, struct op *o)
 {
@@ -321,8 +379,11 @@ static void op_run(struct CUstream_st *s, struct op *o)
         break;
     case OP_RECORD: event_reached(o->event, o->seq); break;
     case OP_WAIT_EVENT: event_wait(o->event, o->seq); break;
+    case OP_GRAPH: graph_run(s, o->exec, o->seq); break;
     }
 }
+
+static void graph_launch_done(struct CUgraphExec_st *x, uint64_t ticket);
 
 static void *worker_main(void *arg)
 {
@@ -355,6 +416,8 @@ static void *worker_main(void *arg)
             op_run(s, o); /* a lost context runs nothing more */
         if (o->event != NULL)
             event_put(o->event);
+        if (o->kind == OP_GRAPH)
+            graph_launch_done(o->exec, o->seq);
         op_free(o);
         pthread_mutex_lock(&s->lock);
         s->done++;
@@ -377,9 +440,29 @@ static CUresult enqueue(struct CUstream_st *s, const struct op *o)
         return CUDA_ERROR_OUT_OF_MEMORY;
     *n = *o;
     n->next = NULL;
+    pthread_mutex_lock(&s->lock);
+    if (s->capture != NULL) { /* recorded into the capture's graph, not run */
+        bool ok = n->kind != OP_RECORD && n->kind != OP_WAIT_EVENT && n->kind != OP_GRAPH && !s->capture_invalid;
+        if (ok) {
+            struct CUgraph_st *g = s->capture;
+            if (g->tail != NULL)
+                g->tail->next = n;
+            else
+                g->head = n;
+            g->tail = n;
+            g->n++;
+        } else {
+            s->capture_invalid = true;
+        }
+        pthread_mutex_unlock(&s->lock);
+        if (!ok) {
+            free(n); /* the caller keeps what it owns (a kernel's copy, an event's reference) */
+            return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        }
+        return CUDA_SUCCESS;
+    }
     if ((n->kind == OP_COPY || n->kind == OP_SET) && atomic_load(&g_fail_next) != 0)
         n->fail = atomic_exchange(&g_fail_next, 0);
-    pthread_mutex_lock(&s->lock);
     if (s->tail != NULL)
         s->tail->next = n;
     else
@@ -536,7 +619,10 @@ EXPORT CUresult cuGetErrorName(CUresult error, const char **str)
                  {719, "CUDA_ERROR_LAUNCH_FAILED"},
                  {600, "CUDA_ERROR_NOT_READY"},
                  {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
-                 {800, "CUDA_ERROR_NOT_PERMITTED"}};
+                 {800, "CUDA_ERROR_NOT_PERMITTED"},
+                 {401, "CUDA_ERROR_ILLEGAL_STATE"},
+                 {900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"},
+                 {901, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"}};
     if (str == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -605,7 +691,10 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(struct CUctx_st **ctx, int device)
     return CUDA_SUCCESS;
 }
 
-/* The last release destroys the context: its streams (after their work) and its device memory go. */
+static void graph_free(struct CUgraph_st *g);
+static void exec_put(struct CUgraphExec_st *x);
+
+/* The last release destroys the context: its streams (after their work), graphs and device memory go. */
 EXPORT CUresult cuDevicePrimaryCtxRelease_v2(int device)
 {
     if (t_in_host_fn)
@@ -635,7 +724,34 @@ EXPORT CUresult cuDevicePrimaryCtxRelease_v2(int device)
             p = &a->next;
         }
     }
+    struct CUgraph_st *graphs = NULL;
+    for (struct CUgraph_st **g = &g_graphs; *g != NULL;) {
+        struct CUgraph_st *x = *g;
+        if (x->ctx == c) {
+            *g = x->next;
+            x->next = graphs;
+            graphs = x;
+        } else {
+            g = &x->next;
+        }
+    }
+    struct CUgraphExec_st *execs = NULL;
+    for (struct CUgraphExec_st **e = &g_execs; *e != NULL;) {
+        struct CUgraphExec_st *x = *e;
+        if (x->ctx == c) {
+            *e = x->next;
+            x->next = execs;
+            execs = x;
+        } else {
+            e = &x->next;
+        }
+    }
     pthread_mutex_unlock(&g_lock);
+    while (graphs != NULL) {
+        struct CUgraph_st *g = graphs;
+        graphs = g->next;
+        graph_free(g);
+    }
     while (streams != NULL) {
         struct CUstream_st *s = streams;
         streams = s->next;
@@ -647,7 +763,15 @@ EXPORT CUresult cuDevicePrimaryCtxRelease_v2(int device)
         pthread_mutex_unlock(&s->lock);
         pthread_mutex_destroy(&s->lock);
         pthread_cond_destroy(&s->cond);
+        if (s->capture != NULL)
+            graph_free(s->capture);
         free(s);
+    }
+    /* The context's executable graphs go with it (their launches ran: the streams are drained). */
+    while (execs != NULL) {
+        struct CUgraphExec_st *x = execs;
+        execs = x->next;
+        exec_put(x);
     }
     return CUDA_SUCCESS;
 }
@@ -715,6 +839,17 @@ EXPORT CUresult cuStreamDestroy_v2(struct CUstream_st *s)
     return CUDA_SUCCESS;
 }
 
+/* A call that cannot be captured, on a capturing stream: the capture is invalidated (true). */
+static bool capture_refuse(struct CUstream_st *s)
+{
+    pthread_mutex_lock(&s->lock);
+    bool capturing = s->capture != NULL;
+    if (capturing)
+        s->capture_invalid = true;
+    pthread_mutex_unlock(&s->lock);
+    return capturing;
+}
+
 EXPORT CUresult cuStreamQuery(struct CUstream_st *s)
 {
     CUresult r = enter();
@@ -722,6 +857,8 @@ EXPORT CUresult cuStreamQuery(struct CUstream_st *s)
         return r;
     if (s == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
+    if (capture_refuse(s))
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     if ((r = stream_read_error(s)) != CUDA_SUCCESS)
         return r;
     pthread_mutex_lock(&s->lock);
@@ -737,6 +874,8 @@ EXPORT CUresult cuStreamSynchronize(struct CUstream_st *s)
         return r;
     if (s == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
+    if (capture_refuse(s))
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     stream_drain(s);
     if ((r = atomic_load(&s->ctx->lost)) != CUDA_SUCCESS)
         return r;
@@ -1201,4 +1340,302 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
     if (r != CUDA_SUCCESS)
         free(copy);
     return r;
+}
+
+/* ------------------------------------------------------------------------
+ * Graphs: stream capture, instantiation, launch
+ * ------------------------------------------------------------------------ */
+
+static void graph_free(struct CUgraph_st *g)
+{
+    while (g->head != NULL) {
+        struct op *o = g->head;
+        g->head = o->next;
+        op_free(o);
+    }
+    free(g);
+}
+
+static void exec_put(struct CUgraphExec_st *x)
+{
+    pthread_mutex_lock(&x->lock);
+    bool last = --x->refs == 0;
+    pthread_mutex_unlock(&x->lock);
+    if (!last)
+        return;
+    for (size_t i = 0; i < x->n; i++)
+        if (x->ops[i].kind == OP_KERNEL)
+            free((void *)x->ops[i].src);
+    free(x->ops);
+    pthread_mutex_destroy(&x->lock);
+    pthread_cond_destroy(&x->cond);
+    free(x);
+    atomic_fetch_sub(&g_graph_execs, 1);
+}
+
+/* Tests: the next n instantiations fail with CUDA_ERROR_OUT_OF_MEMORY (n < 0: every one; 0: none). */
+EXPORT void fakecuda_graph_fail(int n)
+{
+    atomic_store(&g_graph_fail, n < 0 ? -1 : n);
+}
+
+/* Tests: graph launches made so far (cuGraphLaunch calls that succeeded). */
+EXPORT uint64_t fakecuda_graph_launches(void)
+{
+    return atomic_load(&g_graph_launches);
+}
+
+/* Tests: executable graphs alive (instantiated, not freed yet). */
+EXPORT int fakecuda_graph_execs(void)
+{
+    return atomic_load(&g_graph_execs);
+}
+
+/* Is this instantiation to fail (the knob, or ACLRT_FAKE_CUDA_GRAPH_FAIL=1 before any setting)? */
+static bool graph_fail_now(void)
+{
+    int n = atomic_load(&g_graph_fail);
+    if (n == -2) {
+        int want = env_int("ACLRT_FAKE_CUDA_GRAPH_FAIL", 0) != 0 ? -1 : 0;
+        atomic_compare_exchange_strong(&g_graph_fail, &n, want);
+        n = atomic_load(&g_graph_fail);
+    }
+    while (n > 0 && !atomic_compare_exchange_weak(&g_graph_fail, &n, n - 1))
+        ;
+    return n != 0;
+}
+
+EXPORT CUresult cuStreamBeginCapture_v2(struct CUstream_st *s, unsigned mode)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (s == NULL) /* the legacy default stream cannot be captured */
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    if (mode > 2)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct CUgraph_st *g = (struct CUgraph_st *)calloc(1, sizeof *g);
+    if (g == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    g->ctx = s->ctx;
+    pthread_mutex_lock(&s->lock);
+    bool busy = s->capture != NULL;
+    if (!busy) {
+        s->capture = g;
+        s->capture_invalid = false;
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (busy) {
+        free(g);
+        return CUDA_ERROR_ILLEGAL_STATE;
+    }
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamEndCapture(struct CUstream_st *s, struct CUgraph_st **graph)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (s == NULL || graph == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&s->lock);
+    struct CUgraph_st *g = s->capture;
+    bool invalid = s->capture_invalid;
+    s->capture = NULL;
+    s->capture_invalid = false;
+    pthread_mutex_unlock(&s->lock);
+    *graph = NULL;
+    if (g == NULL)
+        return CUDA_ERROR_ILLEGAL_STATE;
+    if (invalid) {
+        graph_free(g);
+        return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    }
+    pthread_mutex_lock(&g_lock);
+    g->next = g_graphs;
+    g_graphs = g;
+    pthread_mutex_unlock(&g_lock);
+    *graph = g;
+    return CUDA_SUCCESS;
+}
+
+/* Take a live graph out of the list (true), or say it is not one. */
+static bool graph_unlist(struct CUgraph_st *g)
+{
+    pthread_mutex_lock(&g_lock);
+    struct CUgraph_st **at = &g_graphs;
+    while (*at != NULL && *at != g)
+        at = &(*at)->next;
+    bool live = *at != NULL;
+    if (live)
+        *at = g->next;
+    pthread_mutex_unlock(&g_lock);
+    return live;
+}
+
+EXPORT CUresult cuGraphDestroy(struct CUgraph_st *g)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (g == NULL || !graph_unlist(g))
+        return CUDA_ERROR_INVALID_VALUE;
+    graph_free(g);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGraphInstantiateWithFlags(struct CUgraphExec_st **exec, struct CUgraph_st *g, unsigned long long flags)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (exec == NULL || g == NULL || flags > 15)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (graph_fail_now())
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    struct CUgraphExec_st *x = (struct CUgraphExec_st *)calloc(1, sizeof *x);
+    if (x == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    /* The graph is read under the list's lock: a graph destroyed meanwhile is not one any more. */
+    pthread_mutex_lock(&g_lock);
+    struct CUgraph_st *at = g_graphs;
+    while (at != NULL && at != g)
+        at = at->next;
+    r = at == NULL ? CUDA_ERROR_INVALID_VALUE : g->ctx != t_ctx ? CUDA_ERROR_INVALID_CONTEXT : CUDA_SUCCESS;
+    if (r == CUDA_SUCCESS && g->n > 0 && (x->ops = (struct op *)calloc(g->n, sizeof *x->ops)) == NULL)
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    size_t n = 0;
+    for (struct op *o = r == CUDA_SUCCESS ? g->head : NULL; o != NULL; o = o->next, n++) {
+        x->ops[n] = *o;
+        x->ops[n].next = NULL;
+        if (o->kind == OP_KERNEL) { /* the executable graph's own copy of the parameters */
+            void *copy = malloc(o->n != 0 ? o->n : 1);
+            if (copy == NULL) {
+                r = CUDA_ERROR_OUT_OF_MEMORY;
+                break;
+            }
+            memcpy(copy, o->src, o->n);
+            x->ops[n].src = copy;
+        }
+    }
+    if (r != CUDA_SUCCESS) {
+        pthread_mutex_unlock(&g_lock);
+        for (size_t i = 0; i < n; i++)
+            if (x->ops[i].kind == OP_KERNEL)
+                free((void *)x->ops[i].src);
+        free(x->ops);
+        free(x);
+        return r;
+    }
+    x->n = n;
+    x->ctx = g->ctx;
+    x->refs = 1;
+    pthread_mutex_init(&x->lock, NULL);
+    pthread_cond_init(&x->cond, NULL);
+    x->next = g_execs;
+    g_execs = x;
+    atomic_fetch_add(&g_graph_execs, 1);
+    pthread_mutex_unlock(&g_lock);
+    *exec = x;
+    return CUDA_SUCCESS;
+}
+
+/* A live executable graph, with a reference for the caller (NULL: not one). */
+static struct CUgraphExec_st *exec_get(struct CUgraphExec_st *x)
+{
+    pthread_mutex_lock(&g_lock);
+    struct CUgraphExec_st *at = g_execs;
+    while (at != NULL && at != x)
+        at = at->next;
+    if (at != NULL) {
+        pthread_mutex_lock(&x->lock);
+        x->refs++;
+        pthread_mutex_unlock(&x->lock);
+    }
+    pthread_mutex_unlock(&g_lock);
+    return at;
+}
+
+EXPORT CUresult cuGraphExecDestroy(struct CUgraphExec_st *x)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_ILLEGAL_ADDRESS)
+        return r;
+    pthread_mutex_lock(&g_lock);
+    struct CUgraphExec_st **at = &g_execs;
+    while (x != NULL && *at != NULL && *at != x)
+        at = &(*at)->next;
+    bool live = x != NULL && *at != NULL;
+    if (live)
+        *at = x->next;
+    pthread_mutex_unlock(&g_lock);
+    if (!live)
+        return CUDA_ERROR_INVALID_VALUE;
+    exec_put(x); /* pending launches keep it until they ran */
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGraphLaunch(struct CUgraphExec_st *x, struct CUstream_st *s)
+{
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (s == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (x == NULL || exec_get(x) == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (x->ctx != s->ctx) {
+        exec_put(x);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    /* The ticket and the queue's place together: launches run in the order they were made. */
+    pthread_mutex_lock(&x->lock);
+    struct op o = {.kind = OP_GRAPH, .exec = x, .seq = x->tickets++};
+    r = enqueue(s, &o);
+    if (r != CUDA_SUCCESS)
+        x->tickets--;
+    pthread_mutex_unlock(&x->lock);
+    if (r != CUDA_SUCCESS) {
+        exec_put(x);
+        return r;
+    }
+    atomic_fetch_add(&g_graph_launches, 1);
+    return CUDA_SUCCESS;
+}
+
+/* A launch on stream s: after the launches made before it, its operations in order, as the stream's own. */
+static void graph_run(struct CUstream_st *s, struct CUgraphExec_st *x, uint64_t ticket)
+{
+    pthread_mutex_lock(&x->lock);
+    while (x->served < ticket && atomic_load(&s->ctx->lost) == CUDA_SUCCESS) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 1000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&x->cond, &x->lock, &ts); /* a lost context is looked at every ms */
+    }
+    pthread_mutex_unlock(&x->lock);
+    for (size_t i = 0; i < x->n && atomic_load(&s->ctx->lost) == CUDA_SUCCESS; i++) {
+        op_run(s, &x->ops[i]);
+        pthread_mutex_lock(&s->lock);
+        CUresult e = s->error;
+        pthread_mutex_unlock(&s->lock);
+        if (e != CUDA_SUCCESS)
+            break; /* a failed kernel: the rest of the graph does not run */
+    }
+}
+
+/* A launch ran (or its context was lost): the next one may run; its reference goes. */
+static void graph_launch_done(struct CUgraphExec_st *x, uint64_t ticket)
+{
+    pthread_mutex_lock(&x->lock);
+    if (x->served < ticket + 1)
+        x->served = ticket + 1;
+    pthread_cond_broadcast(&x->cond);
+    pthread_mutex_unlock(&x->lock);
+    exec_put(x);
 }
