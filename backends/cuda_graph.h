@@ -229,11 +229,7 @@ static void aclrt_cuda_graph_done_cb(void *arg)
     aclrt_cuda_in_callback = true;
     aclrt_model_body_put(d->body); /* driver work it would do (graph destroy, module unload) is left for later */
     free(d);
-    /* Task n is complete. Release: pairs with aclrt_stream_reached's acquire. */
-    atomic_store_explicit(sl->word, n, memory_order_release);
-    if (atomic_load_explicit(&sl->want, memory_order_relaxed) > aclrt_seq_read(&sl->stream->completed))
-        aclrt_stream_fold(sl->stream);
-    aclrt_cuda_in_callback = false;
+    aclrt_cuda_callback_complete(sl, n);
 }
 
 /*

@@ -248,11 +248,7 @@ static void aclrt_cuda_launch_done_cb(void *arg)
     uint64_t n = l->number;
     free(l->kernel.args);
     free(l);
-    /* Task n is complete. Release: pairs with aclrt_stream_reached's acquire. */
-    atomic_store_explicit(sl->word, n, memory_order_release);
-    if (atomic_load_explicit(&sl->want, memory_order_relaxed) > aclrt_seq_read(&sl->stream->completed))
-        aclrt_stream_fold(sl->stream);
-    aclrt_cuda_in_callback = false;
+    aclrt_cuda_callback_complete(sl, n);
 }
 
 /*

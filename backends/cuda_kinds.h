@@ -209,6 +209,20 @@ static void aclrt_cuda_stream_stop(struct aclrt_stream *s)
     }
 }
 
+/*
+ * The end of a host function of ours on the driver's thread: task n is
+ * complete (its word stored; the stream may end from here on), and the
+ * thread leaves the driver's callback.
+ */
+static void aclrt_cuda_callback_complete(struct aclrt_cuda_slot *sl, uint64_t n)
+{
+    /* Release: pairs with aclrt_stream_reached's acquire. */
+    atomic_store_explicit(sl->word, n, memory_order_release);
+    if (atomic_load_explicit(&sl->want, memory_order_relaxed) > aclrt_seq_read(&sl->stream->completed))
+        aclrt_stream_fold(sl->stream); /* someone waits: this thread brings the count now */
+    aclrt_cuda_in_callback = false;
+}
+
 static void aclrt_cuda_call_cb(void *arg)
 {
     struct aclrt_cuda_call *c = (struct aclrt_cuda_call *)arg;
@@ -232,11 +246,7 @@ static void aclrt_cuda_call_cb(void *arg)
     struct aclrt_cuda_slot *sl = c->slot;
     uint64_t n = c->number;
     free(c);
-    /* Task n is complete; the stream may end from here on. Release: pairs with aclrt_stream_reached's acquire. */
-    atomic_store_explicit(sl->word, n, memory_order_release);
-    if (atomic_load_explicit(&sl->want, memory_order_relaxed) > aclrt_seq_read(&sl->stream->completed))
-        aclrt_stream_fold(sl->stream); /* someone waits: this thread brings the count now */
-    aclrt_cuda_in_callback = false;
+    aclrt_cuda_callback_complete(sl, n);
 }
 
 /* Enqueue c (filled but for slot and number) as the current task's host function: it completes the task. */

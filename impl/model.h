@@ -203,6 +203,31 @@ static aclError aclrt_model_get(aclmdlRI modelRI, struct aclrt_model **out)
     return ACL_SUCCESS;
 }
 
+/*
+ * A new model in `state`, of context ctx (stream: the capturing one, or
+ * NULL; parent: a branch's model handle, or NULL), published with its
+ * handle in *handle; NULL: out of memory. The fields a retirement does not
+ * reset are set here.
+ */
+static struct aclrt_model *aclrt_model_new(uint32_t state, struct aclrt_context *ctx, struct aclrt_stream *stream,
+                                           void *parent, void **handle)
+{
+    struct aclrt_model *m = (struct aclrt_model *)aclrt_table_alloc(&aclrt_models);
+    if (m == NULL)
+        return NULL;
+    aclrt_model_lock(m); /* a late lookup of the slot's previous life may still hold it */
+    m->state = state;
+    m->ctx = ctx;
+    m->stream = stream;
+    m->body = NULL;
+    m->built = state == ACLRT_MODEL_BUILDING;
+    m->build = (struct aclrt_build){0};
+    m->parent = parent;
+    *handle = aclrt_table_publish(&aclrt_models, &m->hdr);
+    aclrt_model_unlock(m);
+    return m;
+}
+
 static void aclrt_model_body_put(struct aclrt_model_body *b)
 {
     /* Acq_rel: the last one to let go sees every replay's end (their reads of the tasks). */
@@ -574,21 +599,10 @@ ACLRT_API aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode 
         return rc;
     if (aclrt_stream_capturing(s))
         return aclrt_fail(ACL_ERROR_RT_STREAM_CAPTURED, "stream %p is already capturing a model", stream);
-    struct aclrt_model *m = (struct aclrt_model *)aclrt_table_alloc(&aclrt_models);
+    void *handle;
+    struct aclrt_model *m = aclrt_model_new(ACLRT_MODEL_CAPTURING, s->ctx, s, NULL, &handle);
     if (m == NULL)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a model");
-    aclrt_model_lock(m); /* a late lookup of the slot's previous life may still hold it */
-    m->state = ACLRT_MODEL_CAPTURING;
-    m->ctx = s->ctx;
-    m->stream = s;
-    m->body = NULL;
-    m->built = false;
-    m->build = (struct aclrt_build){0};
-    m->parent = NULL;
-    m->conds = NULL;
-    m->nconds = m->conds_cap = 0;
-    void *handle = aclrt_table_publish(&aclrt_models, &m->hdr);
-    aclrt_model_unlock(m);
 
     aclrt_capture_lock();
     bool busy = s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE;

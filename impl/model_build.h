@@ -67,18 +67,8 @@ ACLRT_API aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag)
     aclError rc = aclrt_current_context(&ctx);
     if (rc != ACL_SUCCESS)
         return rc;
-    struct aclrt_model *m = (struct aclrt_model *)aclrt_table_alloc(&aclrt_models);
-    if (m == NULL)
+    if (aclrt_model_new(ACLRT_MODEL_BUILDING, ctx, NULL, NULL, modelRI) == NULL)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a model");
-    aclrt_model_lock(m); /* a late lookup of the slot's previous life may still hold it */
-    m->state = ACLRT_MODEL_BUILDING;
-    m->ctx = ctx;
-    m->stream = NULL;
-    m->body = NULL;
-    m->built = true;
-    m->build = (struct aclrt_build){0};
-    *modelRI = aclrt_table_publish(&aclrt_models, &m->hdr);
-    aclrt_model_unlock(m);
     return ACL_SUCCESS;
 }
 

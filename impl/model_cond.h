@@ -122,27 +122,6 @@ static bool aclrt_cond_size_ok(aclmdlRICondTaskType type, uint32_t size)
     }
 }
 
-/* A new branch of model m (m locked): its handle, or NULL (out of memory). */
-static void *aclrt_model_new_branch(struct aclrt_model *m, void *parent_handle)
-{
-    struct aclrt_model *b = (struct aclrt_model *)aclrt_table_alloc(&aclrt_models);
-    if (b == NULL)
-        return NULL;
-    aclrt_model_lock(b); /* a late lookup of the slot's previous life may still hold it */
-    b->state = ACLRT_MODEL_BRANCH;
-    b->ctx = m->ctx;
-    b->stream = NULL;
-    b->body = NULL;
-    b->built = false;
-    b->build = (struct aclrt_build){0};
-    b->parent = parent_handle;
-    b->conds = NULL;
-    b->nconds = b->conds_cap = 0;
-    void *h = aclrt_table_publish(&aclrt_models, &b->hdr);
-    aclrt_model_unlock(b);
-    return h;
-}
-
 ACLRT_API aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStream stream, uint32_t flags)
 {
     ACLRT_ENTER();
@@ -181,7 +160,7 @@ ACLRT_API aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStrea
     void **subs = (void **)calloc(params.size, sizeof *subs);
     bool made = subs != NULL;
     for (uint32_t i = 0; made && i < params.size; i++)
-        made = (subs[i] = aclrt_model_new_branch(m, mh)) != NULL;
+        made = aclrt_model_new(ACLRT_MODEL_BRANCH, m->ctx, NULL, mh, &subs[i]) != NULL;
     if (made) {
         c->used = true;
         c->type = (uint32_t)params.type;
