@@ -98,6 +98,15 @@ ACLRT_API aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t *modelRIId)
     return ACL_SUCCESS;
 }
 
+/* The place of func among m's destroy callbacks (m locked); m->ndestroy_cbs: none. */
+static uint32_t aclrt_model_destroy_cb_find(const struct aclrt_model *m, aclrtCallback func)
+{
+    uint32_t i = 0;
+    while (i < m->ndestroy_cbs && m->destroy_cbs[i].fn != func)
+        i++;
+    return i;
+}
+
 ACLRT_API aclError aclmdlRIDestroyRegisterCallback(aclmdlRI modelRI, aclrtCallback func, void *userData)
 {
     ACLRT_ENTER();
@@ -107,13 +116,12 @@ ACLRT_API aclError aclmdlRIDestroyRegisterCallback(aclmdlRI modelRI, aclrtCallba
     aclError rc = aclrt_model_get(modelRI, &m);
     if (rc != ACL_SUCCESS)
         return rc;
-    for (uint32_t i = 0; i < m->ndestroy_cbs; i++)
-        if (m->destroy_cbs[i].fn == func) {
-            aclrt_model_unlock(m);
-            return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
-                              "func %p is registered already for modelRI %p (a function is registered once)",
-                              (void *)(uintptr_t)func, modelRI);
-        }
+    if (aclrt_model_destroy_cb_find(m, func) < m->ndestroy_cbs) {
+        aclrt_model_unlock(m);
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "func %p is registered already for modelRI %p (a function is registered once)",
+                          (void *)(uintptr_t)func, modelRI);
+    }
     if (!aclrt_capture_grow((void **)&m->destroy_cbs, &m->destroy_cbs_cap, m->ndestroy_cbs, sizeof *m->destroy_cbs)) {
         aclrt_model_unlock(m);
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a destroy callback");
@@ -132,17 +140,16 @@ ACLRT_API aclError aclmdlRIDestroyUnregisterCallback(aclmdlRI modelRI, aclrtCall
     aclError rc = aclrt_model_get(modelRI, &m);
     if (rc != ACL_SUCCESS)
         return rc;
-    for (uint32_t i = 0; i < m->ndestroy_cbs; i++)
-        if (m->destroy_cbs[i].fn == func) {
-            memmove(&m->destroy_cbs[i], &m->destroy_cbs[i + 1],
-                    (size_t)(m->ndestroy_cbs - i - 1) * sizeof *m->destroy_cbs);
-            m->ndestroy_cbs--;
-            aclrt_model_unlock(m);
-            return ACL_SUCCESS;
-        }
+    uint32_t i = aclrt_model_destroy_cb_find(m, func);
+    if (i == m->ndestroy_cbs) {
+        aclrt_model_unlock(m);
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "func %p is not registered for modelRI %p",
+                          (void *)(uintptr_t)func, modelRI);
+    }
+    memmove(&m->destroy_cbs[i], &m->destroy_cbs[i + 1], (size_t)(m->ndestroy_cbs - i - 1) * sizeof *m->destroy_cbs);
+    m->ndestroy_cbs--;
     aclrt_model_unlock(m);
-    return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "func %p is not registered for modelRI %p",
-                      (void *)(uintptr_t)func, modelRI);
+    return ACL_SUCCESS;
 }
 
 #endif /* ACLRT_IMPL_MODEL_QUERY_H */
