@@ -108,6 +108,7 @@ struct aclrt_taskgrp {
     void *model_handle;                 /* the model's handle (its life) */
     uint32_t first, count;              /* the tasks, by place in the model's body */
     struct aclrt_model_body *piece;     /* the latest update's tasks (a reference), or NULL: as captured */
+    struct aclrt_taskgrp *next_gone;    /* out of the registry, on a list to free outside the lock */
 };
 
 static struct aclrt_taskgrp **aclrt_taskgrps; /* under the capture lock */

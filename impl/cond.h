@@ -35,7 +35,7 @@ struct aclrt_cond {
     _Atomic uint32_t refs;
     uint32_t flag;                   /* 0 or ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT */
     uint64_t default_value;
-    uint64_t *word;                  /* device memory (aclrtMalloc's kind) */
+    uint64_t *word;                  /* device memory the runtime owns (aclrtFree refuses it) */
     struct aclrt_device *device;
     /* Set by aclmdlRIAddCondTask (under the model's lock): */
     bool used;
@@ -66,7 +66,7 @@ static struct aclrt_cond *aclrt_cond_new(struct aclrt_device *dev, uint64_t defa
         free(c);
         return NULL;
     }
-    if (!aclrt_mem_register((uintptr_t)p, sizeof(uint64_t), ACLRT_MEM_DEVICE, dev)) {
+    if (!aclrt_mem_register((uintptr_t)p, sizeof(uint64_t), ACLRT_MEM_RUNTIME, dev)) {
         aclrt_rt.backend->mem_free(dev, p);
         free(c);
         return NULL;
@@ -93,7 +93,7 @@ static void aclrt_cond_free(struct aclrt_cond *c)
 {
     struct aclrt_allocation a;
     /* After aclFinalize the runtime has released every allocation: nothing to free. */
-    if (aclrt_runtime_started() && aclrt_mem_unregister((uintptr_t)c->word, ACLRT_MEM_DEVICE, &a))
+    if (aclrt_runtime_started() && aclrt_mem_unregister((uintptr_t)c->word, ACLRT_MEM_RUNTIME, &a))
         aclrt_mem_free_after_work(&a);
     free(c->bodies);
     free(c->subs);

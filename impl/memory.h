@@ -27,6 +27,7 @@ enum aclrt_mem_kind {
     ACLRT_MEM_DEVICE = 1,
     ACLRT_MEM_HOST = 2,
     ACLRT_MEM_MAPPED = 3, /* physical memory mapped into a reserved range (physmem.h); device NULL: the host's */
+    ACLRT_MEM_RUNTIME = 4, /* device memory the runtime owns (a model's condition, cond.h): aclrtFree refuses it */
 };
 
 struct aclrt_allocation {
@@ -179,7 +180,7 @@ static void aclrt_host_free(void *p)
 
 static void aclrt_mem_release(const struct aclrt_allocation *a)
 {
-    if (a->kind == ACLRT_MEM_DEVICE)
+    if (a->kind == ACLRT_MEM_DEVICE || a->kind == ACLRT_MEM_RUNTIME)
         aclrt_rt.backend->mem_free(a->device, (void *)a->base);
     else if (a->kind == ACLRT_MEM_HOST)
         aclrt_host_free((void *)a->base);

@@ -94,9 +94,7 @@ struct aclrt_model_body {
      */
     struct aclrt_cond **starts;
     uint32_t nstarts;
-    /* The model's destroy callbacks (model_query.h), run when the body goes after its model did. */
-    struct aclrt_destroy_cb *on_free;
-    uint32_t non_free;
+    struct aclrt_model_life *life; /* a body that owns its tasks: a reference to its model's life */
     struct aclrt_model_body *root;    /* an updated body: the captured one; NULL: this one owns its tasks */
     struct aclrt_model_body **pieces; /* an updated body: the pieces it took records from */
     uint32_t npieces;
@@ -122,6 +120,7 @@ struct aclrt_model {
     void *parent;                  /* a conditional task's branch: the handle of the model it belongs to */
     struct aclrt_destroy_cb *destroy_cbs; /* aclmdlRIDestroyRegisterCallback, in registration order */
     uint32_t ndestroy_cbs, destroy_cbs_cap;
+    struct aclrt_model_life *life;        /* the model's reference (aclrt_model_life) */
     uint32_t update;                  /* 0, ACLRT_MODEL_UPDATING or ACLRT_MODEL_UPDATE_FAULT (model_params.h) */
     struct aclrt_model_edit *edits;   /* staged changes, by step */
     uint32_t nedits, edits_cap;
@@ -152,14 +151,40 @@ struct aclrt_destroy_cb {
     void *user_data;
 };
 
+/*
+ * What outlives a model as long as a body of it does: its destroy
+ * callbacks. The model holds a reference, and so does every body that owns
+ * its tasks (a capture's, a build's, an update's: aclmdlRIUpdate makes
+ * such a body while replays of the old one may still run); a body made by
+ * a task-group update holds its root. The model's retirement hands the
+ * callbacks over (under the model's lock, before it lets go of its
+ * reference); the last reference runs them.
+ */
+struct aclrt_model_life {
+    _Atomic uint32_t refs;
+    struct aclrt_destroy_cb *cbs;
+    uint32_t ncbs;
+};
+
 static struct aclrt_table aclrt_models = ACLRT_TABLE_INIT(ACLRT_KIND_MODEL, struct aclrt_model, "model");
 
-/* Run and free destroy callbacks (no lock held: they may call the runtime). */
-static void aclrt_model_run_destroy_cbs(struct aclrt_destroy_cb *cbs, uint32_t n)
+/* A reference to m's life for a new body (m locked). */
+static struct aclrt_model_life *aclrt_model_life_get(struct aclrt_model *m)
 {
-    for (uint32_t i = 0; i < n; i++)
-        cbs[i].fn(cbs[i].user_data);
-    free(cbs);
+    atomic_fetch_add_explicit(&m->life->refs, 1, memory_order_relaxed); /* the model's keeps it */
+    return m->life;
+}
+
+/* Let go of a life; the last reference runs the destroy callbacks (no lock held: they may call the runtime). */
+static void aclrt_model_life_put(struct aclrt_model_life *l)
+{
+    /* Acq_rel: the last one sees the callbacks the retirement handed over (before its own put). */
+    if (l == NULL || atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    for (uint32_t i = 0; i < l->ncbs; i++)
+        l->cbs[i].fn(l->cbs[i].user_data);
+    free(l->cbs);
+    free(l);
 }
 
 /* Acquire: pairs with the release in aclrt_model_unlock. */
@@ -212,10 +237,15 @@ static aclError aclrt_model_get(aclmdlRI modelRI, struct aclrt_model **out)
 static struct aclrt_model *aclrt_model_new(uint32_t state, struct aclrt_context *ctx, struct aclrt_stream *stream,
                                            void *parent, void **handle)
 {
-    struct aclrt_model *m = (struct aclrt_model *)aclrt_table_alloc(&aclrt_models);
-    if (m == NULL)
+    struct aclrt_model_life *life = (struct aclrt_model_life *)calloc(1, sizeof *life);
+    struct aclrt_model *m = life != NULL ? (struct aclrt_model *)aclrt_table_alloc(&aclrt_models) : NULL;
+    if (m == NULL) {
+        free(life);
         return NULL;
+    }
+    atomic_init(&life->refs, 1); /* the model's */
     aclrt_model_lock(m); /* a late lookup of the slot's previous life may still hold it */
+    m->life = life;
     m->state = state;
     m->ctx = ctx;
     m->stream = stream;
@@ -233,8 +263,7 @@ static void aclrt_model_body_put(struct aclrt_model_body *b)
     /* Acq_rel: the last one to let go sees every replay's end (their reads of the tasks). */
     if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1)
         return;
-    struct aclrt_destroy_cb *cbs = b->on_free;
-    uint32_t ncbs = b->non_free;
+    struct aclrt_model_life *life = b->life;
     /* Relaxed: the acq_rel above orders the publication (a release CAS) before this. */
     struct aclrt_model_ext *ext = atomic_load_explicit(&b->ext, memory_order_relaxed);
     if (ext != NULL)
@@ -252,7 +281,7 @@ static void aclrt_model_body_put(struct aclrt_model_body *b)
         aclrt_model_body_put(b->root);
     }
     free(b);
-    aclrt_model_run_destroy_cbs(cbs, ncbs);
+    aclrt_model_life_put(life);
 }
 
 /* Let go of a condition (cond.h); the last reference lets go of its branches' bodies. */
@@ -287,9 +316,14 @@ static void aclrt_cond_task_drop(struct aclrt_task *t)
 static const struct aclrt_task_kind aclrt_kind_cond = {ACLRT_TASK_COND, "conditional task", aclrt_cond_task_run,
                                                        aclrt_cond_task_drop};
 
-/* Take the task groups of model m out of the registry (capture lock held); their pieces go to *pieces. */
-static void aclrt_taskgrps_remove(struct aclrt_model *m)
+/*
+ * Take the task groups of model m out of the registry (capture lock held):
+ * the list returned goes to aclrt_taskgrps_free, outside the lock (a
+ * piece's last reference may drop kernels, unloading a binary).
+ */
+static struct aclrt_taskgrp *aclrt_taskgrps_remove(struct aclrt_model *m)
 {
+    struct aclrt_taskgrp *gone = NULL;
     for (uint32_t i = 0; i < aclrt_ntaskgrps;) {
         struct aclrt_taskgrp *g = aclrt_taskgrps[i];
         if (g->model != m) {
@@ -297,8 +331,20 @@ static void aclrt_taskgrps_remove(struct aclrt_model *m)
             continue;
         }
         aclrt_taskgrps[i] = aclrt_taskgrps[--aclrt_ntaskgrps];
+        g->next_gone = gone;
+        gone = g;
+    }
+    return gone;
+}
+
+/* Free task groups taken out of the registry, and their pieces (no lock held). */
+static void aclrt_taskgrps_free(struct aclrt_taskgrp *gone)
+{
+    while (gone != NULL) {
+        struct aclrt_taskgrp *g = gone;
+        gone = g->next_gone;
         if (g->piece != NULL)
-            aclrt_model_body_put(g->piece); /* never the last: pieces hold no task the model's body lacks */
+            aclrt_model_body_put(g->piece); /* the last reference after an aclmdlRIUpdate took the model's body */
         free(g);
     }
 }
@@ -355,21 +401,16 @@ static void aclrt_model_retire(struct aclrt_model *m)
     struct aclrt_model_body *b = m->body;
     struct aclrt_cond **conds = m->conds;
     uint32_t nconds = m->nconds;
-    struct aclrt_destroy_cb *cbs = m->destroy_cbs;
-    uint32_t ncbs = m->ndestroy_cbs;
+    struct aclrt_model_life *life = m->life; /* the callbacks go to it: they run when its last body goes */
+    life->cbs = m->destroy_cbs;
+    life->ncbs = m->ndestroy_cbs;
+    m->life = NULL;
     m->destroy_cbs = NULL;
     m->ndestroy_cbs = m->destroy_cbs_cap = 0;
     aclrt_model_edits_free(m->edits, m->nedits);
     m->edits = NULL;
     m->nedits = m->edits_cap = 0;
     m->update = 0;
-    if (b != NULL) { /* the callbacks wait for the replays still holding a body (all hold the root) */
-        struct aclrt_model_body *root = b->root != NULL ? b->root : b;
-        root->on_free = cbs;
-        root->non_free = ncbs;
-        cbs = NULL;
-        ncbs = 0;
-    }
     m->body = NULL;
     m->stream = NULL;
     m->parent = NULL;
@@ -378,14 +419,15 @@ static void aclrt_model_retire(struct aclrt_model *m)
     m->name_len = 0;
     m->name[0] = '\0';
     aclrt_capture_lock();
-    aclrt_taskgrps_remove(m);
+    struct aclrt_taskgrp *groups = aclrt_taskgrps_remove(m);
     aclrt_capture_unlock();
     aclrt_table_retire(&m->hdr);
     aclrt_model_unlock(m);
     aclrt_table_free(&aclrt_models, &m->hdr);
+    aclrt_taskgrps_free(groups);
     if (b != NULL)
         aclrt_model_body_put(b);
-    aclrt_model_run_destroy_cbs(cbs, ncbs); /* a model without a body: now */
+    aclrt_model_life_put(life); /* no body left: the callbacks run now */
     /* The model's conditions, and the branches of its conditional tasks, go with it. */
     for (uint32_t i = 0; i < nconds; i++) {
         struct aclrt_cond *c = conds[i];
@@ -418,13 +460,23 @@ ACLRT_INLINE void aclrt_model_task_copy(struct aclrt_task *dst, const struct acl
 }
 
 /*
- * A captured task blocked and there is no memory to keep its copy: wait for
- * the block here, on this thread, then let go of the park's reference.
+ * Wait here, on this thread, for a blocked step (a branch's step, or one
+ * there is no memory to keep a copy of), then let go of the park's
+ * reference. Yields a while, then sleeps in steps doubling to 1 ms: a
+ * long block costs no CPU.
  */
 static void aclrt_model_wait_block(struct aclrt_block *blk)
 {
-    while (!aclrt_block_over(blk))
-        sched_yield();
+    uint64_t pause = 2 * ACLRT_NS_PER_US;
+    for (unsigned spins = 0; !aclrt_block_over(blk); spins++) {
+        if (spins < 64) {
+            sched_yield();
+            continue;
+        }
+        struct timespec ts = {0, (long)pause};
+        nanosleep(&ts, NULL);
+        pause = aclrt_min_u64(2 * pause, ACLRT_NS_PER_MS);
+    }
     if (blk->held != NULL)
         aclrt_report_item_put(blk->held);
     blk->held = NULL;
@@ -794,8 +846,7 @@ ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
     b->npieces = 0;
     b->starts = NULL;
     b->nstarts = 0;
-    b->on_free = NULL;
-    b->non_free = 0;
+    b->life = NULL; /* set with the model's lock below */
     atomic_init(&b->ext, NULL); /* the backend's state: none yet */
     /* A destroy that came between the capture's end and here (another thread's) took the model away. */
     if (!aclrt_model_lock_alive(m, handle)) {
@@ -809,6 +860,7 @@ ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
         aclrt_model_body_put(b);
         return rc;
     }
+    b->life = aclrt_model_life_get(m);
     m->state = ACLRT_MODEL_READY;
     m->stream = NULL;
     m->body = b;

@@ -255,8 +255,7 @@ ACLRT_API aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
         body->lane_streams = b->handed;
         body->starts = NULL;
         body->nstarts = 0;
-        body->on_free = NULL;
-        body->non_free = 0;
+        body->life = aclrt_model_life_get(m);
         body->root = NULL;
         body->pieces = NULL;
         body->npieces = 0;

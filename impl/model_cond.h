@@ -144,55 +144,67 @@ ACLRT_API aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStrea
     struct aclrt_cond *c;
     if ((rc = aclrt_cond_resolve(params.handle, &m, &c)) != ACL_SUCCESS)
         return rc;
-    void *mh = aclrt_slot_handle(&aclrt_models, &m->hdr);
-    aclrt_capture_lock();
-    bool ours = s->capture.status == ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE && aclrt_capture_origin(s)->capture.model == m &&
-                aclrt_capture_origin(s)->capture.update == NULL;
-    aclrt_capture_unlock();
-    if (!ours || c->used) {
+    if (c->used) {
         aclrt_model_unlock(m);
-        if (c->used)
-            return aclrt_fail(ACL_ERROR_INVALID_PARAM,
-                              "the condition handle has a conditional task already; make another for this one");
-        return aclrt_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED,
-                          "stream %p is not capturing the condition's model (its capture must be active)", stream);
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM,
+                          "the condition handle has a conditional task already; make another for this one");
     }
+    /* The branches first (a model's lock, then its branches'), then the task, all under m's lock. */
+    void *mh = aclrt_slot_handle(&aclrt_models, &m->hdr);
     void **subs = (void **)calloc(params.size, sizeof *subs);
     bool made = subs != NULL;
     for (uint32_t i = 0; made && i < params.size; i++)
         made = aclrt_model_new(ACLRT_MODEL_BRANCH, m->ctx, NULL, mh, &subs[i]) != NULL;
+    const char *why = made ? NULL : "out of memory for its branches";
+    rc = made ? ACL_SUCCESS : ACL_ERROR_RT_MEMORY_ALLOCATION;
     if (made) {
+        /*
+         * Checked and captured under the capture lock, so that the capture
+         * it joins is m's: the task's reference on the condition is taken
+         * first (a failing capture end drops the task at once).
+         */
+        aclrt_capture_lock();
+        struct aclrt_capture *oc = &aclrt_capture_origin(s)->capture;
+        if (s->capture.status == ACL_MODEL_RI_CAPTURE_STATUS_NONE || oc->model != m || oc->update != NULL) {
+            rc = ACL_ERROR_RT_STREAM_NOT_CAPTURED;
+            why = "the stream is not capturing the condition's model";
+        } else if (oc->status == ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED) {
+            rc = ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED;
+            why = "the capture was invalidated by an earlier call; end it";
+        } else {
+            struct aclrt_task t;
+            memset(&t, 0, sizeof t);
+            t.kind = &aclrt_kind_cond;
+            t.tid = aclrt_thread_tid();
+            t.u.cond.cond = c;
+            atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed); /* the task's; the model's keeps it */
+            if (!aclrt_capture_append(oc, &t, s->capture.lane)) {
+                atomic_fetch_sub_explicit(&c->refs, 1, memory_order_relaxed); /* not the last: the model's */
+                oc->status = ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED;
+                rc = ACL_ERROR_RT_MEMORY_ALLOCATION;
+                why = "out of memory for the task; the capture is invalidated";
+            }
+        }
+        aclrt_capture_unlock();
+    }
+    if (rc == ACL_SUCCESS) {
         c->used = true;
         c->type = (uint32_t)params.type;
         c->size = params.size;
         c->subs = subs;
-        atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed); /* the task's; the model's keeps it */
+        for (uint32_t i = 0; i < params.size; i++)
+            params.modelRIArray[i] = subs[i];
     }
     aclrt_model_unlock(m);
-    if (!made) {
-        for (uint32_t i = 0; subs != NULL && i < params.size; i++) {
-            struct aclrt_model *b = subs[i] != NULL ? (struct aclrt_model *)aclrt_table_lookup(&aclrt_models, subs[i])
-                                                    : NULL;
-            if (b != NULL && aclrt_model_lock_alive(b, subs[i]))
-                aclrt_model_retire(b);
-        }
-        free(subs);
-        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for the branches of a conditional task");
+    if (rc == ACL_SUCCESS)
+        return ACL_SUCCESS;
+    for (uint32_t i = 0; subs != NULL && i < params.size; i++) {
+        struct aclrt_model *b = subs[i] != NULL ? (struct aclrt_model *)aclrt_table_lookup(&aclrt_models, subs[i]) : NULL;
+        if (b != NULL && aclrt_model_lock_alive(b, subs[i]))
+            aclrt_model_retire(b);
     }
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_cond;
-    t.u.cond.cond = c;
-    rc = aclrt_stream_capture_task(s, &t, NULL);
-    if (rc != ACL_SUCCESS) {
-        aclrt_cond_put(c); /* not captured: the model keeps the branches, for nothing, until it goes */
-        return rc == ACLRT_CAPTURE_ENDED ? aclrt_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED,
-                                                      "the capture of stream %p ended meanwhile", stream)
-                                         : rc;
-    }
-    for (uint32_t i = 0; i < params.size; i++)
-        params.modelRIArray[i] = subs[i];
-    return ACL_SUCCESS;
+    free(subs);
+    return aclrt_fail(rc, "no conditional task is added on stream %p: %s", stream, why);
 }
 
 ACLRT_API aclError aclmdlRICaptureToModelRIBegin(aclrtStream stream, aclmdlRI modelRI, aclmdlRICaptureMode mode)

@@ -38,24 +38,42 @@ static struct aclrt_model_edit *aclrt_model_edit_at(struct aclrt_model *m, uint3
     return NULL;
 }
 
-/* The record a task handle names now: its staged edit's, else its body's (m locked). */
+/* The record a task handle names now: its staged new record, else its body's (also when disabled) (m locked). */
 static const struct aclrt_task *aclrt_model_task_now(struct aclrt_model *m, uint32_t step)
 {
     const struct aclrt_model_edit *e = aclrt_model_edit_at(m, step);
-    return e != NULL ? e->record : &m->body->tasks[step];
+    return e != NULL && e->record != NULL ? e->record : &m->body->tasks[step];
 }
 
-/* A captured model's task, its model locked and ready for a change (not built, not faulty). */
+/*
+ * Why model m's tasks cannot be changed, or NULL (m locked): a built
+ * model's or a branch's are not (ACL_ERROR_RT_FEATURE_NOT_SUPPORT: a
+ * branch's body is its model's, taken at that model's capture end), and a
+ * faulty model's are not any more (ACL_ERROR_RT_MODEL_UPDATE_FAILED).
+ */
+static const char *aclrt_model_unchangeable(const struct aclrt_model *m, aclError *code)
+{
+    *code = ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    if (m->built)
+        return "it is a built model; only a captured model's tasks are changed";
+    if (m->parent != NULL)
+        return "it is a branch of a conditional task, which runs as its model captured it";
+    *code = ACL_ERROR_RT_MODEL_UPDATE_FAILED;
+    if (m->update == ACLRT_MODEL_UPDATE_FAULT)
+        return "a change failed and left it faulty (destroy it)";
+    return NULL;
+}
+
+/* A captured model's task, its model locked and ready for a change. */
 static aclError aclrt_model_task_for_change(aclmdlRITask task, struct aclrt_model **m, uint32_t *step)
 {
     aclError rc = aclrt_model_task_resolve(task, m, step);
     if (rc != ACL_SUCCESS)
         return rc;
-    if ((*m)->built) {
+    const char *why = aclrt_model_unchangeable(*m, &rc);
+    if (why != NULL) {
         aclrt_model_unlock(*m);
-        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "task %p is a built model's; only a captured model's "
-                                                            "tasks are changed",
-                          task);
+        return aclrt_fail(rc, "the tasks of task %p's model are not changed: %s", task, why);
     }
     return ACL_SUCCESS;
 }
@@ -73,7 +91,7 @@ static bool aclrt_model_stage(struct aclrt_model *m, uint32_t step, struct aclrt
         aclrt_capture_drop_tasks(e->record, 1);
     }
     e->record = record;
-    m->update = ACLRT_MODEL_UPDATING;
+    m->update = ACLRT_MODEL_UPDATING; /* never faulty here: a faulty model takes no change */
     return true;
 }
 
@@ -338,12 +356,13 @@ ACLRT_API aclError aclmdlRIUpdate(aclmdlRI modelRI)
     aclError rc = aclrt_model_get(modelRI, &m);
     if (rc != ACL_SUCCESS)
         return rc;
-    if (m->built || m->state != ACLRT_MODEL_READY || m->update == ACLRT_MODEL_UPDATE_FAULT) {
-        const char *why = m->built                            ? "a built model is not updated"
-                          : m->state != ACLRT_MODEL_READY     ? "its capture has not ended"
-                                                              : "a change failed and left it faulty";
+    const char *why = m->state != ACLRT_MODEL_READY && !m->built ? "its capture has not ended"
+                                                                  : aclrt_model_unchangeable(m, &rc);
+    if (why != NULL) {
+        if (m->state != ACLRT_MODEL_READY && !m->built)
+            rc = ACL_ERROR_RT_MODEL_UPDATE_FAILED;
         aclrt_model_unlock(m);
-        return aclrt_fail(ACL_ERROR_RT_MODEL_UPDATE_FAILED, "modelRI %p cannot be updated: %s", modelRI, why);
+        return aclrt_fail(rc, "modelRI %p cannot be updated: %s", modelRI, why);
     }
     if (m->update == 0) {
         aclrt_model_unlock(m);
@@ -354,6 +373,7 @@ ACLRT_API aclError aclmdlRIUpdate(aclmdlRI modelRI)
         aclrt_model_unlock(m);
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for the update of modelRI %p", modelRI);
     }
+    nb->life = aclrt_model_life_get(m); /* the destroy callbacks also wait for replays of the old body */
     struct aclrt_model_body *old = m->body;
     struct aclrt_model_edit *edits = m->edits;
     uint32_t nedits = m->nedits;

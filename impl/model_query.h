@@ -18,7 +18,7 @@
  * as the runtime keeps them) and run, in registration order, once the
  * model is destroyed and no replay of it is left: on the thread of
  * aclmdlRIDestroy when none is pending, else on the runtime thread that
- * ends the last replay (model.h: the body's `on_free`). So what the model's
+ * ends the last replay (model.h: struct aclrt_model_life). So what the model's
  * tasks use may be freed from a callback.
  */
 #ifndef ACLRT_IMPL_MODEL_QUERY_H

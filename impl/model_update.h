@@ -150,6 +150,11 @@ ACLRT_API aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskG
         return aclrt_fail(ACL_ERROR_RT_MODEL_CAPTURED,
                           "the model of task group %p is still being captured (aclmdlRICaptureEnd first)", handle);
     }
+    if (m->parent != NULL) { /* its body is its model's, taken when that model's capture ended */
+        aclrt_model_unlock(m);
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "task group %p belongs to a branch of a conditional task, which is not updated", handle);
+    }
     aclrt_capture_lock();
     const char *why = NULL;
     aclError code = ACL_SUCCESS;

@@ -2314,6 +2314,7 @@ TEST(task_change_bad_input_gets_its_code_and_a_message)
     /* A host function is not disabled (ACL_MODEL_RI_TASK_DEFAULT): the model is faulty from then on. */
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclmdlRITaskDisable(t[0]));
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "faulty");
+    CHECK_EQ(ACL_ERROR_RT_MODEL_UPDATE_FAILED, aclmdlRITaskDisable(t[0])); /* a faulty model takes no change */
     CHECK_EQ(ACL_ERROR_RT_MODEL_UPDATE_FAILED, aclmdlRIUpdate(m));
     CHECK_OK(aclmdlRIDestroy(m));
     CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclmdlRIUpdate(m));
@@ -2324,7 +2325,7 @@ TEST(task_change_bad_input_gets_its_code_and_a_message)
     uint32_t n = 2;
     CHECK_OK(aclmdlRIGetTasksByStream(s, bt, &n));
     CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclmdlRITaskDisable(bt[0]));
-    CHECK_EQ(ACL_ERROR_RT_MODEL_UPDATE_FAILED, aclmdlRIUpdate(b));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclmdlRIUpdate(b));
     CHECK_OK(aclmdlRIUnbindStream(b, s));
     CHECK_OK(aclmdlRIDestroy(b));
     CHECK_OK(aclrtDestroyStream(s));
@@ -2417,6 +2418,109 @@ TEST(debug_json_print_writes_a_trace_with_a_track_per_stream_and_an_event_per_ta
     CHECK_OK(aclrtDestroyStream(b));
 }
 
+TEST(a_disabled_task_reads_as_before_until_the_update_and_a_new_change_replaces_the_disable)
+{
+    aclrtBinHandle bin = NULL;
+    aclError rc = aclrtBinaryLoadFromFile(ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so", NULL, &bin);
+    if (rc != ACL_SUCCESS && strcmp(aclrtxGetBackendName(), "cuda") == 0)
+        return; /* a real GPU's driver loads no host shared objects */
+    CHECK_OK(rc);
+    aclrtFuncHandle f = NULL;
+    CHECK_OK(aclrtBinaryGetFunction(bin, "count_runs", &f));
+    aclrtStream s = new_stream();
+    atomic_int n = 0;
+    struct count_args a = {&n};
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchKernelWithHostArgs(f, 2, s, NULL, &a, sizeof a, NULL, 0));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    aclmdlRITask t[8];
+    CHECK_EQ(1u, model_tasks(m, t));
+    CHECK_OK(aclmdlRITaskDisable(t[0]));
+    CHECK_OK(aclmdlRITaskDisable(t[0])); /* again: still disabled */
+    aclmdlRITaskParams p;
+    CHECK_OK(aclmdlRITaskGetParams(t[0], &p)); /* reads as captured */
+    CHECK_EQ(ACL_MODEL_RI_TASK_KERNEL, p.type);
+    CHECK_EQ(2u, p.kernelTaskParams.numBlocks);
+    aclrtLaunchKernelAttrValue v;
+    CHECK_OK(aclmdlRIKernelTaskGetAttribute(t[0], ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US, &v));
+    /* A change after the disable replaces it: the kernel runs, with the new blocks. */
+    p.kernelTaskParams.numBlocks = 5;
+    CHECK_OK(aclmdlRITaskSetParams(t[0], &p));
+    CHECK_OK(aclmdlRIUpdate(m));
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(5, atomic_load(&n));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtBinaryUnLoad(bin));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(destroy_callbacks_wait_for_a_replay_of_the_body_before_an_update)
+{
+    for (int i = 0; i < 3; i++)
+        atomic_store(&destroy_calls[i], 0);
+    log_reset();
+    aclrtStream s = new_stream();
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_SYNC));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(s, log_fn, LOG(1)));
+    CHECK_OK(aclrtRecordEventWithFlag(ev, s, ACL_EVENT_RECORD_EXTERNAL));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    CHECK_OK(aclmdlRIDestroyRegisterCallback(m, on_destroy, (void *)(intptr_t)1));
+    aclmdlRITask t[8];
+    CHECK_EQ(2u, model_tasks(m, t));
+    struct gate *g = new_gate();
+    CHECK_OK(aclrtLaunchHostFunc(s, gate_fn, g));
+    CHECK_OK(aclmdlRIExecuteAsync(m, s)); /* holds the body from before the update */
+    CHECK(gate_wait_entered(g));
+    CHECK_OK(aclmdlRITaskDisable(t[1]));
+    CHECK_OK(aclmdlRIUpdate(m));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_EQ(0, atomic_load(&destroy_calls[1])); /* the old body's replay is still to run */
+    gate_open(g);
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_EQ(1, atomic_load(&destroy_calls[1]));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(a_branch_and_its_condition_word_are_the_models_own)
+{
+    log_reset();
+    aclrtStream s = new_stream(), b = new_stream();
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_SYNC));
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    aclmdlRI sub[1] = {NULL};
+    uint64_t *word = NULL;
+    add_cond(s, ACL_MODEL_RI_COND_TYPE_IF, 1, sub, 1, ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, &word);
+    CHECK_OK(aclmdlRICaptureToModelRIBegin(b, sub[0], ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtLaunchHostFunc(b, log_fn, LOG(7)));
+    CHECK_OK(aclrtRecordEventWithFlag(ev, b, ACL_EVENT_RECORD_EXTERNAL));
+    aclmdlRI ended = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(b, &ended));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    /* A branch's tasks are read, not changed: the model runs the branch as it was captured. */
+    aclmdlRITask t[8];
+    CHECK_EQ(2u, model_tasks(sub[0], t));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclmdlRITaskDisable(t[1]));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "branch");
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclmdlRIUpdate(sub[0]));
+    /* The condition's word is the runtime's: aclrtFree refuses it, and the model still runs. */
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree(word));
+    CHECK_OK(aclmdlRIExecute(m, -1));
+    CHECK_EQ(1, atomic_load(&log_len));
+    CHECK_EQ(7, log_val[0]);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtDestroyStream(b));
+}
+
 int main(void)
 {
     if (aclrtSetDevice(0) != ACL_SUCCESS || aclrtGetCurrentContext(&main_ctx) != ACL_SUCCESS) {
@@ -2477,6 +2581,9 @@ int main(void)
     RUN_CASE(a_replayed_event_records_and_waits_parameters_name_their_event);
     RUN_CASE(task_change_bad_input_gets_its_code_and_a_message);
     RUN_CASE(debug_json_print_writes_a_trace_with_a_track_per_stream_and_an_event_per_task);
+    RUN_CASE(a_disabled_task_reads_as_before_until_the_update_and_a_new_change_replaces_the_disable);
+    RUN_CASE(destroy_callbacks_wait_for_a_replay_of_the_body_before_an_update);
+    RUN_CASE(a_branch_and_its_condition_word_are_the_models_own);
     int rc = check_report("capture");
     aclrtResetDevice(0);
     aclFinalize();
