@@ -1760,7 +1760,8 @@ static void fz_one_call(struct fz *z)
             uint32_t seq;
             FZ(CODES(P, H), aclmdlRITaskGetType(soak_pick(rng, 8) ? mt[0] : fz_garbage(z), fz_maybe(z, &tt)));
             FZ(CODES(P, H), aclmdlRITaskGetSeqId(soak_pick(rng, 8) ? mt[0] : fz_garbage(z), fz_maybe(z, &seq)));
-            /* Its parameters read and changed (a host function's: refused, and the model is faulty), then applied. */
+            /* Its parameters read and changed (a host function's: refused, and the model is faulty, taking no more
+             * changes), then applied. */
             aclmdlRITaskParams tp;
             FZ(CODES(P, H, R), aclmdlRITaskGetParams(soak_pick(rng, 8) ? mt[0] : fz_garbage(z), fz_maybe(z, &tp)));
             aclrtLaunchKernelAttrValue kav;
@@ -1770,10 +1771,12 @@ static void fz_one_call(struct fz *z)
             if (soak_pick(rng, 4) == 0) {
                 memset(&tp, 0, sizeof tp);
                 tp.type = (aclmdlRITaskType)soak_pick(rng, 3);
-                FZ(CODES(P, H, R), aclmdlRITaskSetParams(soak_pick(rng, 8) ? mt[0] : fz_garbage(z), fz_maybe(z, &tp)));
+                FZ(CODES(P, H, R, ACL_ERROR_RT_MODEL_UPDATE_FAILED),
+                   aclmdlRITaskSetParams(soak_pick(rng, 8) ? mt[0] : fz_garbage(z), fz_maybe(z, &tp)));
             }
             if (soak_pick(rng, 4) == 0)
-                FZ(CODES(P, H, R), aclmdlRITaskDisable(soak_pick(rng, 8) ? mt[0] : fz_garbage(z)));
+                FZ(CODES(P, H, R, ACL_ERROR_RT_MODEL_UPDATE_FAILED),
+                   aclmdlRITaskDisable(soak_pick(rng, 8) ? mt[0] : fz_garbage(z)));
             FZ(CODES(P, H, ACL_ERROR_RT_MODEL_UPDATE_FAILED), aclmdlRIUpdate(soak_pick(rng, 8) ? mdl : fz_garbage(z)));
         }
         if (soak_pick(rng, 4) == 0) {
