@@ -176,15 +176,26 @@ struct count_args {
     atomic_int *n;
 };
 
+/*
+ * Load the test kernels and their count_runs function. False: the backend
+ * is a real GPU's, whose driver loads no host shared objects (skip).
+ */
+static bool load_count_runs(aclrtBinHandle *bin, aclrtFuncHandle *f)
+{
+    aclError rc = aclrtBinaryLoadFromFile(ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so", NULL, bin);
+    if (rc != ACL_SUCCESS && strcmp(aclrtxGetBackendName(), "cuda") == 0)
+        return false;
+    CHECK_OK(rc);
+    CHECK_OK(aclrtBinaryGetFunction(*bin, "count_runs", f));
+    return true;
+}
+
 TEST(a_kernel_replays_with_the_arguments_copied_at_capture_and_outlives_its_unload)
 {
     aclrtBinHandle bin = NULL;
-    aclError rc = aclrtBinaryLoadFromFile(ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so", NULL, &bin);
-    if (rc != ACL_SUCCESS && strcmp(aclrtxGetBackendName(), "cuda") == 0)
-        return; /* a real GPU's driver loads no host shared objects */
-    CHECK_OK(rc);
     aclrtFuncHandle f = NULL;
-    CHECK_OK(aclrtBinaryGetFunction(bin, "count_runs", &f));
+    if (!load_count_runs(&bin, &f))
+        return; /* a real GPU's driver loads no host shared objects */
     aclrtStream s = new_stream();
     atomic_int n = 0, other = 0;
     struct count_args a = {&n};
@@ -1355,12 +1366,9 @@ TEST(an_updated_memset_in_a_group_sets_the_new_value_at_later_replays)
 TEST(a_kernel_in_a_group_updated_with_new_arguments_runs_with_them_at_later_replays)
 {
     aclrtBinHandle bin = NULL;
-    aclError rc = aclrtBinaryLoadFromFile(ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so", NULL, &bin);
-    if (rc != ACL_SUCCESS && strcmp(aclrtxGetBackendName(), "cuda") == 0)
-        return; /* a real GPU's driver loads no host shared objects */
-    CHECK_OK(rc);
     aclrtFuncHandle f = NULL;
-    CHECK_OK(aclrtBinaryGetFunction(bin, "count_runs", &f));
+    if (!load_count_runs(&bin, &f))
+        return; /* a real GPU's driver loads no host shared objects */
     aclrtStream s = new_stream(), u = new_stream();
     atomic_int n = 0, other = 0;
     struct count_args a = {&n};
@@ -1737,12 +1745,9 @@ TEST(a_captured_model_lists_its_streams_and_each_streams_tasks_in_submission_ord
 TEST(a_kernel_task_of_a_model_is_a_kernel)
 {
     aclrtBinHandle bin = NULL;
-    aclError rc = aclrtBinaryLoadFromFile(ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so", NULL, &bin);
-    if (rc != ACL_SUCCESS && strcmp(aclrtxGetBackendName(), "cuda") == 0)
-        return; /* a real GPU's driver loads no host shared objects */
-    CHECK_OK(rc);
     aclrtFuncHandle f = NULL;
-    CHECK_OK(aclrtBinaryGetFunction(bin, "count_runs", &f));
+    if (!load_count_runs(&bin, &f))
+        return; /* a real GPU's driver loads no host shared objects */
     aclrtStream s = new_stream();
     atomic_int runs = 0;
     struct count_args a = {&runs};
@@ -2196,12 +2201,9 @@ static uint32_t model_tasks(aclmdlRI m, aclmdlRITask *t)
 TEST(a_kernels_parameters_are_read_changed_and_applied_by_an_update_to_later_replays)
 {
     aclrtBinHandle bin = NULL;
-    aclError rc = aclrtBinaryLoadFromFile(ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so", NULL, &bin);
-    if (rc != ACL_SUCCESS && strcmp(aclrtxGetBackendName(), "cuda") == 0)
-        return; /* a real GPU's driver loads no host shared objects */
-    CHECK_OK(rc);
     aclrtFuncHandle f = NULL;
-    CHECK_OK(aclrtBinaryGetFunction(bin, "count_runs", &f));
+    if (!load_count_runs(&bin, &f))
+        return; /* a real GPU's driver loads no host shared objects */
     aclrtStream s = new_stream();
     atomic_int n = 0, other = 0;
     struct count_args a = {&n};
@@ -2421,12 +2423,9 @@ TEST(debug_json_print_writes_a_trace_with_a_track_per_stream_and_an_event_per_ta
 TEST(a_disabled_task_reads_as_before_until_the_update_and_a_new_change_replaces_the_disable)
 {
     aclrtBinHandle bin = NULL;
-    aclError rc = aclrtBinaryLoadFromFile(ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so", NULL, &bin);
-    if (rc != ACL_SUCCESS && strcmp(aclrtxGetBackendName(), "cuda") == 0)
-        return; /* a real GPU's driver loads no host shared objects */
-    CHECK_OK(rc);
     aclrtFuncHandle f = NULL;
-    CHECK_OK(aclrtBinaryGetFunction(bin, "count_runs", &f));
+    if (!load_count_runs(&bin, &f))
+        return; /* a real GPU's driver loads no host shared objects */
     aclrtStream s = new_stream();
     atomic_int n = 0;
     struct count_args a = {&n};
