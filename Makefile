@@ -98,7 +98,7 @@ export TSAN_OPTIONS ?= halt_on_error=1 second_deadlock_stack=1
 export ASAN_OPTIONS ?= detect_leaks=1 abort_on_error=1
 export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 
-SOURCES := aclrt.h $(wildcard acl/*.h acl/*/*.h impl/*.h backends/*.h)
+SOURCES := aclrt.h $(wildcard acl/*.h acl/*/*.h impl/*.h impl/*/*.h backends/*.h backends/*/*.h)
 TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 
@@ -107,7 +107,7 @@ TEST_PKGS := gcc g++ clang make libck-dev libjsmn-dev liburcu-dev python3 python
              python3-venv python3-setuptools python3-wheel
 BENCH_PKGS := $(TEST_PKGS) gnuplot-nox
 
-.PHONY: all test bench deps deps-bench dist install check check-layering examples clean \
+.PHONY: all test bench deps deps-bench dist install check check-headers check-layering examples clean \
         $(addprefix test-,$(VARIANTS)) test-cpp test-install test-negative test-pip-install \
         soak soak-coverage test-soak-short test-reliability test-cuda-decls test-cuda-no-gpu
 
@@ -285,6 +285,17 @@ check: $(SOURCES)
 	$(CLANG) $(CSTD) $(WARN) -Werror -O2 -I. -c tests/impl.c -o /dev/null
 	$(CC) $(CSTD) $(WARN) -Werror -O2 -DACLRT_STATIC -I. -c tests/impl.c -o /dev/null
 
+# Every header of impl/ and backends/ stands alone: a translation unit holding only
+# `#include "<header>"` compiles warning-free. All are tried; the failures are listed.
+IMPL_HEADERS = $(sort $(wildcard impl/*.h impl/*/*.h backends/*.h backends/*/*.h))
+check-headers:
+	@failed=""; for h in $(IMPL_HEADERS); do \
+	  printf '#include "%s"\n' "$$h" | $(CC) $(CSTD) $(WARN) -Werror -fsyntax-only -I. -x c - \
+	    >$(BUILD)/check-headers.log 2>&1 || { cat $(BUILD)/check-headers.log; failed="$$failed $$h"; }; \
+	done; \
+	if [ -n "$$failed" ]; then echo "check-headers: these do not compile on their own:$$failed"; exit 1; fi; \
+	echo "check-headers: $(words $(IMPL_HEADERS)) headers compile on their own (ok)"
+
 # Layering: the checker's tests on small fixture trees, then the real tree.
 check-layering:
 	python3 scripts/test_check_layering.py
@@ -327,7 +338,7 @@ run-examples: examples $(BUILD)/cuda/libcuda_fake.so
 	  ./$(VECTOR_ADD_DIR)/vector_add $(VECTOR_ADD_DIR)/libvector_add.so
 
 # ---------------------------------------------------------------------------
-test: deps check check-layering test-cuda-decls test-cuda-no-gpu $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install test-pip-install \
+test: deps check check-headers check-layering test-cuda-decls test-cuda-no-gpu $(addprefix test-,$(VARIANTS)) test-cpp test-negative test-install test-pip-install \
       run-examples bench-smoke
 	@echo "make test: all passed"
 

@@ -1809,8 +1809,8 @@ ACLRT_API aclError aclrtxLaunchHcomTaskList(const void *bytes, size_t size);
 #error "aclrt: the implementation is C11 (its shared state is C11 _Atomic objects, which C++ does not accept). Put '#define ACLRT_IMPLEMENTATION' + '#include \"aclrt.h\"' in a .c file and compile it as C; C++ files include aclrt.h (or acl/acl.h) without ACLRT_IMPLEMENTATION."
 #endif
 #include "impl/aclrt_impl.h" /* the core */
-#include "backends/host.h"    /* the backends built in */
-#include "backends/cuda.h"    /* NVIDIA GPUs through the CUDA driver, opened at run time */
+#include "backends/host/host.h" /* the backends built in */
+#include "backends/cuda/cuda.h" /* NVIDIA GPUs through the CUDA driver, opened at run time */
 /* The order in which the core looks a backend's name up among those built in. */
 ACLRT_BUILTIN_BACKENDS(&aclrt_backend_host, &aclrt_backend_cuda)
 #endif

@@ -6,12 +6,12 @@
  * task ring and its three counts (submitted, issued, completed), event
  * captures, parking, failure handling. A backend owns execution: which
  * thread runs a stream and when, what a device is, where memory lives. The
- * core never assumes an executor; the host backend (backends/host.h) is
+ * core never assumes an executor; the host backend (backends/host/host.h) is
  * one backend among others and uses nothing but what this file lists.
  *
  * Core -> backend: struct aclrt_backend, the hooks below.
  * Backend -> core: the entry points at the end of this file (defined in
- * impl/exec.h, impl/stream.h, impl/task_wait.h).
+ * impl/exec/exec.h, impl/stream/stream.h, impl/stream/wait_task.h).
  *
  * Rules for a backend:
  *   - schedule(dev, s) means: stream s is READY and has work; some thread
@@ -28,7 +28,7 @@
  *   - timers_changed(dev): a parked stream's deadline became the earliest;
  *     some thread must call aclrt_device_fire_timers(dev) by then
  *     (aclrt_device_next_deadline says when).
- *   - Task kinds: `kinds` (indexed by enum aclrt_task_kind_id, impl/task.h)
+ *   - Task kinds: `kinds` (indexed by enum aclrt_task_kind_id, impl/task/task.h)
  *     replaces the core's descriptor of each kind the backend runs
  *     natively. A kind's run that hands the task off returns
  *     ACLRT_TASK_ISSUED and the backend later calls aclrt_stream_complete_to
@@ -41,6 +41,8 @@
  */
 #ifndef ACLRT_BACKENDS_BACKEND_H
 #define ACLRT_BACKENDS_BACKEND_H
+
+#include "../impl/core/base.h"
 
 struct aclrt_device;
 struct aclrt_stream;
@@ -128,7 +130,7 @@ struct aclrt_backend {
      *     parks, until s has completed target: the backend makes sure the
      *     count gets there (it arranges for aclrt_stream_fold to run once
      *     the device has written target). Sleepers also look at the word
-     *     after short sleeps (impl/stream_wait.h), so a late fold is slow,
+     *     after short sleeps (impl/stream/stream_sync.h), so a late fold is slow,
      *     not lost.
      */
     void (*stream_await)(struct aclrt_stream *s, uint64_t target);
@@ -152,7 +154,7 @@ struct aclrt_backend {
     aclError (*stamp_elapsed)(struct aclrt_device *dev, uint64_t from, uint64_t to, int64_t *ns);
     /*
      * Kernel binaries (optional: all four, or none; none: a binary is a
-     * shared object of host kernels, impl/binary.h). The backend's module
+     * shared object of host kernels, impl/kernel/binary.h). The backend's module
      * loader: module_load loads the image at `path`, or (path NULL) the
      * `size` bytes at `image`, of which it keeps no reference; a function is
      * the backend's handle for a kernel of the module, which the core stores
@@ -166,7 +168,7 @@ struct aclrt_backend {
     aclError (*module_global)(void *module, const char *name, void **address, size_t *size);
     /*
      * A step of a model replayed on the host (optional): the core's replay
-     * (aclrt_model_run, impl/model.h) runs each step through it instead of
+     * (aclrt_model_run, impl/model/model.h) runs each step through it instead of
      * the step's core kind, and it returns what a kind's run returns. `t`
      * is the replay's copy of the step, `captured` the body's record (which
      * still says whether a kernel's arguments are its own copy). A backend
@@ -179,7 +181,7 @@ struct aclrt_backend {
 };
 
 /*
- * What a backend keeps with a model's body (impl/model.h: the body's `ext`,
+ * What a backend keeps with a model's body (impl/model/model.h: the body's `ext`,
  * published once with a CAS, release / acquire): the cuda backend's CUDA
  * graph of it. The body's last reference calls `release` (on whatever
  * thread lets go last: a driver callback thread too), which frees it.
@@ -192,7 +194,7 @@ struct aclrt_model_ext {
  * Entry points a backend calls (the core defines them).
  * ------------------------------------------------------------------------ */
 
-/* Who holds a stream after aclrt_stream_run (impl/exec.h). */
+/* Who holds a stream after aclrt_stream_run (impl/exec/exec.h). */
 enum aclrt_hold {
     ACLRT_HOLD_NONE,   /* the caller let go: it must not touch the stream */
     ACLRT_HOLD_EMPTY,  /* its ring is empty; the caller still holds it */
@@ -220,7 +222,7 @@ static void aclrt_stream_fail(struct aclrt_stream *s, uint32_t tid, uint64_t num
 /*
  * The same for an issued kernel that failed, when the caller is not the
  * stream's holder: the exception callbacks see its function and arguments
- * (struct aclrt_kernel_failure, impl/exception.h).
+ * (struct aclrt_kernel_failure, impl/exec/exception.h).
  */
 static void aclrt_stream_fail_kernel(struct aclrt_stream *s, uint32_t tid, uint64_t number, int code,
                                      const struct aclrt_kernel_failure *kernel);

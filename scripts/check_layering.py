@@ -2,10 +2,11 @@
 """
 scripts/check_layering.py - layering checks for the implementation files.
 
-Usage: python3 scripts/check_layering.py [--root DIR] [--all-names] [--edges]
+Usage: python3 scripts/check_layering.py [--root DIR] [--all-names] [--edges] [--layers L]
   --root DIR   the repository root (default: the one holding this script)
   --all-names  every name of every edge (default: the first six)
   --edges      also every edge of the whole graph
+  --layers L   the folders, lowest first, comma-separated (default: LAYERS)
 
 Checks, over the files of impl/ and backends/ (the implementation):
 
@@ -13,8 +14,19 @@ Checks, over the files of impl/ and backends/ (the implementation):
     a name that B defines.
  2. impl/ includes no concrete backend: an #include in impl/ of a file of
     backends/ other than backends/backend.h is a violation.
+ 3. Folders are stacked: every file sits in one of the folders of LAYERS
+    (impl/aclrt_impl.h, the index, excepted), and a file uses and includes
+    only files of its own folder or of folders listed before it.
+ 4. A file includes what it uses: when A uses a name that B defines, B is
+    among the files A's #includes reach (directly or through the files they
+    include). Together with `make check-headers` (each header compiled on
+    its own) this keeps every header standalone.
+ 5. The implementation is whole: the files aclrt.h includes behind
+    ACLRT_IMPLEMENTATION reach every header of impl/ and backends/.
+ 6. File names are unique across the folders (an editor's quick-open, the
+    comments that name a file).
 
-Exit status: 1 if there is a violation of either rule, 0 otherwise (2 on a
+Exit status: 1 if there is a violation of any rule, 0 otherwise (2 on a
 usage error). For each strongly connected component (Tarjan) of more than
 one file it prints the files, a shortest cycle inside it (each edge with one
 or two names that create it), every edge inside it with its names, and the
@@ -100,6 +112,10 @@ import re
 import sys
 
 IMPL_DIRS = ("impl", "backends")
+# The folders, lowest first: a file may use only its own folder and the ones before it.
+LAYERS = ("impl/core", "impl/task", "backends", "impl/runtime", "impl/stream", "impl/context", "impl/shm",
+          "impl/memory", "impl/sync", "impl/exec", "impl/kernel", "impl/model", "impl/ipc", "impl/system",
+          "backends/host", "backends/cuda")
 ALLOWED_BACKEND_INCLUDE = "backends/backend.h"
 AGGREGATE = "impl/aclrt_impl.h"
 PUBLIC_HEADER = "aclrt.h"
@@ -631,7 +647,7 @@ def parse_declaration(fi, model, idx, add, public):
             add(name, 2, "typedef")
             if public:
                 model.public_typedefs.add(name)
-            elif spec_tag:
+            if spec_tag:  # a public typedef of a struct the implementation defines (struct rtExceptionInfo)
                 model.typedef_tag[name] = spec_tag
             continue
         has_init = any(toks[k].text == "=" for k in piece)
@@ -1185,12 +1201,96 @@ def include_violations(infos):
     return out
 
 
+def include_closure(infos):
+    """For every file, the implementation files its #includes reach (itself excluded)."""
+    direct = {rel: [r for _, _, r, _ in fi.includes if r in infos] for rel, fi in infos.items()}
+    memo = {}
+
+    def reach(rel):
+        if rel in memo:
+            return memo[rel]
+        seen, stack = set(), list(direct[rel])
+        while stack:
+            f = stack.pop()
+            if f not in seen:
+                seen.add(f)
+                stack.extend(direct[f])
+        seen.discard(rel)
+        memo[rel] = seen
+        return seen
+
+    return {rel: reach(rel) for rel in infos}
+
+
+def layer_of(rel, layers):
+    folder = os.path.dirname(rel)
+    return layers.index(folder) if folder in layers else None
+
+
+def folder_violations(infos, uses, layers):
+    """Files outside the known folders; uses and includes of a folder above."""
+    out = []
+    for rel in sorted(infos):
+        if rel != AGGREGATE and layer_of(rel, layers) is None:
+            out.append("%s: in no folder of the layering (%s)" % (rel, ", ".join(layers)))
+    for rel, fi in sorted(infos.items()):
+        mine = layer_of(rel, layers)
+        if mine is None or rel == AGGREGATE:
+            continue
+        for line, spelled, resolved, _ in fi.includes:
+            theirs = layer_of(resolved, layers) if resolved in infos else None
+            if theirs is not None and theirs > mine:
+                out.append("%s:%d: includes %s, of %s/, above %s/"
+                           % (rel, line, spelled, os.path.dirname(resolved), os.path.dirname(rel)))
+    for (a, b), names in sorted(uses.edges.items()):
+        la, lb = layer_of(a, layers), layer_of(b, layers)
+        if la is not None and lb is not None and lb > la:
+            out.append("%s uses %s/ (above %s/): %s -> %s: %s"
+                       % (a, os.path.dirname(b), os.path.dirname(a), a, b, labels(names, 4)))
+    return out
+
+
+def reach_violations(infos, uses, closure):
+    """Uses of a file that the user's includes do not reach."""
+    out = []
+    for (a, b), names in sorted(uses.edges.items()):
+        if a != AGGREGATE and b not in closure.get(a, ()):
+            out.append("%s uses %s, which its includes do not reach: %s" % (a, b, labels(names, 4, lines=True)))
+    return out
+
+
+def whole_violations(root, infos, closure):
+    """Headers that the implementation, as aclrt.h assembles it, never includes."""
+    public = os.path.join(root, PUBLIC_HEADER)
+    if not os.path.isfile(public):
+        return []
+    top = FileInfo(PUBLIC_HEADER, read_file(root, PUBLIC_HEADER))
+    collect_includes(top, root)
+    reached = set()
+    for _, _, resolved, _ in top.includes:
+        if resolved in infos:
+            reached.add(resolved)
+            reached |= closure[resolved]
+    if not reached:
+        return []  # a tree whose aclrt.h assembles nothing (a fixture): nothing to check
+    return ["%s: no file aclrt.h includes reaches it" % rel for rel in sorted(infos)
+            if rel not in reached and rel.endswith(".h")]
+
+
+def duplicate_names(infos):
+    by_name = collections.defaultdict(list)
+    for rel in infos:
+        by_name[os.path.basename(rel)].append(rel)
+    return ["%s: %s" % (n, ", ".join(sorted(rels))) for n, rels in sorted(by_name.items()) if len(rels) > 1]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description="Layering checks for impl/ and backends/.")
     ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."),
                     help="repository root (default: the one holding this script)")
     ap.add_argument("--all-names", action="store_true", help="list every name of each edge (default: 6)")
     ap.add_argument("--edges", action="store_true", help="also print every dependency edge of the graph")
+    ap.add_argument("--layers", default=",".join(LAYERS), help="the folders, lowest first, comma-separated")
     args = ap.parse_args(argv)
     root = os.path.abspath(args.root)
     if not any(os.path.isdir(os.path.join(root, d)) for d in IMPL_DIRS):
@@ -1220,6 +1320,25 @@ def main(argv=None):
             print("  " + v)
     else:
         print("ok: impl/ includes no backend other than %s" % ALLOWED_BACKEND_INCLUDE)
+
+    layers = tuple(l.strip("/") for l in args.layers.split(",") if l)
+    closure = include_closure(infos)
+    for title, ok, viol in (
+            ("files in folders above their own", "every file uses and includes only its folder and the ones"
+             " below it (%s)" % " < ".join(l + "/" for l in layers), folder_violations(infos, uses, layers)),
+            ("uses that the file's includes do not reach", "every file includes what it uses",
+             reach_violations(infos, uses, closure)),
+            ("headers the implementation never includes", "aclrt.h's implementation reaches every header",
+             whole_violations(root, infos, closure)),
+            ("file names used twice", "file names are unique", duplicate_names(infos))):
+        print()
+        if viol:
+            failed = True
+            print("FAIL: %s (%d)" % (title, len(viol)))
+            for v in viol:
+                print("  " + v)
+        else:
+            print("ok: " + ok)
 
     comps = [sorted(c, key=rankf) for c in tarjan(order, succ) if len(c) > 1]
     comps.sort(key=lambda c: (-len(c), rankf(c[0])))

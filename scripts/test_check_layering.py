@@ -38,7 +38,7 @@ BASE = """\
 """
 
 
-def run_checker(files):
+def run_checker(files, layers="backends,impl"):
     """Write `files` (path -> text) under a fresh root; return (status, output)."""
     with tempfile.TemporaryDirectory() as root:
         tree = {"aclrt.h": PUBLIC, "impl/base.h": BASE, "backends/backend.h": "struct aclrt_backend { int x; };\n"}
@@ -50,7 +50,8 @@ def run_checker(files):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w") as f:
                 f.write(textwrap.dedent(text))
-        proc = subprocess.run([sys.executable, SCRIPT, "--root", root, "--edges", "--all-names"],
+        proc = subprocess.run([sys.executable, SCRIPT, "--root", root, "--edges", "--all-names",
+                               "--layers", layers],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
         return proc.returncode, proc.stdout
 
@@ -273,6 +274,83 @@ class CheckLayeringTest(unittest.TestCase):
         self.assertIn("impl/aclrt_impl.h:2: includes ../backends/host.h", out)
         self.assertNotIn("impl/a.h:2: includes", out)
         self.assertIn("ok: no dependency cycle", out)
+
+    def test_a_folder_using_a_folder_above_it_fails(self):
+        status, out = run_checker({
+            "impl/low/a.h": """\
+                #include "../base.h"
+                #include "../high/b.h"
+                ACLRT_INLINE int a_calls_up(void) { return b_value(); }
+                """,
+            "impl/high/b.h": """\
+                #include "../base.h"
+                ACLRT_INLINE int b_value(void) { return 1; }
+                """,
+            "impl/other/c.h": '#include "../base.h"\n',
+        }, layers="backends,impl,impl/low,impl/high")
+        self.assertEqual(status, 1, out)
+        self.assertIn("FAIL: files in folders above their own (3)", out)
+        self.assertIn("impl/other/c.h: in no folder of the layering", out)
+        self.assertIn("impl/low/a.h:2: includes ../high/b.h, of impl/high/, above impl/low/", out)
+        self.assertIn("impl/low/a.h uses impl/high/ (above impl/low/): impl/low/a.h -> impl/high/b.h: b_value", out)
+        self.assertNotIn("impl/high/b.h uses", out)
+
+    def test_a_use_its_includes_do_not_reach_fails(self):
+        status, out = run_checker({
+            "impl/a.h": """\
+                #include "base.h"
+                ACLRT_INLINE int a_value(void) { return 1; }
+                """,
+            "impl/b.h": """\
+                #include "base.h"
+                ACLRT_INLINE int b_value(void) { return a_value() + 1; }
+                """,
+            "impl/c.h": """\
+                #include "b.h"
+                ACLRT_INLINE int c_value(void) { return b_value() + 1; }
+                """,
+        })
+        self.assertEqual(status, 1, out)
+        self.assertIn("FAIL: uses that the file's includes do not reach (1)", out)
+        self.assertIn("impl/b.h uses impl/a.h, which its includes do not reach: a_value (line 2)", out)
+        self.assertNotIn("impl/c.h uses", out)  # b.h reaches base.h through its include: enough
+
+    def test_a_header_the_implementation_never_includes_fails(self):
+        status, out = run_checker({
+            "aclrt.h": PUBLIC + '#ifdef ACLRT_IMPLEMENTATION\n#include "impl/aclrt_impl.h"\n#endif\n',
+            "impl/a.h": '#include "base.h"\n',
+            "impl/forgotten.h": '#include "base.h"\n',
+            "impl/aclrt_impl.h": '#include "a.h"\n',
+        })
+        self.assertEqual(status, 1, out)
+        self.assertIn("FAIL: headers the implementation never includes (2)", out)
+        self.assertIn("impl/forgotten.h: no file aclrt.h includes reaches it", out)
+        self.assertIn("backends/backend.h: no file aclrt.h includes reaches it", out)
+        self.assertNotIn("impl/a.h: no file", out)
+
+    def test_a_file_name_used_twice_fails(self):
+        status, out = run_checker({
+            "impl/x/same.h": '#include "../base.h"\n',
+            "impl/y/same.h": '#include "../base.h"\n',
+        }, layers="backends,impl,impl/x,impl/y")
+        self.assertEqual(status, 1, out)
+        self.assertIn("FAIL: file names used twice (1)", out)
+        self.assertIn("same.h: impl/x/same.h, impl/y/same.h", out)
+
+    def test_a_public_typedef_of_an_implementation_struct_counts(self):
+        status, out = run_checker({
+            "aclrt.h": PUBLIC.replace("#endif", "typedef struct rtInfo aclrtInfo;\n#endif"),
+            "impl/info.h": """\
+                #include "base.h"
+                struct rtInfo { int id; };
+                """,
+            "impl/get.h": """\
+                #include "info.h"
+                ACLRT_INLINE int get_id(const aclrtInfo *info) { return info->id; }
+                """,
+        })
+        self.assertEqual(status, 0, out)
+        self.assertEdge(out, "impl/get.h", "impl/info.h", "rtInfo.id")
 
 
 if __name__ == "__main__":

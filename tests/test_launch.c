@@ -27,7 +27,7 @@
 #include "gate.h"
 #include "probe.h"
 
-#include "../impl/ring.h"
+#include "../impl/task/ring.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -12,7 +12,7 @@
  */
 #include <cuda.h>
 
-#include "backends/cuda_driver.h"
+#include "backends/cuda/cuda_driver.h"
 
 #include <stdio.h>
 #include <string.h>

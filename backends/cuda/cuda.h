@@ -1,0 +1,318 @@
+/*
+ * backends/cuda/cuda.h - the cuda backend: the same ACL programs on NVIDIA GPUs
+ * (ACLRT_BACKEND=cuda, or "aclrt": {"backend": "cuda"} in the aclInit file).
+ *
+ *   - The driver (libcuda.so.1, or the file ACLRT_CUDA_LIBRARY names) is
+ *     opened with dlopen when the runtime starts (cuda_driver.h): aclrt
+ *     builds and runs without CUDA installed. No driver, cuInit failing, or
+ *     no GPU: the start fails with ACL_ERROR_RT_NO_DEVICE and a message
+ *     naming the cause (aclrtSetDevice, aclrtGetDeviceCount, ... return it).
+ *   - Devices are GPUs (cuda_device.h), contexts the GPUs' primary contexts,
+ *     streams non-blocking CUstreams with a completion word each
+ *     (cuda_stream.h); task kinds become GPU work or run on the host in GPU
+ *     order (cuda_kinds.h); a model replay is a CUDA graph launch, or its
+ *     steps one at a time (cuda_graph.h); event timestamps come from
+ *     CUevents (cuda_time.h).
+ *   - Memory: aclrtMalloc is cuMemAlloc, aclrtMallocHost cuMemHostAlloc
+ *     (pinned, portable, mapped), aclrtMemcpy / aclrtMemset cuMemcpy /
+ *     cuMemsetD8 (synchronous; unified addressing says where each pointer
+ *     is).
+ *   - Which thread issues: the host backend's machinery runs the core's
+ *     loop (host_pool.h, host_executor.h): executor threads, or with
+ *     external progress the embedder's threads, take ready streams and
+ *     issue their tasks to the GPU; issuing is a few driver calls, and the
+ *     holder goes on at once (issue_ahead). Completion needs no thread of
+ *     ours: the GPU writes the completion words.
+ */
+#ifndef ACLRT_BACKENDS_CUDA_CUDA_H
+#define ACLRT_BACKENDS_CUDA_CUDA_H
+
+#include "../../impl/core/base.h"
+#include "../../impl/core/config.h"
+#include "../../impl/core/error.h"
+#include "../../impl/task/task.h"
+#include "../backend.h"
+#include "../../impl/runtime/runtime.h"
+#include "../../impl/memory/memory.h"
+#include "../host/host.h"
+#include "../host/host_blocks.h"
+#include "../host/host_pool.h"
+#include "../host/host_progress.h"
+#include "cuda_device.h"
+#include "cuda_driver.h"
+#include "cuda_graph.h"
+#include "cuda_kernel.h"
+#include "cuda_kinds.h"
+#include "cuda_stream.h"
+#include "cuda_time.h"
+
+/* The reason the backend cannot run, as ACL_ERROR_RT_NO_DEVICE with a message. */
+static aclError aclrt_cuda_no_device(aclrt_CUresult r, const char *what)
+{
+    char name[96];
+    return aclrt_fail(ACL_ERROR_RT_NO_DEVICE, "the cuda backend found no usable GPU: %s failed with %s", what,
+                      aclrt_cuda_error_name(aclrt_cu, r, name, sizeof name));
+}
+
+static aclError aclrt_cuda_open(const struct aclrt_config *config, uint32_t *device_count)
+{
+    if (!aclrt_cuda.loaded) {
+        char why[320];
+        if (aclrt_cuda_driver_load(&aclrt_cuda.drv, getenv("ACLRT_CUDA_LIBRARY"), why, sizeof why) != 0)
+            return aclrt_fail(ACL_ERROR_RT_NO_DEVICE, "the cuda backend found no GPU driver: %s", why);
+        aclrt_cuda.loaded = true;
+    }
+    aclrt_CUresult r = aclrt_cu->cuInit(0);
+    if (r != ACLRT_CUDA_SUCCESS)
+        return aclrt_cuda_no_device(r, "cuInit");
+    int n = 0;
+    r = aclrt_cu->cuDeviceGetCount(&n);
+    if (r != ACLRT_CUDA_SUCCESS)
+        return aclrt_cuda_no_device(r, "cuDeviceGetCount");
+    if (n <= 0)
+        return aclrt_fail(ACL_ERROR_RT_NO_DEVICE, "the cuda backend found no GPU (cuDeviceGetCount says 0)");
+    if (n > ACLRT_MAX_DEVICES)
+        n = ACLRT_MAX_DEVICES;
+    for (int g = 0; g < n; g++) {
+        struct aclrt_cuda_gpu *gpu = &aclrt_cuda.gpus[g];
+        int uva = 0, memops = 0;
+        gpu->ctx = NULL;
+        if ((r = aclrt_cu->cuDeviceGet(&gpu->dev, g)) != ACLRT_CUDA_SUCCESS)
+            return aclrt_cuda_no_device(r, "cuDeviceGet");
+        aclrt_cu->cuDeviceGetAttribute(&uva, ACLRT_CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, gpu->dev);
+        aclrt_cu->cuDeviceGetAttribute(&memops, ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, gpu->dev);
+        if (!uva || !memops)
+            return aclrt_fail(ACL_ERROR_RT_NO_DEVICE,
+                              "GPU %d lacks %s, which the cuda backend needs", g,
+                              !uva ? "unified addressing" : "64-bit stream memory operations (cuStreamWaitValue64)");
+    }
+    aclrt_cuda.gpu_count = (uint32_t)n;
+    aclrt_cuda.generation++;
+    memset(aclrt_cuda.devices, 0, sizeof aclrt_cuda.devices);
+    /* Without aclrt.devices, one device per GPU; with it, that many, sharing the GPUs in turn. */
+    *device_count = config->devices_set ? config->devices : (uint32_t)n;
+    return ACL_SUCCESS;
+}
+
+static void aclrt_cuda_close(void)
+{
+    /* A forked child's driver state is the parent's: nothing is called, the records stay. */
+    bool driver = !aclrt_runtime_orphaned();
+    if (!driver) /* a thread of the parent may have held it at the fork: it never lets go here */
+        pthread_mutex_init(&aclrt_cuda.lock, NULL);
+    aclrt_cuda_modules_unload_later(); /* those whose last launch ended on a driver thread, graphs first */
+    aclrt_cuda_stamps_release(driver);
+    if (driver && aclrt_cuda_enter_any() == ACLRT_CUDA_SUCCESS)
+        aclrt_cuda_slots_release(true);
+    else if (!driver)
+        aclrt_cuda_slots_release(false);
+    for (uint32_t g = 0; g < aclrt_cuda.gpu_count; g++) {
+        if (aclrt_cuda.gpus[g].ctx != NULL && driver)
+            aclrt_cu->cuDevicePrimaryCtxRelease(aclrt_cuda.gpus[g].dev);
+        aclrt_cuda.gpus[g].ctx = NULL;
+    }
+    aclrt_cuda.gpu_count = 0;
+}
+
+static aclError aclrt_cuda_device_start(struct aclrt_device *dev)
+{
+    struct aclrt_cuda_device *cd = aclrt_cuda_device_of(dev);
+    uint32_t g = dev->id % aclrt_cuda.gpu_count;
+    cd->id = dev->id;
+    cd->gpu = aclrt_cuda.gpus[g].dev;
+    atomic_store_explicit(&cd->lost, ACLRT_CUDA_SUCCESS, memory_order_relaxed);
+    aclrt_CUresult r = aclrt_cuda_gpu_ctx(g, &cd->ctx);
+    if (r == ACLRT_CUDA_SUCCESS)
+        r = aclrt_cuda_enter(cd->ctx);
+    if (r != ACLRT_CUDA_SUCCESS)
+        return aclrt_cuda_fail(r, "retaining the GPU's primary context");
+    int host_access = 0;
+    aclrt_cu->cuDeviceGetAttribute(&host_access, ACLRT_CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST, cd->gpu);
+    cd->host_access = host_access != 0;
+    pthread_mutex_init(&cd->anchor_lock, NULL);
+    r = aclrt_cu->cuStreamCreateWithPriority(&cd->anchor_stream, ACLRT_CU_STREAM_NON_BLOCKING, 0);
+    if (r == ACLRT_CUDA_SUCCESS && (r = aclrt_cu->cuEventCreate(&cd->anchor, ACLRT_CU_EVENT_DEFAULT)) != ACLRT_CUDA_SUCCESS)
+        aclrt_cu->cuStreamDestroy(cd->anchor_stream);
+    if (r == ACLRT_CUDA_SUCCESS)
+        r = aclrt_cuda_anchor_take(cd);
+    aclError rc = r == ACLRT_CUDA_SUCCESS ? aclrt_host_device_start(dev)
+                                          : aclrt_cuda_fail(r, "setting up the device's timestamp anchor");
+    if (rc != ACL_SUCCESS) {
+        if (r == ACLRT_CUDA_SUCCESS) {
+            aclrt_cu->cuEventDestroy(cd->anchor);
+            aclrt_cu->cuStreamDestroy(cd->anchor_stream);
+        }
+        pthread_mutex_destroy(&cd->anchor_lock);
+        return rc;
+    }
+    cd->started = true;
+    return ACL_SUCCESS;
+}
+
+static void aclrt_cuda_device_stop(struct aclrt_device *dev)
+{
+    struct aclrt_cuda_device *cd = aclrt_cuda_device_of(dev);
+    /*
+     * Our host functions run on the driver's threads and may fold a stream
+     * after its task's word is written, which schedules it on the host
+     * machinery: they all return before that machinery goes (the streams are
+     * released by now, so nothing issues more meanwhile).
+     */
+    if (cd->started && aclrt_cuda_enter(cd->ctx) == ACLRT_CUDA_SUCCESS)
+        aclrt_cu->cuCtxSynchronize();
+    aclrt_host_device_stop(dev); /* no thread issues any more */
+    if (!cd->started)
+        return;
+    /* Host functions of ours may still be queued behind destroyed streams: they run first. */
+    if (aclrt_cuda_enter(cd->ctx) == ACLRT_CUDA_SUCCESS) {
+        aclrt_cu->cuCtxSynchronize();
+        aclrt_cu->cuEventDestroy(cd->anchor);
+        aclrt_cu->cuStreamDestroy(cd->anchor_stream);
+    }
+    pthread_mutex_destroy(&cd->anchor_lock);
+    cd->started = false;
+}
+
+/* A forked child's device: no driver call (the context is the parent's), the host machinery's memory goes. */
+static void aclrt_cuda_device_abandon(struct aclrt_device *dev)
+{
+    aclrt_host_device_abandon(dev);
+    aclrt_cuda_device_of(dev)->started = false;
+}
+
+/* ------------------------------------------------------------------------
+ * Memory
+ * ------------------------------------------------------------------------ */
+
+static aclError aclrt_cuda_mem_alloc(struct aclrt_device *dev, size_t size, void **out)
+{
+    aclrt_CUdeviceptr p = 0;
+    aclrt_CUresult r = aclrt_cuda_enter(aclrt_cuda_device_of(dev)->ctx);
+    if (r == ACLRT_CUDA_SUCCESS)
+        r = aclrt_cu->cuMemAlloc(&p, size);
+    *out = (void *)(uintptr_t)p;
+    return aclrt_cuda_code(r);
+}
+
+static void aclrt_cuda_mem_free(struct aclrt_device *dev, void *ptr)
+{
+    if (aclrt_cuda_enter(aclrt_cuda_device_of(dev)->ctx) == ACLRT_CUDA_SUCCESS)
+        aclrt_cu->cuMemFree((aclrt_CUdeviceptr)(uintptr_t)ptr);
+}
+
+static aclError aclrt_cuda_host_alloc(size_t size, void **out)
+{
+    aclrt_CUresult r = aclrt_cuda_enter_any();
+    if (r == ACLRT_CUDA_SUCCESS)
+        r = aclrt_cu->cuMemHostAlloc(out, size, ACLRT_CU_MEMHOSTALLOC_PORTABLE | ACLRT_CU_MEMHOSTALLOC_DEVICEMAP);
+    return aclrt_cuda_code(r);
+}
+
+static void aclrt_cuda_host_free(void *ptr)
+{
+    if (aclrt_cuda_enter_any() == ACLRT_CUDA_SUCCESS)
+        aclrt_cu->cuMemFreeHost(ptr);
+}
+
+/* The context for a synchronous call on [p, p+n): its device's if it is device memory, else any. */
+static aclrt_CUresult aclrt_cuda_enter_for(const void *p, size_t n)
+{
+    struct aclrt_device *dev = aclrt_mem_device_of(p, n);
+    if (dev != NULL && aclrt_cuda_device_of(dev)->started)
+        return aclrt_cuda_enter(aclrt_cuda_device_of(dev)->ctx);
+    return aclrt_cuda_enter_any();
+}
+
+static aclError aclrt_cuda_mem_copy(void *dst, const void *src, size_t count, aclrtMemcpyKind kind)
+{
+    if (kind == ACL_MEMCPY_HOST_TO_HOST) {
+        memmove(dst, src, count);
+        return ACL_SUCCESS;
+    }
+    aclrt_CUresult r = aclrt_cuda_enter_for(dst, count);
+    if (r == ACLRT_CUDA_SUCCESS && aclrt_mem_device_of(dst, count) == NULL)
+        r = aclrt_cuda_enter_for(src, count);
+    if (r == ACLRT_CUDA_SUCCESS)
+        r = aclrt_cu->cuMemcpy((aclrt_CUdeviceptr)(uintptr_t)dst, (aclrt_CUdeviceptr)(uintptr_t)src, count);
+    return r == ACLRT_CUDA_SUCCESS ? ACL_SUCCESS : aclrt_cuda_fail(r, "cuMemcpy");
+}
+
+static aclError aclrt_cuda_mem_set(void *dst, int value, size_t count)
+{
+    if (aclrt_mem_device_of(dst, count) == NULL) { /* host memory */
+        memset(dst, value, count);
+        return ACL_SUCCESS;
+    }
+    aclrt_CUresult r = aclrt_cuda_enter_for(dst, count);
+    if (r == ACLRT_CUDA_SUCCESS)
+        r = aclrt_cu->cuMemsetD8((aclrt_CUdeviceptr)(uintptr_t)dst, (unsigned char)value, count);
+    return r == ACLRT_CUDA_SUCCESS ? ACL_SUCCESS : aclrt_cuda_fail(r, "cuMemsetD8");
+}
+
+/* The overrides, by kind: every kind is the backend's (the id of the shared descriptors is informative only). */
+static const struct aclrt_task_kind *const aclrt_cuda_kinds[ACLRT_TASK_KIND_COUNT] = {
+    [ACLRT_TASK_NOP] = &aclrt_cuda_kind_nop,
+    [ACLRT_TASK_HOST_FUNC] = &aclrt_cuda_kind_host_func,
+    [ACLRT_TASK_CALLBACK] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_HOST_KERNEL] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_MEMCPY] = &aclrt_cuda_kind_memcpy,
+    [ACLRT_TASK_MEMSET] = &aclrt_cuda_kind_memset,
+    [ACLRT_TASK_WAIT_STREAM] = &aclrt_cuda_kind_wait_stream,
+    [ACLRT_TASK_WAIT_EVENT] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_EVENT_STAMP] = &aclrt_cuda_kind_stamp,
+    [ACLRT_TASK_EVENT_RESET] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_NOTIFY_RECORD] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_NOTIFY_WAIT] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_CNT_NOTIFY_RECORD] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_CNT_NOTIFY_WAIT] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_CNT_NOTIFY_RESET] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_VALUE_WRITE] = &aclrt_cuda_kind_value_write,
+    [ACLRT_TASK_VALUE_WAIT] = &aclrt_cuda_kind_value_wait,
+    [ACLRT_TASK_HCOM_RECORD] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_HCOM_WAIT] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_EXTERNAL] = &aclrt_cuda_kind_external,
+    [ACLRT_TASK_REDUCE] = &aclrt_cuda_kind_device_memory,
+    [ACLRT_TASK_RANDOM] = &aclrt_cuda_kind_device_memory,
+    [ACLRT_TASK_OVERFLOW_STATUS] = &aclrt_cuda_kind_device_memory,
+    [ACLRT_TASK_OVERFLOW_RESET] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_KERNEL] = &aclrt_cuda_kind_kernel,
+    [ACLRT_TASK_MODEL] = &aclrt_cuda_kind_model, /* a CUDA graph launch, or step by step (cuda_graph.h) */
+    [ACLRT_TASK_IPC_RECORD] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_IPC_WAIT] = &aclrt_cuda_kind_host,
+};
+
+static const struct aclrt_backend aclrt_backend_cuda = {
+    .name = "cuda",
+    .open = aclrt_cuda_open,
+    .close = aclrt_cuda_close,
+    .device_start = aclrt_cuda_device_start,
+    .device_stop = aclrt_cuda_device_stop,
+    .device_abandon = aclrt_cuda_device_abandon,
+    .stream_create = aclrt_cuda_stream_create,
+    .stream_destroy = aclrt_cuda_stream_destroy,
+    .stream_stop = aclrt_cuda_stream_stop,
+    .schedule = aclrt_host_schedule,
+    .has_other_work = aclrt_host_has_other_work,
+    .timers_changed = aclrt_host_timers_changed,
+    .progress = aclrt_host_progress,
+    .run_kernel = aclrt_host_run_kernel,
+    .kinds = aclrt_cuda_kinds,
+    .issue_ahead = true,
+    .mem_alloc = aclrt_cuda_mem_alloc,
+    .mem_free = aclrt_cuda_mem_free,
+    .host_alloc = aclrt_cuda_host_alloc,
+    .host_free = aclrt_cuda_host_free,
+    .mem_copy = aclrt_cuda_mem_copy,
+    .mem_set = aclrt_cuda_mem_set,
+    .stream_await = aclrt_cuda_stream_await,
+    .stream_device_busy = aclrt_cuda_stream_device_busy,
+    .stamp_time = aclrt_cuda_stamp_time,
+    .stamp_elapsed = aclrt_cuda_stamp_elapsed,
+    .module_load = aclrt_cuda_module_load,
+    .module_unload = aclrt_cuda_module_unload,
+    .module_function = aclrt_cuda_module_function,
+    .module_global = aclrt_cuda_module_global,
+    .model_step = aclrt_cuda_model_step,
+};
+
+#endif /* ACLRT_BACKENDS_CUDA_CUDA_H */

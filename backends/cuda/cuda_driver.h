@@ -1,0 +1,247 @@
+/*
+ * backends/cuda/cuda_driver.h - the part of the CUDA driver API the cuda backend
+ * uses, declared here (no CUDA toolkit is needed to build aclrt), and the
+ * loader that opens the driver at run time.
+ *
+ *   - Types, constants and prototypes follow cuda.h: handles are pointers to
+ *     the same incomplete structs (CUctx_st, CUstream_st, CUevent_st),
+ *     CUresult and the enums are unsigned int (the type GCC and Clang give
+ *     an enum without negative values), CUdeviceptr is unsigned long long.
+ *     tests/cuda_fake/check_decls.c compares every declaration with the
+ *     toolkit's cuda.h when one is installed.
+ *   - The driver is libcuda.so.1, opened with dlopen when the backend opens
+ *     (ACLRT_CUDA_LIBRARY names another file: the test double of
+ *     tests/cuda_fake/). Each entry point is looked up by its versioned
+ *     name, the one cuda.h's macros select (cuMemAlloc_v2,
+ *     cuStreamDestroy_v2, cuStreamWriteValue64_v2, ...), then by the older
+ *     name where a driver may lack the newer one. The optional ones (CUDA
+ *     graphs) may be missing: the backend then does without.
+ *
+ * Self-contained (the benchmark calls the driver through it too): it needs
+ * no file of impl/.
+ */
+#ifndef ACLRT_BACKENDS_CUDA_CUDA_DRIVER_H
+#define ACLRT_BACKENDS_CUDA_CUDA_DRIVER_H
+
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef unsigned int aclrt_CUresult;
+typedef int aclrt_CUdevice;
+typedef unsigned int aclrt_CUdevice_attribute;
+typedef unsigned long long aclrt_CUdeviceptr;
+typedef struct CUctx_st *aclrt_CUcontext;
+typedef struct CUstream_st *aclrt_CUstream;
+typedef struct CUevent_st *aclrt_CUevent;
+typedef struct CUmod_st *aclrt_CUmodule;
+typedef struct CUfunc_st *aclrt_CUfunction;
+typedef struct CUgraph_st *aclrt_CUgraph;
+typedef struct CUgraphExec_st *aclrt_CUgraphExec;
+typedef unsigned int aclrt_CUstreamCaptureMode;
+typedef void (*aclrt_CUhostFn)(void *userData);
+
+/* CUresult values the backend tells apart. */
+#define ACLRT_CUDA_SUCCESS 0u
+#define ACLRT_CUDA_ERROR_INVALID_VALUE 1u
+#define ACLRT_CUDA_ERROR_OUT_OF_MEMORY 2u
+#define ACLRT_CUDA_ERROR_NOT_INITIALIZED 3u
+#define ACLRT_CUDA_ERROR_DEINITIALIZED 4u
+#define ACLRT_CUDA_ERROR_NO_DEVICE 100u
+#define ACLRT_CUDA_ERROR_INVALID_DEVICE 101u
+#define ACLRT_CUDA_ERROR_INVALID_IMAGE 200u
+#define ACLRT_CUDA_ERROR_INVALID_CONTEXT 201u
+#define ACLRT_CUDA_ERROR_NO_BINARY_FOR_GPU 209u
+#define ACLRT_CUDA_ERROR_INVALID_PTX 218u
+#define ACLRT_CUDA_ERROR_INVALID_SOURCE 300u
+#define ACLRT_CUDA_ERROR_FILE_NOT_FOUND 301u
+#define ACLRT_CUDA_ERROR_INVALID_HANDLE 400u
+#define ACLRT_CUDA_ERROR_ILLEGAL_STATE 401u
+#define ACLRT_CUDA_ERROR_NOT_FOUND 500u
+#define ACLRT_CUDA_ERROR_NOT_READY 600u
+#define ACLRT_CUDA_ERROR_ILLEGAL_ADDRESS 700u
+#define ACLRT_CUDA_ERROR_MISALIGNED_ADDRESS 716u
+#define ACLRT_CUDA_ERROR_INVALID_ADDRESS_SPACE 717u
+#define ACLRT_CUDA_ERROR_LAUNCH_FAILED 719u
+#define ACLRT_CUDA_ERROR_NOT_PERMITTED 800u
+#define ACLRT_CUDA_ERROR_NOT_SUPPORTED 801u
+#define ACLRT_CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED 900u
+#define ACLRT_CUDA_ERROR_STREAM_CAPTURE_INVALIDATED 901u
+#define ACLRT_CUDA_ERROR_UNKNOWN 999u
+
+/* Flags and attributes (cuda.h's names without the prefix ACLRT_). */
+#define ACLRT_CU_STREAM_NON_BLOCKING 0x1u
+#define ACLRT_CU_EVENT_DEFAULT 0x0u
+#define ACLRT_CU_EVENT_BLOCKING_SYNC 0x1u
+#define ACLRT_CU_EVENT_DISABLE_TIMING 0x2u
+#define ACLRT_CU_MEMHOSTALLOC_PORTABLE 0x01u
+#define ACLRT_CU_MEMHOSTALLOC_DEVICEMAP 0x02u
+#define ACLRT_CU_STREAM_WAIT_VALUE_GEQ 0x0u
+#define ACLRT_CU_STREAM_WAIT_VALUE_EQ 0x1u
+#define ACLRT_CU_STREAM_WAIT_VALUE_AND 0x2u
+#define ACLRT_CU_STREAM_WAIT_VALUE_NOR 0x3u
+#define ACLRT_CU_STREAM_WRITE_VALUE_DEFAULT 0x0u
+#define ACLRT_CU_LAUNCH_PARAM_END_AS_INT 0x00
+#define ACLRT_CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT 0x01
+#define ACLRT_CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT 0x02
+#define ACLRT_CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING 41u
+#define ACLRT_CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST 101u
+#define ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS 122u
+#define ACLRT_CU_STREAM_CAPTURE_MODE_RELAXED 2u
+
+/*
+ * The entry points: X(name, versioned symbol, older symbol or "", parameters).
+ * aclrt_<name>_fn is each one's pointer type.
+ */
+#define ACLRT_CUDA_FUNCTIONS(X)                                                                                     \
+    X(cuInit, "cuInit", "", (unsigned int flags))                                                                   \
+    X(cuDriverGetVersion, "cuDriverGetVersion", "", (int *version))                                                 \
+    X(cuGetErrorName, "cuGetErrorName", "", (aclrt_CUresult error, const char **str))                               \
+    X(cuDeviceGetCount, "cuDeviceGetCount", "", (int *count))                                                       \
+    X(cuDeviceGet, "cuDeviceGet", "", (aclrt_CUdevice * device, int ordinal))                                       \
+    X(cuDeviceGetAttribute, "cuDeviceGetAttribute", "",                                                             \
+      (int *value, aclrt_CUdevice_attribute attribute, aclrt_CUdevice device))                                      \
+    X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", "", (aclrt_CUcontext * ctx, aclrt_CUdevice device))     \
+    X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease",                      \
+      (aclrt_CUdevice device))                                                                                      \
+    X(cuCtxSetCurrent, "cuCtxSetCurrent", "", (aclrt_CUcontext ctx))                                                \
+    X(cuCtxSynchronize, "cuCtxSynchronize", "", (void))                                                             \
+    X(cuStreamCreateWithPriority, "cuStreamCreateWithPriority", "",                                                 \
+      (aclrt_CUstream * stream, unsigned int flags, int priority))                                                  \
+    X(cuStreamDestroy, "cuStreamDestroy_v2", "cuStreamDestroy", (aclrt_CUstream stream))                            \
+    X(cuStreamQuery, "cuStreamQuery", "", (aclrt_CUstream stream))                                                  \
+    X(cuStreamSynchronize, "cuStreamSynchronize", "", (aclrt_CUstream stream))                                      \
+    X(cuStreamWaitEvent, "cuStreamWaitEvent", "", (aclrt_CUstream stream, aclrt_CUevent event, unsigned int flags)) \
+    X(cuStreamWriteValue64, "cuStreamWriteValue64_v2", "cuStreamWriteValue64",                                     \
+      (aclrt_CUstream stream, aclrt_CUdeviceptr addr, uint64_t value, unsigned int flags))                          \
+    X(cuStreamWaitValue64, "cuStreamWaitValue64_v2", "cuStreamWaitValue64",                                        \
+      (aclrt_CUstream stream, aclrt_CUdeviceptr addr, uint64_t value, unsigned int flags))                          \
+    X(cuLaunchHostFunc, "cuLaunchHostFunc", "", (aclrt_CUstream stream, aclrt_CUhostFn fn, void *userData))         \
+    X(cuEventCreate, "cuEventCreate", "", (aclrt_CUevent * event, unsigned int flags))                              \
+    X(cuEventDestroy, "cuEventDestroy_v2", "cuEventDestroy", (aclrt_CUevent event))                                 \
+    X(cuEventRecord, "cuEventRecord", "", (aclrt_CUevent event, aclrt_CUstream stream))                             \
+    X(cuEventQuery, "cuEventQuery", "", (aclrt_CUevent event))                                                      \
+    X(cuEventSynchronize, "cuEventSynchronize", "", (aclrt_CUevent event))                                          \
+    X(cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime",                                           \
+      (float *ms, aclrt_CUevent start, aclrt_CUevent end))                                                          \
+    X(cuMemAlloc, "cuMemAlloc_v2", "", (aclrt_CUdeviceptr * dptr, size_t bytes))                                    \
+    X(cuMemFree, "cuMemFree_v2", "", (aclrt_CUdeviceptr dptr))                                                      \
+    X(cuMemHostAlloc, "cuMemHostAlloc", "", (void **pp, size_t bytes, unsigned int flags))                          \
+    X(cuMemFreeHost, "cuMemFreeHost", "", (void *p))                                                                \
+    X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", "",                                                \
+      (aclrt_CUdeviceptr * dptr, void *p, unsigned int flags))                                                      \
+    X(cuMemcpy, "cuMemcpy", "", (aclrt_CUdeviceptr dst, aclrt_CUdeviceptr src, size_t bytes))                       \
+    X(cuMemcpyAsync, "cuMemcpyAsync", "",                                                                           \
+      (aclrt_CUdeviceptr dst, aclrt_CUdeviceptr src, size_t bytes, aclrt_CUstream stream))                          \
+    X(cuMemsetD8, "cuMemsetD8_v2", "", (aclrt_CUdeviceptr dst, unsigned char value, size_t count))                  \
+    X(cuMemsetD8Async, "cuMemsetD8Async", "",                                                                       \
+      (aclrt_CUdeviceptr dst, unsigned char value, size_t count, aclrt_CUstream stream))                            \
+    X(cuModuleLoad, "cuModuleLoad", "", (aclrt_CUmodule * module, const char *fname))                               \
+    X(cuModuleLoadData, "cuModuleLoadData", "", (aclrt_CUmodule * module, const void *image))                       \
+    X(cuModuleUnload, "cuModuleUnload", "", (aclrt_CUmodule hmod))                                                  \
+    X(cuModuleGetFunction, "cuModuleGetFunction", "",                                                               \
+      (aclrt_CUfunction * hfunc, aclrt_CUmodule hmod, const char *name))                                            \
+    X(cuModuleGetGlobal, "cuModuleGetGlobal_v2", "",                                                                \
+      (aclrt_CUdeviceptr * dptr, size_t *bytes, aclrt_CUmodule hmod, const char *name))                             \
+    X(cuLaunchKernel, "cuLaunchKernel", "",                                                                         \
+      (aclrt_CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,                     \
+       unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes,          \
+       aclrt_CUstream hStream, void **kernelParams, void **extra))
+
+/*
+ * Optional entry points, the same way: a driver without them still opens
+ * (their pointers stay NULL) and the backend does without. CUDA graphs
+ * (stream capture, instantiation, launch): without them a model replays
+ * step by step (cuda_graph.h).
+ */
+#define ACLRT_CUDA_OPTIONAL_FUNCTIONS(X)                                                                            \
+    X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", "",                                                          \
+      (aclrt_CUstream hStream, aclrt_CUstreamCaptureMode mode))                                                     \
+    X(cuStreamEndCapture, "cuStreamEndCapture", "", (aclrt_CUstream hStream, aclrt_CUgraph * phGraph))              \
+    X(cuGraphInstantiate, "cuGraphInstantiateWithFlags", "",                                                        \
+      (aclrt_CUgraphExec * phGraphExec, aclrt_CUgraph hGraph, unsigned long long flags))                            \
+    X(cuGraphLaunch, "cuGraphLaunch", "", (aclrt_CUgraphExec hGraphExec, aclrt_CUstream hStream))                   \
+    X(cuGraphExecDestroy, "cuGraphExecDestroy", "", (aclrt_CUgraphExec hGraphExec))                                 \
+    X(cuGraphDestroy, "cuGraphDestroy", "", (aclrt_CUgraph hGraph))
+
+#define ACLRT_CUDA_FN_TYPE(name, sym, old, params) typedef aclrt_CUresult(*aclrt_##name##_fn) params;
+ACLRT_CUDA_FUNCTIONS(ACLRT_CUDA_FN_TYPE)
+ACLRT_CUDA_OPTIONAL_FUNCTIONS(ACLRT_CUDA_FN_TYPE)
+#undef ACLRT_CUDA_FN_TYPE
+
+/* The opened driver: its handle and one pointer per entry point (an optional one: NULL if absent). */
+struct aclrt_cuda_driver {
+    void *lib;
+#define ACLRT_CUDA_FN_MEMBER(name, sym, old, params) aclrt_##name##_fn name;
+    ACLRT_CUDA_FUNCTIONS(ACLRT_CUDA_FN_MEMBER)
+    ACLRT_CUDA_OPTIONAL_FUNCTIONS(ACLRT_CUDA_FN_MEMBER)
+#undef ACLRT_CUDA_FN_MEMBER
+};
+
+#define ACLRT_CUDA_DEFAULT_LIBRARY "libcuda.so.1"
+
+/*
+ * Open the driver at `path` (NULL: libcuda.so.1) and look up every entry
+ * point. Returns 0, or -1 with the reason in why (the file, or the first
+ * symbol missing); nothing stays open then.
+ */
+__attribute__((unused)) static int aclrt_cuda_driver_load(struct aclrt_cuda_driver *d, const char *path, char *why,
+                                                          size_t why_size)
+{
+    memset(d, 0, sizeof *d);
+    if (path == NULL || path[0] == '\0')
+        path = ACLRT_CUDA_DEFAULT_LIBRARY;
+    d->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (d->lib == NULL) {
+        const char *e = dlerror();
+        snprintf(why, why_size, "cannot open the CUDA driver %s (%s)", path, e != NULL ? e : "dlopen failed");
+        return -1;
+    }
+#define ACLRT_CUDA_FN_LOAD(name, sym, old, params)                                                                 \
+    {                                                                                                              \
+        void *f = dlsym(d->lib, sym);                                                                              \
+        if (f == NULL && (old)[0] != '\0')                                                                         \
+            f = dlsym(d->lib, old);                                                                                \
+        if (f == NULL) {                                                                                           \
+            snprintf(why, why_size, "the CUDA driver %s has no %s (too old?)", path, sym);                         \
+            dlclose(d->lib);                                                                                       \
+            memset(d, 0, sizeof *d);                                                                               \
+            return -1;                                                                                             \
+        }                                                                                                          \
+        memcpy(&d->name, &f, sizeof f);                                                                            \
+    }
+    ACLRT_CUDA_FUNCTIONS(ACLRT_CUDA_FN_LOAD)
+#undef ACLRT_CUDA_FN_LOAD
+#define ACLRT_CUDA_FN_LOAD_OPTIONAL(name, sym, old, params)                                                        \
+    {                                                                                                              \
+        void *f = dlsym(d->lib, sym);                                                                              \
+        if (f == NULL && (old)[0] != '\0')                                                                         \
+            f = dlsym(d->lib, old);                                                                                \
+        memcpy(&d->name, &f, sizeof f);                                                                            \
+    }
+    ACLRT_CUDA_OPTIONAL_FUNCTIONS(ACLRT_CUDA_FN_LOAD_OPTIONAL)
+#undef ACLRT_CUDA_FN_LOAD_OPTIONAL
+    return 0;
+}
+
+__attribute__((unused)) static void aclrt_cuda_driver_unload(struct aclrt_cuda_driver *d)
+{
+    if (d->lib != NULL)
+        dlclose(d->lib);
+    memset(d, 0, sizeof *d);
+}
+
+/* "CUDA_ERROR_NOT_READY (600)" for messages; the driver's name when it has one. */
+__attribute__((unused)) static const char *aclrt_cuda_error_name(const struct aclrt_cuda_driver *d,
+                                                                 aclrt_CUresult r, char *buf, size_t size)
+{
+    const char *name = NULL;
+    if (d->cuGetErrorName == NULL || d->cuGetErrorName(r, &name) != ACLRT_CUDA_SUCCESS || name == NULL)
+        name = "CUDA error";
+    snprintf(buf, size, "%s (%u)", name, r);
+    return buf;
+}
+
+#endif /* ACLRT_BACKENDS_CUDA_CUDA_DRIVER_H */

@@ -1,0 +1,485 @@
+/*
+ * backends/cuda/cuda_kinds.h - what each task kind becomes on the GPU.
+ *
+ * The backend issues ahead (backends/backend.h): a task taken off the ring
+ * is enqueued on the stream's CUstream and the holder goes on with the next
+ * one; the CUstream keeps the order. Every kind is overridden, so that
+ * nothing runs on the host out of order with the GPU queue:
+ *
+ *   on the GPU queue, then the task's number into the completion word:
+ *     no-op               nothing (the word write alone)
+ *     memcpy / memset     cuMemcpyAsync / cuMemsetD8Async (unified addressing)
+ *     event stamp         cuEventRecord of the event's CUevent (cuda_time.h)
+ *     stream wait         cuStreamWaitValue64 GEQ on the captured stream's
+ *                         word, when the captured work is all on the GPU
+ *                         and none of it can wait for the host (a host
+ *                         function then counts the event's pending wait
+ *                         done, and stores the word); other waits wait on
+ *                         the host, where they can be discarded
+ *     host function       cuLaunchHostFunc: the function, then the word,
+ *                         stored by that host function
+ *     value write / wait  on a GPU whose memory the CPU cannot address:
+ *                         cuStreamWriteValue64 (and a host function that
+ *                         wakes the host's value waits) / cuStreamWaitValue64
+ *
+ *   on the host, once every earlier task of the stream is complete on the
+ *   GPU (the barrier: the stream parks on its own completed count, brought
+ *   there by a fold callback right behind the last task): the core's own
+ *   kind, run as the host backend runs it:
+ *     callbacks and host functions for subscribed threads, host kernels,
+ *     stream waits with a timeout, waits on unrecorded events, event
+ *     resets, notifies, counting notifies, IPC records and waits, HCOM
+ *     tasks, external tasks,
+ *     value operations, reduce and random tasks on memory the CPU can
+ *     address, overflow status.
+ *     An external task is complete only when its embedder says so: the
+ *     tasks after it wait for it (`host_until`).
+ *
+ * A driver call that fails when the task is issued fails the task (its ids
+ * go to the exception callbacks); the task still completes in order (its
+ * word write follows) unless the context is lost, when everything issued
+ * counts as done.
+ */
+#ifndef ACLRT_BACKENDS_CUDA_CUDA_KINDS_H
+#define ACLRT_BACKENDS_CUDA_CUDA_KINDS_H
+
+#include "../../impl/core/base.h"
+#include "../../impl/core/clock.h"
+#include "../../impl/core/handle.h"
+#include "../../impl/core/seq.h"
+#include "../../impl/core/thread.h"
+#include "../../impl/task/block.h"
+#include "../../impl/task/task.h"
+#include "../../impl/runtime/runtime.h"
+#include "../../impl/stream/callback_thread.h"
+#include "../../impl/stream/stream.h"
+#include "../../impl/sync/event.h"
+#include "../../impl/exec/callback.h"
+#include "../../impl/exec/exec.h"
+#include "cuda_device.h"
+#include "cuda_driver.h"
+#include "cuda_stream.h"
+#include "cuda_time.h"
+
+#define ACLRT_CUDA_BLOCK_THREADS 256u /* the block of every kernel launch (cuda_kernel.h, cuda_graph.h) */
+
+/*
+ * Wait until every task taken before the current one is complete: 0 then,
+ * else ACLRT_TASK_BLOCKED with the stream parked on its own completed count
+ * (a fold callback brings it there: stream_await).
+ */
+static int aclrt_cuda_barrier(struct aclrt_stream *s, struct aclrt_block *blk)
+{
+    uint64_t before = s->issued - 1;
+    if (aclrt_seq_reached(&s->completed, before))
+        return 0;
+    aclrt_stream_fold(s);
+    if (aclrt_seq_reached(&s->completed, before))
+        return 0;
+    aclrt_stream_await(s, before);
+    aclrt_block_on_count(blk, &s->completed, &s->waiters, before, ACLRT_NO_DEADLINE);
+    blk->in_flight = true; /* its own issued work: parks even while discarding or draining */
+    return ACLRT_TASK_BLOCKED;
+}
+
+/* A kind that runs on the host: the core's own, behind the barrier. */
+static int aclrt_cuda_host_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    int rc = aclrt_cuda_barrier(s, blk);
+    return rc != 0 ? rc : t->kind->run(s, t, blk);
+}
+
+/* Every override drops a task as the core's kind does. */
+static void aclrt_cuda_drop(struct aclrt_task *t)
+{
+    if (t->kind->drop != NULL)
+        t->kind->drop(t);
+}
+
+/* Before work goes to the GPU queue: an external task before it must be complete (0: go on). */
+ACLRT_INLINE int aclrt_cuda_gate(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, struct aclrt_block *blk)
+{
+    if (ACLRT_LIKELY(sl->host_until == 0))
+        return 0;
+    if (!aclrt_seq_reached(&s->completed, sl->host_until))
+        return aclrt_cuda_barrier(s, blk);
+    sl->host_until = 0;
+    return 0;
+}
+
+/*
+ * Task n could not be issued (r): it fails (ids to the exception callbacks,
+ * with the kernel's function and arguments for a kernel; the stream's
+ * error), and still completes in order behind the work before it; if the
+ * context takes nothing more, the device is lost.
+ */
+static int aclrt_cuda_issue_failed_kernel(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, const struct aclrt_task *t,
+                                          uint64_t n, aclrt_CUresult r, const struct aclrt_kernel_failure *kernel)
+{
+    if (kernel != NULL)
+        aclrt_stream_fail_kernel(s, t->tid, n, aclrt_cuda_code(r), kernel);
+    else
+        aclrt_stream_fail(s, t->tid, n, aclrt_cuda_code(r));
+    aclrt_CUresult w = aclrt_cuda_sticky(r) ? r : aclrt_cu->cuStreamWriteValue64(sl->cu, sl->word_dev, n, 0);
+    if (w == ACLRT_CUDA_SUCCESS) {
+        aclrt_cuda_issued(sl, n);
+    } else {
+        atomic_store_explicit(&sl->gpu_issued, n, memory_order_seq_cst);
+        aclrt_cuda_lose(sl, sl->cd, aclrt_cuda_sticky(w) ? w : ACLRT_CUDA_ERROR_UNKNOWN);
+    }
+    return ACLRT_TASK_ISSUED;
+}
+
+static int aclrt_cuda_issue_failed(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, const struct aclrt_task *t,
+                                   uint64_t n, aclrt_CUresult r)
+{
+    return aclrt_cuda_issue_failed_kernel(s, sl, t, n, r, NULL);
+}
+
+/* The work of the current task was enqueued (result r): its completion goes behind it. */
+static int aclrt_cuda_complete_after(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, const struct aclrt_task *t,
+                                     aclrt_CUresult r)
+{
+    uint64_t n = s->issued;
+    atomic_store_explicit(&sl->tids[n % ACLRT_CUDA_TID_RING], t->tid, memory_order_relaxed);
+    if (r == ACLRT_CUDA_SUCCESS)
+        r = aclrt_cu->cuStreamWriteValue64(sl->cu, sl->word_dev, n, ACLRT_CU_STREAM_WRITE_VALUE_DEFAULT);
+    if (ACLRT_UNLIKELY(r != ACLRT_CUDA_SUCCESS))
+        return aclrt_cuda_issue_failed(s, sl, t, n, r);
+    aclrt_cuda_issued(sl, n);
+    return ACLRT_TASK_ISSUED;
+}
+
+/* What a host function of ours does on the driver's thread, then it stores the task's number. */
+enum aclrt_cuda_call_what { ACLRT_CUDA_CALL_HOST_FUNC, ACLRT_CUDA_CALL_WAIT_DONE, ACLRT_CUDA_CALL_VALUE_WRITTEN };
+
+struct aclrt_cuda_call {
+    enum aclrt_cuda_call_what what;
+    struct aclrt_cuda_slot *slot;
+    uint64_t number;
+    struct aclrt_stream *stream;
+    union {
+        struct {
+            aclrtHostFunc fn;
+            void *args;
+        } f;
+        struct aclrt_event_ref ref;
+        struct aclrt_device *dev;
+    } u;
+};
+
+/*
+ * What a host function the GPU reached does: run, or not, because the core
+ * dropped what had not started when it got there (its context stopped
+ * after a failure, or the stream discards up to it: an abort, a teardown).
+ * A stopped stream (aclrtStreamStop) starts nothing until an abort or a
+ * destroy discards it: the GPU queue waits here (on a GPU, the driver's
+ * thread for host functions waits too). Work the GPU runs itself cannot be
+ * taken back. The stream lives while the task is not complete.
+ *
+ * `running_fn` says a function runs, for aclrtStreamStop, which returns
+ * once none does (aclrt_cuda_stream_stop): stored (seq_cst) before the look
+ * at the flags; the stop sets its flag (seq_cst CAS) before it looks at
+ * `running_fn`. Either the stop waits for the function, or the function
+ * sees the stop.
+ */
+static bool aclrt_cuda_call_runs(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, uint64_t n)
+{
+    for (uint64_t pause = 2 * ACLRT_NS_PER_US;; pause = aclrt_min_u64(2 * pause, ACLRT_NS_PER_MS)) {
+        atomic_store_explicit(&sl->running_fn, n, memory_order_seq_cst);
+        /* Acquire: pairs with the release CAS that stores the failure (aclrt_stream_fail). */
+        if (atomic_load_explicit(&s->ctx->failure, memory_order_acquire) != 0)
+            break;
+        /* The bound is stored (release) before the flag's CAS (stream_control.h, stream_life.h). */
+        uint64_t w = atomic_load_explicit(&s->sched, memory_order_seq_cst);
+        if ((w & ACLRT_SCHED_DISCARD) && n <= atomic_load_explicit(&s->discard_until, memory_order_acquire))
+            break;
+        if (!(w & ACLRT_SCHED_STOPPED))
+            return true;
+        atomic_store_explicit(&sl->running_fn, 0, memory_order_release);
+        struct timespec ts = {0, (long)pause};
+        nanosleep(&ts, NULL);
+    }
+    atomic_store_explicit(&sl->running_fn, 0, memory_order_release);
+    return false;
+}
+
+/* The backend's stream_stop: return once no host function of s runs (the core does the same for its holder). */
+static void aclrt_cuda_stream_stop(struct aclrt_stream *s)
+{
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
+    /* Acquire: pairs with the release store that ends the function. */
+    while (sl != NULL && atomic_load_explicit(&sl->running_fn, memory_order_seq_cst) != 0) {
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/*
+ * The end of a host function of ours on the driver's thread: task n is
+ * complete (its word stored; the stream may end from here on), and the
+ * thread leaves the driver's callback.
+ */
+static void aclrt_cuda_callback_complete(struct aclrt_cuda_slot *sl, uint64_t n)
+{
+    /* Release: pairs with aclrt_stream_reached's acquire. */
+    atomic_store_explicit(sl->word, n, memory_order_release);
+    if (atomic_load_explicit(&sl->want, memory_order_relaxed) > aclrt_seq_read(&sl->stream->completed))
+        aclrt_stream_fold(sl->stream); /* someone waits: this thread brings the count now */
+    aclrt_cuda_in_callback = false;
+}
+
+static void aclrt_cuda_call_cb(void *arg)
+{
+    struct aclrt_cuda_call *c = (struct aclrt_cuda_call *)arg;
+    aclrt_cuda_in_callback = true;
+    switch (c->what) {
+    case ACLRT_CUDA_CALL_HOST_FUNC: {
+        if (!aclrt_cuda_call_runs(c->stream, c->slot, c->number))
+            break;
+        /* A runtime thread running a task of the stream, as an executor is (impl/core/thread.h). */
+        struct aclrt_task_scope outer = aclrt_task_scope_enter(c->stream);
+        c->u.f.fn(c->u.f.args);
+        aclrt_task_scope_leave(outer);
+        atomic_store_explicit(&c->slot->running_fn, 0, memory_order_release); /* pairs with aclrt_cuda_stream_stop */
+        break;
+    }
+    case ACLRT_CUDA_CALL_WAIT_DONE: aclrt_event_wait_done(&c->u.ref); break;
+    case ACLRT_CUDA_CALL_VALUE_WRITTEN:
+        aclrt_counter_advance(&c->u.dev->value_writes, &c->u.dev->value_waiters, 1);
+        break;
+    }
+    struct aclrt_cuda_slot *sl = c->slot;
+    uint64_t n = c->number;
+    free(c);
+    aclrt_cuda_callback_complete(sl, n);
+}
+
+/* Enqueue c (filled but for slot and number) as the current task's host function: it completes the task. */
+static int aclrt_cuda_call_after(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, const struct aclrt_task *t,
+                                 struct aclrt_cuda_call *c, aclrt_CUresult r)
+{
+    uint64_t n = s->issued;
+    atomic_store_explicit(&sl->tids[n % ACLRT_CUDA_TID_RING], t->tid, memory_order_relaxed);
+    c->slot = sl;
+    c->number = n;
+    c->stream = s;
+    if (r == ACLRT_CUDA_SUCCESS)
+        r = aclrt_cu->cuLaunchHostFunc(sl->cu, aclrt_cuda_call_cb, c);
+    if (ACLRT_UNLIKELY(r != ACLRT_CUDA_SUCCESS)) {
+        if (c->what == ACLRT_CUDA_CALL_WAIT_DONE)
+            aclrt_event_wait_done(&c->u.ref);
+        free(c);
+        return aclrt_cuda_issue_failed(s, sl, t, n, r);
+    }
+    aclrt_cuda_issued(sl, n);
+    return ACLRT_TASK_ISSUED;
+}
+
+/* The first driver call of an issue: the device lost, or its context not current, is the task's failure. */
+ACLRT_INLINE aclrt_CUresult aclrt_cuda_begin(struct aclrt_cuda_slot *sl)
+{
+    aclrt_CUresult lost = atomic_load_explicit(&sl->cd->lost, memory_order_relaxed);
+    return ACLRT_UNLIKELY(lost != ACLRT_CUDA_SUCCESS) ? lost : aclrt_cuda_enter(sl->cd->ctx);
+}
+
+static int aclrt_cuda_nop_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
+    int g = aclrt_cuda_gate(s, sl, blk);
+    return g != 0 ? g : aclrt_cuda_complete_after(s, sl, t, aclrt_cuda_begin(sl));
+}
+
+static int aclrt_cuda_memcpy_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
+    int g = aclrt_cuda_gate(s, sl, blk);
+    if (g != 0)
+        return g;
+    aclrt_CUresult r = aclrt_cuda_begin(sl);
+    if (r == ACLRT_CUDA_SUCCESS)
+        r = aclrt_cu->cuMemcpyAsync((aclrt_CUdeviceptr)(uintptr_t)t->u.copy.dst,
+                                    (aclrt_CUdeviceptr)(uintptr_t)t->u.copy.src, t->u.copy.count, sl->cu);
+    return aclrt_cuda_complete_after(s, sl, t, r);
+}
+
+static int aclrt_cuda_memset_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
+    int g = aclrt_cuda_gate(s, sl, blk);
+    if (g != 0)
+        return g;
+    aclrt_CUresult r = aclrt_cuda_begin(sl);
+    if (r == ACLRT_CUDA_SUCCESS)
+        r = aclrt_cu->cuMemsetD8Async((aclrt_CUdeviceptr)(uintptr_t)t->u.fill.dst, (unsigned char)t->u32,
+                                      t->u.fill.count, sl->cu);
+    return aclrt_cuda_complete_after(s, sl, t, r);
+}
+
+static int aclrt_cuda_stamp_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
+    int g = aclrt_cuda_gate(s, sl, blk);
+    if (g != 0)
+        return g;
+    uint64_t stamp = 0;
+    aclrt_CUresult r = aclrt_cuda_begin(sl);
+    if (r == ACLRT_CUDA_SUCCESS)
+        r = aclrt_cuda_stamp_record(&t->u.mark, sl->cd, sl->cu, &stamp);
+    if (stamp != 0)
+        aclrt_event_apply_stamp(&t->u.mark, stamp);
+    return aclrt_cuda_complete_after(s, sl, t, r);
+}
+
+/*
+ * Does the captured work (other, up to target) finish on the GPU whatever
+ * the host does? All of it is on the GPU queue already, and none of it in
+ * flight can wait for the host (a host function may block in user code).
+ * Loads in the order the holder stores (may_block before gpu_issued).
+ */
+static bool aclrt_cuda_bounded(struct aclrt_stream *on, struct aclrt_cuda_slot *other, uint64_t target)
+{
+    /* Acquire: pairs with the seq_cst store in aclrt_cuda_issued (the may_block store before it). */
+    if (atomic_load_explicit(&other->gpu_issued, memory_order_acquire) < target)
+        return false;
+    uint64_t may_block = atomic_load_explicit(&other->may_block, memory_order_relaxed);
+    return aclrt_stream_reached(on, may_block);
+}
+
+/*
+ * A stream wait without a timeout on work that finishes on the GPU: a GPU
+ * wait on the captured stream's word (cuStreamWaitValue64 GEQ), and the
+ * stream's next tasks are issued behind it. Any other wait (a timeout, or
+ * captured work that may wait for the host) waits on the host, where a
+ * force destroy, an abort or a teardown can discard it and what follows.
+ */
+static int aclrt_cuda_wait_stream_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    struct aclrt_stream *on = t->u.wait.stream;
+    struct aclrt_cuda_slot *other = aclrt_cuda_slot_at(aclrt_slot_index(&on->hdr));
+    if (t->u32 != 0 || other == NULL ||
+        (!aclrt_stream_reached(on, t->u.wait.target) && !aclrt_cuda_bounded(on, other, t->u.wait.target)))
+        return aclrt_cuda_host_run(s, t, blk);
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
+    int g = aclrt_cuda_gate(s, sl, blk);
+    if (g != 0)
+        return g;
+    aclrt_CUresult r = aclrt_cuda_begin(sl);
+    bool satisfied = aclrt_stream_reached(on, t->u.wait.target);
+    if (r == ACLRT_CUDA_SUCCESS && !satisfied)
+        r = aclrt_cu->cuStreamWaitValue64(sl->cu, other->word_dev, t->u.wait.target, ACLRT_CU_STREAM_WAIT_VALUE_GEQ);
+    if (t->u.wait.from.event == NULL || satisfied || r != ACLRT_CUDA_SUCCESS) {
+        aclrt_event_wait_done(&t->u.wait.from); /* over already (or failed): the event's count now */
+        return aclrt_cuda_complete_after(s, sl, t, r);
+    }
+    struct aclrt_cuda_call *c = (struct aclrt_cuda_call *)malloc(sizeof *c);
+    if (c == NULL) { /* no memory for the bookkeeping call: the event's count goes down now */
+        aclrt_event_wait_done(&t->u.wait.from);
+        return aclrt_cuda_complete_after(s, sl, t, r);
+    }
+    c->what = ACLRT_CUDA_CALL_WAIT_DONE;
+    c->u.ref = t->u.wait.from;
+    return aclrt_cuda_call_after(s, sl, t, c, r);
+}
+
+/* A host function: on the driver's thread in stream order, unless a subscribed thread runs it. */
+static int aclrt_cuda_host_func_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    if (t->u.host_func.item != NULL || aclrt_stream_report_thread(s, ACLRT_REPORT_HOST_FUNC) != NULL)
+        return aclrt_cuda_host_run(s, t, blk);
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
+    int g = aclrt_cuda_gate(s, sl, blk);
+    if (g != 0)
+        return g;
+    struct aclrt_cuda_call *c = (struct aclrt_cuda_call *)malloc(sizeof *c);
+    if (c == NULL)
+        return aclrt_cuda_host_run(s, t, blk); /* no memory for the call: on this thread, behind the barrier */
+    c->what = ACLRT_CUDA_CALL_HOST_FUNC;
+    c->u.f.fn = t->u.host_func.fn;
+    c->u.f.args = t->u.host_func.args;
+    atomic_store_explicit(&sl->may_block, s->issued, memory_order_relaxed); /* published by aclrt_cuda_issued */
+    return aclrt_cuda_call_after(s, sl, t, c, aclrt_cuda_begin(sl));
+}
+
+/* Value operations: on the host where the CPU addresses the GPU's memory, else on the GPU. */
+static int aclrt_cuda_value_write_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
+    if (sl->cd->host_access)
+        return aclrt_cuda_host_run(s, t, blk);
+    int g = aclrt_cuda_gate(s, sl, blk);
+    if (g != 0)
+        return g;
+    struct aclrt_cuda_call *c = (struct aclrt_cuda_call *)malloc(sizeof *c);
+    if (c == NULL)
+        return aclrt_cuda_issue_failed(s, sl, t, s->issued, ACLRT_CUDA_ERROR_OUT_OF_MEMORY);
+    aclrt_CUresult r = aclrt_cuda_begin(sl);
+    if (r == ACLRT_CUDA_SUCCESS)
+        r = aclrt_cu->cuStreamWriteValue64(sl->cu, (aclrt_CUdeviceptr)(uintptr_t)t->u.value.word, t->u.value.value,
+                                           ACLRT_CU_STREAM_WRITE_VALUE_DEFAULT);
+    c->what = ACLRT_CUDA_CALL_VALUE_WRITTEN; /* the host's value waits on this device look again */
+    c->u.dev = t->u.value.device;
+    return aclrt_cuda_call_after(s, sl, t, c, r);
+}
+
+static int aclrt_cuda_value_wait_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
+    if (sl->cd->host_access)
+        return aclrt_cuda_host_run(s, t, blk);
+    int g = aclrt_cuda_gate(s, sl, blk);
+    if (g != 0)
+        return g;
+    aclrt_CUresult r = aclrt_cuda_begin(sl);
+    atomic_store_explicit(&sl->may_block, s->issued, memory_order_relaxed); /* a host thread may be the writer */
+    if (r == ACLRT_CUDA_SUCCESS) /* ACL's wait flags are CUDA's: GEQ 0, EQ 1, AND 2, NOR 3 */
+        r = aclrt_cu->cuStreamWaitValue64(sl->cu, (aclrt_CUdeviceptr)(uintptr_t)t->u.value.word, t->u.value.value,
+                                          t->u32);
+    return aclrt_cuda_complete_after(s, sl, t, r);
+}
+
+/* Built-in tasks that compute on the GPU's memory on the host: only where the CPU addresses it. */
+static int aclrt_cuda_device_memory_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    if (aclrt_cuda_slot_of(s)->cd->host_access)
+        return aclrt_cuda_host_run(s, t, blk);
+    int rc = aclrt_cuda_barrier(s, blk);
+    if (rc != 0)
+        return rc;
+    aclrt_cuda_drop(t);
+    return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+}
+
+/* An external task: started on the host behind the barrier; what follows waits for its completion. */
+static int aclrt_cuda_external_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    int rc = aclrt_cuda_host_run(s, t, blk);
+    if (rc == ACLRT_TASK_ISSUED)
+        aclrt_cuda_slot_of(s)->host_until = s->issued;
+    return rc;
+}
+
+#define ACLRT_CUDA_KIND(id, name, run) {id, name, run, aclrt_cuda_drop}
+static const struct aclrt_task_kind aclrt_cuda_kind_nop = ACLRT_CUDA_KIND(ACLRT_TASK_NOP, "no-op (GPU)", aclrt_cuda_nop_run);
+static const struct aclrt_task_kind aclrt_cuda_kind_host_func =
+    ACLRT_CUDA_KIND(ACLRT_TASK_HOST_FUNC, "host function (cuLaunchHostFunc)", aclrt_cuda_host_func_run);
+static const struct aclrt_task_kind aclrt_cuda_kind_memcpy =
+    ACLRT_CUDA_KIND(ACLRT_TASK_MEMCPY, "memcpy (cuMemcpyAsync)", aclrt_cuda_memcpy_run);
+static const struct aclrt_task_kind aclrt_cuda_kind_memset =
+    ACLRT_CUDA_KIND(ACLRT_TASK_MEMSET, "memset (cuMemsetD8Async)", aclrt_cuda_memset_run);
+static const struct aclrt_task_kind aclrt_cuda_kind_wait_stream =
+    ACLRT_CUDA_KIND(ACLRT_TASK_WAIT_STREAM, "stream wait (cuStreamWaitValue64)", aclrt_cuda_wait_stream_run);
+static const struct aclrt_task_kind aclrt_cuda_kind_stamp =
+    ACLRT_CUDA_KIND(ACLRT_TASK_EVENT_STAMP, "event timestamp (cuEventRecord)", aclrt_cuda_stamp_run);
+static const struct aclrt_task_kind aclrt_cuda_kind_value_write =
+    ACLRT_CUDA_KIND(ACLRT_TASK_VALUE_WRITE, "value write (GPU)", aclrt_cuda_value_write_run);
+static const struct aclrt_task_kind aclrt_cuda_kind_value_wait =
+    ACLRT_CUDA_KIND(ACLRT_TASK_VALUE_WAIT, "value wait (GPU)", aclrt_cuda_value_wait_run);
+static const struct aclrt_task_kind aclrt_cuda_kind_device_memory =
+    ACLRT_CUDA_KIND(ACLRT_TASK_REDUCE, "built-in task on GPU memory", aclrt_cuda_device_memory_run);
+static const struct aclrt_task_kind aclrt_cuda_kind_external =
+    ACLRT_CUDA_KIND(ACLRT_TASK_EXTERNAL, "external task (host, in GPU order)", aclrt_cuda_external_run);
+static const struct aclrt_task_kind aclrt_cuda_kind_host =
+    ACLRT_CUDA_KIND(ACLRT_TASK_NOP, "host task (in GPU order)", aclrt_cuda_host_run);
+
+#endif /* ACLRT_BACKENDS_CUDA_CUDA_KINDS_H */

@@ -1,0 +1,415 @@
+/*
+ * backends/cuda/cuda_stream.h - a stream on the GPU: its CUstream, its
+ * completion word, and how its completions reach the core.
+ *
+ *   - Each aclrt stream is a non-blocking CUstream (created in the stream's
+ *     device's primary context, destroyed with the life of the stream).
+ *   - Each stream slot (the core's slot index) has a record of ours for the
+ *     backend's life, with a 64-bit completion word in pinned host memory
+ *     mapped for the GPU (cuMemHostAlloc PORTABLE | DEVICEMAP), one per
+ *     cache line. After each task's work the GPU writes the task's number
+ *     there (cuStreamWriteValue64), or a host function of ours stores it.
+ *     The core reads it as the stream's progress (s->device_done,
+ *     backends/backend.h): an event query is one or two loads, never a
+ *     driver call; a waiting stream waits on it on the GPU
+ *     (cuStreamWaitValue64 GEQ).
+ *   - The core's completed count follows the word when someone needs it to
+ *     (aclrt_stream_fold): a holder at each run, and for sleepers and parked
+ *     streams a fold callback, a host function that the GPU runs right
+ *     after the awaited task (stream_await). The Dekker pair: a waiter
+ *     stores `want` then loads `gpu_issued`; the holder stores `gpu_issued`
+ *     after enqueuing a task then loads `want` (all seq_cst). Either the
+ *     waiter sees the task issued and enqueues the callback itself (then
+ *     behind everything issued so far: the word, which a sleeper also
+ *     reads, is what decides), or the holder sees the waiter and enqueues
+ *     it right behind the task.
+ *   - A stream whose GPU work failed stops short (the word stays below the
+ *     failed task). The driver says so when asked (cuStreamQuery), which a
+ *     waiter does in stream_await: the task after the word failed, and is
+ *     reported with its ids (aclrt_stream_fail). After a sticky error the
+ *     context accepts nothing; the device is marked lost and its issued
+ *     work counts as done (failed), so nothing waits for it for ever. A
+ *     failure is noticed by the stream's next wait that sleeps, not by a
+ *     query (which never calls the driver).
+ */
+#ifndef ACLRT_BACKENDS_CUDA_CUDA_STREAM_H
+#define ACLRT_BACKENDS_CUDA_CUDA_STREAM_H
+
+#include "../../impl/core/base.h"
+#include "../../impl/core/error.h"
+#include "../../impl/core/handle.h"
+#include "../../impl/core/seq.h"
+#include "../../impl/task/ring.h"
+#include "../../impl/runtime/runtime.h"
+#include "../../impl/stream/stream.h"
+#include "../../impl/exec/exception.h"
+#include "../../impl/exec/exec.h"
+#include "cuda_device.h"
+#include "cuda_driver.h"
+
+#define ACLRT_CUDA_SLOT_CHUNK ACLRT_TABLE_CHUNK       /* stream slots per chunk of records (and of words) */
+#define ACLRT_CUDA_SLOT_CHUNKS ACLRT_TABLE_MAX_CHUNKS /* as many as the core's stream table has */
+#define ACLRT_CUDA_TID_RING 64      /* the submitting threads of the last tasks issued, by number */
+
+struct aclrt_cuda_slot;
+
+/*
+ * A kernel launch in flight (cuda_kernel.h): what its completion callback
+ * and a report of its failure need. Its done callback frees it.
+ */
+struct aclrt_cuda_launch {
+    struct aclrt_cuda_slot *slot;
+    struct aclrt_stream *stream;
+    uint64_t number;
+    uint32_t tid;
+    uint32_t timeout_ms;                /* 0: none */
+    _Atomic uint64_t start_ns;          /* when the stream reached the kernel (timed launches) */
+    struct aclrt_binary *binary;        /* counted in flight until done */
+    struct aclrt_kernel_failure kernel; /* args: the launch's own copy */
+};
+
+struct aclrt_cuda_word {
+    _Atomic uint64_t value;
+    char pad[ACLRT_CACHELINE - sizeof(uint64_t)];
+};
+
+struct aclrt_cuda_slot {
+    struct aclrt_stream *stream;      /* the core's slot (valid for the process) */
+    _Atomic uint64_t *word;           /* completion word (pinned, mapped) */
+    aclrt_CUdeviceptr word_dev;       /* its address for the GPU */
+    pthread_mutex_t lock;             /* `cu` and `cd` for threads other than the holder */
+    aclrt_CUstream cu;                /* this life's CUstream; NULL between lives */
+    struct aclrt_cuda_device *cd;     /* this life's device */
+    uint64_t host_until;              /* holder: an external task's number; later work waits for it */
+    _Atomic uint64_t gpu_issued;      /* the last task whose completion is enqueued on the GPU */
+    _Atomic uint64_t may_block;       /* the last task on the GPU queue that can wait for the host (a host function) */
+    _Atomic uint64_t running_fn;      /* the host function the driver's thread is in (0: none) */
+    _Atomic uint64_t want;            /* the largest target a waiter asked for (stream_await) */
+    _Atomic uint64_t fold_sent;       /* a fold callback is enqueued behind this task */
+    _Atomic uint64_t reported;        /* the last task reported failed */
+    _Atomic bool checking;            /* a waiter asks the driver about a failure (aclrt_cuda_check) */
+    _Atomic uint32_t tids[ACLRT_CUDA_TID_RING];
+    struct aclrt_cuda_launch *launches[ACLRT_CUDA_TID_RING]; /* kernels in flight by number (lock) */
+};
+
+struct aclrt_cuda_chunk {
+    struct aclrt_cuda_word *words;
+    aclrt_CUdeviceptr words_dev;
+    struct aclrt_cuda_slot slots[ACLRT_CUDA_SLOT_CHUNK];
+};
+
+static struct aclrt_cuda_chunk *_Atomic aclrt_cuda_chunks[ACLRT_CUDA_SLOT_CHUNKS];
+
+/* Our record of a stream slot, or NULL if no stream of this backend ever lived there. */
+ACLRT_INLINE struct aclrt_cuda_slot *aclrt_cuda_slot_at(uint32_t index)
+{
+    if (index >= ACLRT_CUDA_SLOT_CHUNK * ACLRT_CUDA_SLOT_CHUNKS)
+        return NULL;
+    /* Acquire: pairs with the release that published the chunk (its records and words). */
+    struct aclrt_cuda_chunk *c =
+        atomic_load_explicit(&aclrt_cuda_chunks[index / ACLRT_CUDA_SLOT_CHUNK], memory_order_acquire);
+    return c != NULL ? &c->slots[index % ACLRT_CUDA_SLOT_CHUNK] : NULL;
+}
+
+ACLRT_INLINE struct aclrt_cuda_slot *aclrt_cuda_slot_of(const struct aclrt_stream *s)
+{
+    return (struct aclrt_cuda_slot *)s->backend_state;
+}
+
+/* The record of slot `index`, making its chunk (a context is current: the pinned words need one). */
+static aclError aclrt_cuda_slot_make(uint32_t index, struct aclrt_cuda_slot **out)
+{
+    *out = aclrt_cuda_slot_at(index);
+    if (*out != NULL)
+        return ACL_SUCCESS;
+    if (index >= ACLRT_CUDA_SLOT_CHUNK * ACLRT_CUDA_SLOT_CHUNKS)
+        return aclrt_fail(ACL_ERROR_RT_NO_STREAM_RESOURCE, "the cuda backend has records for %d stream slots",
+                          ACLRT_CUDA_SLOT_CHUNK * ACLRT_CUDA_SLOT_CHUNKS);
+    aclError rc = ACL_SUCCESS;
+    pthread_mutex_lock(&aclrt_cuda.lock);
+    uint32_t n = index / ACLRT_CUDA_SLOT_CHUNK;
+    struct aclrt_cuda_chunk *c = atomic_load_explicit(&aclrt_cuda_chunks[n], memory_order_relaxed);
+    if (c == NULL) {
+        c = (struct aclrt_cuda_chunk *)calloc(1, sizeof *c);
+        void *words = NULL;
+        size_t bytes = ACLRT_CUDA_SLOT_CHUNK * sizeof(struct aclrt_cuda_word);
+        aclrt_CUresult r = c == NULL ? ACLRT_CUDA_ERROR_OUT_OF_MEMORY
+                                     : aclrt_cu->cuMemHostAlloc(&words, bytes, ACLRT_CU_MEMHOSTALLOC_PORTABLE |
+                                                                                   ACLRT_CU_MEMHOSTALLOC_DEVICEMAP);
+        if (r == ACLRT_CUDA_SUCCESS)
+            r = aclrt_cu->cuMemHostGetDevicePointer(&c->words_dev, words, 0);
+        if (r != ACLRT_CUDA_SUCCESS) {
+            if (words != NULL)
+                aclrt_cu->cuMemFreeHost(words);
+            free(c);
+            c = NULL;
+            rc = aclrt_cuda_fail(r, "allocating the streams' completion words (cuMemHostAlloc)");
+        } else {
+            memset(words, 0, bytes);
+            c->words = (struct aclrt_cuda_word *)words;
+            for (uint32_t i = 0; i < ACLRT_CUDA_SLOT_CHUNK; i++) {
+                struct aclrt_cuda_slot *sl = &c->slots[i];
+                sl->stream = (struct aclrt_stream *)(void *)aclrt_table_slot(&aclrt_streams, n * ACLRT_CUDA_SLOT_CHUNK + i);
+                sl->word = &c->words[i].value;
+                sl->word_dev = c->words_dev + (aclrt_CUdeviceptr)i * sizeof(struct aclrt_cuda_word);
+                pthread_mutex_init(&sl->lock, NULL);
+            }
+            /* Release: pairs with the acquire in aclrt_cuda_slot_at. */
+            atomic_store_explicit(&aclrt_cuda_chunks[n], c, memory_order_release);
+        }
+    }
+    pthread_mutex_unlock(&aclrt_cuda.lock);
+    if (rc == ACL_SUCCESS)
+        *out = &c->slots[index % ACLRT_CUDA_SLOT_CHUNK];
+    return rc;
+}
+
+/* The fold callback: the GPU reached the awaited task; bring the core's count to the word. */
+static void aclrt_cuda_fold_cb(void *arg)
+{
+    struct aclrt_cuda_slot *sl = (struct aclrt_cuda_slot *)arg;
+    aclrt_cuda_in_callback = true;
+    aclrt_stream_fold(sl->stream);
+    aclrt_cuda_in_callback = false;
+}
+
+/* Enqueue a fold callback behind the work issued so far (not from a driver callback thread). */
+static void aclrt_cuda_request_fold(struct aclrt_cuda_slot *sl, uint64_t upto)
+{
+    if (aclrt_cuda_in_callback)
+        return; /* the waiter's own reads of the word do */
+    pthread_mutex_lock(&sl->lock);
+    if (sl->cu != NULL && atomic_load_explicit(&sl->fold_sent, memory_order_relaxed) < upto &&
+        aclrt_cuda_enter(sl->cd->ctx) == ACLRT_CUDA_SUCCESS &&
+        aclrt_cu->cuLaunchHostFunc(sl->cu, aclrt_cuda_fold_cb, sl) == ACLRT_CUDA_SUCCESS)
+        atomic_store_explicit(&sl->fold_sent, upto, memory_order_relaxed);
+    pthread_mutex_unlock(&sl->lock);
+}
+
+/*
+ * Launchers wait for room in the stream's ring (its slots come back as its
+ * tasks complete): a fold callback after every quarter of the ring issued,
+ * and after the last task the holder has.
+ */
+static ACLRT_NOINLINE void aclrt_cuda_room_fold(struct aclrt_cuda_slot *sl, uint64_t n)
+{
+    struct aclrt_stream *s = sl->stream;
+    uint64_t sent = atomic_load_explicit(&sl->fold_sent, memory_order_relaxed);
+    if (n - sent >= aclrt_ring_room_batch(&s->ring) || !aclrt_stream_has_queued(s))
+        aclrt_cuda_request_fold(sl, n);
+}
+
+/*
+ * The holder enqueued task n's completion (its word write or host store).
+ * Seq_cst store, then the load of `want`: the holder's half of the pair
+ * with aclrt_cuda_stream_await. Launchers waiting for room count
+ * themselves (seq_cst) before they look at the ring a last time and sleep
+ * (ring.h): a holder that issues after that sees them here.
+ */
+ACLRT_INLINE void aclrt_cuda_issued(struct aclrt_cuda_slot *sl, uint64_t n)
+{
+    atomic_store_explicit(&sl->gpu_issued, n, memory_order_seq_cst);
+    uint64_t want = atomic_load_explicit(&sl->want, memory_order_seq_cst);
+    if (ACLRT_UNLIKELY(want <= n && want > atomic_load_explicit(&sl->fold_sent, memory_order_relaxed)))
+        aclrt_cuda_request_fold(sl, n);
+    else if (ACLRT_UNLIKELY(atomic_load_explicit(&sl->stream->ring.room_waiters, memory_order_seq_cst) != 0))
+        aclrt_cuda_room_fold(sl, n);
+}
+
+/* Store v into the word unless it holds more (host completions of a lost device). */
+static void aclrt_cuda_word_raise(struct aclrt_cuda_slot *sl, uint64_t v)
+{
+    uint64_t w = atomic_load_explicit(sl->word, memory_order_relaxed);
+    /* Release: pairs with the readers' acquire (aclrt_stream_reached). */
+    while (w < v && !atomic_compare_exchange_weak_explicit(sl->word, &w, v, memory_order_release, memory_order_relaxed))
+        ;
+}
+
+/*
+ * The device of sl lost its context (sticky error r): nothing issued will
+ * run. Mark it, and count the stream's issued work as done.
+ */
+static void aclrt_cuda_lose(struct aclrt_cuda_slot *sl, struct aclrt_cuda_device *cd, aclrt_CUresult r)
+{
+    aclrt_CUresult none = ACLRT_CUDA_SUCCESS;
+    atomic_compare_exchange_strong_explicit(&cd->lost, &none, r, memory_order_relaxed, memory_order_relaxed);
+    aclrt_cuda_word_raise(sl, atomic_load_explicit(&sl->gpu_issued, memory_order_seq_cst));
+    aclrt_stream_fold(sl->stream);
+}
+
+/* cuStreamQuery on the stream of this life, if it has one. */
+static aclrt_CUresult aclrt_cuda_query(struct aclrt_cuda_slot *sl)
+{
+    aclrt_CUresult r = ACLRT_CUDA_SUCCESS;
+    pthread_mutex_lock(&sl->lock);
+    if (sl->cu != NULL && (r = aclrt_cuda_enter(sl->cd->ctx)) == ACLRT_CUDA_SUCCESS)
+        r = aclrt_cu->cuStreamQuery(sl->cu);
+    pthread_mutex_unlock(&sl->lock);
+    return r;
+}
+
+/* The kernel of task `number`, if it is one the slot still knows (a failure report). */
+static bool aclrt_cuda_kernel_of(struct aclrt_cuda_slot *sl, uint64_t number, struct aclrt_kernel_failure *out)
+{
+    bool found = false;
+    pthread_mutex_lock(&sl->lock);
+    struct aclrt_cuda_launch *l = sl->launches[number % ACLRT_CUDA_TID_RING];
+    if (l != NULL && l->number == number) { /* alive: its stream stopped at it, its done callback has not run */
+        *out = l->kernel;
+        found = true;
+    }
+    pthread_mutex_unlock(&sl->lock);
+    return found;
+}
+
+ACLRT_INLINE bool aclrt_cuda_failed(aclrt_CUresult r)
+{
+    return r != ACLRT_CUDA_SUCCESS && r != ACLRT_CUDA_ERROR_NOT_READY;
+}
+
+/*
+ * Ask the driver whether the stream's GPU work failed; if so, report the
+ * task after the word (the first one not done) once, with its ids. The
+ * stream stops at a failed operation, so that task cannot complete, nor the
+ * life end, before the report: the driver lets the stream go on past a
+ * failure that is not sticky only when asked again, after the report; a
+ * sticky one stays, and the device is lost. One waiter asks at a time.
+ */
+static void aclrt_cuda_check(struct aclrt_cuda_slot *sl)
+{
+    if (aclrt_cuda_in_callback)
+        return;
+    /* Acquire: pairs with the release below (the previous asker's reports are done). */
+    if (atomic_exchange_explicit(&sl->checking, true, memory_order_acquire))
+        return;
+    aclrt_CUresult r = aclrt_cuda_query(sl);
+    if (aclrt_cuda_failed(r)) {
+        struct aclrt_cuda_device *cd = sl->cd;
+        uint64_t failed = atomic_load_explicit(sl->word, memory_order_acquire) + 1;
+        if (atomic_load_explicit(&sl->reported, memory_order_relaxed) < failed) {
+            atomic_store_explicit(&sl->reported, failed, memory_order_relaxed);
+            uint32_t tid = atomic_load_explicit(&sl->tids[failed % ACLRT_CUDA_TID_RING], memory_order_relaxed);
+            struct aclrt_kernel_failure k;
+            if (aclrt_cuda_kernel_of(sl, failed, &k))
+                aclrt_stream_fail_kernel(sl->stream, tid, failed, aclrt_cuda_code(r), &k);
+            else
+                aclrt_stream_fail(sl->stream, tid, failed, aclrt_cuda_code(r));
+        }
+        aclrt_CUresult again = aclrt_cuda_query(sl);
+        if (aclrt_cuda_failed(again))
+            aclrt_cuda_lose(sl, cd, again);
+    }
+    atomic_store_explicit(&sl->checking, false, memory_order_release);
+}
+
+/*
+ * The backend's stream_await: a thread sleeps, or a stream parks, until s
+ * completed `target`. Fold what the word says; else record the wish and,
+ * when the target's completion is issued already, enqueue a fold callback
+ * (the pair with aclrt_cuda_issued, at the top of this file); and ask the
+ * driver whether the stream failed.
+ */
+static void aclrt_cuda_stream_await(struct aclrt_stream *s, uint64_t target)
+{
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_at(aclrt_slot_index(&s->hdr));
+    if (sl == NULL || aclrt_runtime_orphaned()) /* a forked child: the parent's work, its locks may stay held */
+        return;
+    aclrt_stream_fold(s);
+    if (aclrt_seq_reached(&s->completed, target))
+        return;
+    uint64_t want = atomic_load_explicit(&sl->want, memory_order_relaxed);
+    while (want < target && !atomic_compare_exchange_weak_explicit(&sl->want, &want, target, memory_order_seq_cst,
+                                                                   memory_order_relaxed))
+        ;
+    atomic_thread_fence(memory_order_seq_cst); /* the CAS may have been skipped: order the load below anyway */
+    uint64_t issued = atomic_load_explicit(&sl->gpu_issued, memory_order_seq_cst);
+    if (issued >= target && atomic_load_explicit(&sl->fold_sent, memory_order_relaxed) < target)
+        aclrt_cuda_request_fold(sl, issued);
+    aclrt_cuda_check(sl);
+}
+
+/*
+ * The backend's stream_device_busy: work of the slot's stream is on the GPU
+ * queue and its completion is not in the word yet. Acquire (both): pairs with
+ * the seq_cst store of gpu_issued and the release stores of the word.
+ */
+static bool aclrt_cuda_stream_device_busy(const struct aclrt_stream *s)
+{
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_at(aclrt_slot_index(&s->hdr));
+    return sl != NULL && atomic_load_explicit(&sl->gpu_issued, memory_order_acquire) >
+                             atomic_load_explicit(sl->word, memory_order_acquire);
+}
+
+/* The backend's stream_create: a non-blocking CUstream, and the slot's word published to the core. */
+static aclError aclrt_cuda_stream_create(struct aclrt_stream *s)
+{
+    struct aclrt_cuda_device *cd = aclrt_cuda_device_of(s->device);
+    aclrt_CUresult r = aclrt_cuda_enter(cd->ctx);
+    if (r != ACLRT_CUDA_SUCCESS)
+        return aclrt_cuda_fail(r, "making the device's context current");
+    struct aclrt_cuda_slot *sl;
+    aclError rc = aclrt_cuda_slot_make(aclrt_slot_index(&s->hdr), &sl);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    aclrt_CUstream cu = NULL;
+    r = aclrt_cu->cuStreamCreateWithPriority(&cu, ACLRT_CU_STREAM_NON_BLOCKING, 0);
+    if (r != ACLRT_CUDA_SUCCESS)
+        return aclrt_cuda_fail(r, "cuStreamCreateWithPriority");
+    /* Counts go on across the slot's lives: the word starts where the count is (they are equal after a free). */
+    uint64_t done = aclrt_seq_read(&s->completed);
+    aclrt_cuda_word_raise(sl, done);
+    atomic_store_explicit(&sl->gpu_issued, done, memory_order_relaxed);
+    sl->host_until = 0;
+    pthread_mutex_lock(&sl->lock);
+    sl->cu = cu;
+    sl->cd = cd;
+    pthread_mutex_unlock(&sl->lock);
+    s->backend_state = sl;
+    /* Release: pairs with aclrt_stream_device_word's acquire (the word's value above comes with it). */
+    atomic_store_explicit(&s->device_done, sl->word, memory_order_release);
+    return ACL_SUCCESS;
+}
+
+/* The backend's stream_destroy: the CUstream goes (work still queued on it finishes first, in the driver). */
+static void aclrt_cuda_stream_destroy(struct aclrt_stream *s)
+{
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
+    if (sl == NULL)
+        return;
+    /*
+     * A forked child's streams belong to the parent's driver state: nothing
+     * is called, and the slot's lock is not taken (a thread of the parent
+     * may have held it at the fork; the child has no other thread here).
+     */
+    bool orphaned = aclrt_runtime_orphaned();
+    if (!orphaned)
+        pthread_mutex_lock(&sl->lock);
+    aclrt_CUstream cu = sl->cu;
+    struct aclrt_cuda_device *cd = sl->cd;
+    sl->cu = NULL;
+    if (!orphaned)
+        pthread_mutex_unlock(&sl->lock);
+    if (cu != NULL && !orphaned && aclrt_cuda_enter(cd->ctx) == ACLRT_CUDA_SUCCESS)
+        aclrt_cu->cuStreamDestroy(cu);
+    s->backend_state = NULL;
+}
+
+/* The backend closes: the cores' slots forget the words, which go back to the driver. */
+static void aclrt_cuda_slots_release(bool call_driver)
+{
+    for (uint32_t n = 0; n < ACLRT_CUDA_SLOT_CHUNKS; n++) {
+        struct aclrt_cuda_chunk *c = atomic_load_explicit(&aclrt_cuda_chunks[n], memory_order_relaxed);
+        if (c == NULL)
+            continue;
+        atomic_store_explicit(&aclrt_cuda_chunks[n], NULL, memory_order_relaxed);
+        for (uint32_t i = 0; i < ACLRT_CUDA_SLOT_CHUNK; i++) {
+            atomic_store_explicit(&c->slots[i].stream->device_done, NULL, memory_order_relaxed);
+            pthread_mutex_destroy(&c->slots[i].lock);
+        }
+        if (call_driver)
+            aclrt_cu->cuMemFreeHost(c->words);
+        free(c);
+    }
+}
+
+#endif /* ACLRT_BACKENDS_CUDA_CUDA_STREAM_H */

@@ -1,0 +1,225 @@
+/*
+ * backends/host/host_executor.h - the executor threads of a host device and
+ * how they hold streams.
+ *
+ * An executor takes a stream from the ready queues and runs it (the core's
+ * aclrt_stream_run) until the stream is empty, parked, or has used its
+ * budget while other streams wait. When the ring empties it lingers on the
+ * stream for a moment in case its launcher is in the middle of a burst,
+ * then lets go (aclrt_stream_release). With nothing queued it spins for
+ * `spin_ns`, then sleeps on a futex until a push wakes it or the earliest
+ * parked deadline comes.
+ */
+#ifndef ACLRT_BACKENDS_HOST_HOST_EXECUTOR_H
+#define ACLRT_BACKENDS_HOST_HOST_EXECUTOR_H
+
+#include "../../impl/core/base.h"
+#include "../../impl/core/clock.h"
+#include "../../impl/core/config.h"
+#include "../../impl/core/futex.h"
+#include "../backend.h"
+#include "../../impl/runtime/runtime.h"
+#include "../../impl/stream/wait_task.h"
+#include "../../impl/exec/exec.h"
+#include "host_blocks.h"
+#include "host_pool.h"
+
+/* Tasks a stream runs before it lets other ready streams have its thread. */
+#define ACLRT_HOST_RUN_BUDGET 64
+#define ACLRT_HOST_LINGER_NS (5 * ACLRT_NS_PER_US) /* at most spin_ns */
+#define ACLRT_HOST_LINGER_LOOK 16                   /* pauses between looks at the ring */
+#define ACLRT_HOST_WOKEN_SPIN_DIVISOR 8             /* spin_ns / 8 right after a futex wake-up */
+
+/*
+ * The ring is empty: keep s for a moment in case its launcher is in the
+ * middle of a burst. While s stays held a launch costs the launcher one
+ * load of the schedule word; letting go at every empty ring would make each
+ * launch of a burst schedule the stream again (a CAS, a ready-queue push, a
+ * wake-up check). The executor would spin idle for spin_ns anyway; this
+ * spins on s's ring first, and stops as soon as other work is queued or s
+ * gets a flag (destroy, discard, stop).
+ *
+ * While it lingers the executor counts as a poller, so a launch onto
+ * another stream wakes nobody. After its last look it checks the ready
+ * queues once more: work pushed meanwhile is its to take, so s yields if a
+ * task came too.
+ */
+enum aclrt_host_linger { ACLRT_HOST_LINGER_TASK, ACLRT_HOST_LINGER_EMPTY, ACLRT_HOST_LINGER_YIELD };
+
+static enum aclrt_host_linger aclrt_host_linger(struct aclrt_host_device *hd, struct aclrt_stream *s)
+{
+    uint64_t linger_ns = aclrt_min_u64(aclrt_rt.config.spin_ns, ACLRT_HOST_LINGER_NS);
+    if (linger_ns == 0 || aclrt_host_has_work(hd))
+        return ACLRT_HOST_LINGER_EMPTY; /* other streams are waiting: let go at once */
+    atomic_fetch_add_explicit(&hd->pollers, 1, memory_order_seq_cst);
+    bool came = false;
+    uint64_t end = 0;
+    for (unsigned i = 0;; i++) {
+        /*
+         * Look every ACLRT_HOST_LINGER_LOOK pauses, not at every one: each
+         * look pulls the line the launcher commits to, so a tight look makes
+         * every launch of a burst miss; a few pauses apart, tasks arrive in
+         * batches.
+         */
+        if ((i % ACLRT_HOST_LINGER_LOOK) == 0 && aclrt_stream_has_queued(s)) {
+            came = true;
+            break;
+        }
+        aclrt_cpu_relax();
+        if ((i & 15) == 15) {
+            if (aclrt_stream_flagged(s) || aclrt_host_has_work(hd))
+                break;
+            uint64_t now = aclrt_now_ns();
+            if (end == 0)
+                end = now + linger_ns;
+            else if (now >= end)
+                break;
+            /* Its launcher was preempted between reserve and commit: give it the CPU rather than spin. */
+            if (aclrt_stream_launch_pending(s))
+                sched_yield();
+        }
+    }
+    /* Seq_cst, then the look: pairs with a launcher's push-then-read of `pollers` (host_pool.h). */
+    atomic_fetch_sub_explicit(&hd->pollers, 1, memory_order_seq_cst);
+    if (aclrt_host_has_work(hd))
+        return came ? ACLRT_HOST_LINGER_YIELD : ACLRT_HOST_LINGER_EMPTY;
+    return came ? ACLRT_HOST_LINGER_TASK : ACLRT_HOST_LINGER_EMPTY;
+}
+
+/* Hold a stream handed out by the ready queues until it is let go; with `linger`, keep it briefly when empty. */
+static void aclrt_host_hold(struct aclrt_host_device *hd, struct aclrt_stream *s, bool linger)
+{
+    aclrt_stream_take(s);
+    /*
+     * More ready work: pass the wake-up on. Two pushes can both have counted
+     * the one sleeper that took this stream; with nobody left asleep, the
+     * monitor watches the rest (it adds an executor if they stay queued).
+     */
+    if (aclrt_host_has_work(hd))
+        aclrt_host_find_taker(hd, 1);
+    for (;;) {
+        enum aclrt_hold hold = aclrt_stream_run(s, ACLRT_HOST_RUN_BUDGET, NULL);
+        if (hold == ACLRT_HOLD_NONE)
+            return;
+        if (hold == ACLRT_HOLD_BUDGET) {
+            if (aclrt_host_has_work(hd) && aclrt_stream_yield(s))
+                return;
+            continue;
+        }
+        enum aclrt_host_linger l = linger ? aclrt_host_linger(hd, s) : ACLRT_HOST_LINGER_EMPTY;
+        if (l == ACLRT_HOST_LINGER_TASK)
+            continue;
+        if (l == ACLRT_HOST_LINGER_YIELD) {
+            if (aclrt_stream_yield(s))
+                return;
+            continue;
+        }
+        if (aclrt_stream_release(s))
+            return;
+    }
+}
+
+/* Spin for up to spin_ns waiting for work; true if some appeared. */
+static bool aclrt_host_spin(struct aclrt_host_device *hd, uint64_t spin_ns)
+{
+    if (spin_ns == 0)
+        return false;
+    uint64_t end = aclrt_now_ns() + spin_ns;
+    /* A poller: seq_cst increment before the first look, decrement after the last. */
+    atomic_fetch_add_explicit(&hd->pollers, 1, memory_order_seq_cst);
+    bool found = false;
+    for (unsigned i = 1;; i++) {
+        if (aclrt_host_has_work(hd) || aclrt_host_kernel_help(hd)) {
+            found = true;
+            break;
+        }
+        aclrt_cpu_relax();
+        if ((i & 63) == 0 && (aclrt_now_ns() >= end || atomic_load_explicit(&hd->stopping, memory_order_relaxed)))
+            break;
+    }
+    atomic_fetch_sub_explicit(&hd->pollers, 1, memory_order_seq_cst);
+    return found;
+}
+
+/* Sleep until woken, until the earliest timer, or (extras) until it is time to retire. */
+static void aclrt_host_sleep(struct aclrt_host_device *hd, uint64_t limit_ns)
+{
+    uint32_t seq = atomic_load_explicit(&hd->wake_seq, memory_order_acquire);
+    atomic_fetch_add_explicit(&hd->sleepers, 1, memory_order_seq_cst);
+    if (!aclrt_host_has_work(hd) && !atomic_load_explicit(&hd->stopping, memory_order_seq_cst)) {
+        uint64_t deadline = aclrt_device_next_deadline(hd->dev);
+        if (deadline == UINT64_MAX)
+            deadline = ACLRT_NO_DEADLINE;
+        aclrt_futex_wait(&hd->wake_seq, seq, aclrt_min_u64(deadline, limit_ns));
+    }
+    atomic_fetch_sub_explicit(&hd->sleepers, 1, memory_order_relaxed);
+}
+
+#define ACLRT_HOST_EXTRA_IDLE_NS (200 * ACLRT_NS_PER_MS) /* an extra executor retires after this idle */
+
+static void *aclrt_host_executor_main(void *arg)
+{
+    struct aclrt_host_executor *ex = (struct aclrt_host_executor *)arg;
+    struct aclrt_host_device *hd = ex->hd;
+    char name[16];
+    snprintf(name, sizeof name, "aclrt-d%u-e%u", hd->dev->id, ex->index);
+    pthread_setname_np(pthread_self(), name);
+    uint64_t idle_since = aclrt_now_ns();
+    bool woken = false; /* slept since it last found work by spinning */
+    for (;;) {
+        struct aclrt_stream *s = aclrt_host_next(hd);
+        if (s != NULL) {
+            atomic_fetch_add_explicit(&hd->dequeues, 1, memory_order_relaxed);
+            aclrt_host_hold(hd, s, true);
+            idle_since = aclrt_now_ns();
+            continue;
+        }
+        if (atomic_load_explicit(&hd->stopping, memory_order_acquire))
+            break;
+        if (aclrt_device_next_deadline(hd->dev) != UINT64_MAX)
+            aclrt_device_fire_timers(hd->dev);
+        if (aclrt_host_kernel_help(hd))
+            continue;
+        /*
+         * An executor just woken from its futex usually runs on its waker's
+         * CPU (the kernel's wake-affine placement), having preempted it: it
+         * spins briefly, so as not to hold the waker off its CPU for a whole
+         * spin_ns. One that keeps finding work spins the full time.
+         */
+        uint64_t spin_ns = aclrt_rt.config.spin_ns;
+        if (woken)
+            spin_ns /= ACLRT_HOST_WOKEN_SPIN_DIVISOR;
+        if (aclrt_host_spin(hd, spin_ns)) {
+            woken = false;
+            continue;
+        }
+        uint64_t limit = ACLRT_NO_DEADLINE;
+        if (ex->extra) {
+            limit = idle_since + ACLRT_HOST_EXTRA_IDLE_NS;
+            if (aclrt_now_ns() >= limit)
+                break; /* retire: the pool is back to its configured size */
+        }
+        aclrt_host_sleep(hd, limit);
+        woken = true;
+    }
+    if (ex->extra) {
+        free(ex);
+        /* Release: the device may be freed once this reaches 0 (aclrt_host_device_stop). */
+        atomic_fetch_sub_explicit(&hd->extra_running, 1, memory_order_release);
+    }
+    return NULL;
+}
+
+static bool aclrt_host_start_executor(struct aclrt_host_executor *ex)
+{
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 1u << 20);
+    if (ex->extra)
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&ex->thread, &attr, aclrt_host_executor_main, ex);
+    pthread_attr_destroy(&attr);
+    return rc == 0;
+}
+
+#endif /* ACLRT_BACKENDS_HOST_HOST_EXECUTOR_H */

@@ -1,0 +1,195 @@
+/*
+ * backends/host/host_pool.h - the host backend's devices: ready queues of
+ * streams and the threads that take them.
+ *
+ *   - A stream with work is in one of its device's ready queues (one per
+ *     priority, 0 first) at most once: the core calls schedule() once per
+ *     READY period (backends/backend.h).
+ *   - With executor threads (the default), an idle executor spins for
+ *     `spin_ns`, then sleeps on a futex. A push wakes nobody while some
+ *     executor polls (spins, or lingers on an emptied stream: `pollers`),
+ *     else one sleeper with one futex call: pushing to a ready queue
+ *     (seq_cst CAS) then reading `pollers` and `sleepers` pairs with an
+ *     executor incrementing `sleepers` (or decrementing `pollers`) then
+ *     re-checking the queues, so one of the two always sees the other.
+ *   - With external progress (aclrt.progress "external", or a backend an
+ *     embedder registered), there are no threads: the embedder's own threads
+ *     call aclrtxDeviceProgress (host_progress.h). A push then makes the
+ *     device's eventfd readable, and calls the embedder's wake-up hook, when
+ *     a progress call has gone idle since (`armed`).
+ */
+#ifndef ACLRT_BACKENDS_HOST_HOST_POOL_H
+#define ACLRT_BACKENDS_HOST_HOST_POOL_H
+
+#include "../../impl/core/base.h"
+#include "../../impl/core/futex.h"
+#include "../../impl/task/mpmc.h"
+#include "../../impl/runtime/runtime.h"
+#include "../../impl/stream/stream.h"
+
+#include <sys/eventfd.h>
+
+#define ACLRT_HOST_PRIORITIES 8
+
+struct aclrt_host_device;
+struct aclrt_host_kernel_job;
+
+struct aclrt_host_executor {
+    struct aclrt_host_device *hd;
+    pthread_t thread;
+    uint32_t index;
+    bool extra; /* added by the monitor (detached, owns its struct); retires when idle */
+};
+
+struct aclrt_host_device {
+    struct aclrt_device *dev;
+    struct aclrt_mpmc ready[ACLRT_HOST_PRIORITIES];
+    /*
+     * Threads polling for this device's work (idle executors spinning,
+     * executors lingering on an emptied stream): they will see a new READY
+     * stream without being woken. Seq_cst increments before they look,
+     * decrements after their last look.
+     */
+    _Atomic uint32_t pollers;
+    _Atomic uint32_t sleepers;
+    _Atomic uint32_t wake_seq; /* futex word executors sleep on */
+    _Atomic bool stopping;
+    uint32_t executor_count;
+    struct aclrt_host_executor *executors;
+    _Atomic uint64_t dequeues; /* streams taken from the ready queues (progress, for the monitor) */
+    /* Host kernel shared with idle executors (one at a time, host_blocks.h). */
+    _Atomic(struct aclrt_host_kernel_job *) kernel;
+    _Atomic uint32_t kernel_helpers; /* threads that may be looking at `kernel` */
+    /* Stuck-executor monitor (host_monitor.h). */
+    pthread_t monitor;
+    _Atomic uint32_t monitor_word;  /* futex word the monitor sleeps on */
+    _Atomic bool monitor_sleeping;
+    _Atomic uint32_t extra_running; /* extra executors alive */
+    /* External progress (host_progress.h). */
+    bool external;
+    int event_fd;                  /* readable when work arrives; -1: none */
+    _Atomic bool armed;            /* a progress call went idle: the next push signals */
+    void (*wake_hook)(void *user, int32_t device); /* an embedder's backend: told too */
+    void *wake_user;
+};
+
+ACLRT_INLINE struct aclrt_host_device *aclrt_host_of(struct aclrt_device *dev)
+{
+    return (struct aclrt_host_device *)dev->backend_state;
+}
+
+ACLRT_INLINE bool aclrt_host_has_work(struct aclrt_host_device *hd)
+{
+    for (int p = 0; p < ACLRT_HOST_PRIORITIES; p++)
+        if (aclrt_mpmc_nonempty(&hd->ready[p]))
+            return true;
+    return false;
+}
+
+static struct aclrt_stream *aclrt_host_next(struct aclrt_host_device *hd)
+{
+    for (int p = 0; p < ACLRT_HOST_PRIORITIES; p++) {
+        struct aclrt_stream *s = (struct aclrt_stream *)aclrt_mpmc_pop(&hd->ready[p]);
+        if (s != NULL)
+            return s;
+    }
+    return NULL;
+}
+
+static void aclrt_host_wake_one(struct aclrt_host_device *hd)
+{
+    /* Release: a sleeper that sees the new value also sees the queued stream. */
+    atomic_fetch_add_explicit(&hd->wake_seq, 1, memory_order_release);
+    aclrt_futex_wake(&hd->wake_seq, 1);
+}
+
+static void aclrt_host_wake_monitor(struct aclrt_host_device *hd)
+{
+    atomic_fetch_add_explicit(&hd->monitor_word, 1, memory_order_release);
+    aclrt_futex_wake(&hd->monitor_word, 1);
+}
+
+/* External progress: tell the embedder that the device needs a progress call. */
+static void aclrt_host_signal_external(struct aclrt_host_device *hd)
+{
+    if (hd->event_fd >= 0) {
+        uint64_t one = 1;
+        ssize_t n = write(hd->event_fd, &one, sizeof one);
+        (void)n; /* EAGAIN: the counter is saturated, so it is readable anyway */
+    }
+    if (hd->wake_hook != NULL)
+        hd->wake_hook(hd->wake_user, (int32_t)hd->dev->id);
+}
+
+/*
+ * `queued` streams wait in a ready queue: make sure a thread will take them.
+ * Enough polling executors need no wake-up (no syscall); otherwise a
+ * sleeper is woken, or, with every executor busy, the monitor is, to watch
+ * for executors stuck in user code. Seq_cst loads, after the caller's push:
+ * see the pairing in the comment at the top of this file. With external
+ * progress: the exchange of `armed` (seq_cst, after the push) pairs with the
+ * progress call's seq_cst store of `armed` followed by its last look at the
+ * queues.
+ */
+static void aclrt_host_find_taker(struct aclrt_host_device *hd, uint64_t queued)
+{
+    if (ACLRT_UNLIKELY(hd->external)) {
+        if (atomic_exchange_explicit(&hd->armed, false, memory_order_seq_cst))
+            aclrt_host_signal_external(hd);
+        return;
+    }
+    uint32_t pollers = atomic_load_explicit(&hd->pollers, memory_order_seq_cst);
+    if (pollers > 0 && queued <= pollers)
+        return;
+    if (atomic_load_explicit(&hd->sleepers, memory_order_seq_cst) > 0)
+        aclrt_host_wake_one(hd);
+    else if (ACLRT_UNLIKELY(atomic_load_explicit(&hd->monitor_sleeping, memory_order_seq_cst)))
+        aclrt_host_wake_monitor(hd);
+}
+
+static void aclrt_host_schedule(struct aclrt_device *dev, struct aclrt_stream *s)
+{
+    struct aclrt_host_device *hd = aclrt_host_of(dev);
+    /*
+     * Never full: a stream is queued at most once and queues hold max_streams.
+     * Once pushed, s belongs to whichever thread pops it (which may free it),
+     * so nothing of s is read after the push.
+     */
+    struct aclrt_mpmc *queue = &hd->ready[s->priority];
+    while (!aclrt_mpmc_push(queue, s))
+        sched_yield();
+    aclrt_host_find_taker(hd, aclrt_mpmc_length(queue));
+}
+
+static bool aclrt_host_has_other_work(struct aclrt_device *dev)
+{
+    return aclrt_host_has_work(aclrt_host_of(dev));
+}
+
+/*
+ * The earliest parked deadline moved earlier. A sleeping executor recomputes
+ * its sleep; with every executor busy (perhaps for seconds in user code),
+ * the monitor fires the timer instead, and the stream it wakes is ready
+ * work the monitor then finds an executor for. With external progress the
+ * embedder hears of it, to shorten its wait.
+ */
+static void aclrt_host_timers_changed(struct aclrt_device *dev)
+{
+    struct aclrt_host_device *hd = aclrt_host_of(dev);
+    if (ACLRT_UNLIKELY(hd->external)) {
+        aclrt_host_signal_external(hd);
+        return;
+    }
+    if (atomic_load_explicit(&hd->sleepers, memory_order_seq_cst) > 0)
+        aclrt_host_wake_one(hd);
+    /*
+     * The monitor learns the new deadline too, whether or not a sleeper was
+     * woken: the woken executor may take a stream and run user code past the
+     * deadline, or be an extra executor that retires before it, and then
+     * nobody would fire the timer.
+     */
+    if (atomic_load_explicit(&hd->monitor_sleeping, memory_order_seq_cst))
+        aclrt_host_wake_monitor(hd);
+}
+
+#endif /* ACLRT_BACKENDS_HOST_HOST_POOL_H */

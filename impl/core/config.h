@@ -1,0 +1,386 @@
+/*
+ * impl/core/config.h - runtime configuration: defaults, the aclInit JSON file,
+ * and environment variables (which win over the file).
+ *
+ *   JSON key                       environment            default
+ *   err_msg_mode ("0"|"1")         -                      "0" (per thread)
+ *   defaultDevice.default_device   ACLRT_DEFAULT_DEVICE   none
+ *   aclrt.backend                  ACLRT_BACKEND          "host"
+ *   aclrt.progress                 ACLRT_PROGRESS         "threads" (or "external")
+ *   aclrt.devices                  ACLRT_DEVICES          1
+ *   aclrt.executors                ACLRT_EXECUTORS        online CPUs (min 2)
+ *   aclrt.ring_bytes               ACLRT_RING_BYTES       65536 (1024 tasks)
+ *   aclrt.spin_ns                  ACLRT_SPIN_NS          20000
+ *   aclrt.max_streams              ACLRT_MAX_STREAMS      1984 per device
+ *   aclrt.max_events               ACLRT_MAX_EVENTS       65536 per device
+ *   aclrt.max_notifies             ACLRT_MAX_NOTIFIES     8192 per device
+ *
+ * The file is parsed with jsmn (a real tokenizer, header-only, in strict
+ * mode), and the text between its tokens is checked for the separators
+ * jsmn does not enforce (":" after a key, "," between members, nothing after
+ * the document), so that only well-formed JSON is accepted. A missing or
+ * unreadable file is ACL_ERROR_INVALID_FILE, malformed JSON or nesting deeper
+ * than 10 levels is ACL_ERROR_PARSE_FILE, a known key with a bad value is
+ * ACL_ERROR_FILE_ATTR_INVALID. Unknown keys are ignored (the real runtime
+ * defines many we do not use).
+ */
+#ifndef ACLRT_IMPL_CORE_CONFIG_H
+#define ACLRT_IMPL_CORE_CONFIG_H
+
+#include "base.h"
+#include "clock.h"
+#include "error.h"
+
+#define JSMN_STATIC
+#define JSMN_PARENT_LINKS
+#define JSMN_STRICT
+#include <jsmn.h>
+
+#define ACLRT_MAX_DEVICES 64
+#define ACLRT_MAX_EXECUTORS 256
+#define ACLRT_JSON_MAX_DEPTH 10
+#define ACLRT_JSON_MAX_BYTES (1u << 20)
+
+struct aclrt_config {
+    char backend[32];
+    bool external_progress; /* aclrt.progress "external": no runtime threads (aclrtxDeviceProgress) */
+    uint32_t devices;
+    bool devices_set; /* aclrt.devices / ACLRT_DEVICES was given (a GPU backend otherwise counts its GPUs) */
+    uint32_t executors;
+    uint32_t ring_bytes;
+    uint32_t max_streams;
+    uint32_t max_events;
+    uint32_t max_notifies; /* notifies and counting notifies together */
+    uint64_t spin_ns;
+    int32_t default_device; /* -1: none */
+    int err_msg_mode;       /* 0 per thread, 1 per process */
+};
+
+ACLRT_INTERNAL void aclrt_config_defaults(struct aclrt_config *c)
+{
+    memset(c, 0, sizeof *c);
+    strcpy(c->backend, "host");
+    c->devices = 1;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    c->executors = cpus < 2 ? 2 : (cpus > ACLRT_MAX_EXECUTORS ? ACLRT_MAX_EXECUTORS : (uint32_t)cpus);
+    c->ring_bytes = 64 * 1024;
+    c->max_streams = 1984;
+    c->max_events = 65536;
+    c->max_notifies = 8192; /* the A2/A3 limit */
+    c->spin_ns = 20000;
+    c->default_device = -1;
+}
+
+/* Round the ring size to a power of two within [1 KiB, 64 MiB]. */
+ACLRT_INTERNAL uint32_t aclrt_config_ring_bytes(uint64_t bytes)
+{
+    uint32_t r = 1024;
+    while (r < bytes && r < (64u << 20))
+        r <<= 1;
+    return r;
+}
+
+/* "threads" -> 0, "external" -> 1, anything else -> -1. */
+static int aclrt_config_progress_mode(const char *s, size_t n)
+{
+    if (n == 7 && memcmp(s, "threads", 7) == 0)
+        return 0;
+    if (n == 8 && memcmp(s, "external", 8) == 0)
+        return 1;
+    return -1;
+}
+
+/* Parse an unsigned integer within [lo, hi]; accepts "123" as JSON text or string. */
+static bool aclrt_config_parse_u64(const char *s, size_t n, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    char buf[32];
+    if (n == 0 || n >= sizeof buf)
+        return false;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(buf, &end, 10);
+    if (errno != 0 || *end != '\0' || buf[0] == '-' || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+struct aclrt_config_setting {
+    const char *name; /* "aclrt.devices" etc. */
+    const char *env;
+    uint64_t lo, hi;
+};
+
+static const struct aclrt_config_setting aclrt_config_numbers[] = {
+    {"aclrt.devices", "ACLRT_DEVICES", 1, ACLRT_MAX_DEVICES},
+    {"aclrt.executors", "ACLRT_EXECUTORS", 1, ACLRT_MAX_EXECUTORS},
+    {"aclrt.ring_bytes", "ACLRT_RING_BYTES", 1024, 64u << 20},
+    {"aclrt.spin_ns", "ACLRT_SPIN_NS", 0, 10 * ACLRT_NS_PER_S},
+    {"aclrt.max_streams", "ACLRT_MAX_STREAMS", 2, 65536},
+    {"aclrt.max_events", "ACLRT_MAX_EVENTS", 1, 1u << 20},
+    {"defaultDevice.default_device", "ACLRT_DEFAULT_DEVICE", 0, ACLRT_MAX_DEVICES - 1},
+    {"err_msg_mode", NULL, 0, 1},
+    {"aclrt.max_notifies", "ACLRT_MAX_NOTIFIES", 1, 1u << 20},
+};
+
+static void aclrt_config_store(struct aclrt_config *c, size_t which, uint64_t v)
+{
+    switch (which) {
+    case 0: c->devices = (uint32_t)v, c->devices_set = true; break;
+    case 1: c->executors = (uint32_t)v; break;
+    case 2: c->ring_bytes = aclrt_config_ring_bytes(v); break;
+    case 3: c->spin_ns = v; break;
+    case 4: c->max_streams = (uint32_t)v; break;
+    case 5: c->max_events = (uint32_t)v; break;
+    case 6: c->default_device = (int32_t)v; break;
+    case 7: c->err_msg_mode = (int)v; break;
+    case 8: c->max_notifies = (uint32_t)v; break;
+    }
+}
+
+static bool aclrt_json_eq(const char *js, const jsmntok_t *t, const char *s)
+{
+    size_t n = strlen(s);
+    return t->type == JSMN_STRING && (size_t)(t->end - t->start) == n && memcmp(js + t->start, s, n) == 0;
+}
+
+/* Index of the token after token i and everything below it (a key's value included). */
+static int aclrt_json_skip(const jsmntok_t *toks, int count, int i)
+{
+    int next = i + 1;
+    if (toks[i].type == JSMN_OBJECT || toks[i].type == JSMN_ARRAY || toks[i].type == JSMN_STRING)
+        for (int k = 0; k < toks[i].size && next < count; k++)
+            next = aclrt_json_skip(toks, count, next); /* members, elements, or a key's value */
+    return next;
+}
+
+static int aclrt_json_depth(const jsmntok_t *toks, int i)
+{
+    int depth = 0;
+    for (int p = toks[i].parent; p >= 0; p = toks[p].parent)
+        if (toks[p].type == JSMN_OBJECT || toks[p].type == JSMN_ARRAY)
+            depth++;
+    return depth;
+}
+
+/* Only whitespace and at most the one separator `sep` (0: none) in js[from, to). */
+static bool aclrt_json_gap(const char *js, int from, int to, char sep)
+{
+    bool seen = sep == 0;
+    for (int i = from; i < to; i++) {
+        char c = js[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+            continue;
+        if (c != sep || seen)
+            return false;
+        seen = true;
+    }
+    return seen;
+}
+
+/* Where a token's text starts and ends, quotes included. */
+static int aclrt_json_token_start(const jsmntok_t *t)
+{
+    return t->type == JSMN_STRING ? t->start - 1 : t->start;
+}
+
+static int aclrt_json_token_end(const jsmntok_t *t)
+{
+    return t->type == JSMN_STRING ? t->end + 1 : t->end;
+}
+
+/* Where the text of token i ends, counting a key's value as part of it. */
+static int aclrt_json_member_end(const jsmntok_t *toks, int count, int i)
+{
+    if (toks[i].type == JSMN_STRING && toks[i].size == 1 && i + 1 < count)
+        return aclrt_json_token_end(&toks[i + 1]);
+    return aclrt_json_token_end(&toks[i]);
+}
+
+/*
+ * The separators jsmn leaves unchecked. Children of an object are keys
+ * (strings with exactly one value), each followed by ':' and its value;
+ * siblings are separated by ','; nothing but whitespace before the first
+ * child, after the last, or around the document.
+ */
+static bool aclrt_json_well_formed(const char *js, size_t len, const jsmntok_t *toks, int count)
+{
+    if (!aclrt_json_gap(js, 0, aclrt_json_token_start(&toks[0]), 0) ||
+        !aclrt_json_gap(js, aclrt_json_token_end(&toks[0]), (int)len, 0))
+        return false;
+    for (int i = 0; i < count; i++) {
+        const jsmntok_t *t = &toks[i];
+        if (t->type == JSMN_STRING && t->size == 1) { /* a key: ':' before its value */
+            if (i + 1 >= count || !aclrt_json_gap(js, t->end + 1, aclrt_json_token_start(&toks[i + 1]), ':'))
+                return false;
+            continue;
+        }
+        if (t->type != JSMN_OBJECT && t->type != JSMN_ARRAY)
+            continue;
+        int prev_end = t->start + 1;
+        int c = i + 1;
+        for (int k = 0; k < t->size; k++) {
+            if (c >= count)
+                return false;
+            if (t->type == JSMN_OBJECT && (toks[c].type != JSMN_STRING || toks[c].size != 1))
+                return false; /* a member that is not "key": value */
+            if (!aclrt_json_gap(js, prev_end, aclrt_json_token_start(&toks[c]), k == 0 ? 0 : ','))
+                return false;
+            prev_end = aclrt_json_member_end(toks, count, c);
+            c = aclrt_json_skip(toks, count, c);
+        }
+        if (!aclrt_json_gap(js, prev_end, t->end - 1, 0))
+            return false;
+    }
+    return true;
+}
+
+/* Apply the keys of a parsed document: top-level, defaultDevice.*, aclrt.*. */
+static aclError aclrt_config_apply_json(struct aclrt_config *c, const char *js, size_t len, const jsmntok_t *toks,
+                                        int count)
+{
+    for (int i = 0; i < count; i++)
+        if ((toks[i].type == JSMN_OBJECT || toks[i].type == JSMN_ARRAY) &&
+            aclrt_json_depth(toks, i) >= ACLRT_JSON_MAX_DEPTH)
+            return aclrt_fail(ACL_ERROR_PARSE_FILE, "configuration nests deeper than %d levels", ACLRT_JSON_MAX_DEPTH);
+    if (count == 0 || toks[0].type != JSMN_OBJECT)
+        return aclrt_fail(ACL_ERROR_PARSE_FILE, "configuration is not a JSON object");
+    if (!aclrt_json_well_formed(js, len, toks, count))
+        return aclrt_fail(ACL_ERROR_PARSE_FILE, "configuration is not well-formed JSON (a missing ':' or ',', "
+                                                "a trailing ',', or text after the document)");
+
+    /* Walk key/value pairs of the root and of its objects "aclrt" and "defaultDevice". */
+    for (int i = 1; i < count;) {
+        const jsmntok_t *key = &toks[i];
+        const jsmntok_t *val = &toks[i + 1];
+        if (key->parent != 0 || i + 1 >= count) {
+            i++;
+            continue;
+        }
+        const char *section = NULL;
+        if (aclrt_json_eq(js, key, "aclrt"))
+            section = "aclrt";
+        else if (aclrt_json_eq(js, key, "defaultDevice"))
+            section = "defaultDevice";
+
+        if (section != NULL && val->type == JSMN_OBJECT) {
+            for (int j = i + 2; j < count && toks[j].start < val->end;) {
+                const jsmntok_t *k = &toks[j], *v = &toks[j + 1];
+                if (k->parent != i + 1 || j + 1 >= count) {
+                    j++;
+                    continue;
+                }
+                char name[64];
+                snprintf(name, sizeof name, "%s.%.*s", section, k->end - k->start, js + k->start);
+                if (strcmp(name, "aclrt.backend") == 0) {
+                    int n = v->end - v->start;
+                    if (v->type != JSMN_STRING || n <= 0 || n >= (int)sizeof c->backend)
+                        return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID,
+                                          "aclrt.backend must be a backend's name (\"host\", \"cuda\", ...)");
+                    memcpy(c->backend, js + v->start, (size_t)n);
+                    c->backend[n] = '\0';
+                }
+                if (strcmp(name, "aclrt.progress") == 0) {
+                    int mode = v->type == JSMN_STRING ? aclrt_config_progress_mode(js + v->start, (size_t)(v->end - v->start)) : -1;
+                    if (mode < 0)
+                        return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID,
+                                          "aclrt.progress must be \"threads\" or \"external\"");
+                    c->external_progress = mode == 1;
+                }
+                for (size_t s = 0; s < ACLRT_ARRAY_SIZE(aclrt_config_numbers); s++) {
+                    if (strcmp(name, aclrt_config_numbers[s].name) != 0)
+                        continue;
+                    uint64_t x;
+                    if ((v->type != JSMN_PRIMITIVE && v->type != JSMN_STRING) ||
+                        !aclrt_config_parse_u64(js + v->start, (size_t)(v->end - v->start),
+                                                aclrt_config_numbers[s].lo, aclrt_config_numbers[s].hi, &x))
+                        return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID, "%s must be an integer in [%llu, %llu]", name,
+                                          (unsigned long long)aclrt_config_numbers[s].lo,
+                                          (unsigned long long)aclrt_config_numbers[s].hi);
+                    aclrt_config_store(c, s, x);
+                }
+                j = aclrt_json_skip(toks, count, j + 1);
+            }
+        } else if (aclrt_json_eq(js, key, "err_msg_mode")) {
+            uint64_t x;
+            if (!aclrt_config_parse_u64(js + val->start, (size_t)(val->end - val->start), 0, 1, &x))
+                return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID, "err_msg_mode must be \"0\" or \"1\"");
+            c->err_msg_mode = (int)x;
+        }
+        i = aclrt_json_skip(toks, count, i + 1);
+    }
+    return ACL_SUCCESS;
+}
+
+/* Read and apply the aclInit file (NULL: nothing to read). */
+ACLRT_INTERNAL aclError aclrt_config_load_file(struct aclrt_config *c, const char *path)
+{
+    if (path == NULL || path[0] == '\0')
+        return ACL_SUCCESS;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_FILE, "cannot open configuration file '%s': %s", path, strerror(errno));
+    char *js = (char *)malloc(ACLRT_JSON_MAX_BYTES + 1);
+    size_t n = js ? fread(js, 1, ACLRT_JSON_MAX_BYTES + 1, f) : 0;
+    fclose(f);
+    if (js == NULL)
+        return aclrt_fail(ACL_ERROR_BAD_ALLOC, "out of memory reading '%s'", path);
+    if (n > ACLRT_JSON_MAX_BYTES) {
+        free(js);
+        return aclrt_fail(ACL_ERROR_INVALID_FILE_SIZE, "configuration file '%s' is larger than 1 MiB", path);
+    }
+    /* An empty file counts as "{}". */
+    size_t start = 0;
+    while (start < n && (js[start] == ' ' || js[start] == '\n' || js[start] == '\r' || js[start] == '\t'))
+        start++;
+    aclError rc = ACL_SUCCESS;
+    if (start < n) {
+        jsmn_parser p;
+        jsmn_init(&p);
+        int count = jsmn_parse(&p, js, n, NULL, 0);
+        jsmntok_t *toks = count > 0 ? (jsmntok_t *)calloc((size_t)count, sizeof *toks) : NULL;
+        if (count > 0 && toks != NULL) {
+            jsmn_init(&p);
+            count = jsmn_parse(&p, js, n, toks, (unsigned)count);
+        }
+        if (count <= 0 || toks == NULL)
+            rc = aclrt_fail(ACL_ERROR_PARSE_FILE, "configuration file '%s' is not valid JSON", path);
+        else
+            rc = aclrt_config_apply_json(c, js, n, toks, count);
+        free(toks);
+    }
+    free(js);
+    return rc;
+}
+
+/* Environment variables override the file; a bad value is ignored with a warning. */
+ACLRT_INTERNAL void aclrt_config_load_env(struct aclrt_config *c)
+{
+    const char *b = getenv("ACLRT_BACKEND");
+    if (b != NULL && b[0] != '\0' && strlen(b) < sizeof c->backend)
+        strcpy(c->backend, b);
+    const char *p = getenv("ACLRT_PROGRESS");
+    if (p != NULL && p[0] != '\0') {
+        int mode = aclrt_config_progress_mode(p, strlen(p));
+        if (mode >= 0)
+            c->external_progress = mode == 1;
+        else
+            fprintf(stderr, "aclrt: ignoring ACLRT_PROGRESS=%s (expected \"threads\" or \"external\")\n", p);
+    }
+    for (size_t s = 0; s < ACLRT_ARRAY_SIZE(aclrt_config_numbers); s++) {
+        const char *name = aclrt_config_numbers[s].env;
+        const char *v = name ? getenv(name) : NULL;
+        if (v == NULL || v[0] == '\0')
+            continue;
+        uint64_t x;
+        if (aclrt_config_parse_u64(v, strlen(v), aclrt_config_numbers[s].lo, aclrt_config_numbers[s].hi, &x))
+            aclrt_config_store(c, s, x);
+        else
+            fprintf(stderr, "aclrt: ignoring %s=%s (expected an integer in [%llu, %llu])\n", name, v,
+                    (unsigned long long)aclrt_config_numbers[s].lo, (unsigned long long)aclrt_config_numbers[s].hi);
+    }
+}
+
+#endif /* ACLRT_IMPL_CORE_CONFIG_H */

@@ -1,0 +1,435 @@
+/*
+ * impl/ipc/ipc_mem.h - device memory shared between processes:
+ * aclrtIpcMemGetExportKey, aclrtIpcMemSetImportPid, aclrtIpcMemSetAttr,
+ * aclrtIpcMemImportByKey, aclrtIpcMemClose.
+ *
+ * Sharing needs the same bytes in both processes, so shareable memory is a
+ * memory file from the start: the host backend makes every aclrtMalloc of
+ * at least ACLRT_IPC_SHM_MIN bytes a page-aligned MAP_SHARED mapping of a
+ * memfd of its own (aclrt_ipc_shm_alloc; where that fails, e.g. out of
+ * descriptors, it falls back to ordinary memory, which is not shareable).
+ * The descriptors kept open for this are capped at a quarter of the
+ * process's descriptor limit (RLIMIT_NOFILE), so the program's own files
+ * never run out because of them; past the cap, allocations are ordinary.
+ * Smaller allocations stay ordinary heap memory: sharing them would share
+ * their neighbours' pages too, which the runtime refuses as well (it checks
+ * page alignment).
+ *
+ * An export is a segment (ipc.h) whose header says which file (a descriptor
+ * of the export's own, dup'ed from the allocation's, so a free does not
+ * close it), at which page-aligned offset and how many bytes; its key names
+ * the header. An import maps that range of the file MAP_SHARED (whole pages)
+ * and registers it as device memory of the importer's current device, so
+ * copies, sets and value operations take it (aclrtFree does not: the
+ * import ends with aclrtIpcMemClose). The export's pid allow-list is checked
+ * at import (ACL_ERROR_RT_NO_PERMISSION) unless it was exported with
+ * ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION.
+ */
+#ifndef ACLRT_IMPL_IPC_IPC_MEM_H
+#define ACLRT_IMPL_IPC_IPC_MEM_H
+
+#include "../core/base.h"
+#include "../core/error.h"
+#include "../core/thread.h"
+#include "../runtime/runtime.h"
+#include "../context/context.h"
+#include "../shm/ipc.h"
+#include "../memory/memory.h"
+
+#include <sys/resource.h>
+
+#define ACLRT_IPC_SHM_MIN (64u * 1024u) /* aclrtMalloc sizes from which the host backend's memory is shareable */
+
+/* ------------------------------------------------------------------------
+ * Shareable allocations (the host backend's mem_alloc / mem_free)
+ * ------------------------------------------------------------------------ */
+
+struct aclrt_ipc_shm {
+    uintptr_t base;
+    size_t len;
+    int fd;
+};
+
+static struct {
+    pthread_mutex_t lock;
+    struct aclrt_ipc_shm *items; /* unordered */
+    size_t count, capacity;
+    struct aclrt_ipc_seg **exports, **imports; /* this process's exports and imports */
+    size_t export_count, export_capacity, import_count, import_capacity;
+} aclrt_ipc_mem = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static bool aclrt_ipc_grow(void **items, size_t *capacity, size_t count, size_t item)
+{
+    if (count < *capacity)
+        return true;
+    size_t cap = *capacity ? *capacity * 2 : 16;
+    void *grown = realloc(*items, cap * item);
+    if (grown == NULL)
+        return false;
+    *items = grown;
+    *capacity = cap;
+    return true;
+}
+
+/* How many descriptors shareable allocations may keep open: a quarter of the process's limit. */
+static size_t aclrt_ipc_shm_fd_budget(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return 1024;
+    return (size_t)(rl.rlim_cur / 4);
+}
+
+/* Shareable memory of at least `bytes` (page-aligned); false: none (the caller uses ordinary memory). */
+static bool aclrt_ipc_shm_alloc(size_t bytes, void **out)
+{
+    if (bytes > SIZE_MAX - ACLRT_IPC_PAGE)
+        return false;
+    pthread_mutex_lock(&aclrt_ipc_mem.lock);
+    bool room = aclrt_ipc_mem.count < aclrt_ipc_shm_fd_budget();
+    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
+    if (!room)
+        return false;
+    size_t len = (bytes + ACLRT_IPC_PAGE - 1) & ~(size_t)(ACLRT_IPC_PAGE - 1);
+    int fd = memfd_create("aclrt-device-memory", MFD_CLOEXEC);
+    if (fd < 0)
+        return false;
+    void *p = ftruncate(fd, (off_t)len) == 0 ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+    if (p == MAP_FAILED) {
+        close(fd);
+        return false;
+    }
+    pthread_mutex_lock(&aclrt_ipc_mem.lock);
+    bool ok = aclrt_ipc_grow((void **)&aclrt_ipc_mem.items, &aclrt_ipc_mem.capacity, aclrt_ipc_mem.count,
+                             sizeof *aclrt_ipc_mem.items);
+    if (ok)
+        aclrt_ipc_mem.items[aclrt_ipc_mem.count++] = (struct aclrt_ipc_shm){(uintptr_t)p, len, fd};
+    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
+    if (!ok) {
+        munmap(p, len);
+        close(fd);
+        return false;
+    }
+    *out = p;
+    return true;
+}
+
+/* Free p if it is shareable memory; false: it is not (the caller frees it its way). */
+static bool aclrt_ipc_shm_free(void *p)
+{
+    struct aclrt_ipc_shm found = {0, 0, -1};
+    if (((uintptr_t)p & (ACLRT_IPC_PAGE - 1)) != 0)
+        return false; /* shareable memory starts on a page */
+    pthread_mutex_lock(&aclrt_ipc_mem.lock);
+    for (size_t i = 0; i < aclrt_ipc_mem.count; i++) {
+        if (aclrt_ipc_mem.items[i].base == (uintptr_t)p) {
+            found = aclrt_ipc_mem.items[i];
+            aclrt_ipc_mem.items[i] = aclrt_ipc_mem.items[--aclrt_ipc_mem.count];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
+    if (found.fd < 0)
+        return false;
+    munmap((void *)found.base, found.len);
+    close(found.fd);
+    return true;
+}
+
+/*
+ * The shareable allocation holding [addr, addr+size): a descriptor of the
+ * caller's own for its file and the offset of addr in it. 0: found; 1: not
+ * shareable memory; -1: no descriptor left (errno).
+ */
+static int aclrt_ipc_shm_find(const void *addr, size_t size, int *fd, size_t *offset)
+{
+    uintptr_t a = (uintptr_t)addr;
+    int rc = 1;
+    pthread_mutex_lock(&aclrt_ipc_mem.lock);
+    for (size_t i = 0; i < aclrt_ipc_mem.count; i++) {
+        const struct aclrt_ipc_shm *m = &aclrt_ipc_mem.items[i];
+        if (a >= m->base && a - m->base < m->len && size <= m->len - (a - m->base)) {
+            *offset = a - m->base;
+            *fd = fcntl(m->fd, F_DUPFD_CLOEXEC, 0);
+            rc = *fd >= 0 ? 0 : -1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Exports and imports of this process (under the lock)
+ * ------------------------------------------------------------------------ */
+
+static struct aclrt_ipc_seg *aclrt_ipc_mem_take(struct aclrt_ipc_seg **list, size_t *count, const char *key,
+                                                bool remove)
+{
+    for (size_t i = 0; i < *count; i++) {
+        struct aclrt_ipc_seg *seg = list[i];
+        if (strncmp(seg->key, key, ACLRT_IPC_KEY_LEN + 1) == 0) {
+            if (remove)
+                list[i] = list[--*count];
+            return seg;
+        }
+    }
+    return NULL;
+}
+
+/* aclFinalize: end every import and export of this process, and forget the shareable allocations (freed already). */
+static void aclrt_ipc_mem_release_all(void)
+{
+    pthread_mutex_lock(&aclrt_ipc_mem.lock);
+    for (size_t i = 0; i < aclrt_ipc_mem.import_count; i++)
+        aclrt_ipc_seg_unref(aclrt_ipc_mem.imports[i]); /* the registry forgot them already */
+    for (size_t i = 0; i < aclrt_ipc_mem.export_count; i++)
+        aclrt_ipc_seg_unref(aclrt_ipc_mem.exports[i]);
+    aclrt_ipc_mem.import_count = aclrt_ipc_mem.export_count = 0;
+    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
+}
+
+static aclError aclrt_ipc_key_arg(const char *key)
+{
+    if (key == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "key is NULL");
+    return ACL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------
+ * API
+ * ------------------------------------------------------------------------ */
+
+ACLRT_API aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags)
+{
+    ACLRT_ENTER();
+    if (devPtr == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
+    if (key == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "key (output) is NULL");
+    if (size == 0)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "size is 0");
+    if (len < ACLRT_IPC_KEY_MIN_BUF)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "key buffer of %zu bytes: a key needs %u", len,
+                          ACLRT_IPC_KEY_MIN_BUF);
+    if (flags > ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "flags 0x%llx is not ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT or _DISABLE_PID_VALIDATION",
+                          (unsigned long long)flags);
+    struct aclrt_context *ctx;
+    aclError rc = aclrt_current_context(&ctx);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (aclrt_mem_device_of(devPtr, size) == NULL)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "[%p, +%zu) is not inside one allocation of device memory from aclrtMalloc", devPtr, size);
+    int data_fd;
+    size_t offset;
+    int found = aclrt_ipc_shm_find(devPtr, size, &data_fd, &offset);
+    if (found > 0)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "%p is device memory that cannot be shared: only the host backend's aclrtMalloc "
+                          "allocations of at least %u bytes can",
+                          devPtr, ACLRT_IPC_SHM_MIN);
+    if (found < 0)
+        return aclrt_fail(ACL_ERROR_RT_IPC_ERROR, "no descriptor for the export (%s)", strerror(errno));
+    if (offset % ACLRT_IPC_PAGE != 0) {
+        close(data_fd);
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "devPtr %p is not page-aligned (%u bytes): only whole pages "
+                                                      "are shared",
+                          devPtr, ACLRT_IPC_PAGE);
+    }
+    struct aclrt_ipc_seg *seg;
+    if ((rc = aclrt_ipc_seg_create(ACLRT_IPC_MEMORY, &seg)) != ACL_SUCCESS) {
+        close(data_fd);
+        return rc;
+    }
+    seg->data_fd = data_fd;
+    seg->page->data_fd = data_fd;
+    seg->page->data_offset = offset;
+    seg->page->data_size = size;
+    /* Release: pairs with the importer's acquire (aclrt_ipc_pid_allowed); the header is filled before the key is out. */
+    atomic_store_explicit(&seg->page->check_pids, (flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION) == 0,
+                          memory_order_release);
+    pthread_mutex_lock(&aclrt_ipc_mem.lock);
+    bool ok = aclrt_ipc_grow((void **)&aclrt_ipc_mem.exports, &aclrt_ipc_mem.export_capacity,
+                             aclrt_ipc_mem.export_count, sizeof *aclrt_ipc_mem.exports);
+    if (ok)
+        aclrt_ipc_mem.exports[aclrt_ipc_mem.export_count++] = seg;
+    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
+    if (!ok) {
+        aclrt_ipc_seg_unref(seg);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording an export");
+    }
+    memcpy(key, seg->key, ACLRT_IPC_KEY_LEN + 1);
+    return ACL_SUCCESS;
+}
+
+/* aclrtIpcMemSetImportPid(InterServer): process ids (pids) or server entries (servers) join the allow-list. */
+static aclError aclrt_ipc_mem_set_import(const char *key, const int32_t *pids, const aclrtServerPid *servers,
+                                         size_t num)
+{
+    aclError rc = aclrt_ipc_key_arg(key);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (pids == NULL && servers == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "the process id list is NULL");
+    if (num == 0)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "num is 0");
+    pthread_mutex_lock(&aclrt_ipc_mem.lock);
+    struct aclrt_ipc_seg *seg = aclrt_ipc_mem_take(aclrt_ipc_mem.exports, &aclrt_ipc_mem.export_count, key, false);
+    if (seg == NULL)
+        rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "key \"%.64s\" is not an export of this process (or was closed)",
+                        key);
+    else
+        rc = pids != NULL ? aclrt_ipc_allow(seg, pids, num) : aclrt_ipc_allow_servers(seg, servers, num);
+    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
+    return rc;
+}
+
+ACLRT_API aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)
+{
+    ACLRT_ENTER();
+    return aclrt_ipc_mem_set_import(key, pid, NULL, num);
+}
+
+ACLRT_API aclError aclrtIpcMemImportPidInterServer(const char *key, aclrtServerPid *serverPids, size_t num)
+{
+    ACLRT_ENTER();
+    return aclrt_ipc_mem_set_import(key, NULL, serverPids, num);
+}
+
+ACLRT_API aclError aclrtIpcMemSetAttr(const char *key, aclrtIpcMemAttrType type, uint64_t attr)
+{
+    ACLRT_ENTER();
+    aclError rc = aclrt_ipc_key_arg(key);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (type != ACL_RT_IPC_MEM_ATTR_ACCESS_LINK)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "attribute type %d is not ACL_RT_IPC_MEM_ATTR_ACCESS_LINK",
+                          (int)type);
+    if (attr > ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_MULTI_PORT_PATH)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "access link %llu is not one of ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_*",
+                          (unsigned long long)attr);
+    pthread_mutex_lock(&aclrt_ipc_mem.lock);
+    struct aclrt_ipc_seg *seg = aclrt_ipc_mem_take(aclrt_ipc_mem.imports, &aclrt_ipc_mem.import_count, key, false);
+    if (seg == NULL)
+        seg = aclrt_ipc_mem_take(aclrt_ipc_mem.exports, &aclrt_ipc_mem.export_count, key, false);
+    if (seg == NULL)
+        rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "key \"%.64s\" is neither exported nor imported here", key);
+    else
+        seg->page->attr_link = attr; /* recorded; host memory has one link */
+    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
+    return rc;
+}
+
+ACLRT_API aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags)
+{
+    ACLRT_ENTER();
+    if (devPtr == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "devPtr (output) is NULL");
+    aclError rc = aclrt_ipc_key_arg(key);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (flags > ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "flags 0x%llx is not ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT or _ENABLE_PEER_ACCESS",
+                          (unsigned long long)flags);
+    struct aclrt_context *ctx;
+    if ((rc = aclrt_current_context(&ctx)) != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&aclrt_ipc_mem.lock);
+    bool twice = aclrt_ipc_mem_take(aclrt_ipc_mem.imports, &aclrt_ipc_mem.import_count, key, false) != NULL;
+    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
+    if (twice)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "key \"%.64s\" is imported in this process already", key);
+    struct aclrt_ipc_seg *seg;
+    if ((rc = aclrt_ipc_seg_open(key, ACLRT_IPC_KEY_MIN_BUF, ACLRT_IPC_MEMORY, &seg)) != ACL_SUCCESS)
+        return rc;
+    struct aclrt_ipc_page *page = seg->page;
+    if (atomic_load_explicit(&page->closed, memory_order_relaxed)) { /* a flag: nothing is read after it */
+        aclrt_ipc_seg_unref(seg);
+        return aclrt_fail(ACL_ERROR_RT_IPC_ERROR, "the exporter closed key \"%.64s\"", key);
+    }
+    if (!aclrt_ipc_pid_allowed(page)) {
+        aclrt_ipc_seg_unref(seg);
+        return aclrt_fail(ACL_ERROR_RT_NO_PERMISSION,
+                          "process %d is not on the allow-list of key \"%.64s\" (the exporter adds it with "
+                          "aclrtIpcMemSetImportPid, or exports with ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION)",
+                          (int)getpid(), key);
+    }
+    uint64_t size = page->data_size, offset = page->data_offset;
+    size_t len = (size_t)((size + ACLRT_IPC_PAGE - 1) & ~(uint64_t)(ACLRT_IPC_PAGE - 1));
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)seg->peer, (int)page->data_fd);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    struct stat st;
+    void *p = MAP_FAILED;
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size >= 0 && offset + len <= (uint64_t)st.st_size)
+        p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
+    int err = errno;
+    if (fd >= 0)
+        close(fd);
+    if (p == MAP_FAILED) {
+        aclrt_ipc_seg_unref(seg);
+        return aclrt_fail(ACL_ERROR_RT_IPC_ERROR, "the memory key \"%.64s\" names is gone (%s)", key, strerror(err));
+    }
+    seg->data = p;
+    seg->data_size = len;
+    if (!aclrt_mem_register((uintptr_t)p, (size_t)size, ACLRT_MEM_MAPPED, ctx->device)) {
+        aclrt_ipc_seg_unref(seg);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording an import");
+    }
+    pthread_mutex_lock(&aclrt_ipc_mem.lock);
+    bool ok = aclrt_ipc_grow((void **)&aclrt_ipc_mem.imports, &aclrt_ipc_mem.import_capacity,
+                             aclrt_ipc_mem.import_count, sizeof *aclrt_ipc_mem.imports);
+    if (ok)
+        aclrt_ipc_mem.imports[aclrt_ipc_mem.import_count++] = seg;
+    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
+    if (!ok) {
+        struct aclrt_allocation gone;
+        aclrt_mem_unregister((uintptr_t)p, ACLRT_MEM_MAPPED, &gone);
+        aclrt_ipc_seg_unref(seg);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording an import");
+    }
+    *devPtr = p;
+    return ACL_SUCCESS;
+}
+
+/* aclrt_ipc_seg_unref for a deferred release (aclrt_mem_after_work). */
+static void aclrt_ipc_seg_unref_cb(void *seg)
+{
+    aclrt_ipc_seg_unref((struct aclrt_ipc_seg *)seg);
+}
+
+ACLRT_API aclError aclrtIpcMemClose(const char *key)
+{
+    ACLRT_ENTER();
+    aclError rc = aclrt_ipc_key_arg(key);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&aclrt_ipc_mem.lock);
+    struct aclrt_ipc_seg *seg = aclrt_ipc_mem_take(aclrt_ipc_mem.imports, &aclrt_ipc_mem.import_count, key, true);
+    bool imported = seg != NULL;
+    if (seg == NULL)
+        seg = aclrt_ipc_mem_take(aclrt_ipc_mem.exports, &aclrt_ipc_mem.export_count, key, true);
+    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
+    if (seg == NULL)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "key \"%.64s\" is neither exported nor imported here", key);
+    if (imported) {
+        /*
+         * The import leaves the registry at once; its mapping goes once the
+         * work launched before the close is done, as aclrtFree's memory does
+         * (a kernel still queued on it would fault).
+         */
+        struct aclrt_allocation gone;
+        aclrt_mem_unregister((uintptr_t)seg->data, ACLRT_MEM_MAPPED, &gone);
+        aclrt_mem_after_work(NULL, aclrt_ipc_seg_unref_cb, seg);
+        return ACL_SUCCESS;
+    }
+    aclrt_ipc_seg_close_key(seg); /* later imports find nothing */
+    aclrt_ipc_seg_unref(seg);
+    return ACL_SUCCESS;
+}
+
+#endif /* ACLRT_IMPL_IPC_IPC_MEM_H */

@@ -1,0 +1,811 @@
+/*
+ * impl/kernel/binary.h - kernel binaries and their functions: loading (from a file,
+ * from memory), looking functions up by name, unloading, and the queries.
+ *
+ * On the host backend a binary is a shared object, opened with dlopen, and
+ * a function is a symbol it defines itself with the host-kernel signature
+ * (aclrtxHostKernel). Loading from memory writes the bytes to an anonymous
+ * file (memfd_create; where that is missing, a private temporary file that
+ * is unlinked at once) and opens that as /proc/self/fd/N: the runtime keeps
+ * no reference to the caller's bytes. The descriptor stays open while the
+ * library is: the dynamic loader knows a library by its name, and a later
+ * load must not find this one under a reused descriptor number. Symbols are
+ * bound at load (RTLD_NOW), so a binary that cannot run fails to load
+ * instead of failing in a kernel.
+ *
+ * Lifetimes. Binaries, functions and args handles (kernel_args.h) live in
+ * handle tables, so a stale or garbage handle is an error code.
+ * aclrtBinaryUnLoad ends the binary's handle, its functions' and their args
+ * handles' at once; the library is closed, and the slot freed, once no
+ * launch of it is in flight: the last queued launch has run (or was
+ * discarded).
+ *
+ * Launches in flight are counted without a shared counter, which would
+ * move between the launching thread and the executor at every launch: a
+ * launch adds 1 to `uses` in its thread's shard, and the task, when done,
+ * adds 1 to `dones` in its thread's shard (a launch that gives up counts
+ * itself done). Both only grow, from one life of the slot to the next, and
+ * every done follows its use; so when the sum of `dones` read first equals
+ * the sum of `uses` read after it, nothing was in flight in between. A
+ * launch counts its use and then checks its function's generation again; an
+ * unload retires the function, then marks the binary unloaded and sums
+ * (seq_cst on both sides): either the launch sees the function retired and
+ * gives up, or the unload's sum includes the launch, whose task will close
+ * the library when it is done. Whoever adds a done to an unloaded binary
+ * sums again; the one that sees the sums equal closes it.
+ *
+ * A backend with a module loader of its own (backends/backend.h,
+ * module_load: the cuda backend's cubin, fatbin and PTX images) loads the
+ * binaries instead, once the runtime has started: the binary holds the
+ * backend's module, a function the backend's handle for the kernel (in
+ * `fn`, which only that backend's kernel task uses), a global the backend's
+ * address; the binary's address is its module handle and a function's code
+ * size is 0 (the backend does not say). The rest (handles, lifetimes,
+ * launches in flight, arguments) is the same.
+ *
+ * The function lists (and the args handles of each function) are guarded
+ * by one lock: loading, lookups by name, unloading and args initialisation
+ * are not the launch path, which takes no lock.
+ */
+#ifndef ACLRT_IMPL_KERNEL_BINARY_H
+#define ACLRT_IMPL_KERNEL_BINARY_H
+
+#include "../core/base.h"
+#include "../core/error.h"
+#include "../core/handle.h"
+#include "../core/thread.h"
+#include "../../backends/backend.h"
+#include "../runtime/runtime.h"
+#include "../runtime/runtime_start.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+struct aclrt_function;
+struct aclrt_args;
+
+#define ACLRT_BINARY_SHARDS 32 /* launching and executing threads spread over them by their serial */
+
+/* One counter on a cache line of its own. */
+struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_binary_shard {
+    _Atomic uint64_t n;
+};
+
+enum aclrt_binary_state {
+    ACLRT_BINARY_LOADED = 0,
+    ACLRT_BINARY_UNLOADED = 1, /* the handles are dead; closed once no launch is in flight */
+    ACLRT_BINARY_CLOSING = 2,  /* elected to close (aclrt_binary_check_close) */
+};
+
+/*
+ * A loaded binary. Invariants: `dl` is open from the load until the thread
+ * that moves `state` from UNLOADED to CLOSING closes it and frees the slot;
+ * sum(dones) <= sum(uses) at every moment, both only grow (the shards are
+ * the slot's, kept from one life to the next).
+ */
+struct aclrt_binary {
+    struct aclrt_slot hdr;
+    _Atomic(void *) dl;                /* the dlopen handle, or the backend's module */
+    const struct aclrt_backend *loader; /* the backend whose module it is; NULL: a shared object */
+    _Atomic uint32_t state;            /* enum aclrt_binary_state */
+    struct aclrt_binary_shard *uses;   /* [ACLRT_BINARY_SHARDS] launches counted */
+    struct aclrt_binary_shard *dones;  /* [ACLRT_BINARY_SHARDS] launches done, discarded or given up */
+    int fd;                            /* loaded from data: the file it was opened as; -1 otherwise */
+    uint64_t size;                     /* bytes of the file or data it was loaded from */
+    struct aclrt_function *functions;  /* the functions looked up in it (aclrt_kernels_lock) */
+};
+
+/*
+ * A function of a binary. `binary` and `fn` are read by launches without a
+ * lock (atomics, stored with release before the slot is published); the
+ * name and the lists only under aclrt_kernels_lock.
+ */
+struct aclrt_function {
+    struct aclrt_slot hdr;
+    _Atomic(struct aclrt_binary *) binary;
+    _Atomic(aclrtxHostKernel) fn;
+    size_t code_size;               /* the symbol's size (aclrtGetFunctionSize) */
+    char *name;                     /* owned */
+    struct aclrt_function *next;    /* in its binary's list */
+    struct aclrt_args *args;        /* the args handles made for it (kernel_args.h) */
+};
+
+static struct aclrt_table aclrt_binaries = ACLRT_TABLE_INIT(ACLRT_KIND_BINARY, struct aclrt_binary, "binary");
+static struct aclrt_table aclrt_functions = ACLRT_TABLE_INIT(ACLRT_KIND_FUNCTION, struct aclrt_function, "function");
+
+/* Guards the function lists of binaries and the args lists of functions. */
+static pthread_mutex_t aclrt_kernels_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * Taken around every dlopen and dlclose of a binary and around our reads of
+ * the loader's link map (aclrtBinaryGetDevAddress): the loader's own lock is
+ * invisible to ThreadSanitizer, and a library opened twice shares one link
+ * map, written by whichever thread opened it first. Innermost: taken after
+ * aclrt_kernels_lock, never before it.
+ */
+static pthread_mutex_t aclrt_binary_loader_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void aclrt_binary_dlclose(void *dl)
+{
+    pthread_mutex_lock(&aclrt_binary_loader_lock);
+    dlclose(dl);
+    pthread_mutex_unlock(&aclrt_binary_loader_lock);
+}
+
+/*
+ * What unloading a function does to the args handles made for it
+ * (kernel_args.h sets it when it is first used; NULL: none were made).
+ */
+static void (*aclrt_function_args_release)(struct aclrt_function *f);
+
+/* ------------------------------------------------------------------------
+ * Launches in flight
+ * ------------------------------------------------------------------------ */
+
+/* The calling thread's shard (a serial handed out on first use). */
+static _Atomic uint32_t aclrt_binary_threads;
+static _Thread_local uint32_t aclrt_binary_shard_of_thread ACLRT_TLS_MODEL;
+
+ACLRT_INLINE uint32_t aclrt_binary_shard(void)
+{
+    if (ACLRT_UNLIKELY(aclrt_binary_shard_of_thread == 0))
+        aclrt_binary_shard_of_thread = atomic_fetch_add_explicit(&aclrt_binary_threads, 1, memory_order_relaxed) + 1;
+    return aclrt_binary_shard_of_thread % ACLRT_BINARY_SHARDS;
+}
+
+/* Count a launch as in flight (before checking that its function is still alive). */
+ACLRT_INLINE void aclrt_binary_use(struct aclrt_binary *b)
+{
+    /* Seq_cst: pairs with the unload's retire-then-sum (module comment). */
+    atomic_fetch_add_explicit(&b->uses[aclrt_binary_shard()].n, 1, memory_order_seq_cst);
+}
+
+static void aclrt_binary_close(struct aclrt_binary *b);
+
+/* An unloaded binary with nothing in flight is closed, by exactly one of the threads that see it so. */
+static ACLRT_NOINLINE void aclrt_binary_check_close(struct aclrt_binary *b)
+{
+    uint64_t done = 0, used = 0;
+    /* Seq_cst (all): dones first, then uses; pairs with the uses' and dones' increments. */
+    for (int i = 0; i < ACLRT_BINARY_SHARDS; i++)
+        done += atomic_load_explicit(&b->dones[i].n, memory_order_seq_cst);
+    for (int i = 0; i < ACLRT_BINARY_SHARDS; i++)
+        used += atomic_load_explicit(&b->uses[i].n, memory_order_seq_cst);
+    uint32_t unloaded = ACLRT_BINARY_UNLOADED;
+    /* Acq_rel: the closer sees what every launch did before its done (acquire of the sums too). */
+    if (done == used && atomic_compare_exchange_strong_explicit(&b->state, &unloaded, ACLRT_BINARY_CLOSING,
+                                                                 memory_order_acq_rel, memory_order_relaxed))
+        aclrt_binary_close(b);
+}
+
+/* A launch is done (run, discarded, or given up before it was queued). */
+ACLRT_INLINE void aclrt_binary_done(struct aclrt_binary *b)
+{
+    /* Seq_cst: pairs with the unload's state store and sum: one of the two sees the other. */
+    atomic_fetch_add_explicit(&b->dones[aclrt_binary_shard()].n, 1, memory_order_seq_cst);
+    if (ACLRT_UNLIKELY(atomic_load_explicit(&b->state, memory_order_seq_cst) == ACLRT_BINARY_UNLOADED))
+        aclrt_binary_check_close(b);
+}
+
+/* Close the library and free the slot (retired by the unload before); the state was won by the caller. */
+static void aclrt_binary_close(struct aclrt_binary *b)
+{
+    void *dl = atomic_exchange_explicit(&b->dl, NULL, memory_order_relaxed);
+    if (dl != NULL && b->loader != NULL)
+        b->loader->module_unload(dl);
+    else if (dl != NULL)
+        aclrt_binary_dlclose(dl);
+    if (b->fd >= 0)
+        close(b->fd); /* after the library: its name stays unique while it is loaded */
+    b->fd = -1;
+    aclrt_table_free(&aclrt_binaries, &b->hdr);
+}
+
+/* The unload's side (the binary and its functions retired): mark it unloaded, close it if nothing is in flight. */
+static void aclrt_binary_end(struct aclrt_binary *b)
+{
+    /* Seq_cst: after the retires; pairs with aclrt_binary_use's increment and aclrt_binary_done's load. */
+    atomic_store_explicit(&b->state, ACLRT_BINARY_UNLOADED, memory_order_seq_cst);
+    aclrt_binary_check_close(b);
+}
+
+/* ------------------------------------------------------------------------
+ * Lookups
+ * ------------------------------------------------------------------------ */
+
+static struct aclrt_binary *aclrt_binary_lookup(const void *h)
+{
+    return (struct aclrt_binary *)aclrt_table_lookup(&aclrt_binaries, h);
+}
+
+static struct aclrt_function *aclrt_function_lookup(const void *h)
+{
+    return (struct aclrt_function *)aclrt_table_lookup(&aclrt_functions, h);
+}
+
+/* The live binary a handle names, or the error every call gives for a NULL, stale or garbage one. */
+static aclError aclrt_binary_resolve(const void *h, const char *what, struct aclrt_binary **out)
+{
+    if (h == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", what);
+    *out = aclrt_binary_lookup(h);
+    if (*out == NULL)
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE,
+                          "%s %p is not a loaded binary (unloaded, stale or garbage)", what, h);
+    return ACL_SUCCESS;
+}
+
+static aclError aclrt_function_resolve(const void *h, aclError null_code, struct aclrt_function **out)
+{
+    if (h == NULL)
+        return aclrt_fail(null_code, "funcHandle is NULL");
+    *out = aclrt_function_lookup(h);
+    if (*out == NULL)
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE,
+                          "funcHandle %p is not a function of a loaded binary (unloaded, stale or garbage)", h);
+    return ACL_SUCCESS;
+}
+
+/*
+ * For a launch: the function's kernel, and its binary counted in flight
+ * (the launch's task counts it done when it is done). ACL_ERROR_RT_INVALID_HANDLE
+ * if the handle is not a live function, also when another thread unloads
+ * its binary at this moment.
+ */
+ACLRT_INLINE aclError aclrt_function_acquire(aclrtFuncHandle h, aclrtxHostKernel *fn, struct aclrt_binary **bin)
+{
+    struct aclrt_function *f = aclrt_function_lookup(h);
+    if (ACLRT_LIKELY(f != NULL)) {
+        /* The generation the handle names (aclrt_table_lookup matched it). */
+        uint32_t life = (uint32_t)((((uint64_t)(uintptr_t)h >> ACLRT_HANDLE_INDEX_BITS) & ACLRT_HANDLE_GEN_MASK) << 1) | 1u;
+        struct aclrt_binary *b = atomic_load_explicit(&f->binary, memory_order_relaxed);
+        *fn = atomic_load_explicit(&f->fn, memory_order_relaxed);
+        aclrt_binary_use(b);
+        /*
+         * Acquire fence: if the loads above read a later life's fields (the
+         * slot was unloaded and reused meanwhile: they are stored with
+         * release), the generation read below is that later one too. Seq_cst
+         * load: pairs with the unload's retire (module comment).
+         */
+        atomic_thread_fence(memory_order_acquire);
+        if (ACLRT_LIKELY(atomic_load_explicit(&f->hdr.generation, memory_order_seq_cst) == life)) {
+            *bin = b;
+            return ACL_SUCCESS;
+        }
+        aclrt_binary_done(b); /* given up: counted done, and the unload may close it now */
+    }
+    if (h == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "funcHandle is NULL");
+    return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE,
+                      "funcHandle %p is not a function of a loaded binary (unloaded, stale or garbage)", h);
+}
+
+/* ------------------------------------------------------------------------
+ * Loading
+ * ------------------------------------------------------------------------ */
+
+/*
+ * The load options, checked as the runtime checks them [src]: a NULL
+ * `options` array in a non-NULL set, a lazy-load value other than 0 or 1, a
+ * magic when loading from a file or one of no core type, a CPU kernel mode
+ * other than 0/1 (file) or 2 (data), an unknown type: ACL_ERROR_RT_PARAM_INVALID.
+ * Valid ones change nothing here (module comment: binding is at load).
+ */
+static aclError aclrt_binary_check_options(const aclrtBinaryLoadOptions *options, bool from_file)
+{
+    if (options == NULL)
+        return ACL_SUCCESS;
+    if (options->options == NULL)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "options->options is NULL");
+    for (size_t i = 0; i < options->numOpt; i++) {
+        const aclrtBinaryLoadOption *o = &options->options[i];
+        switch ((int)o->type) {
+        case ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD:
+            if (o->value.isLazyLoad > 1)
+                return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "options[%zu]: isLazyLoad %u is not 0 or 1", i,
+                                  o->value.isLazyLoad);
+            break;
+        case ACL_RT_BINARY_LOAD_OPT_MAGIC:
+            if (from_file)
+                return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                                  "options[%zu]: ACL_RT_BINARY_LOAD_OPT_MAGIC is for loading from data", i);
+            if (o->value.magic != ACL_RT_BINARY_MAGIC_ELF_AICORE && o->value.magic != ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE &&
+                o->value.magic != ACL_RT_BINARY_MAGIC_ELF_CUBE_CORE)
+                return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "options[%zu]: magic %#x is none of ACL_RT_BINARY_MAGIC_*",
+                                  i, o->value.magic);
+            break;
+        case ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE:
+            if (from_file ? (o->value.cpuKernelMode != 0 && o->value.cpuKernelMode != 1)
+                          : o->value.cpuKernelMode != 2)
+                return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "options[%zu]: cpuKernelMode %d is not %s", i,
+                                  o->value.cpuKernelMode, from_file ? "0 or 1 (loading from a file)"
+                                                                    : "2 (loading from data)");
+            break;
+        default:
+            return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "options[%zu]: unknown option type %d", i, (int)o->type);
+        }
+    }
+    return ACL_SUCCESS;
+}
+
+/* Open a shared object; ACL_ERROR_RT_PARAM_INVALID (with the loader's reason) if it is not one. */
+static aclError aclrt_binary_open(const char *path, const char *shown, void **dl)
+{
+    pthread_mutex_lock(&aclrt_binary_loader_lock);
+    *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    const char *why = *dl == NULL ? dlerror() : NULL;
+    pthread_mutex_unlock(&aclrt_binary_loader_lock);
+    if (*dl == NULL) {
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%s is not a binary this backend can load (a shared object): %s",
+                          shown, why != NULL ? why : "unknown reason");
+    }
+    return ACL_SUCCESS;
+}
+
+/* Write all of data to fd. */
+static bool aclrt_binary_write_all(int fd, const void *data, size_t length)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    while (length > 0) {
+        ssize_t n = write(fd, p, length);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        length -= (size_t)n;
+    }
+    return true;
+}
+
+/* Open bytes in memory as a shared object: an anonymous file, or an unlinked temporary one, kept open in *fd. */
+static aclError aclrt_binary_open_data(const void *data, size_t length, void **dl, int *fd_out)
+{
+    char path[64];
+    int fd = -1;
+#ifdef MFD_CLOEXEC
+    fd = memfd_create("aclrt-binary", MFD_CLOEXEC);
+#endif
+    bool temporary = fd < 0;
+    char temp[] = "/tmp/aclrt-binary-XXXXXX";
+    if (temporary) {
+        const char *dir = getenv("TMPDIR");
+        char *tpath = temp;
+        char buf[4096];
+        if (dir != NULL && dir[0] != '\0' && strlen(dir) + sizeof "/aclrt-binary-XXXXXX" <= sizeof buf) {
+            snprintf(buf, sizeof buf, "%s/aclrt-binary-XXXXXX", dir);
+            tpath = buf;
+        }
+        fd = mkostemp(tpath, O_CLOEXEC);
+        if (fd < 0)
+            return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no anonymous or temporary file to load the data from: %s",
+                              strerror(errno));
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        unlink(tpath); /* private from here on: only the descriptor names it */
+    } else {
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    }
+    aclError rc;
+    if (!aclrt_binary_write_all(fd, data, length))
+        rc = aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot write the binary's %zu bytes to its file: %s", length,
+                        strerror(errno));
+    else
+        rc = aclrt_binary_open(path, "the data", dl);
+    if (rc != ACL_SUCCESS)
+        close(fd);
+    else
+        *fd_out = fd;
+    return rc;
+}
+
+/* The slot's shard counters: made with the slot's first life, kept for all its lives (never freed). */
+static bool aclrt_binary_shards(struct aclrt_binary *b)
+{
+    if (b->uses != NULL)
+        return true;
+    size_t bytes = 2 * ACLRT_BINARY_SHARDS * sizeof(struct aclrt_binary_shard);
+    struct aclrt_binary_shard *shards = (struct aclrt_binary_shard *)aligned_alloc(ACLRT_CACHELINE, bytes);
+    if (shards == NULL)
+        return false;
+    for (int i = 0; i < 2 * ACLRT_BINARY_SHARDS; i++)
+        atomic_init(&shards[i].n, 0);
+    b->uses = shards;
+    b->dones = shards + ACLRT_BINARY_SHARDS;
+    return true;
+}
+
+/* Publish a new binary around an open library. */
+static aclError aclrt_binary_publish(void *dl, const struct aclrt_backend *loader, int fd, uint64_t size,
+                                     aclrtBinHandle *binHandle)
+{
+    struct aclrt_binary *b = (struct aclrt_binary *)aclrt_table_alloc(&aclrt_binaries);
+    if (b != NULL && !aclrt_binary_shards(b)) {
+        aclrt_table_free(&aclrt_binaries, &b->hdr);
+        b = NULL;
+    }
+    if (b == NULL) {
+        if (loader != NULL)
+            loader->module_unload(dl);
+        else
+            aclrt_binary_dlclose(dl);
+        if (fd >= 0)
+            close(fd);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no room for another binary");
+    }
+    atomic_store_explicit(&b->dl, dl, memory_order_relaxed);
+    b->loader = loader;
+    b->fd = fd;
+    b->size = size;
+    b->functions = NULL;
+    atomic_store_explicit(&b->state, ACLRT_BINARY_LOADED, memory_order_relaxed); /* published below */
+    *binHandle = aclrt_table_publish(&aclrt_binaries, &b->hdr);
+    return ACL_SUCCESS;
+}
+
+/* The backend that loads binaries (NULL: shared objects here); the runtime starts to know it. */
+static aclError aclrt_binary_loader(const struct aclrt_backend **loader)
+{
+    *loader = NULL;
+    aclError rc = aclrt_runtime_start();
+    if (rc == ACL_SUCCESS && aclrt_rt.backend->module_load != NULL)
+        *loader = aclrt_rt.backend;
+    return rc;
+}
+
+ACLRT_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadOptions *options,
+                                           aclrtBinHandle *binHandle)
+{
+    ACLRT_ENTER();
+    if (binPath == NULL || binHandle == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", binPath == NULL ? "binPath" : "binHandle (output)");
+    aclError rc = aclrt_binary_check_options(options, true);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    /* The real path: a relative one is the caller's working directory's, and never a library search. */
+    char *real = realpath(binPath, NULL);
+    if (real == NULL)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "binPath %s cannot be accessed: %s", binPath, strerror(errno));
+    struct stat st;
+    if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+        rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "binPath %s is not a file", binPath);
+        free(real);
+        return rc;
+    }
+    const struct aclrt_backend *loader;
+    void *dl = NULL;
+    if ((rc = aclrt_binary_loader(&loader)) == ACL_SUCCESS)
+        rc = loader != NULL ? loader->module_load(real, NULL, (size_t)st.st_size, &dl) : aclrt_binary_open(real, binPath, &dl);
+    free(real);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return aclrt_binary_publish(dl, loader, -1, (uint64_t)st.st_size, binHandle);
+}
+
+ACLRT_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
+                                           aclrtBinHandle *binHandle)
+{
+    ACLRT_ENTER();
+    if (data == NULL || binHandle == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", data == NULL ? "data" : "binHandle (output)");
+    if (length == 0)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "length is 0");
+    aclError rc = aclrt_binary_check_options(options, false);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    const struct aclrt_backend *loader;
+    if ((rc = aclrt_binary_loader(&loader)) != ACL_SUCCESS)
+        return rc;
+    void *dl = NULL;
+    int fd = -1;
+    rc = loader != NULL ? loader->module_load(NULL, data, length, &dl) : aclrt_binary_open_data(data, length, &dl, &fd);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return aclrt_binary_publish(dl, loader, fd, length, binHandle);
+}
+
+/* ------------------------------------------------------------------------
+ * Functions
+ * ------------------------------------------------------------------------ */
+
+/*
+ * A symbol `name` that the library `dl` defines itself (not one of the
+ * libraries it links) with type `want` (STT_FUNC, or STT_OBJECT); its
+ * address and size. The reason it is not, in `why`.
+ */
+static void *aclrt_binary_symbol(void *dl, const char *name, unsigned want, size_t *size, const char **why)
+{
+    dlerror();
+    void *addr = dlsym(dl, name);
+    if (addr == NULL) {
+        *why = "no such symbol";
+        return NULL;
+    }
+    struct link_map *own = NULL, *where = NULL;
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (dlinfo(dl, RTLD_DI_LINKMAP, &own) != 0 ||
+        dladdr1(addr, &info, (void **)&where, RTLD_DL_LINKMAP) == 0 || where != own) {
+        *why = "the symbol is another library's";
+        return NULL;
+    }
+    if (dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) == 0 || sym == NULL) {
+        *why = "the symbol has no entry of its own";
+        return NULL;
+    }
+    unsigned type = ELF64_ST_TYPE(sym->st_info);
+    if (want == STT_FUNC ? (type != STT_FUNC && type != STT_GNU_IFUNC) : type != STT_OBJECT) {
+        *why = want == STT_FUNC ? "the symbol is not a function" : "the symbol is not a variable";
+        return NULL;
+    }
+    *size = (size_t)sym->st_size;
+    return addr;
+}
+
+ACLRT_API aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName,
+                                          aclrtFuncHandle *funcHandle)
+{
+    ACLRT_ENTER();
+    if (kernelName == NULL || funcHandle == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", kernelName == NULL ? "kernelName" : "funcHandle (output)");
+    struct aclrt_binary *b;
+    aclError rc = aclrt_binary_resolve(binHandle, "binHandle", &b);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&aclrt_kernels_lock);
+    if (aclrt_binary_lookup(binHandle) != b) { /* unloaded meanwhile */
+        pthread_mutex_unlock(&aclrt_kernels_lock);
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "binHandle %p was unloaded", binHandle);
+    }
+    /* The same name gives the same handle, as long as the binary is loaded. */
+    for (struct aclrt_function *f = b->functions; f != NULL; f = f->next)
+        if (strcmp(f->name, kernelName) == 0) {
+            *funcHandle = aclrt_slot_handle(&aclrt_functions, &f->hdr);
+            pthread_mutex_unlock(&aclrt_kernels_lock);
+            return ACL_SUCCESS;
+        }
+    const char *why = NULL;
+    size_t code_size = 0;
+    void *addr = NULL;
+    if (b->loader != NULL) {
+        rc = b->loader->module_function(atomic_load_explicit(&b->dl, memory_order_relaxed), kernelName, &addr);
+        if (rc != ACL_SUCCESS) {
+            pthread_mutex_unlock(&aclrt_kernels_lock);
+            return rc;
+        }
+    } else if ((addr = aclrt_binary_symbol(atomic_load_explicit(&b->dl, memory_order_relaxed), kernelName, STT_FUNC,
+                                           &code_size, &why)) == NULL) {
+        pthread_mutex_unlock(&aclrt_kernels_lock);
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the binary has no kernel named \"%s\" (%s)", kernelName, why);
+    }
+    char *name = strdup(kernelName);
+    struct aclrt_function *f = name != NULL ? (struct aclrt_function *)aclrt_table_alloc(&aclrt_functions) : NULL;
+    if (f == NULL) {
+        pthread_mutex_unlock(&aclrt_kernels_lock);
+        free(name);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no room for another function");
+    }
+    aclrtxHostKernel fn;
+    memcpy(&fn, &addr, sizeof fn); /* POSIX: dlsym's object pointer converts to the function's pointer */
+    /* Release (both): see aclrt_function_acquire, which reads them without the lock. */
+    atomic_store_explicit(&f->binary, b, memory_order_release);
+    atomic_store_explicit(&f->fn, fn, memory_order_release);
+    f->code_size = code_size;
+    f->name = name;
+    f->args = NULL;
+    f->next = b->functions;
+    b->functions = f;
+    *funcHandle = aclrt_table_publish(&aclrt_functions, &f->hdr);
+    pthread_mutex_unlock(&aclrt_kernels_lock);
+    return ACL_SUCCESS;
+}
+
+/* End a binary (the lock held, its slot alive): its functions and their args handles first, then its handle. */
+static void aclrt_binary_unload_locked(struct aclrt_binary *b)
+{
+    for (struct aclrt_function *f = b->functions, *next; f != NULL; f = next) {
+        next = f->next;
+        if (f->args != NULL && aclrt_function_args_release != NULL)
+            aclrt_function_args_release(f);
+        aclrt_table_retire(&f->hdr);
+        free(f->name);
+        f->name = NULL;
+        aclrt_table_free(&aclrt_functions, &f->hdr);
+    }
+    b->functions = NULL;
+    aclrt_table_retire(&b->hdr);
+}
+
+ACLRT_API aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle)
+{
+    ACLRT_ENTER();
+    struct aclrt_binary *b;
+    aclError rc = aclrt_binary_resolve(binHandle, "binHandle", &b);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&aclrt_kernels_lock);
+    bool alive = aclrt_binary_lookup(binHandle) == b;
+    if (alive)
+        aclrt_binary_unload_locked(b);
+    pthread_mutex_unlock(&aclrt_kernels_lock);
+    if (!alive)
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "binHandle %p was unloaded already", binHandle);
+    aclrt_binary_end(b); /* closed now, or by the last launch in flight */
+    return ACL_SUCCESS;
+}
+
+/* aclFinalize: every binary still loaded is unloaded (the streams are gone: no launch holds one any more). */
+static void aclrt_binary_release_all(void)
+{
+    ACLRT_TABLE_FOREACH(&aclrt_binaries, struct aclrt_binary, b)
+    {
+        pthread_mutex_lock(&aclrt_kernels_lock);
+        bool alive = atomic_load_explicit(&b->hdr.generation, memory_order_acquire) & 1u;
+        if (alive)
+            aclrt_binary_unload_locked(b);
+        pthread_mutex_unlock(&aclrt_kernels_lock);
+        if (alive)
+            aclrt_binary_end(b);
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * Queries
+ * ------------------------------------------------------------------------ */
+
+ACLRT_API aclError aclrtBinaryGetDevAddress(const aclrtBinHandle binHandle, void **binAddr, size_t *binSize)
+{
+    ACLRT_ENTER();
+    if (binAddr == NULL || binSize == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s (output) is NULL", binAddr == NULL ? "binAddr" : "binSize");
+    struct aclrt_binary *b;
+    aclError rc = aclrt_binary_resolve(binHandle, "binHandle", &b);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&aclrt_kernels_lock);
+    struct link_map *map = NULL;
+    bool alive = aclrt_binary_lookup(binHandle) == b;
+    if (alive && b->loader != NULL) { /* a backend's module: its handle stands for it */
+        *binAddr = atomic_load_explicit(&b->dl, memory_order_relaxed);
+        *binSize = (size_t)b->size;
+        pthread_mutex_unlock(&aclrt_kernels_lock);
+        return ACL_SUCCESS;
+    }
+    pthread_mutex_lock(&aclrt_binary_loader_lock);
+    if (alive && dlinfo(atomic_load_explicit(&b->dl, memory_order_relaxed), RTLD_DI_LINKMAP, &map) == 0 &&
+        map != NULL) {
+        *binAddr = (void *)map->l_addr; /* where the loader placed it */
+        *binSize = (size_t)b->size;
+    }
+    pthread_mutex_unlock(&aclrt_binary_loader_lock);
+    pthread_mutex_unlock(&aclrt_kernels_lock);
+    if (!alive)
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "binHandle %p was unloaded", binHandle);
+    if (map == NULL)
+        return aclrt_fail(ACL_ERROR_RT_INTERNAL_ERROR, "the loader does not say where the binary is");
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtBinaryGetGlobal(aclrtBinHandle binHandle, const char *name, void **dptr, size_t *size)
+{
+    ACLRT_ENTER();
+    if (name == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "name is NULL");
+    if (dptr == NULL && size == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "dptr and size (outputs) are both NULL");
+    struct aclrt_binary *b;
+    aclError rc = aclrt_binary_resolve(binHandle, "binHandle", &b);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&aclrt_kernels_lock);
+    bool alive = aclrt_binary_lookup(binHandle) == b;
+    const char *why = "";
+    size_t bytes = 0;
+    void *addr = NULL;
+    if (alive && b->loader != NULL) {
+        rc = b->loader->module_global(atomic_load_explicit(&b->dl, memory_order_relaxed), name, &addr, &bytes);
+        pthread_mutex_unlock(&aclrt_kernels_lock);
+        if (rc != ACL_SUCCESS)
+            return rc;
+        if (dptr != NULL)
+            *dptr = addr;
+        if (size != NULL)
+            *size = bytes;
+        return ACL_SUCCESS;
+    }
+    if (alive)
+        addr = aclrt_binary_symbol(atomic_load_explicit(&b->dl, memory_order_relaxed), name, STT_OBJECT, &bytes, &why);
+    pthread_mutex_unlock(&aclrt_kernels_lock);
+    if (!alive)
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "binHandle %p was unloaded", binHandle);
+    if (addr == NULL)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the binary has no global variable named \"%s\" (%s)", name, why);
+    if (dptr != NULL)
+        *dptr = addr;
+    if (size != NULL)
+        *size = bytes;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtGetFunctionName(aclrtFuncHandle funcHandle, uint32_t maxLen, char *name)
+{
+    ACLRT_ENTER();
+    if (name == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "name (output) is NULL");
+    struct aclrt_function *f;
+    aclError rc = aclrt_function_resolve(funcHandle, ACL_ERROR_RT_PARAM_INVALID, &f);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&aclrt_kernels_lock);
+    bool alive = aclrt_function_lookup(funcHandle) == f;
+    size_t len = alive ? strlen(f->name) : 0;
+    bool fits = (size_t)maxLen >= len + 1;
+    if (alive && fits)
+        memcpy(name, f->name, len + 1);
+    pthread_mutex_unlock(&aclrt_kernels_lock);
+    if (!alive)
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "funcHandle %p was unloaded", funcHandle);
+    if (!fits)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "maxLen %u is less than the name's %zu bytes and its NUL",
+                          maxLen, len);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtGetFunctionAddr(aclrtFuncHandle funcHandle, void **aicAddr, void **aivAddr)
+{
+    ACLRT_ENTER();
+    if (aicAddr == NULL || aivAddr == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s (output) is NULL", aicAddr == NULL ? "aicAddr" : "aivAddr");
+    struct aclrt_function *f;
+    aclError rc = aclrt_function_resolve(funcHandle, ACL_ERROR_INVALID_PARAM, &f);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    aclrtxHostKernel fn = atomic_load_explicit(&f->fn, memory_order_relaxed);
+    memcpy(aicAddr, &fn, sizeof *aicAddr); /* the kernel's entry point; one kind of core runs it */
+    *aivAddr = NULL;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtGetFunctionSize(aclrtFuncHandle funcHandle, size_t *aicSize, size_t *aivSize)
+{
+    ACLRT_ENTER();
+    if (aicSize == NULL || aivSize == NULL)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%s (output) is NULL", aicSize == NULL ? "aicSize" : "aivSize");
+    struct aclrt_function *f;
+    aclError rc = aclrt_function_resolve(funcHandle, ACL_ERROR_RT_PARAM_INVALID, &f);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&aclrt_kernels_lock);
+    bool alive = aclrt_function_lookup(funcHandle) == f;
+    if (alive)
+        *aicSize = f->code_size; /* the symbol's size: one kind of core runs it */
+    pthread_mutex_unlock(&aclrt_kernels_lock);
+    if (!alive)
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "funcHandle %p was unloaded", funcHandle);
+    *aivSize = 0;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtFunctionGetBinary(const aclrtFuncHandle funcHandle, aclrtBinHandle *binHandle)
+{
+    ACLRT_ENTER();
+    if (binHandle == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "binHandle (output) is NULL");
+    struct aclrt_function *f;
+    aclError rc = aclrt_function_resolve(funcHandle, ACL_ERROR_INVALID_PARAM, &f);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&aclrt_kernels_lock);
+    bool alive = aclrt_function_lookup(funcHandle) == f;
+    if (alive)
+        *binHandle = aclrt_slot_handle(&aclrt_binaries, &atomic_load_explicit(&f->binary, memory_order_relaxed)->hdr);
+    pthread_mutex_unlock(&aclrt_kernels_lock);
+    if (!alive)
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "funcHandle %p was unloaded", funcHandle);
+    return ACL_SUCCESS;
+}
+
+#endif /* ACLRT_IMPL_KERNEL_BINARY_H */

@@ -1,0 +1,657 @@
+/*
+ * impl/kernel/builtin_task.h - the runtime's built-in tasks: aclrtReduceAsync and
+ * aclrtRandomNumAsync, as task kinds that run on the stream like a copy.
+ *
+ * Reduce: dst[i] = op(dst[i], src[i]) over `count` bytes of elements of one
+ * data type. Sums are computed in double and rounded once to the element
+ * type (round to nearest even), which is the correctly rounded IEEE sum for
+ * fp32, fp16 and bf16 (double has more than 2p + 2 significand bits for each
+ * of them); integer sums wrap around; MAX and MIN pick one operand (a NaN
+ * operand wins; equal operands keep dst). int4 packs two signed elements per
+ * byte, low nibble first.
+ *
+ * Random numbers: Philox4x32-10, key = the 64-bit seed (low word first),
+ * counter = the 128 bits at randomCounterAddr (little endian). Block j of the
+ * task is Philox(counter + j), four 32-bit words w[4j..4j+3]; when the task
+ * is done, counter + (blocks used) is written back, so the next task goes on
+ * where this one stopped. How words become values (docs/SEMANTICS.md):
+ *   draw k          d_k = w[2k] | w[2k+1] << 32
+ *   uniform, float  min + (max - min) * (d_k >> 11) * 2^-53, rounded to the
+ *                   type; a value rounded up to max becomes the largest one
+ *                   below it ([min, max)); max <= min gives min
+ *   uniform, int    min + ((d_k * (max - min)) >> 64)  ([min, max))
+ *   normal          Box-Muller on draw pairs: u1 = ((d_2p >> 11) + 1) 2^-53,
+ *                   u2 = (d_2p+1 >> 11) 2^-53, z = sqrt(-2 ln u1) (cos, sin)
+ *                   (2 pi u2), both used in order; mean + stddev * z
+ *   truncated       the same normals, skipping those with |z| > 2
+ *   dropout bitmask bit i (byte i / 8, low bit first) is 1, kept, when
+ *                   (w[i] >> 8) 2^-24 >= ratio; unused high bits of the last
+ *                   byte are 0
+ * Parameters given by address (isAddr = 1) are read when the task runs.
+ */
+#ifndef ACLRT_IMPL_KERNEL_BUILTIN_TASK_H
+#define ACLRT_IMPL_KERNEL_BUILTIN_TASK_H
+
+#include "../core/base.h"
+#include "../core/error.h"
+#include "../core/thread.h"
+#include "../task/task.h"
+#include "../runtime/runtime.h"
+#include "../stream/stream.h"
+#include "../stream/stream_submit.h"
+#include "../context/stream_api.h"
+#include "../memory/memory.h"
+
+#include <math.h>
+
+/* ------------------------------------------------------------------------
+ * Floating-point formats
+ * ------------------------------------------------------------------------ */
+
+static double aclrt_f16_to_double(uint16_t h)
+{
+    int sign = h >> 15, e = (h >> 10) & 0x1F, m = h & 0x3FF;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m | 0x400, e - 25);
+    return sign ? -v : v;
+}
+
+static double aclrt_bf16_to_double(uint16_t b)
+{
+    uint32_t bits = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/*
+ * Round a double to a binary format of p significand bits, exponents
+ * [emin, emax] and bias `bias`, to nearest even; the result is encoded in
+ * 1 + (bits - p) + (p - 1) bits with the sign on top. `nan` is the quiet NaN.
+ */
+static uint16_t aclrt_round_to_format(double d, int p, int emin, int emax, int bias, uint16_t nan)
+{
+    int ebits_shift = p - 1;
+    uint16_t sign = signbit(d) ? 0x8000 : 0;
+    if (isnan(d))
+        return nan;
+    uint16_t inf = (uint16_t)(sign | ((uint32_t)(2 * bias + 1) << ebits_shift));
+    if (isinf(d))
+        return inf;
+    double a = fabs(d);
+    if (a == 0)
+        return sign;
+    int e;
+    (void)frexp(a, &e);
+    int E = e - 1 < emin ? emin : e - 1;
+    int qt = E - (p - 1);
+    uint64_t r = (uint64_t)nearbyint(ldexp(a, -qt)); /* exact scaling; rounds to nearest even */
+    if (r >> p) {                                     /* carried into a new binade */
+        r >>= 1;
+        qt++;
+    }
+    if (r == 0)
+        return sign;
+    if (r < (1ull << (p - 1))) /* subnormal */
+        return (uint16_t)(sign | r);
+    if (qt + p - 1 > emax)
+        return inf;
+    return (uint16_t)(sign | ((uint32_t)(qt + p - 1 + bias) << ebits_shift) | (r & ((1ull << (p - 1)) - 1)));
+}
+
+static uint16_t aclrt_f16_from_double(double d)
+{
+    return aclrt_round_to_format(d, 11, -14, 15, 15, 0x7E00);
+}
+
+static uint16_t aclrt_bf16_from_double(double d)
+{
+    return aclrt_round_to_format(d, 8, -126, 127, 127, 0x7FC0);
+}
+
+/* ------------------------------------------------------------------------
+ * Reduce
+ * ------------------------------------------------------------------------ */
+
+/* Element size in bytes of the types aclrtReduceAsync takes (int4: 1, two per byte); 0 for the others. */
+static size_t aclrt_reduce_type_size(aclDataType type)
+{
+    switch (type) {
+    case ACL_FLOAT:
+    case ACL_INT32:
+    case ACL_UINT32: return 4;
+    case ACL_FLOAT16:
+    case ACL_BF16:
+    case ACL_INT16:
+    case ACL_UINT16: return 2;
+    case ACL_INT8:
+    case ACL_UINT8:
+    case ACL_INT4: return 1;
+    default: return 0;
+    }
+}
+
+#define ACLRT_REDUCE_INT(T, dst_, src_, n_, kind_)                                                   \
+    do {                                                                                             \
+        T *d_ = (T *)(dst_);                                                                         \
+        const T *s_ = (const T *)(src_);                                                             \
+        for (size_t i_ = 0; i_ < (n_); i_++) {                                                       \
+            T a_ = d_[i_], b_ = s_[i_];                                                              \
+            if ((kind_) == ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM)                                         \
+                d_[i_] = (T)((uint64_t)a_ + (uint64_t)b_); /* modular */                            \
+            else if ((kind_) == ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX)                                    \
+                d_[i_] = b_ > a_ ? b_ : a_;                                                          \
+            else                                                                                     \
+                d_[i_] = b_ < a_ ? b_ : a_;                                                          \
+        }                                                                                            \
+    } while (0)
+
+/* One floating-point element: `a` and `b` decoded, their encodings `ea`, `eb`; returns the result's encoding. */
+static uint32_t aclrt_reduce_float(uint32_t kind, double a, double b, uint32_t ea, uint32_t eb, aclDataType type)
+{
+    if (kind == ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM) {
+        double s = a + b; /* exact for fp16, and a single correct rounding for the others' p <= 24 */
+        if (type == ACL_FLOAT16)
+            return aclrt_f16_from_double(s);
+        if (type == ACL_BF16)
+            return aclrt_bf16_from_double(s);
+        float f = (float)s;
+        uint32_t bits;
+        memcpy(&bits, &f, sizeof bits);
+        return bits;
+    }
+    if (isnan(a))
+        return ea;
+    if (isnan(b))
+        return eb;
+    if (kind == ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX)
+        return b > a ? eb : ea;
+    return b < a ? eb : ea;
+}
+
+static int aclrt_reduce_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    (void)s, (void)blk;
+    uint32_t kind = t->u.reduce.kind;
+    aclDataType type = (aclDataType)t->u.reduce.type;
+    unsigned char *dst = (unsigned char *)t->u.reduce.dst;
+    const unsigned char *src = (const unsigned char *)t->u.reduce.src;
+    size_t bytes = t->u.reduce.count;
+    switch (type) {
+    case ACL_INT8: ACLRT_REDUCE_INT(int8_t, dst, src, bytes, kind); break;
+    case ACL_UINT8: ACLRT_REDUCE_INT(uint8_t, dst, src, bytes, kind); break;
+    case ACL_INT16: ACLRT_REDUCE_INT(int16_t, dst, src, bytes / 2, kind); break;
+    case ACL_UINT16: ACLRT_REDUCE_INT(uint16_t, dst, src, bytes / 2, kind); break;
+    case ACL_INT32: ACLRT_REDUCE_INT(int32_t, dst, src, bytes / 4, kind); break;
+    case ACL_UINT32: ACLRT_REDUCE_INT(uint32_t, dst, src, bytes / 4, kind); break;
+    case ACL_INT4:
+        for (size_t i = 0; i < bytes; i++) {
+            uint8_t out = 0;
+            for (int half = 0; half < 2; half++) {
+                int a = (int8_t)(uint8_t)(dst[i] << (4 - 4 * half)) >> 4; /* sign-extended nibble */
+                int b = (int8_t)(uint8_t)(src[i] << (4 - 4 * half)) >> 4;
+                int r = kind == ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM ? a + b
+                        : kind == ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX ? (b > a ? b : a)
+                                                                   : (b < a ? b : a);
+                out |= (uint8_t)((r & 0xF) << (4 * half));
+            }
+            dst[i] = out;
+        }
+        break;
+    case ACL_FLOAT16:
+    case ACL_BF16:
+        for (size_t i = 0; i < bytes / 2; i++) {
+            uint16_t ea, eb;
+            memcpy(&ea, dst + 2 * i, 2);
+            memcpy(&eb, src + 2 * i, 2);
+            double a = type == ACL_FLOAT16 ? aclrt_f16_to_double(ea) : aclrt_bf16_to_double(ea);
+            double b = type == ACL_FLOAT16 ? aclrt_f16_to_double(eb) : aclrt_bf16_to_double(eb);
+            uint16_t r = (uint16_t)aclrt_reduce_float(kind, a, b, ea, eb, type);
+            memcpy(dst + 2 * i, &r, 2);
+        }
+        break;
+    default: /* ACL_FLOAT */
+        for (size_t i = 0; i < bytes / 4; i++) {
+            float a, b;
+            uint32_t ea, eb;
+            memcpy(&a, dst + 4 * i, 4);
+            memcpy(&b, src + 4 * i, 4);
+            memcpy(&ea, &a, 4);
+            memcpy(&eb, &b, 4);
+            uint32_t r = aclrt_reduce_float(kind, a, b, ea, eb, type);
+            memcpy(dst + 4 * i, &r, 4);
+        }
+        break;
+    }
+    return ACL_SUCCESS;
+}
+
+static const struct aclrt_task_kind aclrt_kind_reduce = {ACLRT_TASK_REDUCE, "reduce", aclrt_reduce_run, NULL};
+
+/* Is [p, p + len) device memory of `dev`? Else fail with a message naming `what`. */
+static aclError aclrt_builtin_device_memory(const void *p, size_t len, struct aclrt_device *dev, const char *what)
+{
+    struct aclrt_device *owner = aclrt_mem_device_of(p, len);
+    if (owner == dev)
+        return ACL_SUCCESS;
+    if (owner == NULL)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%s [%p, +%zu) is not device memory (aclrtMalloc or mapped)",
+                          what, p, len);
+    return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%s %p is memory of device %u, not of the stream's device %u", what,
+                      p, owner->id, dev->id);
+}
+
+ACLRT_API aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, aclrtReduceKind kind, aclDataType type,
+                                    aclrtStream stream, void *reserve)
+{
+    ACLRT_ENTER();
+    if (dst == NULL || src == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", dst == NULL ? "dst" : "src");
+    if (reserve != NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "reserve is a reserved parameter and must be NULL");
+    size_t elem = aclrt_reduce_type_size(type);
+    if (elem == 0)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "data type %d is not one aclrtReduceAsync supports", (int)type);
+    if (count == 0)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "count is 0");
+    if (kind < ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM || kind > ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "kind %d is not an aclrtReduceKind [10, 13]", (int)kind);
+    if (kind == ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM && count > ((uint64_t)4 << 30))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "count %llu exceeds 4 GiB, the most a SUM reduce takes",
+                          (unsigned long long)count);
+    if (count > SIZE_MAX)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "count %llu is larger than the address space",
+                          (unsigned long long)count);
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve(stream, true, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (kind == ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL has no documented result; aclrt does not run it");
+    if (((uintptr_t)dst | (uintptr_t)src) % elem != 0)
+        return aclrt_fail(ACL_ERROR_RT_ADDR_UNALIGNED, "dst %p and src %p must be aligned to the %zu-byte element",
+                          dst, src, elem);
+    if (count % elem != 0)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "count %llu is not a whole number of %zu-byte elements",
+                          (unsigned long long)count, elem);
+    if ((rc = aclrt_builtin_device_memory(dst, (size_t)count, s->ctx->device, "dst")) != ACL_SUCCESS ||
+        (rc = aclrt_builtin_device_memory(src, (size_t)count, s->ctx->device, "src")) != ACL_SUCCESS)
+        return rc;
+    struct aclrt_task t;
+    memset(&t, 0, sizeof t);
+    t.kind = &aclrt_kind_reduce;
+    t.u.reduce.dst = dst;
+    t.u.reduce.src = src;
+    t.u.reduce.count = (size_t)count;
+    t.u.reduce.kind = (uint32_t)kind;
+    t.u.reduce.type = (int32_t)type;
+    return aclrt_stream_submit(s, &t, NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * Random numbers
+ * ------------------------------------------------------------------------ */
+
+/* Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3"). */
+static void aclrt_philox4x32_10(const uint32_t ctr_in[4], const uint32_t key_in[2], uint32_t out[4])
+{
+    uint32_t c[4] = {ctr_in[0], ctr_in[1], ctr_in[2], ctr_in[3]};
+    uint32_t k0 = key_in[0], k1 = key_in[1];
+    for (int round = 0; round < 10; round++) {
+        uint64_t p0 = (uint64_t)0xD2511F53u * c[0], p1 = (uint64_t)0xCD9E8D57u * c[2];
+        uint32_t n0 = (uint32_t)(p1 >> 32) ^ c[1] ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c[3] ^ k1;
+        c[0] = n0;
+        c[1] = (uint32_t)p1;
+        c[2] = n2;
+        c[3] = (uint32_t)p0;
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    memcpy(out, c, sizeof c);
+}
+
+__extension__ typedef unsigned __int128 aclrt_u128;
+
+struct aclrt_random_stream {
+    uint32_t ctr[4], key[2];
+    uint32_t words[4];
+    unsigned used; /* words of `words` handed out; 4: the next word starts a block */
+    uint64_t blocks;
+};
+
+static uint32_t aclrt_random_word(struct aclrt_random_stream *r)
+{
+    if (r->used == 4) {
+        aclrt_philox4x32_10(r->ctr, r->key, r->words);
+        r->blocks++;
+        for (int i = 0; i < 4 && ++r->ctr[i] == 0; i++) /* 128-bit increment */
+            ;
+        r->used = 0;
+    }
+    return r->words[r->used++];
+}
+
+static uint64_t aclrt_random_draw(struct aclrt_random_stream *r)
+{
+    uint64_t lo = aclrt_random_word(r);
+    return lo | (uint64_t)aclrt_random_word(r) << 32;
+}
+
+static double aclrt_random_unit(uint64_t d) /* [0, 1) */
+{
+    return (double)(d >> 11) * 0x1p-53;
+}
+
+/* What aclrtRandomNumAsync copied from the task info; freed by the task. */
+struct aclrt_random_job {
+    uint32_t func;
+    aclDataType type;
+    size_t elem;               /* bytes of a value (dropout: of the ratio; the results are bits) */
+    aclrtRandomParaInfo p[2];  /* ratio | min, max | mean, stddev */
+    aclrtRandomParaInfo seed, num;
+    void *result, *counter;
+    size_t result_room;        /* bytes of device memory from result to the end of its allocation */
+};
+
+static uint64_t aclrt_random_param_bits(const aclrtRandomParaInfo *p, size_t value_size)
+{
+    uint64_t v = 0;
+    if (p->isAddr) {
+        const void *addr;
+        memcpy(&addr, p->valueOrAddr, sizeof addr);
+        memcpy(&v, addr, value_size); /* read when the task runs */
+    } else
+        memcpy(&v, p->valueOrAddr, p->size);
+    return v;
+}
+
+/* A parameter of the job's floating-point type as a double. */
+static double aclrt_random_param_real(const struct aclrt_random_job *j, const aclrtRandomParaInfo *p)
+{
+    uint64_t bits = aclrt_random_param_bits(p, j->elem);
+    if (j->type == ACL_FLOAT16)
+        return aclrt_f16_to_double((uint16_t)bits);
+    if (j->type == ACL_BF16)
+        return aclrt_bf16_to_double((uint16_t)bits);
+    float f;
+    uint32_t b32 = (uint32_t)bits;
+    memcpy(&f, &b32, sizeof f);
+    return f;
+}
+
+static void aclrt_random_store_real(const struct aclrt_random_job *j, size_t i, double v)
+{
+    unsigned char *out = (unsigned char *)j->result + i * j->elem;
+    if (j->type == ACL_FLOAT) {
+        float f = (float)v;
+        memcpy(out, &f, 4);
+    } else {
+        uint16_t h = j->type == ACL_FLOAT16 ? aclrt_f16_from_double(v) : aclrt_bf16_from_double(v);
+        memcpy(out, &h, 2);
+    }
+}
+
+/* The value of the job's float type just below `max` (same format), as a double. */
+static double aclrt_random_below(const struct aclrt_random_job *j, double max)
+{
+    if (j->type == ACL_FLOAT)
+        return nextafterf((float)max, -INFINITY);
+    uint16_t bits = j->type == ACL_FLOAT16 ? aclrt_f16_from_double(max) : aclrt_bf16_from_double(max);
+    bits = (bits & 0x8000) ? (uint16_t)(bits + 1) : (uint16_t)(bits == 0 ? 0x8001 : bits - 1);
+    return j->type == ACL_FLOAT16 ? aclrt_f16_to_double(bits) : aclrt_bf16_to_double(bits);
+}
+
+static void aclrt_random_uniform_real(const struct aclrt_random_job *j, struct aclrt_random_stream *r, uint64_t n)
+{
+    double min = aclrt_random_param_real(j, &j->p[0]), max = aclrt_random_param_real(j, &j->p[1]);
+    for (uint64_t i = 0; i < n; i++) {
+        double x = aclrt_random_unit(aclrt_random_draw(r));
+        double v = min;
+        if (max > min) {
+            v = min + (max - min) * x;
+            /* Round as the store will, and keep the result below max. */
+            double stored = j->type == ACL_FLOAT      ? (double)(float)v
+                            : j->type == ACL_FLOAT16 ? aclrt_f16_to_double(aclrt_f16_from_double(v))
+                                                     : aclrt_bf16_to_double(aclrt_bf16_from_double(v));
+            if (stored >= max)
+                v = aclrt_random_below(j, max);
+        }
+        aclrt_random_store_real(j, (size_t)i, v);
+    }
+}
+
+static void aclrt_random_uniform_int(const struct aclrt_random_job *j, struct aclrt_random_stream *r, uint64_t n)
+{
+    uint64_t lo = aclrt_random_param_bits(&j->p[0], j->elem), hi = aclrt_random_param_bits(&j->p[1], j->elem);
+    bool is_signed = j->type == ACL_INT32 || j->type == ACL_INT64;
+    if (j->elem == 4) { /* widen 32-bit values, with their sign */
+        lo = is_signed ? (uint64_t)(int64_t)(int32_t)lo : (uint32_t)lo;
+        hi = is_signed ? (uint64_t)(int64_t)(int32_t)hi : (uint32_t)hi;
+    }
+    bool empty = is_signed ? (int64_t)hi <= (int64_t)lo : hi <= lo;
+    uint64_t range = empty ? 0 : hi - lo;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t d = aclrt_random_draw(r);
+        uint64_t v = lo + (uint64_t)(((aclrt_u128)d * range) >> 64);
+        memcpy((unsigned char *)j->result + i * j->elem, &v, j->elem); /* little endian: the low bytes */
+    }
+}
+
+static void aclrt_random_normal(const struct aclrt_random_job *j, struct aclrt_random_stream *r, uint64_t n,
+                                bool truncated)
+{
+    double mean = aclrt_random_param_real(j, &j->p[0]), stddev = aclrt_random_param_real(j, &j->p[1]);
+    uint64_t i = 0;
+    while (i < n) {
+        double u1 = (double)((aclrt_random_draw(r) >> 11) + 1) * 0x1p-53; /* (0, 1] */
+        double u2 = aclrt_random_unit(aclrt_random_draw(r));
+        double radius = sqrt(-2.0 * log(u1)), angle = 2.0 * M_PI * u2;
+        double z[2] = {radius * cos(angle), radius * sin(angle)};
+        for (int k = 0; k < 2 && i < n; k++)
+            if (!truncated || fabs(z[k]) <= 2.0)
+                aclrt_random_store_real(j, (size_t)i++, mean + stddev * z[k]);
+    }
+}
+
+static void aclrt_random_dropout(const struct aclrt_random_job *j, struct aclrt_random_stream *r, uint64_t n)
+{
+    double ratio = aclrt_random_param_real(j, &j->p[0]);
+    unsigned char *out = (unsigned char *)j->result;
+    memset(out, 0, (size_t)((n + 7) / 8));
+    for (uint64_t i = 0; i < n; i++)
+        if ((double)(aclrt_random_word(r) >> 8) * 0x1p-24 >= ratio)
+            out[i / 8] |= (unsigned char)(1u << (i % 8));
+}
+
+/* Bytes the result of `n` values takes. */
+static uint64_t aclrt_random_result_bytes(const struct aclrt_random_job *j, uint64_t n)
+{
+    if (j->func == ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK)
+        return n / 8 + (n % 8 != 0);
+    return n > UINT64_MAX / j->elem ? UINT64_MAX : n * j->elem;
+}
+
+static int aclrt_random_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    (void)s, (void)blk;
+    struct aclrt_random_job *j = t->u.random.job;
+    t->u.random.job = NULL;
+    uint64_t n = aclrt_random_param_bits(&j->num, sizeof(uint64_t));
+    if (aclrt_random_result_bytes(j, n) > j->result_room) {
+        free(j);
+        return ACL_ERROR_RT_PARAM_INVALID; /* a count read from device memory that the result cannot hold */
+    }
+    uint64_t seed = aclrt_random_param_bits(&j->seed, sizeof(uint64_t));
+    struct aclrt_random_stream r = {.key = {(uint32_t)seed, (uint32_t)(seed >> 32)}, .used = 4};
+    memcpy(r.ctr, j->counter, sizeof r.ctr);
+    switch (j->func) {
+    case ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK: aclrt_random_dropout(j, &r, n); break;
+    case ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS:
+        if (j->type == ACL_FLOAT || j->type == ACL_FLOAT16 || j->type == ACL_BF16)
+            aclrt_random_uniform_real(j, &r, n);
+        else
+            aclrt_random_uniform_int(j, &r, n);
+        break;
+    default: aclrt_random_normal(j, &r, n, j->func == ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS); break;
+    }
+    memcpy(j->counter, r.ctr, sizeof r.ctr); /* the counter after the blocks used */
+    free(j);
+    return ACL_SUCCESS;
+}
+
+static void aclrt_random_drop(struct aclrt_task *t)
+{
+    free(t->u.random.job);
+    t->u.random.job = NULL;
+}
+
+static const struct aclrt_task_kind aclrt_kind_random = {ACLRT_TASK_RANDOM, "random numbers", aclrt_random_run,
+                                                         aclrt_random_drop};
+
+/* Bytes of device memory of `dev` from p to the end of its allocation; 0 if p is not such memory. */
+static size_t aclrt_builtin_room(const void *p, struct aclrt_device *dev)
+{
+    if (aclrt_mem_device_of(p, 1) != dev)
+        return 0;
+    uintptr_t a = (uintptr_t)p;
+    pthread_rwlock_rdlock(&aclrt_mem.lock);
+    size_t at = aclrt_mem_upper(a);
+    size_t room = at > 0 && a - aclrt_mem.items[at - 1].base < aclrt_mem.items[at - 1].size
+                      ? aclrt_mem.items[at - 1].size - (a - aclrt_mem.items[at - 1].base)
+                      : 0;
+    pthread_rwlock_unlock(&aclrt_mem.lock);
+    return room;
+}
+
+/* Validate one parameter (the runtime's rules), and an address one points to. */
+static aclError aclrt_random_param_check(const aclrtRandomParaInfo *p, size_t value_size, const char *name,
+                                         struct aclrt_device *dev)
+{
+    if (p->isAddr != 0 && p->isAddr != 1)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%s.isAddr %u must be 0 (a value) or 1 (an address)", name,
+                          p->isAddr);
+    size_t most = p->isAddr ? sizeof(uint64_t) : value_size;
+    if (p->size == 0 || p->size > most)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%s.size %u must be in [1, %zu]", name, p->size, most);
+    if (p->isAddr) {
+        void *addr;
+        memcpy(&addr, p->valueOrAddr, sizeof addr);
+        if (aclrt_mem_device_of(addr, value_size) != dev)
+            return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                              "%s is given by address %p, which is not %zu bytes of the stream's device memory", name,
+                              addr, value_size);
+    }
+    return ACL_SUCCESS;
+}
+
+static size_t aclrt_random_type_size(aclDataType type)
+{
+    switch (type) {
+    case ACL_INT32:
+    case ACL_UINT32:
+    case ACL_FLOAT: return 4;
+    case ACL_INT64:
+    case ACL_UINT64: return 8;
+    case ACL_BF16:
+    case ACL_FLOAT16: return 2;
+    default: return 0;
+    }
+}
+
+ACLRT_API aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, const aclrtStream stream,
+                                       void *reserve)
+{
+    ACLRT_ENTER();
+    if (taskInfo == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "taskInfo is NULL");
+    size_t elem = aclrt_random_type_size(taskInfo->dataType);
+    if (elem == 0)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "taskInfo->dataType %d is not one random numbers can have",
+                          (int)taskInfo->dataType);
+    if (reserve != NULL)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "reserve is a reserved parameter and must be NULL");
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve(stream, true, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_device *dev = s->ctx->device;
+    uint32_t func = (uint32_t)taskInfo->randomNumFuncParaInfo.funcType;
+    bool real = elem != 8 && taskInfo->dataType != ACL_INT32 && taskInfo->dataType != ACL_UINT32;
+    if (func > ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "funcType %u is not an aclrtRandomNumFuncType", func);
+    if (func != ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS && !real)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "funcType %u takes bf16, fp16 or fp32, not data type %d", func,
+                          (int)taskInfo->dataType);
+    if (taskInfo->randomCounterAddr == NULL || taskInfo->randomResultAddr == NULL)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%s is NULL",
+                          taskInfo->randomCounterAddr == NULL ? "randomCounterAddr" : "randomResultAddr");
+    aclrtRandomParaInfo p[2];
+    memset(p, 0, sizeof p);
+    if (func == ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK) {
+        p[0] = taskInfo->randomNumFuncParaInfo.paramInfo.dropoutBitmaskInfo.dropoutRation;
+    } else if (func == ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS) {
+        p[0] = taskInfo->randomNumFuncParaInfo.paramInfo.uniformDisInfo.min;
+        p[1] = taskInfo->randomNumFuncParaInfo.paramInfo.uniformDisInfo.max;
+    } else {
+        p[0] = taskInfo->randomNumFuncParaInfo.paramInfo.normalDisInfo.mean;
+        p[1] = taskInfo->randomNumFuncParaInfo.paramInfo.normalDisInfo.stddev;
+    }
+    static const char *const names[4][2] = {
+        {"dropoutRation", ""}, {"min", "max"}, {"mean", "stddev"}, {"mean", "stddev"}};
+    if ((rc = aclrt_random_param_check(&taskInfo->randomSeed, sizeof(uint64_t), "randomSeed", dev)) != ACL_SUCCESS ||
+        (rc = aclrt_random_param_check(&taskInfo->randomNum, sizeof(uint64_t), "randomNum", dev)) != ACL_SUCCESS ||
+        (rc = aclrt_random_param_check(&p[0], elem, names[func][0], dev)) != ACL_SUCCESS)
+        return rc;
+    if (func != ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK &&
+        (rc = aclrt_random_param_check(&p[1], elem, names[func][1], dev)) != ACL_SUCCESS)
+        return rc;
+    if (aclrt_builtin_room(taskInfo->randomCounterAddr, dev) < 16)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "randomCounterAddr %p is not 16 bytes of the stream's device memory",
+                          taskInfo->randomCounterAddr);
+    struct aclrt_random_job *j = (struct aclrt_random_job *)calloc(1, sizeof *j);
+    if (j == NULL)
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a random number task");
+    j->func = func;
+    j->type = taskInfo->dataType;
+    j->elem = elem;
+    j->p[0] = p[0];
+    j->p[1] = p[1];
+    j->seed = taskInfo->randomSeed;
+    j->num = taskInfo->randomNum;
+    j->result = taskInfo->randomResultAddr;
+    j->counter = taskInfo->randomCounterAddr;
+    j->result_room = aclrt_builtin_room(j->result, dev);
+    if (!j->num.isAddr) {
+        uint64_t n = aclrt_random_param_bits(&j->num, sizeof(uint64_t));
+        if (aclrt_random_result_bytes(j, n) > j->result_room) {
+            free(j);
+            return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                              "randomResultAddr %p does not start %llu values' worth of the stream's device memory",
+                              taskInfo->randomResultAddr, (unsigned long long)n);
+        }
+    }
+    if (taskInfo->randomParaAddr != NULL) {
+        /* The runtime writes the two distribution parameters (8 bytes each, as given) there at the call. */
+        if (aclrt_builtin_room(taskInfo->randomParaAddr, dev) < 16) {
+            free(j);
+            return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                              "randomParaAddr %p is not 16 bytes of the stream's device memory",
+                              taskInfo->randomParaAddr);
+        }
+        uint64_t params[2] = {0, 0};
+        memcpy(&params[0], p[0].valueOrAddr, p[0].size);
+        memcpy(&params[1], p[1].valueOrAddr, p[1].size);
+        memcpy(taskInfo->randomParaAddr, params, sizeof params);
+    }
+    struct aclrt_task t;
+    memset(&t, 0, sizeof t);
+    t.kind = &aclrt_kind_random;
+    t.u.random.job = j;
+    rc = aclrt_stream_submit(s, &t, NULL);
+    if (rc != ACL_SUCCESS)
+        free(j);
+    return rc;
+}
+
+#endif /* ACLRT_IMPL_KERNEL_BUILTIN_TASK_H */

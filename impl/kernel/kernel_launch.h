@@ -1,0 +1,332 @@
+/*
+ * impl/kernel/kernel_launch.h - launching a function of a loaded binary
+ * (aclrtLaunchKernel, aclrtLaunchKernelV2, aclrtLaunchKernelWithConfig,
+ * aclrtLaunchKernelWithHostArgs): one ACLRT_TASK_KERNEL task.
+ *
+ * The task runs like a host kernel (launch.h: every block, in parallel
+ * through the backend's run_kernel, under the overflow watch when the
+ * stream's switch is on); a failing block fails it like a device fault. It
+ * counts as in flight on the function's binary until it is done (binary.h),
+ * so an unload leaves the library loaded for the launches queued before it.
+ *
+ * Where the arguments come from:
+ *   - aclrtLaunchKernel / V2: `argsData` is device memory of the stream's
+ *     device that the kernel reads when it runs, as a device reads it: not
+ *     copied, so work queued before the launch may still write it (an
+ *     asynchronous copy into it, in stream order) and the caller keeps it
+ *     until the kernel has run.
+ *   - aclrtLaunchKernelWithHostArgs: host memory, copied at the launch;
+ *     each placeholder's address in the copy is set to its data in the copy.
+ *   - aclrtLaunchKernelWithConfig: a copy of the args handle (kernel_args.h).
+ * A copy is allocated per launch and freed when the task is done or
+ * discarded. A failing kernel's copy lives on in a buffer of the thread that
+ * ran it, for the exception callbacks (aclrtGetArgsFromExceptionInfo), until
+ * that thread's next failing kernel or its exit.
+ *
+ * The launch configuration (aclrtLaunchKernelCfg) is checked as the runtime
+ * checks it [src]; of its attributes only the timeout acts on the host: a
+ * kernel that ran longer than it fails its task with
+ * ACL_ERROR_RT_AICORE_TIMEOUT when it returns (a CPU function cannot be
+ * stopped midway).
+ */
+#ifndef ACLRT_IMPL_KERNEL_KERNEL_LAUNCH_H
+#define ACLRT_IMPL_KERNEL_KERNEL_LAUNCH_H
+
+#include "../core/base.h"
+#include "../core/clock.h"
+#include "../core/error.h"
+#include "../core/thread.h"
+#include "../task/task.h"
+#include "../stream/stream.h"
+#include "../stream/stream_submit.h"
+#include "../context/stream_api.h"
+#include "../memory/memory.h"
+#include "binary.h"
+#include "host_kernel.h"
+#include "kernel_args.h"
+
+/* ------------------------------------------------------------------------
+ * The arguments of a failing kernel, kept for the exception callbacks
+ * ------------------------------------------------------------------------ */
+
+static _Thread_local struct {
+    unsigned char *p;
+    size_t cap;
+} aclrt_kernel_failed ACLRT_TLS_MODEL;
+static pthread_key_t aclrt_kernel_failed_key;
+static pthread_once_t aclrt_kernel_failed_once = PTHREAD_ONCE_INIT;
+static bool aclrt_kernel_failed_key_ok;
+
+static void aclrt_kernel_failed_free(void *p)
+{
+    if (aclrt_kernel_failed.p == p) {
+        aclrt_kernel_failed.p = NULL;
+        aclrt_kernel_failed.cap = 0;
+    }
+    free(p);
+}
+
+static void aclrt_kernel_failed_key_init(void)
+{
+    aclrt_kernel_failed_key_ok = pthread_key_create(&aclrt_kernel_failed_key, aclrt_kernel_failed_free) == 0;
+}
+
+/* A copy of a failing kernel's args in the thread's buffer (freed at thread exit); NULL if none can be had. */
+static void *aclrt_kernel_keep_failed_args(const void *args, size_t size)
+{
+    if (size > aclrt_kernel_failed.cap) {
+        pthread_once(&aclrt_kernel_failed_once, aclrt_kernel_failed_key_init);
+        if (!aclrt_kernel_failed_key_ok)
+            return NULL;
+        unsigned char *p = (unsigned char *)realloc(aclrt_kernel_failed.p, size);
+        if (p == NULL)
+            return NULL;
+        aclrt_kernel_failed.p = p;
+        aclrt_kernel_failed.cap = size;
+        pthread_setspecific(aclrt_kernel_failed_key, p);
+    }
+    memcpy(aclrt_kernel_failed.p, args, size);
+    return aclrt_kernel_failed.p;
+}
+
+/* ------------------------------------------------------------------------
+ * The task kind
+ * ------------------------------------------------------------------------ */
+
+/* The task is done (run, failed or discarded): its copy of the args goes, its binary counts it done. */
+static void aclrt_kernel_task_done(struct aclrt_task *t, bool failed)
+{
+    if (t->u.kernel.owned) {
+        void *own = t->u.kernel.args;
+        if (failed) { /* the exception callbacks read the args after the run */
+            t->u.kernel.args = aclrt_kernel_keep_failed_args(own, t->u.kernel.args_size);
+            if (t->u.kernel.args == NULL)
+                t->u.kernel.args_size = 0;
+        }
+        free(own);
+        t->u.kernel.owned = 0;
+    }
+    if (t->u.kernel.binary != NULL) {
+        aclrt_binary_done(t->u.kernel.binary);
+        t->u.kernel.binary = NULL;
+    }
+}
+
+/* ACLRT_TASK_KERNEL: the blocks as a host kernel's, then the timeout, then what the task holds goes. */
+static int aclrt_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    uint64_t timeout_ns = (uint64_t)t->u.kernel.timeout_ms * 1000000u;
+    uint64_t start = timeout_ns != 0 ? aclrt_now_ns() : 0;
+    int rc = aclrt_host_kernel_run(s, t, blk);
+    if (rc == ACL_SUCCESS && timeout_ns != 0 && aclrt_now_ns() - start > timeout_ns)
+        rc = ACL_ERROR_RT_AICORE_TIMEOUT;
+    aclrt_kernel_task_done(t, rc != ACL_SUCCESS);
+    return rc;
+}
+
+static void aclrt_kernel_drop(struct aclrt_task *t)
+{
+    aclrt_kernel_task_done(t, false);
+}
+
+static const struct aclrt_task_kind aclrt_kind_kernel = {ACLRT_TASK_KERNEL, "kernel", aclrt_kernel_run,
+                                                         aclrt_kernel_drop};
+
+/* ------------------------------------------------------------------------
+ * Launches
+ * ------------------------------------------------------------------------ */
+
+#define ACLRT_KERNEL_TIMEOUT_MAX_MS 0x7FFFFFFFu /* what a task record holds: 24.8 days */
+
+/*
+ * The launch configuration, checked as the runtime checks it [src]; the
+ * timeout it asks for, in milliseconds rounded up (0: none).
+ */
+static aclError aclrt_kernel_cfg(const aclrtLaunchKernelCfg *cfg, uint32_t *timeout_ms)
+{
+    *timeout_ms = 0;
+    if (cfg == NULL)
+        return ACL_SUCCESS;
+    if (cfg->attrs == NULL)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "cfg->attrs is NULL");
+    bool seconds = false, micros = false;
+    for (size_t i = 0; i < cfg->numAttrs; i++) {
+        const aclrtLaunchKernelAttr *at = &cfg->attrs[i];
+        unsigned v = 0, most = 1;
+        const char *what = NULL;
+        switch ((int)at->id) {
+        case ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE: v = at->value.schemMode, what = "schemMode"; break;
+        case ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH: v = at->value.isBlockTaskPrefetch, what = "isBlockTaskPrefetch"; break;
+        case ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP: v = at->value.isDataDump, what = "isDataDump"; break;
+        case ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING: v = at->value.enableProfiling, what = "enableProfiling"; break;
+        case ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT:
+            seconds = true;
+            *timeout_ms = (uint32_t)at->value.timeout * 1000u; /* at most 65535 s */
+            break;
+        case ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US: {
+            micros = true;
+            uint64_t us = (uint64_t)at->value.timeoutUs.timeoutHigh << 32 | at->value.timeoutUs.timeoutLow;
+            uint64_t ms = us / 1000 + (us % 1000 != 0);
+            *timeout_ms = ms > ACLRT_KERNEL_TIMEOUT_MAX_MS ? ACLRT_KERNEL_TIMEOUT_MAX_MS : (uint32_t)ms;
+            break;
+        }
+        default: break; /* the others (engine, block offset, UB size) have nothing to act on here */
+        }
+        if (what != NULL && v > most)
+            return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "cfg->attrs[%zu]: %s %u is not 0 or 1", i, what, v);
+    }
+    if (seconds && micros)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "cfg has both ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT and ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US");
+    return ACL_SUCCESS;
+}
+
+/* numBlocks and an args size, as the runtime checks them [src]. */
+static aclError aclrt_kernel_check_sizes(uint32_t numBlocks, size_t argsSize)
+{
+    if (numBlocks == 0)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "numBlocks is 0");
+    if (argsSize == 0 || argsSize > UINT32_MAX)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "argsSize %zu is not in [1, 4 GiB)", argsSize);
+    return ACL_SUCCESS;
+}
+
+/*
+ * Submit the task of a launch. It takes over the binary's count in flight
+ * and, if `owned`, the args copy; on failure both are given back here.
+ */
+static aclError aclrt_kernel_submit(struct aclrt_stream *s, aclrtFuncHandle funcHandle, uint32_t numBlocks,
+                                    aclrtxHostKernel fn, struct aclrt_binary *b, void *args, uint32_t size, bool owned,
+                                    uint32_t timeout_ms)
+{
+    struct aclrt_task t;
+    t.kind = &aclrt_kind_kernel;
+    t.u32 = numBlocks;
+    t.u.kernel.fn = fn;
+    t.u.kernel.args = args;
+    t.u.kernel.handle = funcHandle;
+    t.u.kernel.binary = b;
+    t.u.kernel.args_size = size;
+    t.u.kernel.owned = owned;
+    t.u.kernel.timeout_ms = timeout_ms;
+    aclError rc = aclrt_stream_submit(s, &t, NULL);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS)) {
+        if (owned)
+            free(args);
+        aclrt_binary_done(b);
+    }
+    return rc;
+}
+
+static aclError aclrt_kernel_launch_device_args(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
+                                                size_t argsSize, aclrtLaunchKernelCfg *cfg, aclrtStream stream)
+{
+    if (ACLRT_UNLIKELY(funcHandle == NULL || argsData == NULL))
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", funcHandle == NULL ? "funcHandle" : "argsData");
+    uint32_t timeout_ms;
+    aclError rc = aclrt_kernel_check_sizes(numBlocks, argsSize);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS) || ACLRT_UNLIKELY((rc = aclrt_kernel_cfg(cfg, &timeout_ms)) != ACL_SUCCESS))
+        return rc;
+    struct aclrt_stream *s;
+    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS))
+        return rc;
+    if (ACLRT_UNLIKELY(aclrt_mem_device_of(argsData, argsSize) != s->device))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "argsData %p is not %zu bytes of device memory of the stream's device (aclrtMalloc): the "
+                          "kernel reads its arguments there when it runs",
+                          argsData, argsSize);
+    aclrtxHostKernel fn = NULL;
+    struct aclrt_binary *b = NULL;
+    if (ACLRT_UNLIKELY((rc = aclrt_function_acquire(funcHandle, &fn, &b)) != ACL_SUCCESS))
+        return rc;
+    return aclrt_kernel_submit(s, funcHandle, numBlocks, fn, b, (void *)(uintptr_t)argsData, (uint32_t)argsSize,
+                               false, timeout_ms);
+}
+
+ACLRT_API aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
+                                     size_t argsSize, aclrtStream stream)
+{
+    ACLRT_ENTER();
+    return aclrt_kernel_launch_device_args(funcHandle, numBlocks, argsData, argsSize, NULL, stream);
+}
+
+ACLRT_API aclError aclrtLaunchKernelV2(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
+                                       size_t argsSize, aclrtLaunchKernelCfg *cfg, aclrtStream stream)
+{
+    ACLRT_ENTER();
+    return aclrt_kernel_launch_device_args(funcHandle, numBlocks, argsData, argsSize, cfg, stream);
+}
+
+ACLRT_API aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream,
+                                                 aclrtLaunchKernelCfg *cfg, void *hostArgs, size_t argsSize,
+                                                 aclrtPlaceHolderInfo *placeHolderArray, size_t placeHolderNum)
+{
+    ACLRT_ENTER();
+    if (ACLRT_UNLIKELY(funcHandle == NULL || hostArgs == NULL))
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", funcHandle == NULL ? "funcHandle" : "hostArgs");
+    uint32_t timeout_ms;
+    aclError rc = aclrt_kernel_check_sizes(numBlocks, argsSize);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS) || ACLRT_UNLIKELY((rc = aclrt_kernel_cfg(cfg, &timeout_ms)) != ACL_SUCCESS))
+        return rc;
+    if (ACLRT_UNLIKELY(placeHolderNum > 0 && placeHolderArray == NULL))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "placeHolderArray is NULL with placeHolderNum %zu", placeHolderNum);
+    for (size_t i = 0; i < placeHolderNum; i++)
+        if ((size_t)placeHolderArray[i].addrOffset + sizeof(void *) > argsSize ||
+            placeHolderArray[i].dataOffset >= argsSize)
+            return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                              "placeHolderArray[%zu] (addrOffset %u, dataOffset %u) does not lie in the %zu bytes of "
+                              "hostArgs (an address takes %zu bytes at addrOffset)",
+                              i, placeHolderArray[i].addrOffset, placeHolderArray[i].dataOffset, argsSize,
+                              sizeof(void *));
+    struct aclrt_stream *s;
+    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS))
+        return rc;
+    aclrtxHostKernel fn = NULL;
+    struct aclrt_binary *b = NULL;
+    if (ACLRT_UNLIKELY((rc = aclrt_function_acquire(funcHandle, &fn, &b)) != ACL_SUCCESS))
+        return rc;
+    unsigned char *copy = (unsigned char *)malloc(argsSize);
+    if (ACLRT_UNLIKELY(copy == NULL)) {
+        aclrt_binary_done(b);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no memory for the launch's %zu bytes of arguments", argsSize);
+    }
+    memcpy(copy, hostArgs, argsSize);
+    for (size_t i = 0; i < placeHolderNum; i++) {
+        void *data = copy + placeHolderArray[i].dataOffset;
+        memcpy(copy + placeHolderArray[i].addrOffset, &data, sizeof data);
+    }
+    return aclrt_kernel_submit(s, funcHandle, numBlocks, fn, b, copy, (uint32_t)argsSize, true, timeout_ms);
+}
+
+ACLRT_API aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint32_t numBlocks, aclrtStream stream,
+                                               aclrtLaunchKernelCfg *cfg, aclrtArgsHandle argsHandle, void *reserve)
+{
+    ACLRT_ENTER();
+    if (ACLRT_UNLIKELY(funcHandle == NULL))
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "funcHandle is NULL");
+    if (ACLRT_UNLIKELY(numBlocks == 0))
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "numBlocks is 0");
+    if (ACLRT_UNLIKELY(reserve != NULL))
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "reserve is not NULL");
+    struct aclrt_args *a;
+    uint32_t timeout_ms;
+    aclError rc = aclrt_args_resolve(argsHandle, &a);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS) || ACLRT_UNLIKELY((rc = aclrt_kernel_cfg(cfg, &timeout_ms)) != ACL_SUCCESS))
+        return rc;
+    struct aclrt_stream *s;
+    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS))
+        return rc;
+    aclrtxHostKernel fn = NULL;
+    struct aclrt_binary *b = NULL;
+    if (ACLRT_UNLIKELY((rc = aclrt_function_acquire(funcHandle, &fn, &b)) != ACL_SUCCESS))
+        return rc;
+    void *copy = NULL;
+    uint32_t size = 0;
+    if (ACLRT_UNLIKELY((rc = aclrt_args_snapshot(a, funcHandle, &copy, &size)) != ACL_SUCCESS)) {
+        aclrt_binary_done(b);
+        return rc;
+    }
+    return aclrt_kernel_submit(s, funcHandle, numBlocks, fn, b, copy, size, copy != NULL, timeout_ms);
+}
+
+#endif /* ACLRT_IMPL_KERNEL_KERNEL_LAUNCH_H */

@@ -1,0 +1,439 @@
+/*
+ * impl/memory/memory.h - device and pinned host memory: allocation, the registry
+ * of allocations, and frees that wait for the work launched before them.
+ *
+ * Allocations are recorded in a registry (sorted by address; a reader-writer
+ * lock, since allocation is not a hot path), so that
+ *   - aclrtFree / aclrtFreeHost of a pointer that is not a live allocation of
+ *     the right kind is an error code, not heap corruption;
+ *   - aclrtMemcpyAsync can tell pinned memory (ours) from pageable memory:
+ *     with pageable memory it returns only after the copy is done, as the
+ *     runtime documents.
+ * The host backend's "device" memory is host memory; the sizes and alignment
+ * follow the runtime (64-byte aligned, rounded up). Sizes are checked here,
+ * before anything rounds them (aclrt_mem_size_check).
+ */
+#ifndef ACLRT_IMPL_MEMORY_MEMORY_H
+#define ACLRT_IMPL_MEMORY_MEMORY_H
+
+#include "../core/base.h"
+#include "../core/error.h"
+#include "../core/handle.h"
+#include "../core/seq.h"
+#include "../core/thread.h"
+#include "../../backends/backend.h"
+#include "../runtime/runtime.h"
+#include "../stream/stream.h"
+#include "../context/context.h"
+
+#include <sys/sysinfo.h>
+
+enum aclrt_mem_kind {
+    ACLRT_MEM_DEVICE = 1,
+    ACLRT_MEM_HOST = 2,
+    ACLRT_MEM_MAPPED = 3, /* physical memory mapped into a reserved range (physmem.h); device NULL: the host's */
+    ACLRT_MEM_RUNTIME = 4, /* device memory the runtime owns (a model's condition, cond.h): aclrtFree refuses it */
+};
+
+struct aclrt_allocation {
+    uintptr_t base;
+    size_t size;
+    enum aclrt_mem_kind kind;
+    struct aclrt_device *device;
+};
+
+static struct {
+    pthread_rwlock_t lock;
+    struct aclrt_allocation *items; /* sorted by base */
+    size_t count, capacity;
+    /* Mapped memory is owned by physmem.h, which sets this (under the lock) to release it all at aclFinalize. */
+    void (*release_mapped)(void);
+} aclrt_mem = {.lock = PTHREAD_RWLOCK_INITIALIZER};
+
+/* Index of the first allocation with base > addr. */
+static size_t aclrt_mem_upper(uintptr_t addr)
+{
+    size_t lo = 0, hi = aclrt_mem.count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (aclrt_mem.items[mid].base <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static bool aclrt_mem_register(uintptr_t base, size_t size, enum aclrt_mem_kind kind, struct aclrt_device *dev)
+{
+    pthread_rwlock_wrlock(&aclrt_mem.lock);
+    bool ok = true;
+    if (aclrt_mem.count == aclrt_mem.capacity) {
+        size_t cap = aclrt_mem.capacity ? aclrt_mem.capacity * 2 : 64;
+        struct aclrt_allocation *items =
+            (struct aclrt_allocation *)realloc(aclrt_mem.items, cap * sizeof *items);
+        if (items == NULL)
+            ok = false;
+        else {
+            aclrt_mem.items = items;
+            aclrt_mem.capacity = cap;
+        }
+    }
+    if (ok) {
+        size_t at = aclrt_mem_upper(base);
+        memmove(&aclrt_mem.items[at + 1], &aclrt_mem.items[at], (aclrt_mem.count - at) * sizeof *aclrt_mem.items);
+        aclrt_mem.items[at] = (struct aclrt_allocation){base, size, kind, dev};
+        aclrt_mem.count++;
+    }
+    pthread_rwlock_unlock(&aclrt_mem.lock);
+    return ok;
+}
+
+/* Remove the allocation that starts at `base` and has `kind`; false if there is none. */
+static bool aclrt_mem_unregister(uintptr_t base, enum aclrt_mem_kind kind, struct aclrt_allocation *out)
+{
+    pthread_rwlock_wrlock(&aclrt_mem.lock);
+    size_t at = aclrt_mem_upper(base);
+    bool found = at > 0 && aclrt_mem.items[at - 1].base == base && aclrt_mem.items[at - 1].kind == kind;
+    if (found) {
+        *out = aclrt_mem.items[at - 1];
+        memmove(&aclrt_mem.items[at - 1], &aclrt_mem.items[at], (aclrt_mem.count - at) * sizeof *aclrt_mem.items);
+        aclrt_mem.count--;
+    }
+    pthread_rwlock_unlock(&aclrt_mem.lock);
+    return found;
+}
+
+/* Does [addr, addr+len) lie inside one of our allocations (pinned)? */
+static bool aclrt_mem_is_ours(const void *addr, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr;
+    pthread_rwlock_rdlock(&aclrt_mem.lock);
+    size_t at = aclrt_mem_upper(a);
+    bool ours = at > 0 && a - aclrt_mem.items[at - 1].base + len <= aclrt_mem.items[at - 1].size;
+    pthread_rwlock_unlock(&aclrt_mem.lock);
+    return ours;
+}
+
+/* The device whose memory (aclrtMalloc, or mapped device memory) holds [addr, addr+len), or NULL (not ours). */
+static struct aclrt_device *aclrt_mem_device_of(const void *addr, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr;
+    pthread_rwlock_rdlock(&aclrt_mem.lock);
+    size_t at = aclrt_mem_upper(a);
+    struct aclrt_device *dev = NULL;
+    if (at > 0 && aclrt_mem.items[at - 1].kind != ACLRT_MEM_HOST &&
+        a - aclrt_mem.items[at - 1].base + len <= aclrt_mem.items[at - 1].size)
+        dev = aclrt_mem.items[at - 1].device;
+    pthread_rwlock_unlock(&aclrt_mem.lock);
+    return dev;
+}
+
+/*
+ * A free waits for the work launched before it. aclrtFree and aclrtFreeHost
+ * return at once, as in the runtime, but a task launched earlier may still
+ * read or write the memory (CANN's samples launch a kernel, then free what
+ * it reads without synchronizing; a device has dispatched the kernel by
+ * then). The allocation leaves the registry at once (a second free, or a
+ * copy, no longer knows it), and its memory goes back only when every
+ * stream that had unfinished work at the free has completed that work:
+ * checked at the next allocation or free, and at aclFinalize, which returns
+ * it all. Counts never go back (stream.h), so a stream destroyed meanwhile
+ * is waited for through its slot's count, which reaches the target when its
+ * last task completes or is discarded.
+ */
+struct aclrt_mem_fence {
+    struct aclrt_stream *s;
+    uint64_t target;
+};
+
+struct aclrt_mem_deferred {
+    struct aclrt_mem_deferred *next;
+    struct aclrt_allocation a;
+    void (*release)(void *arg); /* not NULL: called instead of freeing `a` (aclrt_mem_after_work) */
+    void *release_arg;
+    size_t fences;
+    struct aclrt_mem_fence fence[];
+};
+
+static struct {
+    pthread_mutex_t lock;
+    struct aclrt_mem_deferred *head; /* under the lock */
+    _Atomic size_t count;            /* written under the lock; read without it as a hint */
+} aclrt_mem_deferred = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Pinned host memory: the backend's, or 64-byte aligned host memory. */
+static aclError aclrt_host_alloc(size_t size, void **out)
+{
+    const struct aclrt_backend *b = aclrt_rt.backend; /* NULL before the runtime first starts */
+    if (b != NULL && b->host_alloc != NULL)
+        return b->host_alloc(size, out);
+    if (size > SIZE_MAX - 64)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    *out = aligned_alloc(64, (size + 63) & ~(size_t)63);
+    return *out != NULL ? ACL_SUCCESS : ACL_ERROR_RT_MEMORY_ALLOCATION;
+}
+
+static void aclrt_host_free(void *p)
+{
+    const struct aclrt_backend *b = aclrt_rt.backend;
+    if (b != NULL && b->host_free != NULL)
+        b->host_free(p);
+    else
+        free(p);
+}
+
+static void aclrt_mem_release(const struct aclrt_allocation *a)
+{
+    if (a->kind == ACLRT_MEM_DEVICE || a->kind == ACLRT_MEM_RUNTIME)
+        aclrt_rt.backend->mem_free(a->device, (void *)a->base);
+    else if (a->kind == ACLRT_MEM_HOST)
+        aclrt_host_free((void *)a->base);
+}
+
+static bool aclrt_mem_fences_passed(const struct aclrt_mem_deferred *d)
+{
+    for (size_t i = 0; i < d->fences; i++)
+        if (!aclrt_seq_reached(&d->fence[i].s->completed, d->fence[i].target))
+            return false;
+    return true;
+}
+
+/* Return the deferred frees whose work is done (all of them: `all`, at aclFinalize, after teardown). */
+static void aclrt_mem_reap(bool all)
+{
+    if (!all && atomic_load_explicit(&aclrt_mem_deferred.count, memory_order_relaxed) == 0)
+        return; /* a hint only: a free being deferred right now is reaped by a later call */
+    struct aclrt_mem_deferred *done = NULL;
+    pthread_mutex_lock(&aclrt_mem_deferred.lock);
+    for (struct aclrt_mem_deferred **at = &aclrt_mem_deferred.head; *at != NULL;) {
+        struct aclrt_mem_deferred *d = *at;
+        if (all || aclrt_mem_fences_passed(d)) {
+            *at = d->next;
+            atomic_store_explicit(&aclrt_mem_deferred.count,
+                                  atomic_load_explicit(&aclrt_mem_deferred.count, memory_order_relaxed) - 1,
+                                  memory_order_relaxed);
+            d->next = done;
+            done = d;
+        } else {
+            at = &d->next;
+        }
+    }
+    pthread_mutex_unlock(&aclrt_mem_deferred.lock);
+    while (done != NULL) {
+        struct aclrt_mem_deferred *d = done;
+        done = d->next;
+        if (d->release != NULL)
+            d->release(d->release_arg);
+        else
+            aclrt_mem_release(&d->a);
+        free(d);
+    }
+}
+
+/*
+ * Free an allocation that has left the registry (a), or call release(arg)
+ * (release not NULL: memory of another kind, an IPC import's mapping): now
+ * if no stream has unfinished work, else once the work of that moment is
+ * done.
+ */
+static void aclrt_mem_after_work(const struct aclrt_allocation *a, void (*release)(void *arg), void *arg)
+{
+    /*
+     * Every slot of the stream table, alive or not: a stream destroyed with
+     * aclrtDestroyStreamForce still runs what it was given. The counts are
+     * atomics that a new life of the slot continues, never rewinds, so
+     * reading them races with nothing.
+     */
+    /* Acquire: pairs with the release that grew the table (handle.h). */
+    uint32_t n = atomic_load_explicit(&aclrt_streams.high_water, memory_order_acquire);
+    struct aclrt_mem_fence buf[32], *fence = buf;
+    size_t busy = 0, cap = sizeof buf / sizeof buf[0];
+    for (uint32_t i = 0; i < n; i++) {
+        struct aclrt_stream *s = (struct aclrt_stream *)(void *)aclrt_table_slot(&aclrt_streams, i);
+        if (s == NULL)
+            continue;
+        uint64_t submitted = aclrt_stream_submitted(s);
+        if (aclrt_seq_reached(&s->completed, submitted))
+            continue;
+        if (busy == cap) {
+            struct aclrt_mem_fence *more =
+                (struct aclrt_mem_fence *)malloc(2 * cap * sizeof *more);
+            if (more == NULL)
+                break; /* the fences so far; the rest of the work is not waited for */
+            memcpy(more, fence, busy * sizeof *more);
+            if (fence != buf)
+                free(fence);
+            fence = more;
+            cap *= 2;
+        }
+        fence[busy++] = (struct aclrt_mem_fence){s, submitted};
+    }
+    struct aclrt_mem_deferred *d = NULL;
+    if (busy > 0 && (d = (struct aclrt_mem_deferred *)malloc(sizeof *d + busy * sizeof d->fence[0])) != NULL) {
+        if (a != NULL)
+            d->a = *a;
+        d->release = release;
+        d->release_arg = arg;
+        d->fences = busy;
+        memcpy(d->fence, fence, busy * sizeof *fence);
+        pthread_mutex_lock(&aclrt_mem_deferred.lock);
+        d->next = aclrt_mem_deferred.head;
+        aclrt_mem_deferred.head = d;
+        atomic_store_explicit(&aclrt_mem_deferred.count,
+                              atomic_load_explicit(&aclrt_mem_deferred.count, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        pthread_mutex_unlock(&aclrt_mem_deferred.lock);
+    }
+    if (fence != buf)
+        free(fence);
+    if (d == NULL && release != NULL)
+        release(arg); /* nothing unfinished (or no memory to defer it: released now, as before) */
+    else if (d == NULL)
+        aclrt_mem_release(a);
+    aclrt_mem_reap(false);
+}
+
+static void aclrt_mem_free_after_work(const struct aclrt_allocation *a)
+{
+    aclrt_mem_after_work(a, NULL, NULL);
+}
+
+/* Free everything still allocated (aclFinalize). */
+static void aclrt_mem_release_all(void)
+{
+    aclrt_mem_reap(true);
+    pthread_rwlock_wrlock(&aclrt_mem.lock);
+    for (size_t i = 0; i < aclrt_mem.count; i++) {
+        aclrt_mem_release(&aclrt_mem.items[i]);
+    }
+    free(aclrt_mem.items);
+    aclrt_mem.items = NULL;
+    aclrt_mem.count = aclrt_mem.capacity = 0;
+    void (*release_mapped)(void) = aclrt_mem.release_mapped;
+    pthread_rwlock_unlock(&aclrt_mem.lock);
+    if (release_mapped != NULL)
+        release_mapped(); /* physical memory, reservations and their mappings */
+}
+
+/*
+ * Size limits, checked before any rounding. Rounding a size up (here: to 64
+ * bytes; in the host backend's mem_alloc: to 32, plus 32, then to 64, at
+ * most 126 bytes more) wraps around near SIZE_MAX, and a wrapped size is a
+ * tiny allocation that succeeds: no size above SIZE_MAX - ACLRT_MEM_ROUND_MAX
+ * ever reaches an allocator. Sizes from ACLRT_MEM_SYSINFO_FROM on must also
+ * fit in the machine's memory, RAM plus swap (sysinfo): the kernel's default
+ * overcommit heuristic refuses larger ones too, but with overcommit "always"
+ * the kernel would grant them, and the sanitizers' allocators abort the
+ * program instead of failing. Smaller sizes skip the system call: every
+ * machine has that much.
+ */
+#define ACLRT_MEM_ROUND_MAX 128u
+#define ACLRT_MEM_SYSINFO_FROM ((size_t)64 << 20)
+
+/* RAM + swap in bytes, saturating; 0 if the system does not say. */
+static uint64_t aclrt_mem_machine_bytes(void)
+{
+    struct sysinfo si;
+    if (sysinfo(&si) != 0)
+        return 0;
+    uint64_t unit = si.mem_unit != 0 ? si.mem_unit : 1;
+    uint64_t units = (uint64_t)si.totalram + (uint64_t)si.totalswap;
+    if (units < (uint64_t)si.totalram || units > UINT64_MAX / unit)
+        return UINT64_MAX;
+    return units * unit;
+}
+
+/* ACL_ERROR_RT_MEMORY_ALLOCATION (with message) for a size no allocation can have; `what` names the memory. */
+static aclError aclrt_mem_size_check(size_t size, const char *what)
+{
+    if (size > SIZE_MAX - ACLRT_MEM_ROUND_MAX)
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot allocate %zu bytes of %s: no address space is that large",
+                          size, what);
+    if (size >= ACLRT_MEM_SYSINFO_FROM) {
+        uint64_t machine = aclrt_mem_machine_bytes();
+        if (machine != 0 && (uint64_t)size > machine)
+            return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
+                              "cannot allocate %zu bytes of %s: more than this machine's memory (RAM + swap: %llu bytes)",
+                              size, what, (unsigned long long)machine);
+    }
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    ACLRT_ENTER();
+    (void)policy; /* page-size policies have no meaning for host memory; unknown ones are accepted, as in the runtime */
+    if (devPtr == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "devPtr (output) is NULL");
+    if (size == 0)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "size is 0");
+    if (size > SIZE_MAX - 64) /* the ACL layer's own check: rounding up to 32 plus 32 bytes would overflow */
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "size %zu is too large (rounding it up overflows)", size);
+    struct aclrt_context *ctx;
+    aclError rc = aclrt_current_context(&ctx);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if ((rc = aclrt_mem_size_check(size, "device memory")) != ACL_SUCCESS)
+        return rc;
+    aclrt_mem_reap(false);
+    void *p;
+    if (aclrt_rt.backend->mem_alloc(ctx->device, size, &p) != ACL_SUCCESS)
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot allocate %zu bytes of device memory", size);
+    if (!aclrt_mem_register((uintptr_t)p, size, ACLRT_MEM_DEVICE, ctx->device)) {
+        aclrt_rt.backend->mem_free(ctx->device, p);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording an allocation");
+    }
+    *devPtr = p;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtFree(void *devPtr)
+{
+    ACLRT_ENTER();
+    if (devPtr == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
+    struct aclrt_allocation a;
+    if (!aclrt_mem_unregister((uintptr_t)devPtr, ACLRT_MEM_DEVICE, &a))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%p was not returned by aclrtMalloc (or was already freed)",
+                          devPtr);
+    aclrt_mem_free_after_work(&a);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtMallocHost(void **hostPtr, size_t size)
+{
+    ACLRT_ENTER();
+    if (hostPtr == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "hostPtr (output) is NULL");
+    if (size == 0)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "size is 0");
+    aclError rc = aclrt_mem_size_check(size, "host memory");
+    if (rc != ACL_SUCCESS)
+        return rc;
+    aclrt_mem_reap(false);
+    void *p;
+    if (aclrt_host_alloc(size, &p) != ACL_SUCCESS)
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot allocate %zu bytes of host memory", size);
+    if (!aclrt_mem_register((uintptr_t)p, size, ACLRT_MEM_HOST, NULL)) {
+        aclrt_host_free(p);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording an allocation");
+    }
+    *hostPtr = p;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtFreeHost(void *hostPtr)
+{
+    ACLRT_ENTER();
+    if (hostPtr == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "hostPtr is NULL");
+    struct aclrt_allocation a;
+    if (!aclrt_mem_unregister((uintptr_t)hostPtr, ACLRT_MEM_HOST, &a))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "%p was not returned by aclrtMallocHost (or was already freed)", hostPtr);
+    aclrt_mem_free_after_work(&a);
+    return ACL_SUCCESS;
+}
+
+#endif /* ACLRT_IMPL_MEMORY_MEMORY_H */

@@ -1,0 +1,119 @@
+/*
+ * impl/model/cond.h - a condition of a captured model (aclmdlRICondHandle) and
+ * its conditional task (aclmdlRIAddCondTask; the API: model_cond.h).
+ *
+ * A condition is a 64-bit word in device memory (aclmdlRICondHandleGetCondPtr
+ * gives its address: kernels and copies of the model set it) and, once a
+ * conditional task is added with it, the sub-models its branches are
+ * captured into. The conditional task (ACLRT_TASK_COND) is a step of the
+ * model; the replay loop (model.h) reads the word when it reaches the step
+ * and runs a sub-model's body in place:
+ *
+ *     IF      word != 0: the first body; else the second, if there is one
+ *     WHILE   while word != 0: the body (which should change the word)
+ *     SWITCH  word < size: body number `word`; else nothing
+ *
+ * With ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT the word is set to the
+ * handle's default value when a replay of the model starts.
+ *
+ * A condition is reference-counted: its model holds one reference until it
+ * is destroyed, each conditional task one (dropped with the task's body).
+ * The last reference frees the word and lets go of the branches' bodies
+ * (model.h: aclrt_cond_put, and the task kind, which the replay loop runs).
+ */
+#ifndef ACLRT_IMPL_MODEL_COND_H
+#define ACLRT_IMPL_MODEL_COND_H
+
+#include "../core/base.h"
+#include "../../backends/backend.h"
+#include "../runtime/runtime.h"
+#include "../memory/memory.h"
+
+struct aclrt_model_body; /* model.h */
+
+struct aclrt_cond {
+    _Atomic uint32_t refs;
+    uint32_t flag;                   /* 0 or ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT */
+    uint64_t default_value;
+    uint64_t *word;                  /* device memory the runtime owns (aclrtFree refuses it) */
+    struct aclrt_device *device;
+    /* Set by aclmdlRIAddCondTask (under the model's lock): */
+    bool used;
+    uint32_t type;                   /* aclmdlRICondTaskType */
+    uint32_t size;                   /* branches */
+    void **subs;                     /* the sub-models' handles, `size` of them */
+    /* Set when the model's capture ends (model.h): each branch's body, a reference each. */
+    struct aclrt_model_body **bodies;
+};
+
+/* Copy a word to or from device memory, synchronously (the backend's copy where it has one). */
+static aclError aclrt_cond_copy(void *dst, const void *src, aclrtMemcpyKind kind)
+{
+    if (aclrt_rt.backend != NULL && aclrt_rt.backend->mem_copy != NULL)
+        return aclrt_rt.backend->mem_copy(dst, src, sizeof(uint64_t), kind);
+    memcpy(dst, src, sizeof(uint64_t));
+    return ACL_SUCCESS;
+}
+
+/* A new condition of one word on `dev`, or NULL (out of memory). */
+static struct aclrt_cond *aclrt_cond_new(struct aclrt_device *dev, uint64_t default_value, uint32_t flag)
+{
+    struct aclrt_cond *c = (struct aclrt_cond *)calloc(1, sizeof *c);
+    if (c == NULL)
+        return NULL;
+    void *p = NULL;
+    if (aclrt_rt.backend->mem_alloc(dev, sizeof(uint64_t), &p) != ACL_SUCCESS) {
+        free(c);
+        return NULL;
+    }
+    if (!aclrt_mem_register((uintptr_t)p, sizeof(uint64_t), ACLRT_MEM_RUNTIME, dev)) {
+        aclrt_rt.backend->mem_free(dev, p);
+        free(c);
+        return NULL;
+    }
+    atomic_init(&c->refs, 1);
+    c->flag = flag;
+    c->default_value = default_value;
+    c->word = (uint64_t *)p;
+    c->device = dev;
+    uint64_t zero = 0;
+    (void)aclrt_cond_copy(c->word, &zero, ACL_MEMCPY_HOST_TO_DEVICE);
+    return c;
+}
+
+/* Drop a reference: true if it was the last (the caller lets go of the branches' bodies, then frees c). */
+static bool aclrt_cond_unref(struct aclrt_cond *c)
+{
+    /* Acq_rel: the last one to let go sees every replay's reads of the condition. */
+    return atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1;
+}
+
+/* Free a condition no one holds, its branches' bodies already let go of. */
+static void aclrt_cond_free(struct aclrt_cond *c)
+{
+    struct aclrt_allocation a;
+    /* After aclFinalize the runtime has released every allocation: nothing to free. */
+    if (aclrt_runtime_started() && aclrt_mem_unregister((uintptr_t)c->word, ACLRT_MEM_RUNTIME, &a))
+        aclrt_mem_free_after_work(&a);
+    free(c->bodies);
+    free(c->subs);
+    free(c);
+}
+
+/* The word now (0 if it cannot be read). */
+static uint64_t aclrt_cond_read(const struct aclrt_cond *c)
+{
+    uint64_t v = 0;
+    if (aclrt_cond_copy(&v, c->word, ACL_MEMCPY_DEVICE_TO_HOST) != ACL_SUCCESS)
+        return 0;
+    return v;
+}
+
+/* A replay starts: the word gets its default value, if the handle asks for it. */
+static void aclrt_cond_start(const struct aclrt_cond *c)
+{
+    if (c->flag == ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT)
+        (void)aclrt_cond_copy(c->word, &c->default_value, ACL_MEMCPY_HOST_TO_DEVICE);
+}
+
+#endif /* ACLRT_IMPL_MODEL_COND_H */

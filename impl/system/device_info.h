@@ -1,0 +1,324 @@
+/*
+ * impl/system/device_info.h - what a device is and may use: attributes,
+ * capabilities, status, utilization, and the resource limits of the
+ * process.
+ *
+ *   - Attributes report the machine the host device runs on. Its cores are
+ *     the CPUs this process may run on (sched_getaffinity): the same cores
+ *     run AI CPU work (host functions) and kernels of every kind, so the AI
+ *     CPU, AI Core, cube and vector core counts are all that number. Its
+ *     global memory is the machine's RAM (a registered backend's own memory
+ *     is not known: ACL_ERROR_RT_FEATURE_NOT_SUPPORT), its L2 cache the
+ *     CPU's. A CPU has no SIMT warps: those attributes are 0, as the runtime
+ *     reports for a device without SIMT. Host devices run under one
+ *     operating system on one machine, not split (SMP id, physical chip id
+ *     and "virtual" are 0); super-pod placement, main board, custom
+ *     operator privilege, host connection, form factor and NPU architecture
+ *     describe NPU hardware the host device is not:
+ *     ACL_ERROR_RT_FEATURE_NOT_SUPPORT. As in the runtime, the cube core
+ *     count follows the process's cube core limit, a bad device id is
+ *     ACL_ERROR_RT_PARAM_INVALID and an unknown attribute too.
+ *   - Capabilities (task update of AI Core tasks, cross-device memory queue
+ *     events) are features aclrt does not have: ACL_DEV_FEATURE_NOT_SUPPORT.
+ *   - Status: a host device is always ACL_RT_DEVICE_STATUS_NORMAL.
+ *   - Utilization is not measured: every rate is -1 ("not available"), as
+ *     the runtime reports a rate it cannot get; so is a bad device id's.
+ *   - Resource limits are, as in the runtime, the core counts that whoever
+ *     sizes kernels reads (aclrtGetDeviceResLimit, aclrtGetResInCurrentThread):
+ *     at most the device's cores, kept per device while it is set (a reset
+ *     that releases the device drops them; aclrtResetDeviceResLimit restores
+ *     the cores). Setting one needs the device set (ACL_ERROR_RT_DEV_SETUP_ERROR
+ *     otherwise). They do not cap a kernel's blocks: as on the device, a
+ *     kernel runs all the blocks it is launched with.
+ */
+#ifndef ACLRT_IMPL_SYSTEM_DEVICE_INFO_H
+#define ACLRT_IMPL_SYSTEM_DEVICE_INFO_H
+
+#include "../core/base.h"
+#include "../core/config.h"
+#include "../core/error.h"
+#include "../core/thread.h"
+#include "../runtime/runtime.h"
+#include "../runtime/runtime_start.h"
+#include "../context/context.h"
+
+/* The CPUs this process may run on (at least 1). */
+static uint32_t aclrt_machine_cpus(void)
+{
+#ifdef CPU_COUNT
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return (uint32_t)CPU_COUNT(&set);
+#endif
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (uint32_t)n : 1u;
+}
+
+/* The machine's RAM in bytes, 0 if the system does not say. */
+static int64_t aclrt_machine_ram(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0 || pages > INT64_MAX / page)
+        return 0;
+    return (int64_t)pages * page;
+}
+
+/* The size of the first cache of `level` that sysfs lists for CPU 0, 0 if none. */
+static int64_t aclrt_sysfs_cache_size(int level)
+{
+    for (int i = 0; i < 16; i++) {
+        char path[96], text[32];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            return 0;
+        int lv = 0;
+        bool ok = fscanf(f, "%d", &lv) == 1;
+        fclose(f);
+        if (!ok || lv != level)
+            continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if ((f = fopen(path, "r")) == NULL)
+            return 0;
+        ok = fgets(text, sizeof text, f) != NULL;
+        fclose(f);
+        char *end;
+        long long v = ok ? strtoll(text, &end, 10) : 0;
+        if (!ok || v <= 0)
+            return 0;
+        if (*end == 'K')
+            v *= 1024;
+        else if (*end == 'M')
+            v *= 1024 * 1024;
+        return (int64_t)v;
+    }
+    return 0;
+}
+
+/* The CPU's L2 cache in bytes, 0 if the system does not say. */
+static int64_t aclrt_machine_l2(void)
+{
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (v > 0)
+        return v;
+#endif
+    return aclrt_sysfs_cache_size(2);
+}
+
+/*
+ * The process's resource limits of each device (lifecycle_lock). They
+ * belong to the device's set: `owner` is the default context the device had
+ * when they were set, and once the device is released (and set again, with
+ * a new context) they no longer apply.
+ */
+#define ACLRT_RES_TYPES 2
+static struct {
+    void *owner;
+    uint32_t value[ACLRT_RES_TYPES];
+} aclrt_res_limits[ACLRT_MAX_DEVICES];
+
+/* The limit of `type` on dev (lifecycle_lock held): the one set, or all the cores. */
+static uint32_t aclrt_res_limit_locked(const struct aclrt_device *dev, aclrtDevResLimitType type)
+{
+    void *owner = aclrt_res_limits[dev->id].owner;
+    if (owner != NULL && owner == dev->default_ctx_handle)
+        return aclrt_res_limits[dev->id].value[type];
+    return aclrt_machine_cpus();
+}
+
+static aclError aclrt_res_type_check(aclrtDevResLimitType type)
+{
+    if ((unsigned)type >= ACLRT_RES_TYPES)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "resource type %d is outside [0, 2)", (int)type);
+    return ACL_SUCCESS;
+}
+
+/* A valid device that is set, with lifecycle_lock taken (the caller unlocks), or an error (not locked). */
+static aclError aclrt_res_device_lock(int32_t deviceId, struct aclrt_device **out)
+{
+    aclError rc = aclrt_device_check(deviceId, out);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
+    if ((*out)->default_ctx_handle == NULL) {
+        pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+        return aclrt_fail(ACL_ERROR_RT_DEV_SETUP_ERROR, "device %d is not set: call aclrtSetDevice first", (int)deviceId);
+    }
+    return ACL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------
+ * API
+ * ------------------------------------------------------------------------ */
+
+ACLRT_API aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int64_t *value)
+{
+    ACLRT_ENTER();
+    if (value == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "value (output) is NULL");
+    aclError rc = aclrt_runtime_start();
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (deviceId >= aclrt_rt.device_count)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "device id %u is out of range [0, %u)", deviceId,
+                          aclrt_rt.device_count);
+    switch (attr) {
+    case ACL_DEV_ATTR_AICPU_CORE_NUM:
+    case ACL_DEV_ATTR_AICORE_CORE_NUM:
+    case ACL_DEV_ATTR_VECTOR_CORE_NUM: *value = aclrt_machine_cpus(); return ACL_SUCCESS;
+    case ACL_DEV_ATTR_CUBE_CORE_NUM:
+        pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
+        *value = aclrt_res_limit_locked(&aclrt_rt.devices[deviceId], ACL_RT_DEV_RES_CUBE_CORE);
+        pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+        return ACL_SUCCESS;
+    case ACL_DEV_ATTR_WARP_SIZE:
+    case ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE:
+    case ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE:
+    case ACL_DEV_ATTR_MAX_GRID_DIM_X:
+    case ACL_DEV_ATTR_MAX_GRID_DIM_Y:
+    case ACL_DEV_ATTR_MAX_GRID_DIM_Z:
+    case ACL_DEV_ATTR_MAX_BLOCK_PER_GRID:
+    case ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK:
+    case ACL_DEV_ATTR_MAX_BLOCK_DIM_X:
+    case ACL_DEV_ATTR_MAX_BLOCK_DIM_Y:
+    case ACL_DEV_ATTR_MAX_BLOCK_DIM_Z: *value = 0; return ACL_SUCCESS; /* no SIMT */
+    case ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE:
+        if (aclrt_rt.embedder != NULL && aclrt_rt.embedder->memAlloc != NULL)
+            return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                              "the memory of device %u is the %s backend's, whose size aclrt does not know", deviceId,
+                              aclrt_rt.embedder->name);
+        if ((*value = aclrt_machine_ram()) == 0)
+            return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the system does not say how much RAM it has");
+        return ACL_SUCCESS;
+    case ACL_DEV_ATTR_L2_CACHE_SIZE:
+        if ((*value = aclrt_machine_l2()) == 0)
+            return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the system does not say how large the CPU's L2 is");
+        return ACL_SUCCESS;
+    case ACL_DEV_ATTR_SMP_ID:
+    case ACL_DEV_ATTR_PHY_CHIP_ID:
+    case ACL_DEV_ATTR_IS_VIRTUAL: *value = 0; return ACL_SUCCESS;
+    case ACL_DEV_ATTR_SUPER_POD_DEVICE_ID:
+    case ACL_DEV_ATTR_SUPER_POD_SERVER_ID:
+    case ACL_DEV_ATTR_SUPER_POD_ID:
+    case ACL_DEV_ATTR_CUST_OP_PRIVILEGE:
+    case ACL_DEV_ATTR_MAINBOARD_ID:
+    case ACL_DEV_ATTR_HD_CONNECT_TYPE:
+    case ACL_DEV_ATTR_DEVICE_FORM_FACTOR:
+    case ACL_DEV_ATTR_NPU_ARCH:
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "attribute %d describes NPU hardware; device %u is the host's CPU", (int)attr, deviceId);
+    }
+    return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%d is not a device attribute (aclrtDevAttr)", (int)attr);
+}
+
+ACLRT_API aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType, int32_t *value)
+{
+    ACLRT_ENTER();
+    if (value == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "value (output) is NULL");
+    if (devFeatureType != ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV &&
+        devFeatureType != ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%d is not a device feature (aclrtDevFeatureType)",
+                          (int)devFeatureType);
+    struct aclrt_device *dev;
+    aclError rc = aclrt_device_check(deviceId, &dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    *value = ACL_DEV_FEATURE_NOT_SUPPORT; /* no task update of launched kernels, no memory queues */
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus)
+{
+    ACLRT_ENTER();
+    if (deviceStatus == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "deviceStatus (output) is NULL");
+    struct aclrt_device *dev;
+    aclError rc = aclrt_device_check(deviceId, &dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    *deviceStatus = ACL_RT_DEVICE_STATUS_NORMAL;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo)
+{
+    ACLRT_ENTER();
+    (void)deviceId; /* a rate that cannot be had is -1, whatever the device */
+    if (utilizationInfo == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "utilizationInfo (output) is NULL");
+    if (utilizationInfo->utilizationExtend != NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "utilizationInfo->utilizationExtend is reserved and must be NULL");
+    utilizationInfo->cubeUtilization = -1;
+    utilizationInfo->vectorUtilization = -1;
+    utilizationInfo->aicpuUtilization = -1;
+    utilizationInfo->memoryUtilization = -1;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t *value)
+{
+    ACLRT_ENTER();
+    if (value == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "value (output) is NULL");
+    aclError rc = aclrt_res_type_check(type);
+    struct aclrt_device *dev;
+    if (rc != ACL_SUCCESS || (rc = aclrt_res_device_lock(deviceId, &dev)) != ACL_SUCCESS)
+        return rc;
+    *value = aclrt_res_limit_locked(dev, type);
+    pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t value)
+{
+    ACLRT_ENTER();
+    aclError rc = aclrt_res_type_check(type);
+    struct aclrt_device *dev;
+    if (rc != ACL_SUCCESS || (rc = aclrt_res_device_lock(deviceId, &dev)) != ACL_SUCCESS)
+        return rc;
+    uint32_t cores = aclrt_machine_cpus();
+    if (value > cores) {
+        pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "limit %u exceeds the %u cores of device %d", value, cores,
+                          (int)deviceId);
+    }
+    if (aclrt_res_limits[dev->id].owner != dev->default_ctx_handle) { /* the first limit of this set */
+        aclrt_res_limits[dev->id].owner = dev->default_ctx_handle;
+        for (int t = 0; t < ACLRT_RES_TYPES; t++)
+            aclrt_res_limits[dev->id].value[t] = cores;
+    }
+    aclrt_res_limits[dev->id].value[type] = value;
+    pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtResetDeviceResLimit(int32_t deviceId)
+{
+    ACLRT_ENTER();
+    struct aclrt_device *dev;
+    aclError rc = aclrt_res_device_lock(deviceId, &dev);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    aclrt_res_limits[dev->id].owner = NULL;
+    pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value)
+{
+    ACLRT_ENTER();
+    if (value == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "value (output) is NULL");
+    aclError rc = aclrt_res_type_check(type);
+    struct aclrt_context *ctx;
+    if (rc != ACL_SUCCESS || (rc = aclrt_current_context(&ctx)) != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
+    *value = aclrt_res_limit_locked(ctx->device, type);
+    pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    return ACL_SUCCESS;
+}
+
+#endif /* ACLRT_IMPL_SYSTEM_DEVICE_INFO_H */

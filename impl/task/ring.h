@@ -1,0 +1,490 @@
+/*
+ * impl/task/ring.h - a stream's task ring: a bounded multi-producer,
+ * single-consumer queue of task records in which every launcher commits on
+ * its own (one sequence number per slot, as in Dmitry Vyukov's bounded
+ * queue; impl/task/mpmc.h is that design for pointers).
+ *
+ * Why not Concurrency Kit's ck_ring: its multi-producer modes publish
+ * through one shared tail that producers move in the order they reserved,
+ * so a launcher preempted between its reservation and its commit stops
+ * every launcher behind it, and with more launching threads than CPUs they
+ * all spin or yield waiting for each other (a livelock: 2,000 threads x 100
+ * launches into one stream ran a few thousand tasks in 10 s on two CPUs).
+ * Neither ck (ck_fifo allocates a node per entry) nor liburcu (wfcqueue:
+ * unbounded lists of nodes) has a bounded queue of inline records with
+ * independent commits, so this file is one.
+ *
+ * Positions are 32-bit counters, aligned with the stream's 64-bit task
+ * numbers: ring position p holds task number n with (uint32_t)n == p + 1
+ * (task numbers start at 1). The ring is created at the stream's current
+ * completed count, so the alignment holds for a slot's every life.
+ *
+ * A slot is one cache line: the record's 56 bytes of content, then the
+ * slot's sequence number, which says "position p is committed" by holding
+ * p + 1. Three counters:
+ *   head    the next position to reserve (launchers, CAS);
+ *   tail    the next position the consumer takes;
+ *   freed   positions below it are done with their slots (the consumer
+ *           frees the slot of the task it runs when that task is done).
+ *
+ *   - reserve: position p = head is free when p - freed < capacity; CAS head
+ *     to p + 1 (seq_cst; see aclrt_stream_kick for the pairing). Launchers
+ *     check against `freed_seen`, a copy of `freed` on their own cache
+ *     line, and read the consumer's `freed` only when the copy says full;
+ *     so a launch writes the slot without reading a line the consumer
+ *     wrote, and the consumer does not write the slot at all.
+ *   - commit: copy the record in, release store of seq = p + 1. No launcher
+ *     ever waits for another: commits land in any order.
+ *   - take (one consumer, the stream's holder): the slot of tail, acquire
+ *     load of seq; seq != tail + 1 means empty or "reserved, not committed
+ *     yet" (a launch in progress: the consumer waits for it, and only for
+ *     it). The ring is taken in reservation order, so each thread's tasks
+ *     appear in its program order.
+ *   - free: release store of `freed` once the consumer is done with the
+ *     record; a launcher that reads it (acquire) may write the slot.
+ *
+ * Every access to the counters and sequence numbers is a C11 atomic, so
+ * ThreadSanitizer sees every hand-off (no annotations needed).
+ *
+ * Room for launchers waiting on a full ring (aclrt_ring_wait_room). A
+ * launcher counts itself in `room_waiters` (seq_cst), tries again, and only
+ * then sleeps on the `room` futex word. The consumer frees slots right
+ * before a locked RMW (the completed count's advance, stream.h), then reads
+ * `room_waiters`: either the launcher's second try sees the free slot, or
+ * the consumer sees the launcher. So that thousands of waiting launchers
+ * do not cost a wake-up call per task, the consumer wakes them in batches:
+ * once per quarter of the ring taken since its last wake-up, and whenever
+ * the ring runs empty or the stream parks, one launcher per
+ * ACLRT_RING_ROOM_PER_WAKE free slots (a woken launcher goes on launching
+ * from the fast path while there is room). Between batches a free slot may
+ * wait; so that it never waits for long (the consumer may be in a task
+ * that waits for the very launcher asleep), one waiting launcher, the
+ * sentinel, sleeps at most ACLRT_RING_SENTINEL_NS at a time and looks
+ * again, and a launcher that leaves while others sleep and no sentinel is
+ * left wakes one of them to take the part.
+ *
+ * The consumer keeps the slot of the task it runs until the task is done
+ * (aclrt_ring_take, aclrt_ring_free_taken), so that the free is followed by
+ * that task's completion (the locked RMW) and the look for waiters. The
+ * capacity therefore counts the running task.
+ */
+#ifndef ACLRT_IMPL_TASK_RING_H
+#define ACLRT_IMPL_TASK_RING_H
+
+#include "../core/base.h"
+#include "../core/clock.h"
+#include "../core/futex.h"
+#include "task.h"
+
+#include <sys/mman.h>
+
+/* The bytes of a record that carry its content: everything but the trailing padding. */
+#define ACLRT_RING_RECORD_BYTES 56
+_Static_assert(offsetof(struct aclrt_task, u) + sizeof(((struct aclrt_task *)0)->u) <= ACLRT_RING_RECORD_BYTES,
+               "a task record's content fits in a ring slot beside its sequence number");
+
+struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_ring_slot {
+    unsigned char record[ACLRT_RING_RECORD_BYTES];
+    _Atomic uint32_t seq; /* p + 1: position p's record is committed */
+    uint32_t unused;
+};
+_Static_assert(sizeof(struct aclrt_ring_slot) == ACLRT_CACHELINE, "a ring slot is one cache line");
+
+struct aclrt_ring {
+    /* Set at creation, read by everyone. */
+    struct aclrt_ring_slot *slots;
+    uint32_t mask; /* capacity - 1; the capacity is a power of two */
+    uint32_t capacity_bytes;
+    bool prefetchw; /* the CPU has PREFETCHW (aclrt_ring_prefetch_for_write) */
+    /*
+     * Launchers waiting for room, the futex word they sleep on, and whether
+     * one of them looks on its own. On the line above, which the consumer
+     * reads anyway: written only while launchers wait for room.
+     */
+    _Atomic uint32_t room_waiters;
+    _Atomic uint32_t room;
+    _Atomic uint32_t room_sentinel;
+    /* Launchers: the next position to reserve, and their copy of `freed`. */
+    _Atomic uint32_t head ACLRT_ALIGNED(ACLRT_CACHELINE);
+    _Atomic uint32_t freed_seen;
+    /* The consumer (the stream's holder): the next position to take, the slots it is done with. */
+    _Atomic uint32_t tail ACLRT_ALIGNED(ACLRT_CACHELINE);
+    _Atomic uint32_t freed;
+    _Atomic uint32_t room_woken_at; /* tail at the consumer's last wake-up of launchers waiting for room */
+};
+
+/*
+ * A launch writes its slot, which the consumer read one lap earlier: a
+ * coherence miss. Each launch's CAS on head waits for the stores before it
+ * to complete, so back-to-back launches would each wait out the previous
+ * one's miss; asking for the line of the launch ACLRT_RING_PREFETCH_AHEAD
+ * positions ahead in exclusive state (PREFETCHW) overlaps the misses (a
+ * launch while the consumer drains on another CPU, launch_host_func in the
+ * benchmark on a 2-CPU Xeon: p50 42 ns without, 12 ns with; 8 ahead was
+ * slower again, 4 to 7 alike). Only a launch into a stream its executor
+ * holds asks (stream.h): one launch here and there would only fetch a line
+ * early. PREFETCHW is asked of the CPU once per ring (not every x86 CPU has
+ * it); elsewhere the compiler's write prefetch.
+ */
+#define ACLRT_RING_PREFETCH_AHEAD 6
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+static bool aclrt_ring_cpu_prefetchw(void)
+{
+    unsigned int a, b, c, d;
+    return __get_cpuid(0x80000001u, &a, &b, &c, &d) != 0 && (c & (1u << 8)) != 0; /* PRFCHW */
+}
+
+ACLRT_INLINE void aclrt_ring_prefetch_for_write(const struct aclrt_ring *r, const void *line)
+{
+    if (r->prefetchw)
+        __asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)line));
+}
+#else
+static bool aclrt_ring_cpu_prefetchw(void)
+{
+    return true;
+}
+
+ACLRT_INLINE void aclrt_ring_prefetch_for_write(const struct aclrt_ring *r, const void *line)
+{
+    (void)r;
+    __builtin_prefetch(line, 1, 3);
+}
+#endif
+
+/*
+ * Ring memory is anonymous pages, zero until written: a ring costs address
+ * space at creation and memory only as launches touch it, and a freed
+ * stream's pages go back to the system (aclrt_ring_forget), zero again.
+ */
+static struct aclrt_ring_slot *aclrt_ring_map(uint32_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : (struct aclrt_ring_slot *)p;
+}
+
+/*
+ * (Re)initialise an empty ring whose next task is number `completed` + 1.
+ * Its slots are zero (fresh pages, or forgotten ones), and zero is "not
+ * committed" for every position of the first lap (seq == p + 1 means
+ * committed), but for the position 0xFFFFFFFF, whose slot says so itself.
+ */
+ACLRT_INTERNAL bool aclrt_ring_init(struct aclrt_ring *r, uint32_t bytes, uint64_t completed)
+{
+    if (r->slots == NULL || r->capacity_bytes != bytes) {
+        if (r->slots != NULL)
+            munmap(r->slots, r->capacity_bytes);
+        r->slots = aclrt_ring_map(bytes);
+        if (r->slots == NULL) {
+            r->capacity_bytes = 0;
+            return false;
+        }
+        r->capacity_bytes = bytes;
+    }
+    uint32_t n = bytes / (uint32_t)sizeof(struct aclrt_ring_slot);
+    uint32_t start = (uint32_t)completed;
+    r->mask = n - 1;
+    r->prefetchw = aclrt_ring_cpu_prefetchw();
+    if ((uint32_t)(UINT32_MAX - start) < n) /* the first lap reaches 0xFFFFFFFF, whose "committed" is seq 0 */
+        atomic_store_explicit(&r->slots[UINT32_MAX & r->mask].seq, 1, memory_order_relaxed);
+    atomic_store_explicit(&r->head, start, memory_order_relaxed);
+    atomic_store_explicit(&r->freed_seen, start, memory_order_relaxed);
+    atomic_store_explicit(&r->tail, start, memory_order_relaxed);
+    atomic_store_explicit(&r->freed, start, memory_order_relaxed);
+    atomic_store_explicit(&r->room_woken_at, start, memory_order_relaxed);
+    atomic_store_explicit(&r->room_waiters, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->room_sentinel, 0, memory_order_relaxed);
+    return true;
+}
+
+/* The stream is freed: its ring's pages go back to the system and read zero when used again. */
+ACLRT_INTERNAL void aclrt_ring_forget(struct aclrt_ring *r)
+{
+    if (r->slots != NULL)
+        madvise(r->slots, r->capacity_bytes, MADV_DONTNEED);
+}
+
+/* How many tasks fit (the running one included). */
+ACLRT_INLINE uint32_t aclrt_ring_capacity(const struct aclrt_ring *r)
+{
+    return r->mask + 1;
+}
+
+/*
+ * The launchers' copy of `freed` said that position *pos is not free: read
+ * the consumer's `freed` and keep it. False if the ring is full; true to
+ * try again, with *pos moved on if another launcher took it meanwhile (the
+ * copy may then even be past it).
+ */
+static ACLRT_NOINLINE bool aclrt_ring_room_for(struct aclrt_ring *r, uint32_t *pos)
+{
+    /* Acquire: pairs with the consumer's release in aclrt_ring_free_taken (it is done with the slots). */
+    uint32_t freed = atomic_load_explicit(&r->freed, memory_order_acquire);
+    /* Release: another launcher that acquires the copy is after the consumer's frees too. */
+    atomic_store_explicit(&r->freed_seen, freed, memory_order_release);
+    uint32_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    if (head != *pos) {
+        *pos = head;
+        return true;
+    }
+    return head - freed <= r->mask;
+}
+
+/*
+ * Reserve the next position; NULL when the ring is full. The CAS on head is
+ * seq_cst: with the launcher's later seq_cst load of the schedule word it
+ * pairs with the executor's CAS to IDLE followed by its seq_cst look at
+ * head (aclrt_stream_kick, aclrt_stream_release).
+ */
+ACLRT_INLINE struct aclrt_ring_slot *aclrt_ring_reserve(struct aclrt_ring *r, uint32_t *position)
+{
+    uint32_t pos = atomic_load_explicit(&r->head, memory_order_relaxed);
+    for (;;) {
+        /* Acquire: pairs with the release of the copy (aclrt_ring_room_for). */
+        uint32_t seen = atomic_load_explicit(&r->freed_seen, memory_order_acquire);
+        if (ACLRT_UNLIKELY(pos - seen > r->mask)) {
+            if (!aclrt_ring_room_for(r, &pos))
+                return NULL; /* the slot's record of the previous lap is not done with */
+            continue;
+        }
+        if (ACLRT_LIKELY(atomic_compare_exchange_weak_explicit(&r->head, &pos, pos + 1, memory_order_seq_cst,
+                                                               memory_order_relaxed))) {
+            *position = pos;
+            return &r->slots[pos & r->mask];
+        }
+    }
+}
+
+/*
+ * A launch at `position` into a ring whose consumer is at work (a burst
+ * drained as it comes): ask for the slot a few launches ahead, if the
+ * consumer is done with it. A hint, no effect on what anyone sees; into a
+ * ring nobody drains right now it would only fetch a line early.
+ */
+ACLRT_INLINE void aclrt_ring_prefetch_ahead(struct aclrt_ring *r, uint32_t position)
+{
+    uint32_t ahead = position + ACLRT_RING_PREFETCH_AHEAD;
+    if (ahead - atomic_load_explicit(&r->freed_seen, memory_order_relaxed) <= r->mask)
+        aclrt_ring_prefetch_for_write(r, &r->slots[ahead & r->mask]);
+}
+
+/*
+ * Publish a record into the slot reserved for `position`, with `tid` as
+ * its submitter. Release: pairs with the consumer's acquire in
+ * aclrt_ring_take, which then sees the record.
+ */
+ACLRT_INLINE void aclrt_ring_commit(struct aclrt_ring_slot *slot, uint32_t position, const struct aclrt_task *t,
+                                    uint32_t tid)
+{
+    memcpy(slot->record, t, ACLRT_RING_RECORD_BYTES);
+    memcpy(slot->record + offsetof(struct aclrt_task, tid), &tid, sizeof tid);
+    atomic_store_explicit(&slot->seq, position + 1, memory_order_release);
+}
+
+/* The slot of a position (a reservation made earlier). */
+ACLRT_INLINE struct aclrt_ring_slot *aclrt_ring_slot_of(const struct aclrt_ring *r, uint32_t position)
+{
+    return &r->slots[position & r->mask];
+}
+
+/* The consumer: is the next record committed? */
+ACLRT_INLINE bool aclrt_ring_ready(const struct aclrt_ring *r)
+{
+    uint32_t pos = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    /* Acquire: pairs with the launcher's release in aclrt_ring_commit. */
+    return atomic_load_explicit(&r->slots[pos & r->mask].seq, memory_order_acquire) == pos + 1;
+}
+
+/*
+ * The consumer: copy out the next record, in reservation order, keeping its
+ * slot until aclrt_ring_free_taken; false if the ring is empty or the next
+ * position is reserved and not committed yet.
+ */
+ACLRT_INLINE bool aclrt_ring_take(struct aclrt_ring *r, struct aclrt_task *out)
+{
+    uint32_t pos = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    struct aclrt_ring_slot *slot = &r->slots[pos & r->mask];
+    /* Acquire: pairs with the launcher's release in aclrt_ring_commit. */
+    if (atomic_load_explicit(&slot->seq, memory_order_acquire) != pos + 1)
+        return false;
+    memcpy(out, slot->record, ACLRT_RING_RECORD_BYTES);
+    atomic_store_explicit(&r->tail, pos + 1, memory_order_relaxed);
+    return true;
+}
+
+/* The consumer: it is done with every record it took; their slots are free for the next lap. */
+ACLRT_INLINE void aclrt_ring_free_taken(struct aclrt_ring *r)
+{
+    /* Release: the copies are done before a launcher that acquires `freed` writes the slots. */
+    atomic_store_explicit(&r->freed, atomic_load_explicit(&r->tail, memory_order_relaxed), memory_order_release);
+}
+
+/*
+ * Positions below `position` are done with their slots (a stream whose
+ * device completes its tasks frees each slot when the task completes, not
+ * when it is taken). Never moves `freed` back. Release: as in
+ * aclrt_ring_free_taken.
+ */
+ACLRT_INLINE void aclrt_ring_free_to(struct aclrt_ring *r, uint32_t position)
+{
+    if ((int32_t)(position - atomic_load_explicit(&r->freed, memory_order_relaxed)) > 0)
+        atomic_store_explicit(&r->freed, position, memory_order_release);
+}
+
+/* The consumer: take the next record and free its slot at once (a task dropped without running). */
+ACLRT_INLINE bool aclrt_ring_pop(struct aclrt_ring *r, struct aclrt_task *out)
+{
+    if (!aclrt_ring_take(r, out))
+        return false;
+    aclrt_ring_free_taken(r);
+    return true;
+}
+
+/* Positions, as loads (32-bit, wrap-around arithmetic). Reserved: every launch that got a slot. */
+ACLRT_INLINE uint32_t aclrt_ring_reserved(const struct aclrt_ring *r)
+{
+    return atomic_load_explicit(&r->head, memory_order_relaxed);
+}
+
+/* Taken by the consumer. */
+ACLRT_INLINE uint32_t aclrt_ring_consumed(const struct aclrt_ring *r)
+{
+    return atomic_load_explicit(&r->tail, memory_order_relaxed);
+}
+
+/*
+ * After the caller's own seq_cst atomic (the executor's CAS to IDLE): has
+ * any position been reserved that is not taken yet? Seq_cst load: the
+ * other half of the pairing with aclrt_ring_reserve's CAS. Reserved, not
+ * necessarily committed: its launcher is about to commit.
+ */
+ACLRT_INLINE bool aclrt_ring_reserved_since_atomic(const struct aclrt_ring *r)
+{
+    return atomic_load_explicit(&r->head, memory_order_seq_cst) != aclrt_ring_consumed(r);
+}
+
+#define ACLRT_RING_SENTINEL_NS ACLRT_NS_PER_MS /* the longest a sleeping sentinel waits before it looks */
+/*
+ * Free slots per launcher woken (and a batch is a quarter of the ring):
+ * shared_stream_launchers_2000x100, 6 QUICK runs each, medians 2.6 Mtasks/s
+ * with 16 per launcher and an eighth, 4.9 with 128 and a quarter.
+ */
+#define ACLRT_RING_ROOM_PER_WAKE 128
+
+/*
+ * A launcher found the ring full and may wait (it is not a runtime thread):
+ * spin for a moment, then sleep until there is room (see the top of this
+ * file). Returns the reserved slot.
+ */
+static ACLRT_NOINLINE struct aclrt_ring_slot *aclrt_ring_wait_room(struct aclrt_ring *r, uint32_t *position)
+{
+    struct aclrt_ring_slot *slot;
+    for (int i = 0; i < 256; i++) {
+        aclrt_cpu_relax();
+        if ((slot = aclrt_ring_reserve(r, position)) != NULL)
+            return slot;
+    }
+    for (;;) {
+        uint32_t word = atomic_load_explicit(&r->room, memory_order_relaxed);
+        /* Seq_cst, then the look at the ring: pairs with the consumer's free-then-read (aclrt_ring_wake_room). */
+        atomic_fetch_add_explicit(&r->room_waiters, 1, memory_order_seq_cst);
+        slot = aclrt_ring_reserve(r, position);
+        if (slot == NULL) {
+            /*
+             * Seq_cst, after our count in room_waiters: pairs with a leaving
+             * sentinel's store of 0 followed by its look at room_waiters
+             * (below). Either we see no sentinel and become it, or it sees
+             * us and wakes one of us to take its part.
+             */
+            uint32_t none = 0;
+            bool sentinel = atomic_load_explicit(&r->room_sentinel, memory_order_seq_cst) == 0 &&
+                            atomic_compare_exchange_strong_explicit(&r->room_sentinel, &none, 1,
+                                                                    memory_order_seq_cst, memory_order_seq_cst);
+            aclrt_futex_wait(&r->room, word,
+                             sentinel ? aclrt_deadline_after(ACLRT_RING_SENTINEL_NS) : ACLRT_NO_DEADLINE);
+            if (sentinel)
+                atomic_store_explicit(&r->room_sentinel, 0, memory_order_seq_cst);
+        }
+        atomic_fetch_sub_explicit(&r->room_waiters, 1, memory_order_relaxed);
+        if (slot != NULL || (slot = aclrt_ring_reserve(r, position)) != NULL)
+            break;
+    }
+    /*
+     * Others still sleep and none of them looks on its own: wake one to take
+     * the sentinel's part. Seq_cst loads: the other half of the pairing above.
+     */
+    if (atomic_load_explicit(&r->room_waiters, memory_order_seq_cst) != 0 &&
+        atomic_load_explicit(&r->room_sentinel, memory_order_seq_cst) == 0) {
+        atomic_fetch_add_explicit(&r->room, 1, memory_order_relaxed);
+        aclrt_futex_wake(&r->room, 1);
+    }
+    return slot;
+}
+
+/* Slots the consumer takes between two batches of wake-ups: a quarter of the ring. */
+ACLRT_INLINE uint32_t aclrt_ring_room_batch(const struct aclrt_ring *r)
+{
+    uint32_t batch = aclrt_ring_capacity(r) / 4;
+    return batch == 0 ? 1 : batch;
+}
+
+/*
+ * Launchers sleep for room: if a batch was taken since the last wake-up,
+ * the ring is empty, or `now`, wake one per ACLRT_RING_ROOM_PER_WAKE free
+ * slots (at least one). A woken launcher goes on launching from the fast
+ * path while there is room; a launcher per free slot would take one slot
+ * and sleep again: a wake-up and a sleep per task, and the waking costs the
+ * consumer. The bump of `room` first makes a launcher that read the word
+ * before it and has not slept yet not sleep.
+ */
+static ACLRT_NOINLINE void aclrt_ring_wake_room_slow(struct aclrt_ring *r, bool now)
+{
+    uint32_t tail = aclrt_ring_consumed(r);
+    uint32_t used = aclrt_ring_reserved(r) - atomic_load_explicit(&r->freed, memory_order_relaxed);
+    if (used >= aclrt_ring_capacity(r))
+        return; /* no room */
+    uint32_t last = atomic_load_explicit(&r->room_woken_at, memory_order_relaxed);
+    if (!now && aclrt_ring_reserved(r) != tail && tail - last < aclrt_ring_room_batch(r))
+        return; /* the next batch, or the sentinel's look, comes soon */
+    atomic_store_explicit(&r->room_woken_at, tail, memory_order_relaxed);
+    uint32_t wake = (aclrt_ring_capacity(r) - used) / ACLRT_RING_ROOM_PER_WAKE;
+    atomic_fetch_add_explicit(&r->room, 1, memory_order_relaxed);
+    aclrt_futex_wake(&r->room, wake == 0 ? 1 : (int)wake);
+}
+
+/*
+ * The consumer freed slots and then made a locked RMW followed by
+ * ck_pr_fence_atomic_load (the completed count's advance, seq.h), or a
+ * seq_cst CAS, which orders this load after the frees: with the launcher's
+ * seq_cst count-then-look in aclrt_ring_wait_room, either the launcher sees
+ * the free slot or this load sees the launcher. `now`: the consumer stops
+ * taking (it parks), so it does not wait for a batch.
+ */
+ACLRT_INLINE void aclrt_ring_wake_room(struct aclrt_ring *r, bool now)
+{
+    if (ACLRT_UNLIKELY(atomic_load_explicit(&r->room_waiters, memory_order_seq_cst) != 0))
+        aclrt_ring_wake_room_slow(r, now);
+}
+
+/*
+ * The 64-bit task number of a 32-bit position, given any count `base` that
+ * is at most 2^31 behind it (the stream's completed count qualifies: the ring
+ * holds far fewer than 2^31 tasks).
+ */
+ACLRT_INLINE uint64_t aclrt_ring_extend(uint64_t base, unsigned int position)
+{
+    return base + (uint32_t)(position - (uint32_t)base);
+}
+
+ACLRT_INTERNAL void aclrt_ring_release(struct aclrt_ring *r)
+{
+    if (r->slots != NULL)
+        munmap(r->slots, r->capacity_bytes);
+    r->slots = NULL;
+    r->capacity_bytes = 0;
+}
+
+#endif /* ACLRT_IMPL_TASK_RING_H */
