@@ -283,7 +283,9 @@ check: $(SOURCES)
 	$(CLANGXX) $(CXXSTD) $(WARN) -Werror -I. -c $(BUILD)/check/api.cpp -o /dev/null
 	$(CC) $(CSTD) $(WARN) -Werror -O2 -I. -c tests/impl.c -o /dev/null
 	$(CLANG) $(CSTD) $(WARN) -Werror -O2 -I. -c tests/impl.c -o /dev/null
-	$(CC) $(CSTD) $(WARN) -Werror -O2 -DACLRT_STATIC -I. -c tests/impl.c -o /dev/null
+	$(CC) $(CSTD) -Wall -Wextra -Werror -O2 -I. -c tests/impl.c -o /dev/null
+	$(CC) $(CSTD) -Wall -Wextra -Werror -O2 -DACLRT_STATIC -I. -c tests/impl.c -o /dev/null
+	$(CLANG) $(CSTD) -Wall -Wextra -Werror -O2 -DACLRT_STATIC -I. -c tests/impl.c -o /dev/null
 
 # Every header of impl/ and backends/ stands alone: a translation unit holding only
 # `#include "<header>"` compiles warning-free. All are tried; the failures are listed.

@@ -78,7 +78,8 @@ extern "C" {
 #endif /* ACL_DEPRECATED_MESSAGE */
 
 #if defined(ACLRT_STATIC)
-#define ACLRT_API static
+/* Internal linkage for every entry point (one file embeds the library); quiet about the ones it does not call. */
+#define ACLRT_API static __attribute__((unused))
 #else
 #define ACLRT_API ACL_FUNC_VISIBILITY
 #endif

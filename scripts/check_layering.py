@@ -25,6 +25,14 @@ Checks, over the files of impl/ and backends/ (the implementation):
     ACLRT_IMPLEMENTATION reach every header of impl/ and backends/.
  6. File names are unique across the folders (an editor's quick-open, the
     comments that name a file).
+ 7. A function's first word says who calls it: ACLRT_INTERNAL (static,
+    quiet when unused) for a function other files call, the file's
+    interface; plain `static` for one only its own file calls; ACLRT_INLINE
+    (static inline) for a short function meant to be inlined, whoever calls
+    it; ACLRT_API for an entry point of the API.
+ 8. The table of task kinds in impl/task/task.h names, for each kind, the
+    file that defines its descriptor ("(memcpy.h)"; an entry without a name
+    shares the one above it).
 
 Exit status: 1 if there is a violation of any rule, 0 otherwise (2 on a
 usage error). For each strongly connected component (Tarjan) of more than
@@ -318,6 +326,7 @@ class FileInfo:
         self.member_decl_idx = set()  # token indices of member names in struct bodies
         self.prototype_idx = set()    # token indices of the names in function prototypes
         self.items = []             # top-level items in order: ("func", hdr_start, body_start, body_end)
+        self.functions = []         # function definitions: (name, first word: static / ACLRT_INTERNAL ..., line)
 
 
 class Model:
@@ -583,6 +592,8 @@ def parse_definitions(fi, model, order, public=False):
                 name_i = function_name(toks, chunk, macros)
                 name = toks[name_i].text
                 add(name, 2, "function")
+                if not public:
+                    fi.functions.append((name, toks[chunk[0]].text, toks[name_i].line))
                 tag = tag_in(toks, [k for k in chunk if k < name_i])
                 if tag and not public:
                     model.func_ret_tag[name] = tag
@@ -1277,6 +1288,58 @@ def whole_violations(root, infos, closure):
             if rel not in reached and rel.endswith(".h")]
 
 
+def linkage_violations(infos, uses):
+    """Functions whose first word does not say who calls them (rule 7)."""
+    callers = collections.defaultdict(set)
+    for (a, b), names in uses.edges.items():
+        for n in names:
+            callers[(b, n)].add(a)
+    out = []
+    for rel, fi in sorted(infos.items()):
+        for name, word, line in fi.functions:
+            others = sorted(callers.get((rel, name), ()))
+            if word == "static" and others:
+                out.append("%s:%d: %s is static, but %s call%s it: make it ACLRT_INTERNAL (or ACLRT_INLINE)"
+                           % (rel, line, name, ", ".join(others), "s" if len(others) == 1 else ""))
+            elif word == "ACLRT_INTERNAL" and not others:
+                out.append("%s:%d: %s is ACLRT_INTERNAL, but no other file calls it: make it static"
+                           % (rel, line, name))
+    return out
+
+
+KIND_ENTRY = re.compile(r"^\s*(ACLRT_TASK_\w+),.*?(?:\(([\w]+\.h)\))?[^(]*$")
+KIND_DESCRIPTOR = re.compile(r"struct aclrt_task_kind\s+\w+\s*=\s*\{\s*(ACLRT_TASK_\w+)")
+
+
+def kind_table_violations(root, infos):
+    """Rule 8: the task-kind table names the file of each kind's descriptor."""
+    table = "impl/task/task.h"
+    if table not in infos:
+        return []
+    defined = {}
+    for rel in infos:
+        for m in KIND_DESCRIPTOR.finditer(read_file(root, rel)):
+            defined.setdefault(m.group(1), rel)
+    out, named, inside = [], None, False
+    for n, line in enumerate(read_file(root, table).splitlines(), 1):
+        if line.startswith("enum aclrt_task_kind_id"):
+            inside = True
+            continue
+        if inside and line.startswith("}"):
+            break
+        m = KIND_ENTRY.match(line) if inside else None
+        if not m or m.group(1) == "ACLRT_TASK_KIND_COUNT":
+            continue
+        named = m.group(2) or named or os.path.basename(table)  # the first entries: the table's own file
+        where = defined.get(m.group(1))
+        if where is None:
+            out.append("%s:%d: %s: no file defines its descriptor" % (table, n, m.group(1)))
+        elif named != os.path.basename(where):
+            out.append("%s:%d: %s is said to be in %s, but %s defines its descriptor"
+                       % (table, n, m.group(1), named, where))
+    return out
+
+
 def duplicate_names(infos):
     by_name = collections.defaultdict(list)
     for rel in infos:
@@ -1330,7 +1393,12 @@ def main(argv=None):
              reach_violations(infos, uses, closure)),
             ("headers the implementation never includes", "aclrt.h's implementation reaches every header",
              whole_violations(root, infos, closure)),
-            ("file names used twice", "file names are unique", duplicate_names(infos))):
+            ("file names used twice", "file names are unique", duplicate_names(infos)),
+            ("functions whose first word does not say who calls them",
+             "ACLRT_INTERNAL functions are called by other files, static ones only by their own",
+             linkage_violations(infos, uses)),
+            ("task kinds the table in impl/task/task.h places wrongly",
+             "the task-kind table names the file of every descriptor", kind_table_violations(root, infos))):
         print()
         if viol:
             failed = True

@@ -87,7 +87,7 @@ ACLRT_INLINE aclrt_CUresult aclrt_cuda_enter(aclrt_CUcontext ctx)
 }
 
 /* ACL's code for a driver error. */
-static aclError aclrt_cuda_code(aclrt_CUresult r)
+ACLRT_INTERNAL aclError aclrt_cuda_code(aclrt_CUresult r)
 {
     switch (r) {
     case ACLRT_CUDA_SUCCESS: return ACL_SUCCESS;
@@ -109,7 +109,7 @@ static aclError aclrt_cuda_code(aclrt_CUresult r)
 }
 
 /* Fail with ACL's code for r and a message naming the driver's error. */
-static aclError aclrt_cuda_fail(aclrt_CUresult r, const char *what)
+ACLRT_INTERNAL aclError aclrt_cuda_fail(aclrt_CUresult r, const char *what)
 {
     char name[96];
     return aclrt_fail(aclrt_cuda_code(r), "%s failed: %s", what, aclrt_cuda_error_name(aclrt_cu, r, name, sizeof name));
@@ -122,7 +122,7 @@ ACLRT_INLINE bool aclrt_cuda_sticky(aclrt_CUresult r)
 }
 
 /* The primary context of GPU g, retained on first use (lock held by the caller or taken here). */
-static aclrt_CUresult aclrt_cuda_gpu_ctx(uint32_t g, aclrt_CUcontext *out)
+ACLRT_INTERNAL aclrt_CUresult aclrt_cuda_gpu_ctx(uint32_t g, aclrt_CUcontext *out)
 {
     aclrt_CUresult r = ACLRT_CUDA_SUCCESS;
     pthread_mutex_lock(&aclrt_cuda.lock);
@@ -139,7 +139,7 @@ static aclrt_CUresult aclrt_cuda_gpu_ctx(uint32_t g, aclrt_CUcontext *out)
  * between host memory): the calling thread's current one if it has one of
  * ours, else the first GPU's.
  */
-static aclrt_CUresult aclrt_cuda_enter_any(void)
+ACLRT_INTERNAL aclrt_CUresult aclrt_cuda_enter_any(void)
 {
     if (aclrt_cuda_current.ctx != NULL && aclrt_cuda_current.generation == aclrt_cuda.generation)
         return ACLRT_CUDA_SUCCESS;

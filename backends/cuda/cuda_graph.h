@@ -87,7 +87,7 @@ static void aclrt_cuda_graph_free(struct aclrt_cuda_graph *g)
 }
 
 /* Destroy the executable graphs let go of on callback threads (not from one). */
-static void aclrt_cuda_graphs_destroy_later(void)
+ACLRT_INTERNAL void aclrt_cuda_graphs_destroy_later(void)
 {
     pthread_mutex_lock(&aclrt_cuda.lock);
     struct aclrt_cuda_graph *list = aclrt_cuda_graphs_later;
@@ -333,7 +333,7 @@ static aclError aclrt_cuda_step_failed(struct aclrt_cuda_slot *sl, aclrt_CUresul
  * the stream's earlier work is done: a kernel's arguments in device memory
  * are read now.
  */
-static int aclrt_cuda_model_step(struct aclrt_stream *s, struct aclrt_task *t, const struct aclrt_task *captured,
+ACLRT_INTERNAL int aclrt_cuda_model_step(struct aclrt_stream *s, struct aclrt_task *t, const struct aclrt_task *captured,
                                  struct aclrt_block *blk)
 {
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);

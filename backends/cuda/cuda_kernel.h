@@ -69,7 +69,7 @@ static struct aclrt_cuda_module_later {
     aclrt_CUcontext ctx;
 } *aclrt_cuda_modules_later;
 
-static void aclrt_cuda_modules_unload_later(void)
+ACLRT_INTERNAL void aclrt_cuda_modules_unload_later(void)
 {
     aclrt_cuda_graphs_destroy_later(); /* first: a graph let go of may hold kernels of these modules */
     pthread_mutex_lock(&aclrt_cuda.lock);
@@ -141,7 +141,7 @@ static aclError aclrt_cuda_module_fail(aclrt_CUresult r, const char *what, const
 }
 
 /* The backend's module_load: cuModuleLoad (a file) or cuModuleLoadData (checked bytes). */
-static aclError aclrt_cuda_module_load(const char *path, const void *image, size_t size, void **out)
+ACLRT_INTERNAL aclError aclrt_cuda_module_load(const char *path, const void *image, size_t size, void **out)
 {
     if (path == NULL) {
         const char *problem = aclrt_cuda_image_problem(image, size);
@@ -168,7 +168,7 @@ static aclError aclrt_cuda_module_load(const char *path, const void *image, size
 }
 
 /* The backend's module_unload: now, or (on a driver callback thread) by the next ordinary thread. */
-static void aclrt_cuda_module_unload(void *module)
+ACLRT_INTERNAL void aclrt_cuda_module_unload(void *module)
 {
     struct aclrt_cuda_module *m = (struct aclrt_cuda_module *)module;
     if (aclrt_cuda_in_callback) {
@@ -188,7 +188,7 @@ static void aclrt_cuda_module_unload(void *module)
     free(m);
 }
 
-static aclError aclrt_cuda_module_function(void *module, const char *name, void **function)
+ACLRT_INTERNAL aclError aclrt_cuda_module_function(void *module, const char *name, void **function)
 {
     struct aclrt_cuda_module *m = (struct aclrt_cuda_module *)module;
     aclrt_CUfunction f = NULL;
@@ -203,7 +203,7 @@ static aclError aclrt_cuda_module_function(void *module, const char *name, void 
     return ACL_SUCCESS;
 }
 
-static aclError aclrt_cuda_module_global(void *module, const char *name, void **address, size_t *size)
+ACLRT_INTERNAL aclError aclrt_cuda_module_global(void *module, const char *name, void **address, size_t *size)
 {
     struct aclrt_cuda_module *m = (struct aclrt_cuda_module *)module;
     aclrt_CUdeviceptr p = 0;

@@ -68,7 +68,7 @@
  * else ACLRT_TASK_BLOCKED with the stream parked on its own completed count
  * (a fold callback brings it there: stream_await).
  */
-static int aclrt_cuda_barrier(struct aclrt_stream *s, struct aclrt_block *blk)
+ACLRT_INTERNAL int aclrt_cuda_barrier(struct aclrt_stream *s, struct aclrt_block *blk)
 {
     uint64_t before = s->issued - 1;
     if (aclrt_seq_reached(&s->completed, before))
@@ -83,7 +83,7 @@ static int aclrt_cuda_barrier(struct aclrt_stream *s, struct aclrt_block *blk)
 }
 
 /* A kind that runs on the host: the core's own, behind the barrier. */
-static int aclrt_cuda_host_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+ACLRT_INTERNAL int aclrt_cuda_host_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     int rc = aclrt_cuda_barrier(s, blk);
     return rc != 0 ? rc : t->kind->run(s, t, blk);
@@ -113,7 +113,7 @@ ACLRT_INLINE int aclrt_cuda_gate(struct aclrt_stream *s, struct aclrt_cuda_slot 
  * error), and still completes in order behind the work before it; if the
  * context takes nothing more, the device is lost.
  */
-static int aclrt_cuda_issue_failed_kernel(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, const struct aclrt_task *t,
+ACLRT_INTERNAL int aclrt_cuda_issue_failed_kernel(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, const struct aclrt_task *t,
                                           uint64_t n, aclrt_CUresult r, const struct aclrt_kernel_failure *kernel)
 {
     if (kernel != NULL)
@@ -130,14 +130,14 @@ static int aclrt_cuda_issue_failed_kernel(struct aclrt_stream *s, struct aclrt_c
     return ACLRT_TASK_ISSUED;
 }
 
-static int aclrt_cuda_issue_failed(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, const struct aclrt_task *t,
+ACLRT_INTERNAL int aclrt_cuda_issue_failed(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, const struct aclrt_task *t,
                                    uint64_t n, aclrt_CUresult r)
 {
     return aclrt_cuda_issue_failed_kernel(s, sl, t, n, r, NULL);
 }
 
 /* The work of the current task was enqueued (result r): its completion goes behind it. */
-static int aclrt_cuda_complete_after(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, const struct aclrt_task *t,
+ACLRT_INTERNAL int aclrt_cuda_complete_after(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, const struct aclrt_task *t,
                                      aclrt_CUresult r)
 {
     uint64_t n = s->issued;
@@ -205,7 +205,7 @@ static bool aclrt_cuda_call_runs(struct aclrt_stream *s, struct aclrt_cuda_slot 
 }
 
 /* The backend's stream_stop: return once no host function of s runs (the core does the same for its holder). */
-static void aclrt_cuda_stream_stop(struct aclrt_stream *s)
+ACLRT_INTERNAL void aclrt_cuda_stream_stop(struct aclrt_stream *s)
 {
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
     /* Acquire: pairs with the release store that ends the function. */
@@ -220,7 +220,7 @@ static void aclrt_cuda_stream_stop(struct aclrt_stream *s)
  * complete (its word stored; the stream may end from here on), and the
  * thread leaves the driver's callback.
  */
-static void aclrt_cuda_callback_complete(struct aclrt_cuda_slot *sl, uint64_t n)
+ACLRT_INTERNAL void aclrt_cuda_callback_complete(struct aclrt_cuda_slot *sl, uint64_t n)
 {
     /* Release: pairs with aclrt_stream_reached's acquire. */
     atomic_store_explicit(sl->word, n, memory_order_release);

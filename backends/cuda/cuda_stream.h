@@ -229,7 +229,7 @@ static void aclrt_cuda_word_raise(struct aclrt_cuda_slot *sl, uint64_t v)
  * The device of sl lost its context (sticky error r): nothing issued will
  * run. Mark it, and count the stream's issued work as done.
  */
-static void aclrt_cuda_lose(struct aclrt_cuda_slot *sl, struct aclrt_cuda_device *cd, aclrt_CUresult r)
+ACLRT_INTERNAL void aclrt_cuda_lose(struct aclrt_cuda_slot *sl, struct aclrt_cuda_device *cd, aclrt_CUresult r)
 {
     aclrt_CUresult none = ACLRT_CUDA_SUCCESS;
     atomic_compare_exchange_strong_explicit(&cd->lost, &none, r, memory_order_relaxed, memory_order_relaxed);
@@ -309,7 +309,7 @@ static void aclrt_cuda_check(struct aclrt_cuda_slot *sl)
  * (the pair with aclrt_cuda_issued, at the top of this file); and ask the
  * driver whether the stream failed.
  */
-static void aclrt_cuda_stream_await(struct aclrt_stream *s, uint64_t target)
+ACLRT_INTERNAL void aclrt_cuda_stream_await(struct aclrt_stream *s, uint64_t target)
 {
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_at(aclrt_slot_index(&s->hdr));
     if (sl == NULL || aclrt_runtime_orphaned()) /* a forked child: the parent's work, its locks may stay held */
@@ -333,7 +333,7 @@ static void aclrt_cuda_stream_await(struct aclrt_stream *s, uint64_t target)
  * queue and its completion is not in the word yet. Acquire (both): pairs with
  * the seq_cst store of gpu_issued and the release stores of the word.
  */
-static bool aclrt_cuda_stream_device_busy(const struct aclrt_stream *s)
+ACLRT_INTERNAL bool aclrt_cuda_stream_device_busy(const struct aclrt_stream *s)
 {
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_at(aclrt_slot_index(&s->hdr));
     return sl != NULL && atomic_load_explicit(&sl->gpu_issued, memory_order_acquire) >
@@ -341,7 +341,7 @@ static bool aclrt_cuda_stream_device_busy(const struct aclrt_stream *s)
 }
 
 /* The backend's stream_create: a non-blocking CUstream, and the slot's word published to the core. */
-static aclError aclrt_cuda_stream_create(struct aclrt_stream *s)
+ACLRT_INTERNAL aclError aclrt_cuda_stream_create(struct aclrt_stream *s)
 {
     struct aclrt_cuda_device *cd = aclrt_cuda_device_of(s->device);
     aclrt_CUresult r = aclrt_cuda_enter(cd->ctx);
@@ -371,7 +371,7 @@ static aclError aclrt_cuda_stream_create(struct aclrt_stream *s)
 }
 
 /* The backend's stream_destroy: the CUstream goes (work still queued on it finishes first, in the driver). */
-static void aclrt_cuda_stream_destroy(struct aclrt_stream *s)
+ACLRT_INTERNAL void aclrt_cuda_stream_destroy(struct aclrt_stream *s)
 {
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
     if (sl == NULL)
@@ -395,7 +395,7 @@ static void aclrt_cuda_stream_destroy(struct aclrt_stream *s)
 }
 
 /* The backend closes: the cores' slots forget the words, which go back to the driver. */
-static void aclrt_cuda_slots_release(bool call_driver)
+ACLRT_INTERNAL void aclrt_cuda_slots_release(bool call_driver)
 {
     for (uint32_t n = 0; n < ACLRT_CUDA_SLOT_CHUNKS; n++) {
         struct aclrt_cuda_chunk *c = atomic_load_explicit(&aclrt_cuda_chunks[n], memory_order_relaxed);

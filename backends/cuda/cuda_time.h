@@ -71,7 +71,7 @@ static struct aclrt_cuda_stamp *aclrt_cuda_stamp_at(uint32_t index, bool make)
  * event's current one. Returns the driver's result; *stamp is the value to
  * store in the event (0: nothing was recorded).
  */
-static aclrt_CUresult aclrt_cuda_stamp_record(const struct aclrt_event_ref *mark, struct aclrt_cuda_device *cd,
+ACLRT_INTERNAL aclrt_CUresult aclrt_cuda_stamp_record(const struct aclrt_event_ref *mark, struct aclrt_cuda_device *cd,
                                               aclrt_CUstream cu, uint64_t *stamp)
 {
     *stamp = 0;
@@ -106,7 +106,7 @@ static aclrt_CUresult aclrt_cuda_stamp_record(const struct aclrt_event_ref *mark
  * the record fell in; a thread preempted around it widens the window, so a
  * few tries keep the narrowest one.
  */
-static aclrt_CUresult aclrt_cuda_anchor_take(struct aclrt_cuda_device *cd)
+ACLRT_INTERNAL aclrt_CUresult aclrt_cuda_anchor_take(struct aclrt_cuda_device *cd)
 {
     uint64_t best = UINT64_MAX;
     aclrt_CUresult r = ACLRT_CUDA_SUCCESS;
@@ -127,7 +127,7 @@ static aclrt_CUresult aclrt_cuda_anchor_take(struct aclrt_cuda_device *cd)
 }
 
 /* The backend's stamp_time: the host time of a stamp's record (its CUevent completed). */
-static aclError aclrt_cuda_stamp_time(struct aclrt_device *dev, uint64_t stamp, uint64_t *ns)
+ACLRT_INTERNAL aclError aclrt_cuda_stamp_time(struct aclrt_device *dev, uint64_t stamp, uint64_t *ns)
 {
     (void)dev;
     struct aclrt_cuda_stamp *st = aclrt_cuda_stamp_at((uint32_t)(stamp - 1), false);
@@ -152,7 +152,7 @@ static aclError aclrt_cuda_stamp_time(struct aclrt_device *dev, uint64_t stamp, 
 }
 
 /* The backend's stamp_elapsed: the GPU's interval between two stamps' records. */
-static aclError aclrt_cuda_stamp_elapsed(struct aclrt_device *dev, uint64_t from, uint64_t to, int64_t *ns)
+ACLRT_INTERNAL aclError aclrt_cuda_stamp_elapsed(struct aclrt_device *dev, uint64_t from, uint64_t to, int64_t *ns)
 {
     struct aclrt_cuda_stamp *a = aclrt_cuda_stamp_at((uint32_t)(from - 1), false);
     struct aclrt_cuda_stamp *b = aclrt_cuda_stamp_at((uint32_t)(to - 1), false);
@@ -188,7 +188,7 @@ static aclError aclrt_cuda_stamp_elapsed(struct aclrt_device *dev, uint64_t from
 }
 
 /* The backend closes: every CUevent goes (each in its device's context, still retained). */
-static void aclrt_cuda_stamps_release(bool call_driver)
+ACLRT_INTERNAL void aclrt_cuda_stamps_release(bool call_driver)
 {
     for (uint32_t n = 0; n < ACLRT_TABLE_MAX_CHUNKS; n++) {
         struct aclrt_cuda_stamp_chunk *c = atomic_load_explicit(&aclrt_cuda_stamp_chunks[n], memory_order_relaxed);

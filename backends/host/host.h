@@ -100,7 +100,7 @@ static aclError aclrt_host_start_threads(struct aclrt_host_device *hd)
     return aclrt_fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "cannot start executor threads for device %u", hd->dev->id);
 }
 
-static aclError aclrt_host_device_start(struct aclrt_device *dev)
+ACLRT_INTERNAL aclError aclrt_host_device_start(struct aclrt_device *dev)
 {
     struct aclrt_host_device *hd = (struct aclrt_host_device *)calloc(1, sizeof *hd);
     if (hd == NULL)
@@ -142,7 +142,7 @@ static aclError aclrt_host_device_start(struct aclrt_device *dev)
     return rc;
 }
 
-static void aclrt_host_device_stop(struct aclrt_device *dev)
+ACLRT_INTERNAL void aclrt_host_device_stop(struct aclrt_device *dev)
 {
     struct aclrt_host_device *hd = aclrt_host_of(dev);
     if (hd == NULL)
@@ -163,7 +163,7 @@ static void aclrt_host_device_stop(struct aclrt_device *dev)
  * record, which that thread would have freed, stays behind, as does an
  * embedder's device state (its backend decides what a child may do).
  */
-static void aclrt_host_device_abandon(struct aclrt_device *dev)
+ACLRT_INTERNAL void aclrt_host_device_abandon(struct aclrt_device *dev)
 {
     struct aclrt_host_device *hd = aclrt_host_of(dev);
     if (hd == NULL)

@@ -55,7 +55,7 @@ static void aclrt_host_kernel_work(struct aclrt_host_kernel_job *job)
  * owner waits for kernel_helpers to drain after withdrawing the job, so no
  * helper touches the job after its owner's frame is gone.
  */
-static bool aclrt_host_kernel_help(struct aclrt_host_device *hd)
+ACLRT_INTERNAL bool aclrt_host_kernel_help(struct aclrt_host_device *hd)
 {
     if (atomic_load_explicit(&hd->kernel, memory_order_relaxed) == NULL)
         return false;
@@ -68,7 +68,7 @@ static bool aclrt_host_kernel_help(struct aclrt_host_device *hd)
 }
 
 /* The backend's run_kernel hook. */
-static aclError aclrt_host_run_kernel(struct aclrt_device *dev, aclrtxHostKernel fn, uint32_t blocks, void *args)
+ACLRT_INTERNAL aclError aclrt_host_run_kernel(struct aclrt_device *dev, aclrtxHostKernel fn, uint32_t blocks, void *args)
 {
     struct aclrt_host_device *hd = aclrt_host_of(dev);
     struct aclrt_host_kernel_job job = {.fn = fn, .args = args, .blocks = blocks, .stream = aclrt_running_stream()};

@@ -210,7 +210,7 @@ static void *aclrt_host_executor_main(void *arg)
     return NULL;
 }
 
-static bool aclrt_host_start_executor(struct aclrt_host_executor *ex)
+ACLRT_INTERNAL bool aclrt_host_start_executor(struct aclrt_host_executor *ex)
 {
     pthread_attr_t attr;
     pthread_attr_init(&attr);

@@ -49,7 +49,7 @@ static void aclrt_host_add_extra(struct aclrt_host_device *hd, uint32_t index)
     }
 }
 
-static void *aclrt_host_monitor_main(void *arg)
+ACLRT_INTERNAL void *aclrt_host_monitor_main(void *arg)
 {
     struct aclrt_host_device *hd = (struct aclrt_host_device *)arg;
     char name[16];

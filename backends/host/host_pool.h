@@ -86,7 +86,7 @@ ACLRT_INLINE bool aclrt_host_has_work(struct aclrt_host_device *hd)
     return false;
 }
 
-static struct aclrt_stream *aclrt_host_next(struct aclrt_host_device *hd)
+ACLRT_INTERNAL struct aclrt_stream *aclrt_host_next(struct aclrt_host_device *hd)
 {
     for (int p = 0; p < ACLRT_HOST_PRIORITIES; p++) {
         struct aclrt_stream *s = (struct aclrt_stream *)aclrt_mpmc_pop(&hd->ready[p]);
@@ -96,21 +96,21 @@ static struct aclrt_stream *aclrt_host_next(struct aclrt_host_device *hd)
     return NULL;
 }
 
-static void aclrt_host_wake_one(struct aclrt_host_device *hd)
+ACLRT_INTERNAL void aclrt_host_wake_one(struct aclrt_host_device *hd)
 {
     /* Release: a sleeper that sees the new value also sees the queued stream. */
     atomic_fetch_add_explicit(&hd->wake_seq, 1, memory_order_release);
     aclrt_futex_wake(&hd->wake_seq, 1);
 }
 
-static void aclrt_host_wake_monitor(struct aclrt_host_device *hd)
+ACLRT_INTERNAL void aclrt_host_wake_monitor(struct aclrt_host_device *hd)
 {
     atomic_fetch_add_explicit(&hd->monitor_word, 1, memory_order_release);
     aclrt_futex_wake(&hd->monitor_word, 1);
 }
 
 /* External progress: tell the embedder that the device needs a progress call. */
-static void aclrt_host_signal_external(struct aclrt_host_device *hd)
+ACLRT_INTERNAL void aclrt_host_signal_external(struct aclrt_host_device *hd)
 {
     if (hd->event_fd >= 0) {
         uint64_t one = 1;
@@ -131,7 +131,7 @@ static void aclrt_host_signal_external(struct aclrt_host_device *hd)
  * progress call's seq_cst store of `armed` followed by its last look at the
  * queues.
  */
-static void aclrt_host_find_taker(struct aclrt_host_device *hd, uint64_t queued)
+ACLRT_INTERNAL void aclrt_host_find_taker(struct aclrt_host_device *hd, uint64_t queued)
 {
     if (ACLRT_UNLIKELY(hd->external)) {
         if (atomic_exchange_explicit(&hd->armed, false, memory_order_seq_cst))
@@ -147,7 +147,7 @@ static void aclrt_host_find_taker(struct aclrt_host_device *hd, uint64_t queued)
         aclrt_host_wake_monitor(hd);
 }
 
-static void aclrt_host_schedule(struct aclrt_device *dev, struct aclrt_stream *s)
+ACLRT_INTERNAL void aclrt_host_schedule(struct aclrt_device *dev, struct aclrt_stream *s)
 {
     struct aclrt_host_device *hd = aclrt_host_of(dev);
     /*
@@ -161,7 +161,7 @@ static void aclrt_host_schedule(struct aclrt_device *dev, struct aclrt_stream *s
     aclrt_host_find_taker(hd, aclrt_mpmc_length(queue));
 }
 
-static bool aclrt_host_has_other_work(struct aclrt_device *dev)
+ACLRT_INTERNAL bool aclrt_host_has_other_work(struct aclrt_device *dev)
 {
     return aclrt_host_has_work(aclrt_host_of(dev));
 }
@@ -173,7 +173,7 @@ static bool aclrt_host_has_other_work(struct aclrt_device *dev)
  * work the monitor then finds an executor for. With external progress the
  * embedder hears of it, to shorten its wait.
  */
-static void aclrt_host_timers_changed(struct aclrt_device *dev)
+ACLRT_INTERNAL void aclrt_host_timers_changed(struct aclrt_device *dev)
 {
     struct aclrt_host_device *hd = aclrt_host_of(dev);
     if (ACLRT_UNLIKELY(hd->external)) {

@@ -87,7 +87,7 @@ static void aclrt_host_progress_arm(struct aclrt_host_device *hd, bool *consumed
 }
 
 /* The backend's progress hook: aclrtxDeviceProgress. */
-static aclError aclrt_host_progress(struct aclrt_device *dev, uint32_t budget, aclrtxProgressInfo *info)
+ACLRT_INTERNAL aclError aclrt_host_progress(struct aclrt_device *dev, uint32_t budget, aclrtxProgressInfo *info)
 {
     struct aclrt_host_device *hd = aclrt_host_of(dev);
     bool consumed = false;

@@ -46,7 +46,7 @@ ACLRT_INLINE void *aclrt_context_handle(const struct aclrt_context *ctx)
 }
 
 /* Valid device id, or ACL_ERROR_RT_INVALID_DEVICEID. Starts the runtime. */
-static aclError aclrt_device_check(int32_t id, struct aclrt_device **out)
+ACLRT_INTERNAL aclError aclrt_device_check(int32_t id, struct aclrt_device **out)
 {
     aclError rc = aclrt_runtime_start();
     if (rc != ACL_SUCCESS)
@@ -266,7 +266,7 @@ static void aclrt_teardown_streams(const struct aclrt_stream_ref *set, size_t n)
 }
 
 /* Tear down every stream of the context (see above), then the context itself. */
-static void aclrt_context_release_locked(struct aclrt_context *ctx)
+ACLRT_INTERNAL void aclrt_context_release_locked(struct aclrt_context *ctx)
 {
     aclrt_table_retire(&ctx->hdr);
     struct aclrt_stream_ref buf[32], *set;

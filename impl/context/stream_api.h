@@ -342,7 +342,7 @@ static aclError aclrt_stream_set_failure_mode(struct aclrt_stream *s, uint64_t m
  * On it, host kernels of the stream run under the overflow check (overflow.h),
  * which needs the CPU's floating-point flags (fp_status.h).
  */
-static aclError aclrt_stream_set_overflow_switch(struct aclrt_stream *s, uint32_t flag)
+ACLRT_INTERNAL aclError aclrt_stream_set_overflow_switch(struct aclrt_stream *s, uint32_t flag)
 {
     if (flag > 1)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "overflow switch %u is neither 0 nor 1", flag);

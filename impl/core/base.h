@@ -45,7 +45,16 @@
 #define ACLRT_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define ACLRT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Internal functions: file-local, and quiet when a build does not use one. */
+/*
+ * A function's first word says who calls it (make check-layering checks it):
+ *   ACLRT_API       an entry point of the API, declared in aclrt.h;
+ *   ACLRT_INTERNAL  a function other files call: the file's interface;
+ *   static          a function only its own file calls (and every object);
+ *   ACLRT_INLINE    a short function meant to be inlined (fast paths,
+ *                   accessors), whoever calls it.
+ * Everything is internal to the one translation unit; the two macros are
+ * also quiet when a build (a header compiled on its own) does not call one.
+ */
 #define ACLRT_INTERNAL static ACLRT_UNUSED
 #define ACLRT_INLINE static inline ACLRT_UNUSED
 

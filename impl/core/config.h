@@ -72,7 +72,7 @@ ACLRT_INTERNAL void aclrt_config_defaults(struct aclrt_config *c)
 }
 
 /* Round the ring size to a power of two within [1 KiB, 64 MiB]. */
-ACLRT_INTERNAL uint32_t aclrt_config_ring_bytes(uint64_t bytes)
+static uint32_t aclrt_config_ring_bytes(uint64_t bytes)
 {
     uint32_t r = 1024;
     while (r < bytes && r < (64u << 20))

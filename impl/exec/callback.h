@@ -78,7 +78,7 @@ static struct aclrt_report_item *aclrt_report_item_new(void (*fn)(void *), void 
 }
 
 /* Drop one reference; the last holder frees the item (and any stale park note left on it). */
-static void aclrt_report_item_put(struct aclrt_report_item *item)
+ACLRT_INTERNAL void aclrt_report_item_put(struct aclrt_report_item *item)
 {
     /* Acq_rel: the last holder sees everything the others did to the item. */
     if (atomic_fetch_sub_explicit(&item->refs, 1, memory_order_acq_rel) != 1)
@@ -440,12 +440,10 @@ ACLRT_API aclError aclrtLaunchCallback(aclrtCallback fn, void *userData, aclrtCa
     if (aclrt_stream_report_thread(s, ACLRT_REPORT_CALLBACK) == NULL)
         return aclrt_fail(ACL_ERROR_RT_STREAM_NO_CB_REG,
                           "stream %d has no report thread (aclrtSubscribeReport first)", (int)aclrt_slot_index(&s->hdr));
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_callback;
-    t.u32 = (uint32_t)blockType;
-    t.u.callback.fn = fn;
-    t.u.callback.user_data = userData;
+    struct aclrt_task t = {.kind = &aclrt_kind_callback,
+                           .u32 = (uint32_t)blockType,
+                           .u.callback.fn = fn,
+                           .u.callback.user_data = userData};
     return aclrt_stream_submit(s, &t, NULL);
 }
 
@@ -459,12 +457,7 @@ ACLRT_API aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, voi
     aclError rc = aclrt_stream_resolve(stream, true, &s);
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
-    struct aclrt_task t;
-    t.kind = &aclrt_kind_host_func;
-    t.u32 = 0;
-    t.u.host_func.fn = fn;
-    t.u.host_func.args = args;
-    t.u.host_func.item = NULL;
+    struct aclrt_task t = {.kind = &aclrt_kind_host_func, .u.host_func.fn = fn, .u.host_func.args = args};
     return aclrt_stream_submit(s, &t, NULL);
 }
 

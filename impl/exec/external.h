@@ -56,11 +56,7 @@ ACLRT_API aclError aclrtxLaunchExternalTask(aclrtStream stream, aclrtxExternalSt
     aclError rc = aclrt_stream_resolve(stream, true, &s);
     if (rc != ACL_SUCCESS)
         return rc;
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_external;
-    t.u.external.start = start;
-    t.u.external.user_data = userData;
+    struct aclrt_task t = {.kind = &aclrt_kind_external, .u.external.start = start, .u.external.user_data = userData};
     return aclrt_stream_submit(s, &t, NULL);
 }
 

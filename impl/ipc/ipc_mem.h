@@ -81,7 +81,7 @@ static size_t aclrt_ipc_shm_fd_budget(void)
 }
 
 /* Shareable memory of at least `bytes` (page-aligned); false: none (the caller uses ordinary memory). */
-static bool aclrt_ipc_shm_alloc(size_t bytes, void **out)
+ACLRT_INTERNAL bool aclrt_ipc_shm_alloc(size_t bytes, void **out)
 {
     if (bytes > SIZE_MAX - ACLRT_IPC_PAGE)
         return false;
@@ -115,7 +115,7 @@ static bool aclrt_ipc_shm_alloc(size_t bytes, void **out)
 }
 
 /* Free p if it is shareable memory; false: it is not (the caller frees it its way). */
-static bool aclrt_ipc_shm_free(void *p)
+ACLRT_INTERNAL bool aclrt_ipc_shm_free(void *p)
 {
     struct aclrt_ipc_shm found = {0, 0, -1};
     if (((uintptr_t)p & (ACLRT_IPC_PAGE - 1)) != 0)
@@ -178,7 +178,7 @@ static struct aclrt_ipc_seg *aclrt_ipc_mem_take(struct aclrt_ipc_seg **list, siz
 }
 
 /* aclFinalize: end every import and export of this process, and forget the shareable allocations (freed already). */
-static void aclrt_ipc_mem_release_all(void)
+ACLRT_INTERNAL void aclrt_ipc_mem_release_all(void)
 {
     pthread_mutex_lock(&aclrt_ipc_mem.lock);
     for (size_t i = 0; i < aclrt_ipc_mem.import_count; i++)

@@ -222,7 +222,7 @@ static struct aclrt_binary *aclrt_binary_lookup(const void *h)
     return (struct aclrt_binary *)aclrt_table_lookup(&aclrt_binaries, h);
 }
 
-static struct aclrt_function *aclrt_function_lookup(const void *h)
+ACLRT_INTERNAL struct aclrt_function *aclrt_function_lookup(const void *h)
 {
     return (struct aclrt_function *)aclrt_table_lookup(&aclrt_functions, h);
 }
@@ -239,7 +239,7 @@ static aclError aclrt_binary_resolve(const void *h, const char *what, struct acl
     return ACL_SUCCESS;
 }
 
-static aclError aclrt_function_resolve(const void *h, aclError null_code, struct aclrt_function **out)
+ACLRT_INTERNAL aclError aclrt_function_resolve(const void *h, aclError null_code, struct aclrt_function **out)
 {
     if (h == NULL)
         return aclrt_fail(null_code, "funcHandle is NULL");
@@ -638,7 +638,7 @@ ACLRT_API aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle)
 }
 
 /* aclFinalize: every binary still loaded is unloaded (the streams are gone: no launch holds one any more). */
-static void aclrt_binary_release_all(void)
+ACLRT_INTERNAL void aclrt_binary_release_all(void)
 {
     ACLRT_TABLE_FOREACH(&aclrt_binaries, struct aclrt_binary, b)
     {

@@ -277,14 +277,12 @@ ACLRT_API aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, 
     if ((rc = aclrt_builtin_device_memory(dst, (size_t)count, s->ctx->device, "dst")) != ACL_SUCCESS ||
         (rc = aclrt_builtin_device_memory(src, (size_t)count, s->ctx->device, "src")) != ACL_SUCCESS)
         return rc;
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_reduce;
-    t.u.reduce.dst = dst;
-    t.u.reduce.src = src;
-    t.u.reduce.count = (size_t)count;
-    t.u.reduce.kind = (uint32_t)kind;
-    t.u.reduce.type = (int32_t)type;
+    struct aclrt_task t = {.kind = &aclrt_kind_reduce,
+                           .u.reduce.dst = dst,
+                           .u.reduce.src = src,
+                           .u.reduce.count = (size_t)count,
+                           .u.reduce.kind = (uint32_t)kind,
+                           .u.reduce.type = (int32_t)type};
     return aclrt_stream_submit(s, &t, NULL);
 }
 
@@ -644,10 +642,7 @@ ACLRT_API aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, c
         memcpy(&params[1], p[1].valueOrAddr, p[1].size);
         memcpy(taskInfo->randomParaAddr, params, sizeof params);
     }
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_random;
-    t.u.random.job = j;
+    struct aclrt_task t = {.kind = &aclrt_kind_random, .u.random.job = j};
     rc = aclrt_stream_submit(s, &t, NULL);
     if (rc != ACL_SUCCESS)
         free(j);

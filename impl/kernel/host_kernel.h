@@ -28,7 +28,7 @@
  * stream with its overflow switch on, every block runs under the overflow
  * watch (overflow.h).
  */
-static int aclrt_host_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+ACLRT_INTERNAL int aclrt_host_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     (void)blk;
     uint32_t blocks = t->u32;
@@ -63,11 +63,10 @@ ACLRT_API aclError aclrtxLaunchHostKernel(aclrtStream stream, uint32_t numBlocks
     aclError rc = aclrt_stream_resolve(stream, true, &s);
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
-    struct aclrt_task t;
-    t.kind = &aclrt_kind_host_kernel;
-    t.u32 = numBlocks;
-    t.u.kernel.fn = fn;
-    t.u.kernel.args = args;
+    struct aclrt_task t = {.kind = &aclrt_kind_host_kernel,
+                           .u32 = numBlocks,
+                           .u.kernel.fn = fn,
+                           .u.kernel.args = args};
     return aclrt_stream_submit(s, &t, NULL);
 }
 

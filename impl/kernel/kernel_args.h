@@ -85,7 +85,7 @@ static void aclrt_args_release_of(struct aclrt_function *f)
     f->args = NULL;
 }
 
-static aclError aclrt_args_resolve(aclrtArgsHandle h, struct aclrt_args **out)
+ACLRT_INTERNAL aclError aclrt_args_resolve(aclrtArgsHandle h, struct aclrt_args **out)
 {
     if (h == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "argsHandle is NULL");
@@ -316,7 +316,7 @@ ACLRT_API aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle)
  * A launch's copy of an args handle made for the function `funcHandle`:
  * malloc'd (NULL when nothing was appended), placeholders pointing into it.
  */
-static aclError aclrt_args_snapshot(struct aclrt_args *a, aclrtFuncHandle funcHandle, void **copy, uint32_t *size)
+ACLRT_INTERNAL aclError aclrt_args_snapshot(struct aclrt_args *a, aclrtFuncHandle funcHandle, void **copy, uint32_t *size)
 {
     if (!a->finalized || a->updating)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the args handle is %s: call aclrtKernelArgsFinalize first",

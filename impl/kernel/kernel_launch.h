@@ -94,7 +94,7 @@ static void *aclrt_kernel_keep_failed_args(const void *args, size_t size)
  * ------------------------------------------------------------------------ */
 
 /* The task is done (run, failed or discarded): its copy of the args goes, its binary counts it done. */
-static void aclrt_kernel_task_done(struct aclrt_task *t, bool failed)
+ACLRT_INTERNAL void aclrt_kernel_task_done(struct aclrt_task *t, bool failed)
 {
     if (t->u.kernel.owned) {
         void *own = t->u.kernel.args;
@@ -142,7 +142,7 @@ static const struct aclrt_task_kind aclrt_kind_kernel = {ACLRT_TASK_KERNEL, "ker
  * The launch configuration, checked as the runtime checks it [src]; the
  * timeout it asks for, in milliseconds rounded up (0: none).
  */
-static aclError aclrt_kernel_cfg(const aclrtLaunchKernelCfg *cfg, uint32_t *timeout_ms)
+ACLRT_INTERNAL aclError aclrt_kernel_cfg(const aclrtLaunchKernelCfg *cfg, uint32_t *timeout_ms)
 {
     *timeout_ms = 0;
     if (cfg == NULL)
@@ -182,7 +182,7 @@ static aclError aclrt_kernel_cfg(const aclrtLaunchKernelCfg *cfg, uint32_t *time
 }
 
 /* numBlocks and an args size, as the runtime checks them [src]. */
-static aclError aclrt_kernel_check_sizes(uint32_t numBlocks, size_t argsSize)
+ACLRT_INTERNAL aclError aclrt_kernel_check_sizes(uint32_t numBlocks, size_t argsSize)
 {
     if (numBlocks == 0)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "numBlocks is 0");
@@ -199,16 +199,15 @@ static aclError aclrt_kernel_submit(struct aclrt_stream *s, aclrtFuncHandle func
                                     aclrtxHostKernel fn, struct aclrt_binary *b, void *args, uint32_t size, bool owned,
                                     uint32_t timeout_ms)
 {
-    struct aclrt_task t;
-    t.kind = &aclrt_kind_kernel;
-    t.u32 = numBlocks;
-    t.u.kernel.fn = fn;
-    t.u.kernel.args = args;
-    t.u.kernel.handle = funcHandle;
-    t.u.kernel.binary = b;
-    t.u.kernel.args_size = size;
-    t.u.kernel.owned = owned;
-    t.u.kernel.timeout_ms = timeout_ms;
+    struct aclrt_task t = {.kind = &aclrt_kind_kernel,
+                           .u32 = numBlocks,
+                           .u.kernel.fn = fn,
+                           .u.kernel.args = args,
+                           .u.kernel.handle = funcHandle,
+                           .u.kernel.binary = b,
+                           .u.kernel.args_size = size,
+                           .u.kernel.owned = owned,
+                           .u.kernel.timeout_ms = timeout_ms};
     aclError rc = aclrt_stream_submit(s, &t, NULL);
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS)) {
         if (owned)

@@ -50,7 +50,7 @@ struct aclrt_overflow_kernel {
 };
 
 /* One block of a watched kernel (the host kernel task's fn while the watch is on). */
-static aclError aclrt_overflow_watched_block(uint32_t block, uint32_t blocks, void *p)
+ACLRT_INTERNAL aclError aclrt_overflow_watched_block(uint32_t block, uint32_t blocks, void *p)
 {
     const struct aclrt_overflow_kernel *k = (const struct aclrt_overflow_kernel *)p;
     uint32_t raised;
@@ -156,11 +156,9 @@ ACLRT_API aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, a
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "outputAddr %p is not %u bytes of memory from aclrtMalloc (or aclrtMallocHost)", outputAddr,
                           ACLRT_OVERFLOW_STATUS_BYTES);
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_overflow_status;
-    t.u.fill.dst = outputAddr;
-    t.u.fill.count = ACLRT_OVERFLOW_STATUS_BYTES;
+    struct aclrt_task t = {.kind = &aclrt_kind_overflow_status,
+                           .u.fill.dst = outputAddr,
+                           .u.fill.count = ACLRT_OVERFLOW_STATUS_BYTES};
     return aclrt_stream_submit(s, &t, NULL);
 }
 
@@ -171,9 +169,7 @@ ACLRT_API aclError aclrtResetOverflowStatus(aclrtStream stream)
     aclError rc = aclrt_stream_resolve(stream, true, &s);
     if (rc != ACL_SUCCESS)
         return rc;
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_overflow_reset;
+    struct aclrt_task t = {.kind = &aclrt_kind_overflow_reset};
     return aclrt_stream_submit(s, &t, NULL);
 }
 

@@ -226,7 +226,7 @@ static void aclrt_allocator_sweep_locked(void)
  * lock). Registrations of dead handles never match a live stream, so this
  * only returns memory early.
  */
-ACLRT_INTERNAL void aclrt_allocator_stream_gone(const void *stream_handle)
+static void aclrt_allocator_stream_gone(const void *stream_handle)
 {
     uint64_t key = (uint64_t)(uintptr_t)stream_handle;
     aclrt_rcu_read_lock();

@@ -186,12 +186,7 @@ ACLRT_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, 
         return ACL_SUCCESS;
     if ((rc = aclrt_copy_peer_check(s->ctx->device, dst, src, count)) != ACL_SUCCESS)
         return rc;
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_memcpy;
-    t.u.copy.dst = dst;
-    t.u.copy.src = src;
-    t.u.copy.count = count;
+    struct aclrt_task t = {.kind = &aclrt_kind_memcpy, .u.copy.dst = dst, .u.copy.src = src, .u.copy.count = count};
     bool pinned = aclrt_mem_is_ours(dst, count) && aclrt_mem_is_ours(src, count);
     return aclrt_submit_maybe_wait(s, &t, !pinned);
 }
@@ -232,12 +227,10 @@ ACLRT_API aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value
         return rc;
     if (count == 0)
         return ACL_SUCCESS;
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_memset;
-    t.u32 = (uint32_t)(uint8_t)value;
-    t.u.fill.dst = devPtr;
-    t.u.fill.count = count;
+    struct aclrt_task t = {.kind = &aclrt_kind_memset,
+                           .u32 = (uint32_t)(uint8_t)value,
+                           .u.fill.dst = devPtr,
+                           .u.fill.count = count};
     return aclrt_submit_maybe_wait(s, &t, !aclrt_mem_is_ours(devPtr, count));
 }
 

@@ -51,7 +51,7 @@ static struct {
 } aclrt_mem = {.lock = PTHREAD_RWLOCK_INITIALIZER};
 
 /* Index of the first allocation with base > addr. */
-static size_t aclrt_mem_upper(uintptr_t addr)
+ACLRT_INTERNAL size_t aclrt_mem_upper(uintptr_t addr)
 {
     size_t lo = 0, hi = aclrt_mem.count;
     while (lo < hi) {
@@ -64,7 +64,7 @@ static size_t aclrt_mem_upper(uintptr_t addr)
     return lo;
 }
 
-static bool aclrt_mem_register(uintptr_t base, size_t size, enum aclrt_mem_kind kind, struct aclrt_device *dev)
+ACLRT_INTERNAL bool aclrt_mem_register(uintptr_t base, size_t size, enum aclrt_mem_kind kind, struct aclrt_device *dev)
 {
     pthread_rwlock_wrlock(&aclrt_mem.lock);
     bool ok = true;
@@ -90,7 +90,7 @@ static bool aclrt_mem_register(uintptr_t base, size_t size, enum aclrt_mem_kind 
 }
 
 /* Remove the allocation that starts at `base` and has `kind`; false if there is none. */
-static bool aclrt_mem_unregister(uintptr_t base, enum aclrt_mem_kind kind, struct aclrt_allocation *out)
+ACLRT_INTERNAL bool aclrt_mem_unregister(uintptr_t base, enum aclrt_mem_kind kind, struct aclrt_allocation *out)
 {
     pthread_rwlock_wrlock(&aclrt_mem.lock);
     size_t at = aclrt_mem_upper(base);
@@ -105,7 +105,7 @@ static bool aclrt_mem_unregister(uintptr_t base, enum aclrt_mem_kind kind, struc
 }
 
 /* Does [addr, addr+len) lie inside one of our allocations (pinned)? */
-static bool aclrt_mem_is_ours(const void *addr, size_t len)
+ACLRT_INTERNAL bool aclrt_mem_is_ours(const void *addr, size_t len)
 {
     uintptr_t a = (uintptr_t)addr;
     pthread_rwlock_rdlock(&aclrt_mem.lock);
@@ -116,7 +116,7 @@ static bool aclrt_mem_is_ours(const void *addr, size_t len)
 }
 
 /* The device whose memory (aclrtMalloc, or mapped device memory) holds [addr, addr+len), or NULL (not ours). */
-static struct aclrt_device *aclrt_mem_device_of(const void *addr, size_t len)
+ACLRT_INTERNAL struct aclrt_device *aclrt_mem_device_of(const void *addr, size_t len)
 {
     uintptr_t a = (uintptr_t)addr;
     pthread_rwlock_rdlock(&aclrt_mem.lock);
@@ -237,7 +237,7 @@ static void aclrt_mem_reap(bool all)
  * if no stream has unfinished work, else once the work of that moment is
  * done.
  */
-static void aclrt_mem_after_work(const struct aclrt_allocation *a, void (*release)(void *arg), void *arg)
+ACLRT_INTERNAL void aclrt_mem_after_work(const struct aclrt_allocation *a, void (*release)(void *arg), void *arg)
 {
     /*
      * Every slot of the stream table, alive or not: a stream destroyed with
@@ -294,13 +294,13 @@ static void aclrt_mem_after_work(const struct aclrt_allocation *a, void (*releas
     aclrt_mem_reap(false);
 }
 
-static void aclrt_mem_free_after_work(const struct aclrt_allocation *a)
+ACLRT_INTERNAL void aclrt_mem_free_after_work(const struct aclrt_allocation *a)
 {
     aclrt_mem_after_work(a, NULL, NULL);
 }
 
 /* Free everything still allocated (aclFinalize). */
-static void aclrt_mem_release_all(void)
+ACLRT_INTERNAL void aclrt_mem_release_all(void)
 {
     aclrt_mem_reap(true);
     pthread_rwlock_wrlock(&aclrt_mem.lock);
@@ -345,7 +345,7 @@ static uint64_t aclrt_mem_machine_bytes(void)
 }
 
 /* ACL_ERROR_RT_MEMORY_ALLOCATION (with message) for a size no allocation can have; `what` names the memory. */
-static aclError aclrt_mem_size_check(size_t size, const char *what)
+ACLRT_INTERNAL aclError aclrt_mem_size_check(size_t size, const char *what)
 {
     if (size > SIZE_MAX - ACLRT_MEM_ROUND_MAX)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot allocate %zu bytes of %s: no address space is that large",

@@ -45,7 +45,7 @@ static bool aclrt_peer_access_on(const struct aclrt_device *from, const struct a
  * device memory), run by device `runner`: the runner needs access to each of
  * them. ACL_SUCCESS, or ACL_ERROR_RT_PARAM_INVALID with a message.
  */
-static aclError aclrt_peer_copy_check(const struct aclrt_device *runner, const struct aclrt_device *a,
+ACLRT_INTERNAL aclError aclrt_peer_copy_check(const struct aclrt_device *runner, const struct aclrt_device *a,
                                       const struct aclrt_device *b)
 {
     if (a == NULL || b == NULL || a == b)

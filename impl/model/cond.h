@@ -56,7 +56,7 @@ static aclError aclrt_cond_copy(void *dst, const void *src, aclrtMemcpyKind kind
 }
 
 /* A new condition of one word on `dev`, or NULL (out of memory). */
-static struct aclrt_cond *aclrt_cond_new(struct aclrt_device *dev, uint64_t default_value, uint32_t flag)
+ACLRT_INTERNAL struct aclrt_cond *aclrt_cond_new(struct aclrt_device *dev, uint64_t default_value, uint32_t flag)
 {
     struct aclrt_cond *c = (struct aclrt_cond *)calloc(1, sizeof *c);
     if (c == NULL)
@@ -82,14 +82,14 @@ static struct aclrt_cond *aclrt_cond_new(struct aclrt_device *dev, uint64_t defa
 }
 
 /* Drop a reference: true if it was the last (the caller lets go of the branches' bodies, then frees c). */
-static bool aclrt_cond_unref(struct aclrt_cond *c)
+ACLRT_INTERNAL bool aclrt_cond_unref(struct aclrt_cond *c)
 {
     /* Acq_rel: the last one to let go sees every replay's reads of the condition. */
     return atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1;
 }
 
 /* Free a condition no one holds, its branches' bodies already let go of. */
-static void aclrt_cond_free(struct aclrt_cond *c)
+ACLRT_INTERNAL void aclrt_cond_free(struct aclrt_cond *c)
 {
     struct aclrt_allocation a;
     /* After aclFinalize the runtime has released every allocation: nothing to free. */
@@ -101,7 +101,7 @@ static void aclrt_cond_free(struct aclrt_cond *c)
 }
 
 /* The word now (0 if it cannot be read). */
-static uint64_t aclrt_cond_read(const struct aclrt_cond *c)
+ACLRT_INTERNAL uint64_t aclrt_cond_read(const struct aclrt_cond *c)
 {
     uint64_t v = 0;
     if (aclrt_cond_copy(&v, c->word, ACL_MEMCPY_DEVICE_TO_HOST) != ACL_SUCCESS)
@@ -110,7 +110,7 @@ static uint64_t aclrt_cond_read(const struct aclrt_cond *c)
 }
 
 /* A replay starts: the word gets its default value, if the handle asks for it. */
-static void aclrt_cond_start(const struct aclrt_cond *c)
+ACLRT_INTERNAL void aclrt_cond_start(const struct aclrt_cond *c)
 {
     if (c->flag == ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT)
         (void)aclrt_cond_copy(c->word, &c->default_value, ACL_MEMCPY_HOST_TO_DEVICE);

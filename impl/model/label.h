@@ -118,7 +118,7 @@ static const struct aclrt_task_kind aclrt_kind_label_switch = {ACLRT_TASK_LABEL_
  * label its index picks (an index past the last picks the last), read
  * from memory now. An error code when the index cannot be read.
  */
-static aclError aclrt_label_switch_target(const struct aclrt_task *t, uint32_t *step)
+ACLRT_INTERNAL aclError aclrt_label_switch_target(const struct aclrt_task *t, uint32_t *step)
 {
     uint32_t index = 0;
     const struct aclrt_backend *be = aclrt_rt.backend;
@@ -140,7 +140,7 @@ static aclError aclrt_label_switch_target(const struct aclrt_task *t, uint32_t *
  * label a switch names must be set exactly once in the model. False: not
  * so (*bad: the label); nothing is changed.
  */
-static bool aclrt_build_resolve_labels(struct aclrt_task *tasks, uint32_t count, void **bad, bool *twice)
+ACLRT_INTERNAL bool aclrt_build_resolve_labels(struct aclrt_task *tasks, uint32_t count, void **bad, bool *twice)
 {
     for (uint32_t i = 0; i < count; i++) {
         if (tasks[i].kind != &aclrt_kind_label_switch)
@@ -296,10 +296,7 @@ ACLRT_API aclError aclrtSetLabel(aclrtLabel label, aclrtStream stream)
     aclError rc = aclrt_stream_resolve(stream, true, &s);
     if (rc != ACL_SUCCESS)
         return rc;
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_label;
-    t.u.label.handle = label;
+    struct aclrt_task t = {.kind = &aclrt_kind_label, .u.label.handle = label};
     return aclrt_build_add_step(s, &t, "aclrtSetLabel");
 }
 
@@ -334,12 +331,10 @@ ACLRT_API aclError aclrtSwitchLabelByIndex(void *ptr, uint32_t maxValue, aclrtLa
     aclrt_label_list_unlock(l);
     if (to == NULL)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a label switch");
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_label_switch;
-    t.u32 = maxValue;
-    t.u.label_switch.ptr = ptr;
-    t.u.label_switch.to = to;
+    struct aclrt_task t = {.kind = &aclrt_kind_label_switch,
+                           .u32 = maxValue,
+                           .u.label_switch.ptr = ptr,
+                           .u.label_switch.to = to};
     if ((rc = aclrt_build_add_step(s, &t, "aclrtSwitchLabelByIndex")) != ACL_SUCCESS)
         free(to);
     return rc;

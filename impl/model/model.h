@@ -139,7 +139,7 @@ struct aclrt_model_edit {
 };
 
 /* Free staged changes (what their records hold goes too). */
-static void aclrt_model_edits_free(struct aclrt_model_edit *edits, uint32_t n)
+ACLRT_INTERNAL void aclrt_model_edits_free(struct aclrt_model_edit *edits, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
         if (edits[i].record != NULL)
@@ -171,7 +171,7 @@ struct aclrt_model_life {
 static struct aclrt_table aclrt_models = ACLRT_TABLE_INIT(ACLRT_KIND_MODEL, struct aclrt_model, "model");
 
 /* A reference to m's life for a new body (m locked). */
-static struct aclrt_model_life *aclrt_model_life_get(struct aclrt_model *m)
+ACLRT_INTERNAL struct aclrt_model_life *aclrt_model_life_get(struct aclrt_model *m)
 {
     atomic_fetch_add_explicit(&m->life->refs, 1, memory_order_relaxed); /* the model's keeps it */
     return m->life;
@@ -208,7 +208,7 @@ ACLRT_INLINE void aclrt_model_unlock(struct aclrt_model *m)
 }
 
 /* Lock m if the handle h still names it (true); otherwise leave it alone (false). */
-static bool aclrt_model_lock_alive(struct aclrt_model *m, const void *h)
+ACLRT_INTERNAL bool aclrt_model_lock_alive(struct aclrt_model *m, const void *h)
 {
     aclrt_model_lock(m);
     if ((struct aclrt_model *)aclrt_table_lookup(&aclrt_models, h) == m)
@@ -218,7 +218,7 @@ static bool aclrt_model_lock_alive(struct aclrt_model *m, const void *h)
 }
 
 /* The live model a handle names, locked. */
-static aclError aclrt_model_get(aclmdlRI modelRI, struct aclrt_model **out)
+ACLRT_INTERNAL aclError aclrt_model_get(aclmdlRI modelRI, struct aclrt_model **out)
 {
     if (modelRI == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
@@ -236,7 +236,7 @@ static aclError aclrt_model_get(aclmdlRI modelRI, struct aclrt_model **out)
  * handle in *handle; NULL: out of memory. The fields a retirement does not
  * reset are set here.
  */
-static struct aclrt_model *aclrt_model_new(uint32_t state, struct aclrt_context *ctx, struct aclrt_stream *stream,
+ACLRT_INTERNAL struct aclrt_model *aclrt_model_new(uint32_t state, struct aclrt_context *ctx, struct aclrt_stream *stream,
                                            void *parent, void **handle)
 {
     struct aclrt_model_life *life = (struct aclrt_model_life *)calloc(1, sizeof *life);
@@ -260,7 +260,7 @@ static struct aclrt_model *aclrt_model_new(uint32_t state, struct aclrt_context 
     return m;
 }
 
-static void aclrt_model_body_put(struct aclrt_model_body *b)
+ACLRT_INTERNAL void aclrt_model_body_put(struct aclrt_model_body *b)
 {
     /* Acq_rel: the last one to let go sees every replay's end (their reads of the tasks). */
     if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1)
@@ -383,7 +383,7 @@ static void aclrt_model_build_release(struct aclrt_model *m, struct aclrt_task *
 }
 
 /* End a model's life (the caller holds its lock, which this releases); its body goes when no replay holds it. */
-static void aclrt_model_retire(struct aclrt_model *m)
+ACLRT_INTERNAL void aclrt_model_retire(struct aclrt_model *m)
 {
     struct aclrt_task *pending = NULL;
     uint32_t npending = 0;
@@ -924,12 +924,10 @@ static aclError aclrt_model_submit(aclmdlRI modelRI, struct aclrt_stream *s, uin
     atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed); /* the model's own reference keeps it */
     uint32_t epoch = atomic_load_explicit(&m->aborts, memory_order_relaxed); /* under the lock aclmdlRIAbort takes */
     aclrt_model_unlock(m);
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_model;
-    t.u.model.body = b;
-    t.u.model.aborts = &m->aborts;
-    t.u.model.epoch = epoch;
+    struct aclrt_task t = {.kind = &aclrt_kind_model,
+                           .u.model.body = b,
+                           .u.model.aborts = &m->aborts,
+                           .u.model.epoch = epoch};
     rc = aclrt_stream_submit(s, &t, number);
     if (rc != ACL_SUCCESS)
         aclrt_model_body_put(b);

@@ -176,11 +176,7 @@ ACLRT_API aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStrea
             rc = ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED;
             why = "the capture was invalidated by an earlier call; end it";
         } else {
-            struct aclrt_task t;
-            memset(&t, 0, sizeof t);
-            t.kind = &aclrt_kind_cond;
-            t.tid = aclrt_thread_tid();
-            t.u.cond.cond = c;
+            struct aclrt_task t = {.kind = &aclrt_kind_cond, .tid = aclrt_thread_tid(), .u.cond.cond = c};
             atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed); /* the task's; the model's keeps it */
             if (!aclrt_capture_append(oc, &t, s->capture.lane)) {
                 atomic_fetch_sub_explicit(&c->refs, 1, memory_order_relaxed); /* not the last: the model's */

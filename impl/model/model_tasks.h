@@ -75,7 +75,7 @@ ACLRT_INLINE bool aclrt_model_ref_is(const void *h, uint32_t kind)
  * the position it names (*pos); only a ready model unless `any_state`. An
  * error otherwise (`what` names the handle in the message).
  */
-static aclError aclrt_model_ref_resolve_in(const void *h, uint32_t kind, const char *what, bool any_state,
+ACLRT_INTERNAL aclError aclrt_model_ref_resolve_in(const void *h, uint32_t kind, const char *what, bool any_state,
                                            struct aclrt_model **out, uint32_t *pos)
 {
     uint64_t v = (uint64_t)(uintptr_t)h;
@@ -247,7 +247,7 @@ ACLRT_API aclError aclmdlRIGetTasksByStream(aclrtStream stream, aclmdlRITask *ta
 }
 
 /* The model a task handle names (locked) and the task's place in its body. */
-static aclError aclrt_model_task_resolve(aclmdlRITask task, struct aclrt_model **m, uint32_t *step)
+ACLRT_INTERNAL aclError aclrt_model_task_resolve(aclmdlRITask task, struct aclrt_model **m, uint32_t *step)
 {
     if (task == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "task is NULL");

@@ -91,7 +91,7 @@ static void aclrt_backend_names(char *buf, size_t size)
  * host backend serving a registered one (*embedder set). Fails with
  * ACL_ERROR_RT_NO_DEVICE and a message naming what exists.
  */
-static aclError aclrt_backend_select(const char *name, const struct aclrt_backend **out,
+ACLRT_INTERNAL aclError aclrt_backend_select(const char *name, const struct aclrt_backend **out,
                                      const aclrtxBackend **embedder)
 {
     *embedder = NULL;

@@ -123,7 +123,7 @@ ACLRT_INLINE bool aclrt_runtime_orphaned(void)
 }
 
 /* The failure of a call that needs a device, in a forked child (ACL_ERROR_RT_DEV_SETUP_ERROR). */
-static ACLRT_NOINLINE aclError aclrt_fail_orphaned(void)
+ACLRT_INTERNAL ACLRT_NOINLINE aclError aclrt_fail_orphaned(void)
 {
     return aclrt_fail(ACL_ERROR_RT_DEV_SETUP_ERROR,
                       "this process was forked from one whose runtime had started a device: the devices, streams "

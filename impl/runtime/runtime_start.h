@@ -175,7 +175,7 @@ static aclError aclrt_runtime_start_locked(void)
     return ACL_SUCCESS;
 }
 
-static aclError aclrt_runtime_start(void)
+ACLRT_INTERNAL aclError aclrt_runtime_start(void)
 {
     if (ACLRT_LIKELY(aclrt_runtime_started()))
         return ACL_SUCCESS;

@@ -185,7 +185,7 @@ static bool aclrt_ipc_random(uint8_t *out, size_t n)
 }
 
 /* A new exported segment of `kind` (refs 1), or NULL with errno's message recorded. */
-static aclError aclrt_ipc_seg_create(char kind, struct aclrt_ipc_seg **out)
+ACLRT_INTERNAL aclError aclrt_ipc_seg_create(char kind, struct aclrt_ipc_seg **out)
 {
     *out = NULL;
     struct aclrt_ipc_seg *seg = (struct aclrt_ipc_seg *)calloc(1, sizeof *seg);
@@ -234,7 +234,7 @@ static aclError aclrt_ipc_seg_create(char kind, struct aclrt_ipc_seg **out)
  * given. Fails with ACL_ERROR_RT_IPC_ERROR when there is no such segment
  * (its process exited, or it closed or destroyed it, or it never was).
  */
-static aclError aclrt_ipc_seg_attach(int32_t pid, int fd, char kind, const uint8_t *nonce, size_t nonce_len,
+ACLRT_INTERNAL aclError aclrt_ipc_seg_attach(int32_t pid, int fd, char kind, const uint8_t *nonce, size_t nonce_len,
                                      struct aclrt_ipc_seg **out)
 {
     *out = NULL;
@@ -279,7 +279,7 @@ static aclError aclrt_ipc_seg_attach(int32_t pid, int fd, char kind, const uint8
  * ACL_ERROR_RT_IPC_ERROR for a key whose object is gone (its process
  * exited, or it closed the key or destroyed the object).
  */
-static aclError aclrt_ipc_seg_open(const char *key, size_t max, char kind, struct aclrt_ipc_seg **out)
+ACLRT_INTERNAL aclError aclrt_ipc_seg_open(const char *key, size_t max, char kind, struct aclrt_ipc_seg **out)
 {
     *out = NULL;
     int32_t pid;
@@ -305,7 +305,7 @@ ACLRT_INLINE void aclrt_ipc_seg_ref(struct aclrt_ipc_seg *seg)
  * need only the mapping). Once per segment; the last reference does it if
  * nobody did.
  */
-static void aclrt_ipc_seg_close_key(struct aclrt_ipc_seg *seg)
+ACLRT_INTERNAL void aclrt_ipc_seg_close_key(struct aclrt_ipc_seg *seg)
 {
     /* Relaxed: the exchange only decides who closes the file; it publishes nothing. */
     int fd = atomic_exchange_explicit(&seg->fd, -1, memory_order_relaxed);
@@ -317,7 +317,7 @@ static void aclrt_ipc_seg_close_key(struct aclrt_ipc_seg *seg)
 }
 
 /* Drop a reference; the last unmaps the header (and the data of an import) and closes the exporter's file. */
-static void aclrt_ipc_seg_unref(struct aclrt_ipc_seg *seg)
+ACLRT_INTERNAL void aclrt_ipc_seg_unref(struct aclrt_ipc_seg *seg)
 {
     /* Acq_rel: the last one sees every use made under the other references (pairs with their release). */
     if (atomic_fetch_sub_explicit(&seg->refs, 1, memory_order_acq_rel) != 1)
@@ -351,7 +351,7 @@ static bool aclrt_ipc_pid_gone(int32_t pid)
 }
 
 /* The pid allow-list: may this process import? */
-static bool aclrt_ipc_pid_allowed(const struct aclrt_ipc_page *page)
+ACLRT_INTERNAL bool aclrt_ipc_pid_allowed(const struct aclrt_ipc_page *page)
 {
     /* Acquire: pairs with the exporter's release store of the flag (after the header was filled). */
     if (!atomic_load_explicit(&page->check_pids, memory_order_acquire))
@@ -369,7 +369,7 @@ static bool aclrt_ipc_pid_allowed(const struct aclrt_ipc_page *page)
 static pthread_mutex_t aclrt_ipc_allow_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Add pids to a segment's allow-list (the exporter's). */
-static aclError aclrt_ipc_allow(struct aclrt_ipc_seg *seg, const int32_t *pid, size_t num)
+ACLRT_INTERNAL aclError aclrt_ipc_allow(struct aclrt_ipc_seg *seg, const int32_t *pid, size_t num)
 {
     if (num > ACLRT_IPC_MAX_PIDS) /* before reading them: the array may be shorter than a wrong count */
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the allow-list takes at most %u process ids (%zu given)",
@@ -397,7 +397,7 @@ static aclError aclrt_ipc_allow(struct aclrt_ipc_seg *seg, const int32_t *pid, s
  * The InterServer form: every server's pids join the allow-list (one host:
  * the server id is not checked). The whole list is checked first.
  */
-static aclError aclrt_ipc_allow_servers(struct aclrt_ipc_seg *seg, const aclrtServerPid *servers, size_t num)
+ACLRT_INTERNAL aclError aclrt_ipc_allow_servers(struct aclrt_ipc_seg *seg, const aclrtServerPid *servers, size_t num)
 {
     for (size_t i = 0; i < num; i++)
         if (servers[i].pid == NULL || servers[i].num == 0)
@@ -463,7 +463,7 @@ ACLRT_INLINE uint32_t aclrt_ipc_latest(const struct aclrt_ipc_page *page)
 }
 
 /* Has the last recorder exited with record `target` incomplete? */
-static bool aclrt_ipc_abandoned(const struct aclrt_ipc_page *page, uint32_t target)
+ACLRT_INTERNAL bool aclrt_ipc_abandoned(const struct aclrt_ipc_page *page, uint32_t target)
 {
     if (aclrt_ipc_reached(page, target))
         return false;
@@ -477,7 +477,7 @@ static bool aclrt_ipc_abandoned(const struct aclrt_ipc_page *page, uint32_t targ
  * `timeout_code` past the deadline, or ACL_ERROR_RT_IPC_ERROR when the
  * recording process exited with it incomplete (no message).
  */
-static aclError aclrt_ipc_wait_host(struct aclrt_ipc_page *page, uint32_t target, uint64_t deadline,
+ACLRT_INTERNAL aclError aclrt_ipc_wait_host(struct aclrt_ipc_page *page, uint32_t target, uint64_t deadline,
                                     aclError timeout_code)
 {
     uint64_t spin_end = aclrt_min_u64(aclrt_now_ns() + aclrt_rt.config.spin_ns, deadline);
@@ -523,18 +523,14 @@ static const struct aclrt_task_kind aclrt_kind_ipc_record = {ACLRT_TASK_IPC_RECO
                                                              aclrt_ipc_record_drop};
 
 /* Record on s: a task that marks the record complete when s reaches it (at once on an idle stream). */
-static aclError aclrt_ipc_record(struct aclrt_stream *s, struct aclrt_ipc_seg *seg)
+ACLRT_INTERNAL aclError aclrt_ipc_record(struct aclrt_stream *s, struct aclrt_ipc_seg *seg)
 {
     uint32_t n = aclrt_ipc_record_number(seg->page);
     if (aclrt_stream_acts_now(s) && aclrt_kind_is_core(ACLRT_TASK_IPC_RECORD)) {
         aclrt_ipc_mark(seg->page, n);
         return ACL_SUCCESS;
     }
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_ipc_record;
-    t.u.ipc.seg = seg;
-    t.u.ipc.target = n;
+    struct aclrt_task t = {.kind = &aclrt_kind_ipc_record, .u.ipc.seg = seg, .u.ipc.target = n};
     aclrt_ipc_seg_ref(seg);
     aclError rc = aclrt_stream_submit(s, &t, NULL);
     if (rc != ACL_SUCCESS) { /* the record is not made: do not leave it pending for the other processes */
@@ -580,7 +576,7 @@ static _Atomic(struct aclrt_ipc_seg *) *aclrt_ipc_side_entry(struct aclrt_ipc_si
 }
 
 /* Attach seg to slot `index` (its reference moves to the entry). False: out of memory. */
-static bool aclrt_ipc_side_set(struct aclrt_ipc_side *side, uint32_t index, struct aclrt_ipc_seg *seg)
+ACLRT_INTERNAL bool aclrt_ipc_side_set(struct aclrt_ipc_side *side, uint32_t index, struct aclrt_ipc_seg *seg)
 {
     _Atomic(struct aclrt_ipc_seg *) *e = aclrt_ipc_side_entry(side, index, true);
     if (e == NULL)
@@ -595,7 +591,7 @@ static bool aclrt_ipc_side_set(struct aclrt_ipc_side *side, uint32_t index, stru
  * The caller checks afterwards that the object is still the life it meant
  * (a stale handle may find a later life's segment) and drops the reference.
  */
-static struct aclrt_ipc_seg *aclrt_ipc_entry_get(_Atomic(struct aclrt_ipc_seg *) *e)
+ACLRT_INTERNAL struct aclrt_ipc_seg *aclrt_ipc_entry_get(_Atomic(struct aclrt_ipc_seg *) *e)
 {
     aclrt_rcu_read_lock();
     /* Acquire: pairs with the release store of aclrt_ipc_side_set. */
@@ -607,7 +603,7 @@ static struct aclrt_ipc_seg *aclrt_ipc_entry_get(_Atomic(struct aclrt_ipc_seg *)
 }
 
 /* Detach an entry's segment and drop its reference: after a grace period (no reader is still taking one), or at once. */
-static void aclrt_ipc_entry_clear(_Atomic(struct aclrt_ipc_seg *) *e, bool grace)
+ACLRT_INTERNAL void aclrt_ipc_entry_clear(_Atomic(struct aclrt_ipc_seg *) *e, bool grace)
 {
     /* Acq_rel: acquires the setter's release (the segment's fields), and no reader takes it after this. */
     struct aclrt_ipc_seg *seg = atomic_exchange_explicit(e, NULL, memory_order_acq_rel);
@@ -622,14 +618,14 @@ static void aclrt_ipc_entry_clear(_Atomic(struct aclrt_ipc_seg *) *e, bool grace
 }
 
 /* The segment of slot `index` (see aclrt_ipc_entry_get). */
-static struct aclrt_ipc_seg *aclrt_ipc_side_get(struct aclrt_ipc_side *side, uint32_t index)
+ACLRT_INTERNAL struct aclrt_ipc_seg *aclrt_ipc_side_get(struct aclrt_ipc_side *side, uint32_t index)
 {
     _Atomic(struct aclrt_ipc_seg *) *e = aclrt_ipc_side_entry(side, index, false);
     return e != NULL ? aclrt_ipc_entry_get(e) : NULL;
 }
 
 /* Detach slot `index`'s segment and drop the entry's reference at once (aclFinalize: no reader is left). */
-static void aclrt_ipc_side_drop(struct aclrt_ipc_side *side, uint32_t index)
+ACLRT_INTERNAL void aclrt_ipc_side_drop(struct aclrt_ipc_side *side, uint32_t index)
 {
     _Atomic(struct aclrt_ipc_seg *) *e = aclrt_ipc_side_entry(side, index, false);
     if (e != NULL)
@@ -637,7 +633,7 @@ static void aclrt_ipc_side_drop(struct aclrt_ipc_side *side, uint32_t index)
 }
 
 /* Detach slot `index`'s segment and drop the entry's reference once no reader can still be taking one. */
-static void aclrt_ipc_side_clear(struct aclrt_ipc_side *side, uint32_t index)
+ACLRT_INTERNAL void aclrt_ipc_side_clear(struct aclrt_ipc_side *side, uint32_t index)
 {
     _Atomic(struct aclrt_ipc_seg *) *e = aclrt_ipc_side_entry(side, index, false);
     if (e != NULL)

@@ -88,19 +88,17 @@ static const struct aclrt_task_kind aclrt_kind_ipc_wait = {ACLRT_TASK_IPC_WAIT, 
  * event's: event_wait.h resolved the event and took the reference this
  * takes over). No record, or a complete one: nothing to wait for, no task.
  */
-static aclError aclrt_ipc_wait_submit(struct aclrt_stream *s, struct aclrt_ipc_seg *seg, uint32_t timeout_s)
+ACLRT_INTERNAL aclError aclrt_ipc_wait_submit(struct aclrt_stream *s, struct aclrt_ipc_seg *seg, uint32_t timeout_s)
 {
     uint32_t target = aclrt_ipc_latest(seg->page);
     if (aclrt_ipc_reached(seg->page, target)) {
         aclrt_ipc_seg_unref(seg);
         return ACL_SUCCESS;
     }
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_ipc_wait;
-    t.u32 = timeout_s;
-    t.u.ipc.seg = seg; /* the task's reference */
-    t.u.ipc.target = target;
+    struct aclrt_task t = {.kind = &aclrt_kind_ipc_wait,
+                           .u32 = timeout_s,
+                           .u.ipc.seg = seg, /* the task's reference */
+                           .u.ipc.target = target};
     aclError rc = aclrt_stream_submit(s, &t, NULL);
     if (rc != ACL_SUCCESS)
         aclrt_ipc_seg_unref(seg);

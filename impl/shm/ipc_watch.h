@@ -111,7 +111,7 @@ static void *aclrt_ipc_watch_main(void *arg)
  * A stream wait is about to park for seg's record: watch `done` while it is
  * `seen`. Nothing happens without a watcher (the wait's poll still works).
  */
-static void aclrt_ipc_watch_add(struct aclrt_ipc_seg *seg, uint32_t seen)
+ACLRT_INTERNAL void aclrt_ipc_watch_add(struct aclrt_ipc_seg *seg, uint32_t seen)
 {
 #if ACLRT_IPC_WATCH
     if (aclrt_rt.config.external_progress)
@@ -141,7 +141,7 @@ static void aclrt_ipc_watch_add(struct aclrt_ipc_seg *seg, uint32_t seen)
 }
 
 /* aclFinalize: stop the watcher (joined, unless this is a forked child, which never had it) and drop its entries. */
-static void aclrt_ipc_watch_stop(bool orphaned)
+ACLRT_INTERNAL void aclrt_ipc_watch_stop(bool orphaned)
 {
     pthread_mutex_lock(&aclrt_ipc_watch.lock);
     bool started = aclrt_ipc_watch.started && !orphaned;

@@ -67,7 +67,7 @@ static bool aclrt_report_match(const struct aclrt_registry_node *node, const voi
 }
 
 /* The thread object for (kind, id), or NULL if that id never subscribed. Objects are never freed. */
-static struct aclrt_report_thread *aclrt_report_find(uint32_t kind, uint64_t thread_id)
+ACLRT_INTERNAL struct aclrt_report_thread *aclrt_report_find(uint32_t kind, uint64_t thread_id)
 {
     struct aclrt_report_key key = {thread_id, kind};
     aclrt_rcu_read_lock();
@@ -78,7 +78,7 @@ static struct aclrt_report_thread *aclrt_report_find(uint32_t kind, uint64_t thr
 }
 
 /* Find or create the object for (kind, id). Caller holds the registry lock. */
-static struct aclrt_report_thread *aclrt_report_get_locked(uint32_t kind, uint64_t thread_id)
+ACLRT_INTERNAL struct aclrt_report_thread *aclrt_report_get_locked(uint32_t kind, uint64_t thread_id)
 {
     struct aclrt_report_thread *t = aclrt_report_find(kind, thread_id);
     if (t != NULL)
@@ -104,7 +104,7 @@ static struct aclrt_report_thread *aclrt_report_get_locked(uint32_t kind, uint64
 }
 
 /* Unbind s from its thread of `kind` (caller holds the registry lock). */
-static void aclrt_report_unbind_locked(struct aclrt_stream *s, uint32_t kind, struct aclrt_report_thread *t)
+ACLRT_INTERNAL void aclrt_report_unbind_locked(struct aclrt_stream *s, uint32_t kind, struct aclrt_report_thread *t)
 {
     atomic_store_explicit(&s->report_threads[kind], NULL, memory_order_relaxed);
     uint32_t streams = atomic_load_explicit(&t->streams, memory_order_relaxed) - 1;
@@ -116,7 +116,7 @@ static void aclrt_report_unbind_locked(struct aclrt_stream *s, uint32_t kind, st
 }
 
 /* A stream is being destroyed: it leaves its threads (stream.h calls this). */
-static void aclrt_report_stream_gone(struct aclrt_stream *s)
+ACLRT_INTERNAL void aclrt_report_stream_gone(struct aclrt_stream *s)
 {
     if (atomic_load_explicit(&s->report_threads[0], memory_order_relaxed) == NULL &&
         atomic_load_explicit(&s->report_threads[1], memory_order_relaxed) == NULL)

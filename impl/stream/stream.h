@@ -278,7 +278,7 @@ ACLRT_INTERNAL bool aclrt_stream_schedule_dying(struct aclrt_stream *s)
  * Returns false for a stale note. The CAS (acq_rel) pairs with the parker's
  * release CAS to PARKED: whoever runs the stream next sees its blocked task.
  */
-ACLRT_INTERNAL bool aclrt_stream_unpark(struct aclrt_stream *s, uint64_t park_seq)
+static bool aclrt_stream_unpark(struct aclrt_stream *s, uint64_t park_seq)
 {
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
     for (;;) {

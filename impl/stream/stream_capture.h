@@ -68,7 +68,7 @@ ACLRT_INLINE bool aclrt_capture_is_build(const struct aclrt_stream *o)
 }
 
 /* s is bound to b no more (under the capture lock; s collects no tasks). */
-static void aclrt_build_unbind(struct aclrt_build *b, struct aclrt_stream *s)
+ACLRT_INTERNAL void aclrt_build_unbind(struct aclrt_build *b, struct aclrt_stream *s)
 {
     for (uint32_t i = 0; i < b->nstreams; i++)
         if (b->streams[i] == s) {
@@ -95,7 +95,7 @@ static bool aclrt_capture_join(struct aclrt_stream *o, struct aclrt_stream *s)
 }
 
 /* Start a capture with s as its origin (under the capture lock; s takes part in none). */
-static void aclrt_capture_start(struct aclrt_stream *s, uint32_t mode, struct aclrt_model *model)
+ACLRT_INTERNAL void aclrt_capture_start(struct aclrt_stream *s, uint32_t mode, struct aclrt_model *model)
 {
     struct aclrt_capture *c = &s->capture;
     c->status = ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE;
@@ -116,7 +116,7 @@ static void aclrt_capture_start(struct aclrt_stream *s, uint32_t mode, struct ac
  * is not NULL, each task's stream (*lanes: 0 the origin, i + 1 the i-th
  * stream that joined; *nlanes streams in all), else the lanes are freed.
  */
-static void aclrt_capture_finish_lanes(struct aclrt_stream *o, struct aclrt_task **tasks, uint32_t *count,
+ACLRT_INTERNAL void aclrt_capture_finish_lanes(struct aclrt_stream *o, struct aclrt_task **tasks, uint32_t *count,
                                        uint32_t **lanes, uint32_t *nlanes)
 {
     struct aclrt_capture *c = &o->capture;
@@ -152,13 +152,13 @@ static void aclrt_capture_finish_lanes(struct aclrt_stream *o, struct aclrt_task
 }
 
 /* End the capture whose origin is o (under the capture lock); its tasks go to the caller, their lanes go. */
-static void aclrt_capture_finish(struct aclrt_stream *o, struct aclrt_task **tasks, uint32_t *count)
+ACLRT_INTERNAL void aclrt_capture_finish(struct aclrt_stream *o, struct aclrt_task **tasks, uint32_t *count)
 {
     aclrt_capture_finish_lanes(o, tasks, count, NULL, NULL);
 }
 
 /* A joined stream of origin o that the origin has not joined back (under the capture lock); NULL: none. */
-static struct aclrt_stream *aclrt_capture_unjoined(struct aclrt_stream *o)
+ACLRT_INTERNAL struct aclrt_stream *aclrt_capture_unjoined(struct aclrt_stream *o)
 {
     struct aclrt_capture *c = &o->capture;
     for (uint32_t i = 0; i < c->njoined; i++)
@@ -173,7 +173,7 @@ static struct aclrt_stream *aclrt_capture_unjoined(struct aclrt_stream *o)
  * unbuilt, until destroyed (model.h); a joined stream leaves, and the
  * capture, which would miss what it did, is invalidated.
  */
-static void aclrt_stream_capture_discard(struct aclrt_stream *s)
+ACLRT_INTERNAL void aclrt_stream_capture_discard(struct aclrt_stream *s)
 {
     /* A forked child leaves the inherited captures alone: their lock may be held by a thread it does not have. */
     if ((!aclrt_stream_capturing(s) && aclrt_stream_bound(s) == NULL) || aclrt_runtime_orphaned())
@@ -289,7 +289,7 @@ ACLRT_INLINE aclError aclrt_stream_check_context(struct aclrt_stream *s)
 #define ACLRT_CAPTURE_ENDED 1
 
 /* The capture of s is invalidated: what a call that would add to it returns (under the lock, which it releases). */
-static aclError aclrt_capture_refuse_invalidated(struct aclrt_stream *s)
+ACLRT_INTERNAL aclError aclrt_capture_refuse_invalidated(struct aclrt_stream *s)
 {
     aclrt_capture_unlock();
     return aclrt_fail(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
@@ -304,7 +304,7 @@ static aclError aclrt_capture_refuse_invalidated(struct aclrt_stream *s)
  * count the stream has reached, so a caller that waits for "its" task goes
  * on. ACLRT_CAPTURE_ENDED: the capture ended meanwhile, submit for real.
  */
-static ACLRT_NOINLINE aclError aclrt_stream_capture_task(struct aclrt_stream *s, const struct aclrt_task *task,
+ACLRT_INTERNAL ACLRT_NOINLINE aclError aclrt_stream_capture_task(struct aclrt_stream *s, const struct aclrt_task *task,
                                                         uint64_t *number)
 {
     aclrt_capture_lock();
@@ -348,7 +348,7 @@ static ACLRT_NOINLINE aclError aclrt_stream_capture_task(struct aclrt_stream *s,
  * join streams to the capture. (A record the replay makes is a task:
  * event.h, ACLRT_TASK_MODEL_RECORD.)
  */
-static ACLRT_NOINLINE aclError aclrt_capture_mark_event(struct aclrt_stream *s, struct aclrt_event *e,
+ACLRT_INTERNAL ACLRT_NOINLINE aclError aclrt_capture_mark_event(struct aclrt_stream *s, struct aclrt_event *e,
                                                        uint32_t generation)
 {
     aclrt_capture_lock();
@@ -389,7 +389,7 @@ static ACLRT_NOINLINE aclError aclrt_capture_mark_event(struct aclrt_stream *s, 
  * invalidated). ACLRT_CAPTURE_ENDED: no capture is involved, the wait goes
  * on as usual.
  */
-static ACLRT_NOINLINE aclError aclrt_capture_wait_event(struct aclrt_stream *s, struct aclrt_event *e,
+ACLRT_INTERNAL ACLRT_NOINLINE aclError aclrt_capture_wait_event(struct aclrt_stream *s, struct aclrt_event *e,
                                                        uint32_t generation)
 {
     aclrt_capture_lock();

@@ -38,7 +38,7 @@
  * announces itself (seq_cst) before it reads the minimum: either we see it
  * and wake it, or it reads the minimum with the notes back.
  */
-ACLRT_INTERNAL void aclrt_device_timers_put_back(struct aclrt_device *dev)
+static void aclrt_device_timers_put_back(struct aclrt_device *dev)
 {
     aclrt_rt.backend->timers_changed(dev);
 }
@@ -81,7 +81,7 @@ typedef bool (*aclrt_wait_ready_fn)(const struct aclrt_task *t);
  * microseconds releases the wait at cache-line speed instead of through a
  * park and a wake-up. Returns true if `ready` became true.
  */
-static bool aclrt_wait_spin(struct aclrt_stream *self, aclrt_wait_ready_fn ready, const struct aclrt_task *t,
+ACLRT_INTERNAL bool aclrt_wait_spin(struct aclrt_stream *self, aclrt_wait_ready_fn ready, const struct aclrt_task *t,
                             uint64_t deadline)
 {
     uint64_t spin_ns = aclrt_rt.config.spin_ns;
@@ -129,7 +129,7 @@ static bool aclrt_wait_drop_own_notes(struct aclrt_park_list *list, const struct
  * they are back and whatever is due now is woken (the same hand-off as
  * aclrt_counter_wake_slow, stream.h).
  */
-static ACLRT_NOINLINE void aclrt_wait_prune(struct aclrt_stream *self, const struct aclrt_seq *seq,
+ACLRT_INTERNAL ACLRT_NOINLINE void aclrt_wait_prune(struct aclrt_stream *self, const struct aclrt_seq *seq,
                                             struct aclrt_park_list *list, bool timers)
 {
     if (aclrt_wait_drop_own_notes(list, self)) {

@@ -214,13 +214,11 @@ static aclError aclrt_cnt_notify_submit_change(aclrtCntNotify cntNotify, aclrtSt
             return aclrt_notify_object_gone(&aclrt_cnt_notify_kind, cntNotify);
         return ACL_SUCCESS;
     }
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = kind;
-    t.u.cnt.cnt = c;
-    t.u.cnt.generation = generation;
-    t.u.cnt.mode = mode;
-    t.u.cnt.value = value;
+    struct aclrt_task t = {.kind = kind,
+                           .u.cnt.cnt = c,
+                           .u.cnt.generation = generation,
+                           .u.cnt.mode = mode,
+                           .u.cnt.value = value};
     return aclrt_stream_submit(s, &t, NULL);
 }
 
@@ -268,15 +266,13 @@ ACLRT_API aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclrt
     if (aclrt_stream_acts_now(s) && aclrt_cnt_notify_check(c, generation, (uint32_t)info->mode, info->value, clear) ==
                                     ACLRT_CNT_PASSED)
         return ACL_SUCCESS;
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_cnt_notify_wait;
-    t.u32 = info->timeout; /* seconds; 0 = never */
-    t.u.cnt.cnt = c;
-    t.u.cnt.generation = generation;
-    t.u.cnt.mode = (uint32_t)info->mode;
-    t.u.cnt.value = info->value;
-    t.u.cnt.clear = clear;
+    struct aclrt_task t = {.kind = &aclrt_kind_cnt_notify_wait,
+                           .u32 = info->timeout, /* seconds; 0 = never */
+                           .u.cnt.cnt = c,
+                           .u.cnt.generation = generation,
+                           .u.cnt.mode = (uint32_t)info->mode,
+                           .u.cnt.value = info->value,
+                           .u.cnt.clear = clear};
     return aclrt_stream_submit(s, &t, NULL);
 }
 

@@ -247,7 +247,7 @@ ACLRT_INLINE aclError aclrt_event_snapshot(aclrtEvent event, struct aclrt_event 
  * The shared segment of an IPC event (with a reference the caller drops), or
  * fail with ACL_ERROR_RT_INVALID_HANDLE if the event was destroyed meanwhile.
  */
-static aclError aclrt_event_ipc_seg(aclrtEvent event, struct aclrt_event *e, struct aclrt_ipc_seg **out)
+ACLRT_INTERNAL aclError aclrt_event_ipc_seg(aclrtEvent event, struct aclrt_event *e, struct aclrt_ipc_seg **out)
 {
     *out = aclrt_ipc_side_get(&aclrt_ipc_events, aclrt_slot_index(&e->hdr));
     /* Acquire: pairs with the release of the generation by destroy's retire; checked after the entry was read. */
@@ -276,7 +276,7 @@ ACLRT_INTERNAL void aclrt_event_apply_stamp(const struct aclrt_event_ref *ref, u
     aclrt_event_write_end(e, odd);
 }
 
-ACLRT_INTERNAL void aclrt_event_apply_reset(const struct aclrt_event_ref *ref)
+static void aclrt_event_apply_reset(const struct aclrt_event_ref *ref)
 {
     struct aclrt_event *e = ref->event;
     uint32_t odd = aclrt_event_write_begin(e);
@@ -379,7 +379,7 @@ static aclError aclrt_event_create(aclrtEvent *event, uint32_t flags, enum aclrt
 }
 
 /* An IPC event on segment seg (its reference moves to the event, or is dropped on failure). */
-static aclError aclrt_event_create_ipc(aclrtEvent *event, struct aclrt_ipc_seg *seg)
+ACLRT_INTERNAL aclError aclrt_event_create_ipc(aclrtEvent *event, struct aclrt_ipc_seg *seg)
 {
     aclrtEvent made;
     aclError rc = aclrt_event_create(&made, ACL_EVENT_IPC, ACLRT_EVENT_EX);
@@ -523,11 +523,7 @@ static const struct aclrt_task_kind aclrt_kind_model_record = {ACLRT_TASK_MODEL_
 /* Capture a record that every replay makes (ACLRT_CAPTURE_ENDED: s captures no more). */
 static aclError aclrt_event_capture_record(struct aclrt_stream *s, struct aclrt_event *e, uint32_t generation)
 {
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_model_record;
-    t.u.mark.event = e;
-    t.u.mark.generation = generation;
+    struct aclrt_task t = {.kind = &aclrt_kind_model_record, .u.mark.event = e, .u.mark.generation = generation};
     return aclrt_stream_capture_task(s, &t, NULL);
 }
 
@@ -687,10 +683,7 @@ ACLRT_API aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
         aclrt_event_apply_reset(&ref);
         return ACL_SUCCESS;
     }
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_event_reset;
-    t.u.mark = ref;
+    struct aclrt_task t = {.kind = &aclrt_kind_event_reset, .u.mark = ref};
     return aclrt_stream_submit(s, &t, NULL);
 }
 

@@ -184,9 +184,7 @@ static aclError aclrt_event_stream_wait(aclrtStream stream, aclrtEvent event, ui
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                           "event %p was created without ACL_EVENT_SYNC and cannot be waited for", event);
 
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.u32 = timeout_s;
+    struct aclrt_task t = {.u32 = timeout_s};
     bool recorded = (v.info & ACLRT_EVENT_INFO_RECORDED) != 0;
     if (!recorded) {
         if (flavour == ACLRT_EVENT_EX)
@@ -251,10 +249,8 @@ ACLRT_API aclError aclrtStreamWaitEventWithFlag(aclrtStream stream, aclrtEvent e
         if (rc != ACL_SUCCESS || (rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS)
             return rc;
         if (aclrt_stream_capturing(s)) { /* a wait every replay makes */
-            struct aclrt_task t;
-            memset(&t, 0, sizeof t);
-            t.kind = &aclrt_kind_model_wait;
-            t.u.wait.from = (struct aclrt_event_ref){e, aclrt_event_handle_generation(event), 0};
+            struct aclrt_task t = {.kind = &aclrt_kind_model_wait,
+                                   .u.wait.from = (struct aclrt_event_ref){e, aclrt_event_handle_generation(event), 0}};
             if ((rc = aclrt_stream_capture_task(s, &t, NULL)) != ACLRT_CAPTURE_ENDED)
                 return rc;
         }

@@ -392,10 +392,7 @@ static aclError aclrt_hcom_submit_wait(struct aclrt_stream *s, struct aclrt_hcom
     aclError rc = aclrt_stream_check_context(s);
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_hcom_wait;
-    t.u.hcom.group = g;
+    struct aclrt_task t = {.kind = &aclrt_kind_hcom_wait, .u.hcom.group = g};
     if (aclrt_stream_acts_now(s)) {
         t.u.hcom.ticket = aclrt_hcom_take_ticket(g);
         if (aclrt_seq_reached(&g->records, t.u.hcom.ticket))
@@ -422,10 +419,7 @@ static aclError aclrt_hcom_submit(const struct aclrt_hcom_parsed *p)
         aclrt_counter_advance(&g->records, &g->waiters, 1);
         return ACL_SUCCESS;
     }
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_hcom_record;
-    t.u.hcom.group = g;
+    struct aclrt_task t = {.kind = &aclrt_kind_hcom_record, .u.hcom.group = g};
     return aclrt_stream_submit(p->stream, &t, NULL);
 }
 

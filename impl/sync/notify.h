@@ -253,11 +253,9 @@ ACLRT_API aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
             return aclrt_notify_object_gone(&aclrt_notify_kind, notify);
         return ACL_SUCCESS;
     }
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_notify_record;
-    t.u.notify.notify = n;
-    t.u.notify.generation = generation;
+    struct aclrt_task t = {.kind = &aclrt_kind_notify_record,
+                           .u.notify.notify = n,
+                           .u.notify.generation = generation};
     return aclrt_stream_submit(s, &t, NULL);
 }
 
@@ -288,12 +286,10 @@ ACLRT_API aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream strea
     if (aclrt_stream_acts_now(s) &&
         (aclrt_notify_pull(n, generation, false), aclrt_notify_take(n, generation)) == ACLRT_NOTIFY_TOOK)
         return ACL_SUCCESS;
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_notify_wait;
-    t.u32 = timeout;
-    t.u.notify.notify = n;
-    t.u.notify.generation = generation;
+    struct aclrt_task t = {.kind = &aclrt_kind_notify_wait,
+                           .u32 = timeout,
+                           .u.notify.notify = n,
+                           .u.notify.generation = generation};
     return aclrt_stream_submit(s, &t, NULL);
 }
 

@@ -93,7 +93,7 @@ ACLRT_INLINE aclError aclrt_notify_object_resolve(const struct aclrt_notify_kind
 }
 
 /* A call found the life its handle named ended by another thread meanwhile. */
-static aclError aclrt_notify_object_gone(const struct aclrt_notify_kind *k, const void *handle)
+ACLRT_INTERNAL aclError aclrt_notify_object_gone(const struct aclrt_notify_kind *k, const void *handle)
 {
     return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "%s %p was destroyed by another thread", k->param, handle);
 }

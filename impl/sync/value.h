@@ -169,12 +169,10 @@ ACLRT_API aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag,
         aclrt_value_write((_Atomic uint64_t *)devAddr, value, dev);
         return ACL_SUCCESS;
     }
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_value_write;
-    t.u.value.word = (_Atomic uint64_t *)devAddr;
-    t.u.value.value = value;
-    t.u.value.device = dev;
+    struct aclrt_task t = {.kind = &aclrt_kind_value_write,
+                           .u.value.word = (_Atomic uint64_t *)devAddr,
+                           .u.value.value = value,
+                           .u.value.device = dev};
     return aclrt_stream_submit(s, &t, NULL);
 }
 
@@ -191,13 +189,11 @@ ACLRT_API aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, 
     aclError rc = aclrt_value_prepare(devAddr, stream, &dev, &s);
     if (rc != ACL_SUCCESS)
         return rc;
-    struct aclrt_task t;
-    memset(&t, 0, sizeof t);
-    t.kind = &aclrt_kind_value_wait;
-    t.u32 = flag;
-    t.u.value.word = (_Atomic uint64_t *)devAddr;
-    t.u.value.value = value;
-    t.u.value.device = dev;
+    struct aclrt_task t = {.kind = &aclrt_kind_value_wait,
+                           .u32 = flag,
+                           .u.value.word = (_Atomic uint64_t *)devAddr,
+                           .u.value.value = value,
+                           .u.value.device = dev};
     /* Nothing before it on the stream and the condition holds: the wait is over at once. */
     if (aclrt_stream_acts_now(s) && aclrt_kind_is_core(ACLRT_TASK_VALUE_WAIT) && aclrt_value_check(&t))
         return ACL_SUCCESS;

@@ -164,7 +164,7 @@ ACLRT_INLINE bool aclrt_capture_kind_ok(enum aclrt_task_kind_id id)
 }
 
 /* Make room for one more element of an array of `size`-byte elements. */
-static bool aclrt_capture_grow(void **array, uint32_t *cap, uint32_t count, size_t size)
+ACLRT_INTERNAL bool aclrt_capture_grow(void **array, uint32_t *cap, uint32_t count, size_t size)
 {
     if (count < *cap)
         return true;
@@ -213,7 +213,7 @@ static bool aclrt_steps_grow(struct aclrt_task **tasks, uint32_t **lanes, uint32
 }
 
 /* Append a copy of `task`, submitted to the stream of `lane`, to an origin's record (under the lock). False: out of memory. */
-static bool aclrt_capture_append(struct aclrt_capture *c, const struct aclrt_task *task, uint32_t lane)
+ACLRT_INTERNAL bool aclrt_capture_append(struct aclrt_capture *c, const struct aclrt_task *task, uint32_t lane)
 {
     if (!aclrt_steps_grow(&c->tasks, &c->lanes, &c->cap, c->count))
         return false;
@@ -227,7 +227,7 @@ static bool aclrt_capture_append(struct aclrt_capture *c, const struct aclrt_tas
  * freed) to a build's (under the lock). False: out of memory (the tasks
  * are still the caller's).
  */
-static bool aclrt_build_append(struct aclrt_build *b, struct aclrt_stream *s, struct aclrt_task *tasks, uint32_t count)
+ACLRT_INTERNAL bool aclrt_build_append(struct aclrt_build *b, struct aclrt_stream *s, struct aclrt_task *tasks, uint32_t count)
 {
     if (count == 0) {
         free(tasks);
@@ -270,7 +270,7 @@ static bool aclrt_build_append(struct aclrt_build *b, struct aclrt_stream *s, st
 }
 
 /* Tasks that will never run (a capture thrown away, a model destroyed): what they hold goes. */
-static void aclrt_capture_drop_tasks(struct aclrt_task *tasks, uint32_t count)
+ACLRT_INTERNAL void aclrt_capture_drop_tasks(struct aclrt_task *tasks, uint32_t count)
 {
     for (uint32_t i = 0; i < count; i++)
         if (tasks[i].kind->drop != NULL)

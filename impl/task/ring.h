@@ -379,7 +379,7 @@ ACLRT_INLINE bool aclrt_ring_reserved_since_atomic(const struct aclrt_ring *r)
  * spin for a moment, then sleep until there is room (see the top of this
  * file). Returns the reserved slot.
  */
-static ACLRT_NOINLINE struct aclrt_ring_slot *aclrt_ring_wait_room(struct aclrt_ring *r, uint32_t *position)
+ACLRT_INTERNAL ACLRT_NOINLINE struct aclrt_ring_slot *aclrt_ring_wait_room(struct aclrt_ring *r, uint32_t *position)
 {
     struct aclrt_ring_slot *slot;
     for (int i = 0; i < 256; i++) {
@@ -477,14 +477,6 @@ ACLRT_INLINE void aclrt_ring_wake_room(struct aclrt_ring *r, bool now)
 ACLRT_INLINE uint64_t aclrt_ring_extend(uint64_t base, unsigned int position)
 {
     return base + (uint32_t)(position - (uint32_t)base);
-}
-
-ACLRT_INTERNAL void aclrt_ring_release(struct aclrt_ring *r)
-{
-    if (r->slots != NULL)
-        munmap(r->slots, r->capacity_bytes);
-    r->slots = NULL;
-    r->capacity_bytes = 0;
 }
 
 #endif /* ACLRT_IMPL_TASK_RING_H */

@@ -30,9 +30,9 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_NOP,               /* counts as a task, does nothing (below) */
     ACLRT_TASK_HOST_FUNC,         /* aclrtLaunchHostFunc (callback.h) */
     ACLRT_TASK_CALLBACK,          /* aclrtLaunchCallback (callback.h) */
-    ACLRT_TASK_HOST_KERNEL,       /* aclrtxLaunchHostKernel (launch.h) */
-    ACLRT_TASK_MEMCPY,            /* aclrtMemcpyAsync (memory.h) */
-    ACLRT_TASK_MEMSET,            /* aclrtMemsetAsync (memory.h) */
+    ACLRT_TASK_HOST_KERNEL,       /* aclrtxLaunchHostKernel (host_kernel.h) */
+    ACLRT_TASK_MEMCPY,            /* aclrtMemcpyAsync (memcpy.h) */
+    ACLRT_TASK_MEMSET,            /* aclrtMemsetAsync (memcpy.h) */
     ACLRT_TASK_WAIT_STREAM,       /* until stream.completed >= target (event_wait.h) */
     ACLRT_TASK_WAIT_EVENT,        /* legacy event not recorded yet: until its next record */
     ACLRT_TASK_EVENT_STAMP,       /* timestamp an event record when the stream reaches it (event.h) */
@@ -56,10 +56,10 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_MODEL_RECORD,      /* in a model only: an event record the replay makes (event.h) */
     ACLRT_TASK_MODEL_WAIT,        /* in a model only: an event wait the replay makes (event_wait.h) */
     ACLRT_TASK_IPC_RECORD,        /* a record of an object shared between processes (ipc.h) */
-    ACLRT_TASK_IPC_WAIT,          /* until a shared object's record is complete (ipc_event.h) */
-    ACLRT_TASK_LABEL,             /* in a built model only: a place a switch jumps to (model.h) */
+    ACLRT_TASK_IPC_WAIT,          /* until a shared object's record is complete (ipc_wait.h) */
+    ACLRT_TASK_LABEL,             /* in a built model only: a place a switch jumps to (label.h) */
     ACLRT_TASK_LABEL_SWITCH,      /* in a built model only: jump to a label picked by an index in memory */
-    ACLRT_TASK_COND,              /* in a model only: run a branch's body, picked by a word in memory (cond.h) */
+    ACLRT_TASK_COND,              /* in a model only: run a branch's body, picked by a word in memory (model.h) */
     ACLRT_TASK_KIND_COUNT
 };
 
