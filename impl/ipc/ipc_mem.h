@@ -15,11 +15,11 @@
  * their neighbours' pages too, which the runtime refuses as well (it checks
  * page alignment).
  *
- * An export is a segment (ipc.h) whose header says which file (a descriptor
- * of the export's own, dup'ed from the allocation's, so a free does not
- * close it), at which page-aligned offset and how many bytes; its key names
- * the header. An import maps that range of the file MAP_SHARED (whole pages)
- * and registers it as device memory of the importer's current device, so
+ * An export is a segment (segment.h) whose header says which file (a
+ * descriptor of the export's own, dup'ed from the allocation's, so a free
+ * does not close it), at which page-aligned offset and how many bytes; its
+ * key names the header. An import maps that range of the file MAP_SHARED
+ * (whole pages) and registers it as device memory of the importer's current device, so
  * copies, sets and value operations take it (aclrtFree does not: the
  * import ends with aclrtIpcMemClose). The export's pid allow-list is checked
  * at import (ACL_ERROR_RT_NO_PERMISSION) unless it was exported with
@@ -33,7 +33,8 @@
 #include "../core/thread.h"
 #include "../runtime/runtime.h"
 #include "../context/context.h"
-#include "../shm/ipc.h"
+#include "../shm/allow_list.h"
+#include "../shm/segment.h"
 #include "../memory/memory.h"
 
 #include <sys/resource.h>

@@ -57,7 +57,8 @@
 #include "../runtime/runtime.h"
 #include "../runtime/runtime_start.h"
 #include "../context/context.h"
-#include "../shm/ipc.h"
+#include "../shm/allow_list.h"
+#include "../shm/segment.h"
 #include "memory.h"
 
 #include <fcntl.h>

@@ -44,8 +44,11 @@
 #include "../stream/wait_task.h"
 #include "../context/context.h"
 #include "../context/stream_api.h"
-#include "../shm/ipc.h"
+#include "../shm/allow_list.h"
 #include "../shm/ipc_watch.h"
+#include "../shm/segment.h"
+#include "../shm/shared_record.h"
+#include "../shm/side_table.h"
 #include "notify_object.h"
 
 #define ACLRT_NOTIFY_KNOWN_FLAGS (ACL_NOTIFY_DEFAULT | ACL_NOTIFY_DEVICE_USE_ONLY)

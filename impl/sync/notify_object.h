@@ -19,7 +19,7 @@
  *     (config.max_notifies, shared by both kinds); its destroy gives it back.
  *   - `ipc` is set only during a life (an exported or imported notify) and
  *     cleared when the life ends, before the slot can be reused; it is
- *     read through aclrt_ipc_entry_get (RCU, ipc.h).
+ *     read through aclrt_ipc_entry_get (RCU, side_table.h).
  */
 #ifndef ACLRT_IMPL_SYNC_NOTIFY_OBJECT_H
 #define ACLRT_IMPL_SYNC_NOTIFY_OBJECT_H
@@ -33,13 +33,13 @@
 #include "../runtime/runtime.h"
 #include "../stream/stream.h"
 #include "../context/context.h"
-#include "../shm/ipc.h"
+#include "../shm/side_table.h"
 
 struct aclrt_notify_object {
     struct aclrt_slot hdr;
     uint32_t device;        /* whose quota it counts against */
     _Atomic uint64_t state; /* (generation << 32) | value */
-    _Atomic(struct aclrt_ipc_seg *) ipc; /* a notify shared with other processes (notify.h, ipc.h); NULL: not */
+    _Atomic(struct aclrt_ipc_seg *) ipc; /* a notify shared with other processes (ipc_notify.h); NULL: not */
     struct aclrt_seq changes ACLRT_ALIGNED(ACLRT_CACHELINE);
     struct aclrt_park_list waiters; /* waits parked until `changes` moves */
 };
