@@ -16,7 +16,7 @@
  * The header holds what every kind of shared object needs: the record
  * count and completion word (shared_record.h), the pid allow-list
  * (allow_list.h), and where the bytes of shared memory are (ipc_mem.h,
- * physmem.h).
+ * ipc_physmem.h).
  *
  * A process's own view of a segment (struct aclrt_ipc_seg) is counted: the
  * object that holds it (an event's side entry, side_table.h) has one
@@ -44,7 +44,7 @@ enum aclrt_ipc_kind {
     ACLRT_IPC_EVENT = 'e',
     ACLRT_IPC_MEMORY = 'm',
     ACLRT_IPC_NOTIFY = 'n',
-    ACLRT_IPC_PHYSICAL = 'p', /* a physical memory block's shareable handle (physmem.h) */
+    ACLRT_IPC_PHYSICAL = 'p', /* a physical memory block's shareable handle (ipc_physmem.h) */
 };
 
 /* The shared header, at offset 0 of the segment's file. */
