@@ -51,6 +51,7 @@
 #include "model/model_query.h"
 #include "model/model_update.h"
 #include "ipc/ipc_event.h"
+#include "ipc/ipc_notify.h"
 #include "ipc/ipc_physmem.h"
 #include "system/device_info.h"
 #include "system/fault.h"
