@@ -361,9 +361,7 @@ ACLRT_API aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64
     }
     uint64_t size = page->data_size, offset = page->data_offset;
     size_t len = (size_t)((size + ACLRT_IPC_PAGE - 1) & ~(uint64_t)(ACLRT_IPC_PAGE - 1));
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)seg->peer, (int)page->data_fd);
-    int fd = open(path, O_RDWR | O_CLOEXEC);
+    int fd = aclrt_ipc_open_peer_fd(seg->peer, (int)page->data_fd);
     struct stat st;
     void *p = MAP_FAILED;
     if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size >= 0 && offset + len <= (uint64_t)st.st_size)

@@ -154,9 +154,7 @@ ACLRT_API aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int
 static int aclrt_pmem_import_file(const struct aclrt_ipc_seg *seg, uint64_t shareable)
 {
     const struct aclrt_ipc_page *page = seg->page;
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)seg->peer, (int)page->data_fd);
-    int fd = open(path, O_RDWR | O_CLOEXEC);
+    int fd = aclrt_ipc_open_peer_fd(seg->peer, (int)page->data_fd);
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == page->data_dev &&
         (uint64_t)st.st_ino == page->data_ino && st.st_size >= 0 && (uint64_t)st.st_size == page->data_size)

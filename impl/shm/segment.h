@@ -152,6 +152,14 @@ static bool aclrt_ipc_random(uint8_t *out, size_t n)
     return true;
 }
 
+/* Open descriptor `fd` of process `pid` for reading and writing: -1 (errno) if it has none, or may not be opened. */
+ACLRT_INTERNAL int aclrt_ipc_open_peer_fd(int32_t pid, int fd)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
+    return open(path, O_RDWR | O_CLOEXEC);
+}
+
 /* A new exported segment of `kind` (refs 1), or NULL with errno's message recorded. */
 ACLRT_INTERNAL aclError aclrt_ipc_seg_create(char kind, struct aclrt_ipc_seg **out)
 {
@@ -206,9 +214,7 @@ ACLRT_INTERNAL aclError aclrt_ipc_seg_attach(int32_t pid, int fd, char kind, con
                                      struct aclrt_ipc_seg **out)
 {
     *out = NULL;
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
-    int mine = open(path, O_RDWR | O_CLOEXEC);
+    int mine = aclrt_ipc_open_peer_fd(pid, fd);
     if (mine < 0)
         return aclrt_fail(ACL_ERROR_RT_IPC_ERROR,
                           "the shared object is gone (process %d exited, or closed or destroyed it): %s", (int)pid,
