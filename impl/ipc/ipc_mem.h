@@ -249,9 +249,7 @@ ACLRT_API aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key,
     seg->page->data_fd = data_fd;
     seg->page->data_offset = offset;
     seg->page->data_size = size;
-    /* Release: pairs with the importer's acquire (aclrt_ipc_pid_allowed); the header is filled before the key is out. */
-    atomic_store_explicit(&seg->page->check_pids, (flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION) == 0,
-                          memory_order_release);
+    aclrt_ipc_set_check_pids(seg->page, (flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION) == 0);
     pthread_mutex_lock(&aclrt_ipc_mem.lock);
     bool ok = aclrt_ipc_grow((void **)&aclrt_ipc_mem.exports, &aclrt_ipc_mem.export_capacity,
                              aclrt_ipc_mem.export_count, sizeof *aclrt_ipc_mem.exports);
@@ -271,19 +269,15 @@ static aclError aclrt_ipc_mem_set_import(const char *key, const int32_t *pids, c
                                          size_t num)
 {
     aclError rc = aclrt_ipc_key_arg(key);
-    if (rc != ACL_SUCCESS)
+    if (rc != ACL_SUCCESS || (rc = aclrt_ipc_allow_args(pids, servers, num)) != ACL_SUCCESS)
         return rc;
-    if (pids == NULL && servers == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "the process id list is NULL");
-    if (num == 0)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "num is 0");
     pthread_mutex_lock(&aclrt_ipc_mem.lock);
     struct aclrt_ipc_seg *seg = aclrt_ipc_mem_take(aclrt_ipc_mem.exports, &aclrt_ipc_mem.export_count, key, false);
     if (seg == NULL)
         rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "key \"%.64s\" is not an export of this process (or was closed)",
                         key);
     else
-        rc = pids != NULL ? aclrt_ipc_allow(seg, pids, num) : aclrt_ipc_allow_servers(seg, servers, num);
+        rc = aclrt_ipc_allow_from(seg, pids, servers, num);
     pthread_mutex_unlock(&aclrt_ipc_mem.lock);
     return rc;
 }

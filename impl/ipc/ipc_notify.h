@@ -88,9 +88,7 @@ ACLRT_API aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t
                                                       "exported again",
                           notify);
     }
-    /* Release: pairs with the importer's acquire (aclrt_ipc_pid_allowed). */
-    atomic_store_explicit(&seg->page->check_pids, flags != ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION,
-                          memory_order_release);
+    aclrt_ipc_set_check_pids(seg->page, flags != ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION);
     memcpy(key, seg->key, ACLRT_IPC_KEY_LEN + 1);
     aclrt_ipc_seg_unref(seg);
     return ACL_SUCCESS;
@@ -103,16 +101,12 @@ static aclError aclrt_notify_set_import(aclrtNotify notify, const int32_t *pids,
     struct aclrt_notify_object *n;
     uint32_t generation;
     aclError rc = aclrt_notify_object_resolve(&aclrt_notify_kind, notify, &n, &generation);
-    if (rc != ACL_SUCCESS)
+    if (rc != ACL_SUCCESS || (rc = aclrt_ipc_allow_args(pids, servers, num)) != ACL_SUCCESS)
         return rc;
-    if (pids == NULL && servers == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "the process id list is NULL");
-    if (num == 0)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "num is 0");
     struct aclrt_ipc_seg *seg = NULL;
     if ((rc = aclrt_notify_exported(notify, n, &seg)) != ACL_SUCCESS)
         return rc;
-    rc = pids != NULL ? aclrt_ipc_allow(seg, pids, num) : aclrt_ipc_allow_servers(seg, servers, num);
+    rc = aclrt_ipc_allow_from(seg, pids, servers, num);
     aclrt_ipc_seg_unref(seg);
     return rc;
 }

@@ -91,8 +91,7 @@ static aclError aclrt_pmem_export_locked(struct aclrt_pmem_handle *h, bool check
     page->data_granularity = mem->granularity;
     page->data_host = mem->device == NULL;
     page->nonce[2] &= 0x3f; /* the handle carries 22 random bits: the rest of this byte is 0 for the comparison */
-    /* Release: pairs with the importer's acquire (aclrt_ipc_pid_allowed); the header is filled before. */
-    atomic_store_explicit(&page->check_pids, check_pids ? 1u : 0u, memory_order_release);
+    aclrt_ipc_set_check_pids(page, check_pids);
     uint32_t tag = (uint32_t)page->nonce[0] | (uint32_t)page->nonce[1] << 8 | (uint32_t)page->nonce[2] << 16;
     h->share = seg;
     h->shareable = (uint64_t)(uint32_t)page->owner << ACLRT_SHARE_PID_SHIFT | (uint64_t)fd << ACLRT_SHARE_FD_SHIFT | tag;

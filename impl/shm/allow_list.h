@@ -16,6 +16,17 @@
 #include "../core/error.h"
 #include "segment.h"
 
+/*
+ * The exporter says whether imports check the allow-list, once the header
+ * is filled (before its key or handle is out; a notify's later exports may
+ * say it again).
+ */
+ACLRT_INLINE void aclrt_ipc_set_check_pids(struct aclrt_ipc_page *page, bool check)
+{
+    /* Release: pairs with the importer's acquire (aclrt_ipc_pid_allowed); the header is filled before. */
+    atomic_store_explicit(&page->check_pids, check ? 1u : 0u, memory_order_release);
+}
+
 /* The pid allow-list: may this process import? */
 ACLRT_INTERNAL bool aclrt_ipc_pid_allowed(const struct aclrt_ipc_page *page)
 {
@@ -63,7 +74,7 @@ ACLRT_INTERNAL aclError aclrt_ipc_allow(struct aclrt_ipc_seg *seg, const int32_t
  * The InterServer form: every server's pids join the allow-list (one host:
  * the server id is not checked). The whole list is checked first.
  */
-ACLRT_INTERNAL aclError aclrt_ipc_allow_servers(struct aclrt_ipc_seg *seg, const aclrtServerPid *servers, size_t num)
+static aclError aclrt_ipc_allow_servers(struct aclrt_ipc_seg *seg, const aclrtServerPid *servers, size_t num)
 {
     for (size_t i = 0; i < num; i++)
         if (servers[i].pid == NULL || servers[i].num == 0)
@@ -74,6 +85,26 @@ ACLRT_INTERNAL aclError aclrt_ipc_allow_servers(struct aclrt_ipc_seg *seg, const
             return rc;
     }
     return ACL_SUCCESS;
+}
+
+/*
+ * The list a SetImportPid call gives (pids), or its InterServer form
+ * (servers): checked before the call looks up what it names.
+ */
+ACLRT_INTERNAL aclError aclrt_ipc_allow_args(const int32_t *pids, const aclrtServerPid *servers, size_t num)
+{
+    if (pids == NULL && servers == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "the process id list is NULL");
+    if (num == 0)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "num is 0");
+    return ACL_SUCCESS;
+}
+
+/* Add that list to seg's allow-list. */
+ACLRT_INTERNAL aclError aclrt_ipc_allow_from(struct aclrt_ipc_seg *seg, const int32_t *pids,
+                                             const aclrtServerPid *servers, size_t num)
+{
+    return pids != NULL ? aclrt_ipc_allow(seg, pids, num) : aclrt_ipc_allow_servers(seg, servers, num);
 }
 
 #endif /* ACLRT_IMPL_SHM_ALLOW_LIST_H */
