@@ -42,7 +42,6 @@
 #include "../stream/stream.h"
 #include "../stream/stream_submit.h"
 #include "../stream/wait_task.h"
-#include "../context/stream_api.h"
 #include "../shm/ipc_watch.h"
 #include "../shm/segment.h"
 #include "../shm/shared_record.h"
@@ -230,11 +229,9 @@ ACLRT_API aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
     ACLRT_ENTER();
     struct aclrt_notify_object *n;
     uint32_t generation;
-    aclError rc = aclrt_notify_object_resolve(&aclrt_notify_kind, notify, &n, &generation);
-    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
-        return rc;
     struct aclrt_stream *s;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve_for_submit(stream, &s)) != ACL_SUCCESS))
+    aclError rc = aclrt_notify_object_resolve_for_submit(&aclrt_notify_kind, notify, stream, &n, &generation, &s);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     if (ACLRT_UNLIKELY(atomic_load_explicit(&n->ipc, memory_order_relaxed) != NULL)) {
         struct aclrt_ipc_seg *seg = aclrt_ipc_entry_get(&n->ipc);
@@ -265,11 +262,9 @@ ACLRT_API aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream strea
     ACLRT_ENTER();
     struct aclrt_notify_object *n;
     uint32_t generation;
-    aclError rc = aclrt_notify_object_resolve(&aclrt_notify_kind, notify, &n, &generation);
-    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
-        return rc;
     struct aclrt_stream *s;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve_for_submit(stream, &s)) != ACL_SUCCESS))
+    aclError rc = aclrt_notify_object_resolve_for_submit(&aclrt_notify_kind, notify, stream, &n, &generation, &s);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     if (timeout == ACLRT_NOTIFY_TIMEOUT_OP_WAIT)
         timeout = atomic_load_explicit(&aclrt_rt.op_wait_timeout_s, memory_order_relaxed);

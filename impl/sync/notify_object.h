@@ -33,6 +33,7 @@
 #include "../runtime/runtime.h"
 #include "../stream/stream.h"
 #include "../context/context.h"
+#include "../context/stream_api.h"
 #include "../shm/side_table.h"
 
 struct aclrt_notify_object {
@@ -90,6 +91,17 @@ ACLRT_INLINE aclError aclrt_notify_object_resolve(const struct aclrt_notify_kind
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "%s %p is not a live %s (destroyed, stale or garbage)",
                           k->param, handle, k->noun);
     return ACL_SUCCESS;
+}
+
+/* Resolve a handle argument, then the stream a task of it is for (aclrt_stream_resolve_for_submit). */
+ACLRT_INLINE aclError aclrt_notify_object_resolve_for_submit(const struct aclrt_notify_kind *k, const void *handle,
+                                                             aclrtStream stream, struct aclrt_notify_object **out,
+                                                             uint32_t *generation, struct aclrt_stream **s)
+{
+    aclError rc = aclrt_notify_object_resolve(k, handle, out, generation);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return rc;
+    return aclrt_stream_resolve_for_submit(stream, s);
 }
 
 /* A call found the life its handle named ended by another thread meanwhile. */
