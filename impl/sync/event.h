@@ -49,7 +49,7 @@
  * nothing here: their records and completion live in a segment shared with
  * other processes (shared_record.h), attached to the slot by a side entry
  * (side_table.h). A record is a task that marks the shared record
- * complete; status, synchronize and stream waits (ipc_event.h) look at the
+ * complete; status, synchronize and stream waits (ipc_wait.h) look at the
  * shared word. The exporting event and the events other processes open
  * from its handle behave the same.
  *
