@@ -39,6 +39,7 @@
 
 #include "context/stream_control.h"
 #include "memory/memcpy.h"
+#include "memory/vmm.h"
 #include "sync/event_query.h"
 #include "sync/event_wait.h"
 #include "exec/external.h"
@@ -50,6 +51,8 @@
 #include "model/model_query.h"
 #include "model/model_update.h"
 #include "ipc/ipc_event.h"
+#include "ipc/ipc_notify.h"
+#include "ipc/ipc_physmem.h"
 #include "system/device_info.h"
 #include "system/fault.h"
 #include "system/sysinfo.h"

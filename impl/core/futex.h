@@ -4,7 +4,7 @@
  * Process-private futexes with absolute CLOCK_MONOTONIC deadlines
  * (FUTEX_WAIT_BITSET), so a sleeper that is woken early for any reason can
  * sleep again until the same deadline without recomputing it. Words in
- * memory shared between processes (ipc.h) use the shared variants, which
+ * memory shared between processes (shm/) use the shared variants, which
  * the kernel keys by the memory's page rather than by this process.
  */
 #ifndef ACLRT_IMPL_CORE_FUTEX_H

@@ -2,7 +2,7 @@
  * impl/ipc/ipc_event.h - IPC events: aclrtIpcGetEventHandle and
  * aclrtIpcOpenEventHandle. Stream waits on them: ipc_wait.h.
  *
- * An event created with ACL_EVENT_IPC has a shared segment (ipc.h, event.h);
+ * An event created with ACL_EVENT_IPC has a shared segment (segment.h, event.h);
  * its handle is the segment's key, NUL-padded to ACL_IPC_EVENT_HANDLE_SIZE
  * bytes. Opening the handle in another process makes a local event on the
  * same segment: records made through either event are the same records,
@@ -15,7 +15,7 @@
 #include "../core/error.h"
 #include "../core/thread.h"
 #include "../context/context.h"
-#include "../shm/ipc.h"
+#include "../shm/segment.h"
 #include "../sync/event.h"
 
 /* ------------------------------------------------------------------------

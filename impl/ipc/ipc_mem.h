@@ -15,11 +15,11 @@
  * their neighbours' pages too, which the runtime refuses as well (it checks
  * page alignment).
  *
- * An export is a segment (ipc.h) whose header says which file (a descriptor
- * of the export's own, dup'ed from the allocation's, so a free does not
- * close it), at which page-aligned offset and how many bytes; its key names
- * the header. An import maps that range of the file MAP_SHARED (whole pages)
- * and registers it as device memory of the importer's current device, so
+ * An export is a segment (segment.h) whose header says which file (a
+ * descriptor of the export's own, dup'ed from the allocation's, so a free
+ * does not close it), at which page-aligned offset and how many bytes; its
+ * key names the header. An import maps that range of the file MAP_SHARED
+ * (whole pages) and registers it as device memory of the importer's current device, so
  * copies, sets and value operations take it (aclrtFree does not: the
  * import ends with aclrtIpcMemClose). The export's pid allow-list is checked
  * at import (ACL_ERROR_RT_NO_PERMISSION) unless it was exported with
@@ -33,7 +33,8 @@
 #include "../core/thread.h"
 #include "../runtime/runtime.h"
 #include "../context/context.h"
-#include "../shm/ipc.h"
+#include "../shm/allow_list.h"
+#include "../shm/segment.h"
 #include "../memory/memory.h"
 
 #include <sys/resource.h>
@@ -50,12 +51,17 @@ struct aclrt_ipc_shm {
     int fd;
 };
 
+/* Segments of this process's exports or imports, unordered. */
+struct aclrt_ipc_seg_list {
+    struct aclrt_ipc_seg **items;
+    size_t count, capacity;
+};
+
 static struct {
     pthread_mutex_t lock;
     struct aclrt_ipc_shm *items; /* unordered */
     size_t count, capacity;
-    struct aclrt_ipc_seg **exports, **imports; /* this process's exports and imports */
-    size_t export_count, export_capacity, import_count, import_capacity;
+    struct aclrt_ipc_seg_list exports, imports; /* this process's exports and imports */
 } aclrt_ipc_mem = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static bool aclrt_ipc_grow(void **items, size_t *capacity, size_t count, size_t item)
@@ -160,32 +166,43 @@ static int aclrt_ipc_shm_find(const void *addr, size_t size, int *fd, size_t *of
 }
 
 /* ------------------------------------------------------------------------
- * Exports and imports of this process (under the lock)
+ * Exports and imports of this process
  * ------------------------------------------------------------------------ */
 
-static struct aclrt_ipc_seg *aclrt_ipc_mem_take(struct aclrt_ipc_seg **list, size_t *count, const char *key,
-                                                bool remove)
+/* The segment of `key` in the list (and out of it if `remove`), or NULL; under the lock. */
+static struct aclrt_ipc_seg *aclrt_ipc_mem_take(struct aclrt_ipc_seg_list *list, const char *key, bool remove)
 {
-    for (size_t i = 0; i < *count; i++) {
-        struct aclrt_ipc_seg *seg = list[i];
+    for (size_t i = 0; i < list->count; i++) {
+        struct aclrt_ipc_seg *seg = list->items[i];
         if (strncmp(seg->key, key, ACLRT_IPC_KEY_LEN + 1) == 0) {
             if (remove)
-                list[i] = list[--*count];
+                list->items[i] = list->items[--list->count];
             return seg;
         }
     }
     return NULL;
 }
 
+/* Add seg to the list (takes the lock); false: out of memory. */
+static bool aclrt_ipc_mem_add(struct aclrt_ipc_seg_list *list, struct aclrt_ipc_seg *seg)
+{
+    pthread_mutex_lock(&aclrt_ipc_mem.lock);
+    bool ok = aclrt_ipc_grow((void **)&list->items, &list->capacity, list->count, sizeof *list->items);
+    if (ok)
+        list->items[list->count++] = seg;
+    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
+    return ok;
+}
+
 /* aclFinalize: end every import and export of this process, and forget the shareable allocations (freed already). */
 ACLRT_INTERNAL void aclrt_ipc_mem_release_all(void)
 {
     pthread_mutex_lock(&aclrt_ipc_mem.lock);
-    for (size_t i = 0; i < aclrt_ipc_mem.import_count; i++)
-        aclrt_ipc_seg_unref(aclrt_ipc_mem.imports[i]); /* the registry forgot them already */
-    for (size_t i = 0; i < aclrt_ipc_mem.export_count; i++)
-        aclrt_ipc_seg_unref(aclrt_ipc_mem.exports[i]);
-    aclrt_ipc_mem.import_count = aclrt_ipc_mem.export_count = 0;
+    for (size_t i = 0; i < aclrt_ipc_mem.imports.count; i++)
+        aclrt_ipc_seg_unref(aclrt_ipc_mem.imports.items[i]); /* the registry forgot them already */
+    for (size_t i = 0; i < aclrt_ipc_mem.exports.count; i++)
+        aclrt_ipc_seg_unref(aclrt_ipc_mem.exports.items[i]);
+    aclrt_ipc_mem.imports.count = aclrt_ipc_mem.exports.count = 0;
     pthread_mutex_unlock(&aclrt_ipc_mem.lock);
 }
 
@@ -248,16 +265,8 @@ ACLRT_API aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key,
     seg->page->data_fd = data_fd;
     seg->page->data_offset = offset;
     seg->page->data_size = size;
-    /* Release: pairs with the importer's acquire (aclrt_ipc_pid_allowed); the header is filled before the key is out. */
-    atomic_store_explicit(&seg->page->check_pids, (flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION) == 0,
-                          memory_order_release);
-    pthread_mutex_lock(&aclrt_ipc_mem.lock);
-    bool ok = aclrt_ipc_grow((void **)&aclrt_ipc_mem.exports, &aclrt_ipc_mem.export_capacity,
-                             aclrt_ipc_mem.export_count, sizeof *aclrt_ipc_mem.exports);
-    if (ok)
-        aclrt_ipc_mem.exports[aclrt_ipc_mem.export_count++] = seg;
-    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
-    if (!ok) {
+    aclrt_ipc_set_check_pids(seg->page, (flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION) == 0);
+    if (!aclrt_ipc_mem_add(&aclrt_ipc_mem.exports, seg)) {
         aclrt_ipc_seg_unref(seg);
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording an export");
     }
@@ -270,19 +279,15 @@ static aclError aclrt_ipc_mem_set_import(const char *key, const int32_t *pids, c
                                          size_t num)
 {
     aclError rc = aclrt_ipc_key_arg(key);
-    if (rc != ACL_SUCCESS)
+    if (rc != ACL_SUCCESS || (rc = aclrt_ipc_allow_args(pids, servers, num)) != ACL_SUCCESS)
         return rc;
-    if (pids == NULL && servers == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "the process id list is NULL");
-    if (num == 0)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "num is 0");
     pthread_mutex_lock(&aclrt_ipc_mem.lock);
-    struct aclrt_ipc_seg *seg = aclrt_ipc_mem_take(aclrt_ipc_mem.exports, &aclrt_ipc_mem.export_count, key, false);
+    struct aclrt_ipc_seg *seg = aclrt_ipc_mem_take(&aclrt_ipc_mem.exports, key, false);
     if (seg == NULL)
         rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "key \"%.64s\" is not an export of this process (or was closed)",
                         key);
     else
-        rc = pids != NULL ? aclrt_ipc_allow(seg, pids, num) : aclrt_ipc_allow_servers(seg, servers, num);
+        rc = aclrt_ipc_allow_from(seg, pids, servers, num);
     pthread_mutex_unlock(&aclrt_ipc_mem.lock);
     return rc;
 }
@@ -312,9 +317,9 @@ ACLRT_API aclError aclrtIpcMemSetAttr(const char *key, aclrtIpcMemAttrType type,
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "access link %llu is not one of ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_*",
                           (unsigned long long)attr);
     pthread_mutex_lock(&aclrt_ipc_mem.lock);
-    struct aclrt_ipc_seg *seg = aclrt_ipc_mem_take(aclrt_ipc_mem.imports, &aclrt_ipc_mem.import_count, key, false);
+    struct aclrt_ipc_seg *seg = aclrt_ipc_mem_take(&aclrt_ipc_mem.imports, key, false);
     if (seg == NULL)
-        seg = aclrt_ipc_mem_take(aclrt_ipc_mem.exports, &aclrt_ipc_mem.export_count, key, false);
+        seg = aclrt_ipc_mem_take(&aclrt_ipc_mem.exports, key, false);
     if (seg == NULL)
         rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "key \"%.64s\" is neither exported nor imported here", key);
     else
@@ -339,7 +344,7 @@ ACLRT_API aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64
     if ((rc = aclrt_current_context(&ctx)) != ACL_SUCCESS)
         return rc;
     pthread_mutex_lock(&aclrt_ipc_mem.lock);
-    bool twice = aclrt_ipc_mem_take(aclrt_ipc_mem.imports, &aclrt_ipc_mem.import_count, key, false) != NULL;
+    bool twice = aclrt_ipc_mem_take(&aclrt_ipc_mem.imports, key, false) != NULL;
     pthread_mutex_unlock(&aclrt_ipc_mem.lock);
     if (twice)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "key \"%.64s\" is imported in this process already", key);
@@ -360,9 +365,7 @@ ACLRT_API aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64
     }
     uint64_t size = page->data_size, offset = page->data_offset;
     size_t len = (size_t)((size + ACLRT_IPC_PAGE - 1) & ~(uint64_t)(ACLRT_IPC_PAGE - 1));
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)seg->peer, (int)page->data_fd);
-    int fd = open(path, O_RDWR | O_CLOEXEC);
+    int fd = aclrt_ipc_open_peer_fd(seg->peer, (int)page->data_fd);
     struct stat st;
     void *p = MAP_FAILED;
     if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size >= 0 && offset + len <= (uint64_t)st.st_size)
@@ -380,13 +383,7 @@ ACLRT_API aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64
         aclrt_ipc_seg_unref(seg);
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording an import");
     }
-    pthread_mutex_lock(&aclrt_ipc_mem.lock);
-    bool ok = aclrt_ipc_grow((void **)&aclrt_ipc_mem.imports, &aclrt_ipc_mem.import_capacity,
-                             aclrt_ipc_mem.import_count, sizeof *aclrt_ipc_mem.imports);
-    if (ok)
-        aclrt_ipc_mem.imports[aclrt_ipc_mem.import_count++] = seg;
-    pthread_mutex_unlock(&aclrt_ipc_mem.lock);
-    if (!ok) {
+    if (!aclrt_ipc_mem_add(&aclrt_ipc_mem.imports, seg)) {
         struct aclrt_allocation gone;
         aclrt_mem_unregister((uintptr_t)p, ACLRT_MEM_MAPPED, &gone);
         aclrt_ipc_seg_unref(seg);
@@ -409,10 +406,10 @@ ACLRT_API aclError aclrtIpcMemClose(const char *key)
     if (rc != ACL_SUCCESS)
         return rc;
     pthread_mutex_lock(&aclrt_ipc_mem.lock);
-    struct aclrt_ipc_seg *seg = aclrt_ipc_mem_take(aclrt_ipc_mem.imports, &aclrt_ipc_mem.import_count, key, true);
+    struct aclrt_ipc_seg *seg = aclrt_ipc_mem_take(&aclrt_ipc_mem.imports, key, true);
     bool imported = seg != NULL;
     if (seg == NULL)
-        seg = aclrt_ipc_mem_take(aclrt_ipc_mem.exports, &aclrt_ipc_mem.export_count, key, true);
+        seg = aclrt_ipc_mem_take(&aclrt_ipc_mem.exports, key, true);
     pthread_mutex_unlock(&aclrt_ipc_mem.lock);
     if (seg == NULL)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "key \"%.64s\" is neither exported nor imported here", key);

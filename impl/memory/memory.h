@@ -31,7 +31,7 @@
 enum aclrt_mem_kind {
     ACLRT_MEM_DEVICE = 1,
     ACLRT_MEM_HOST = 2,
-    ACLRT_MEM_MAPPED = 3, /* physical memory mapped into a reserved range (physmem.h); device NULL: the host's */
+    ACLRT_MEM_MAPPED = 3, /* physical memory mapped into a reserved range (vmm.h); device NULL: the host's */
     ACLRT_MEM_RUNTIME = 4, /* device memory the runtime owns (a model's condition, cond.h): aclrtFree refuses it */
 };
 

@@ -4,7 +4,7 @@
  *
  * A stream wait takes the latest record at the call (none, or complete:
  * nothing to wait for, no task). It parks on the process's mark count
- * (ipc.h): a record completed in this process advances it, and so does the
+ * (shared_record.h): a record completed in this process advances it, and so does the
  * watcher thread (ipc_watch.h) when the word changes in another process.
  * Where there is no watcher (external progress) it also polls: it spins
  * while its executor has nothing else to do, then parks until a mark or a
@@ -25,8 +25,9 @@
 #include "../task/task.h"
 #include "../stream/stream_submit.h"
 #include "../stream/wait_task.h"
-#include "ipc.h"
 #include "ipc_watch.h"
+#include "segment.h"
+#include "shared_record.h"
 
 static bool aclrt_ipc_wait_ready(const struct aclrt_task *t)
 {

@@ -3,13 +3,13 @@
  * process's parked stream waits, so that a record completed in another
  * process releases them without waiting for their poll.
  *
- * A stream wait on a shared record (ipc_event.h) parks on the process's
- * mark count (ipc.h) with a poll deadline. Before it parks it registers
- * the segment and the value of `done` it saw; the watcher sleeps on every
- * registered word at once (futex_waitv, process-shared futexes, counting
- * itself in each page's `sleepers` so that the marking process wakes it)
- * and, when one changed, advances the mark count: the parked waits look
- * again. Entries are dropped when their word changed or after
+ * A stream wait on a shared record (ipc_wait.h) parks on the process's
+ * mark count (shared_record.h) with a poll deadline. Before it parks it
+ * registers the segment and the value of `done` it saw; the watcher sleeps
+ * on every registered word at once (futex_waitv, process-shared futexes,
+ * counting itself in each page's `sleepers` so that the marking process
+ * wakes it) and, when one changed, advances the mark count: the parked
+ * waits look again. Entries are dropped when their word changed or after
  * ACLRT_IPC_WATCH_IDLE_NS without change (a wait that still waits
  * registers again when it parks again, at the latest at its next poll).
  *
@@ -27,7 +27,8 @@
 #include "../core/futex.h"
 #include "../runtime/runtime.h"
 #include "../stream/stream.h"
-#include "ipc.h"
+#include "segment.h"
+#include "shared_record.h"
 
 #define ACLRT_IPC_WATCH_MAX 64
 #define ACLRT_IPC_WATCH_IDLE_NS (100 * ACLRT_NS_PER_MS)
@@ -99,7 +100,7 @@ static void *aclrt_ipc_watch_main(void *arg)
                 i++;
             }
         }
-        if (moved) /* the parked waits look again (ipc_event.h) */
+        if (moved) /* the parked waits look again (ipc_wait.h) */
             aclrt_counter_advance(&aclrt_ipc_marks, &aclrt_ipc_mark_waiters, 1);
     }
     pthread_mutex_unlock(&aclrt_ipc_watch.lock);

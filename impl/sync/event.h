@@ -47,10 +47,11 @@
  *
  * IPC events (ACL_EVENT_IPC, Ex flavour; docs/SEMANTICS.md, IPC) capture
  * nothing here: their records and completion live in a segment shared with
- * other processes (ipc.h), attached to the slot by a side entry. A record
- * is a task that marks the shared record complete; status, synchronize and
- * stream waits (ipc_event.h) look at the shared word. The exporting event
- * and the events other processes open from its handle behave the same.
+ * other processes (shared_record.h), attached to the slot by a side entry
+ * (side_table.h). A record is a task that marks the shared record
+ * complete; status, synchronize and stream waits (ipc_wait.h) look at the
+ * shared word. The exporting event and the events other processes open
+ * from its handle behave the same.
  *
  * Memory: an event is one 64-byte slot.
  */
@@ -71,7 +72,9 @@
 #include "../stream/stream_submit.h"
 #include "../context/context.h"
 #include "../context/stream_api.h"
-#include "../shm/ipc.h"
+#include "../shm/segment.h"
+#include "../shm/shared_record.h"
+#include "../shm/side_table.h"
 
 enum aclrt_event_flavour {
     ACLRT_EVENT_PLAIN = 1,

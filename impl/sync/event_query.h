@@ -9,7 +9,7 @@
  * a capture of a dead stream is complete and carries no error.
  *
  * An IPC event's status and synchronize look at its shared record instead
- * (ipc.h): the latest record made by any process at the call.
+ * (shared_record.h): the latest record made by any process at the call.
  */
 #ifndef ACLRT_IMPL_SYNC_EVENT_QUERY_H
 #define ACLRT_IMPL_SYNC_EVENT_QUERY_H
@@ -24,7 +24,8 @@
 #include "../runtime/runtime.h"
 #include "../stream/stream_sync.h"
 #include "../context/context.h"
-#include "../shm/ipc.h"
+#include "../shm/segment.h"
+#include "../shm/shared_record.h"
 #include "event.h"
 
 /* ------------------------------------------------------------------------

@@ -17,15 +17,15 @@
  * it also read `changes` before the record's advance, so its park ends at
  * that advance (release/acquire on `changes`).
  *
- * IPC notifies (docs/SEMANTICS.md, IPC): aclrtNotifyGetExportKey attaches a
- * shared segment (ipc.h) to a notify; another process imports it as a
- * notify of its own whose records are tasks that count one more completed
- * record in the segment. Only the exporting process waits: its waits first
- * add the records completed in other processes since the last look to the
- * notify's count, and park on the process's mark count (ipc.h), which the
- * notify's local records and the watcher thread (ipc_watch.h, for records
- * of other processes) advance, with a poll deadline (2 us doubling to 1 ms)
- * for what they miss.
+ * IPC notifies (docs/SEMANTICS.md, IPC; export and import: ipc_notify.h):
+ * an exported notify has a shared segment (segment.h); another process
+ * imports it as a notify of its own whose records are tasks that count one
+ * more completed record in the segment. Only the exporting process waits:
+ * its waits first add the records completed in other processes since the
+ * last look to the notify's count, and park on the process's mark count
+ * (shared_record.h), which the notify's local records and the watcher
+ * thread (ipc_watch.h, for records of other processes) advance, with a
+ * poll deadline (2 us doubling to 1 ms) for what they miss.
  */
 #ifndef ACLRT_IMPL_SYNC_NOTIFY_H
 #define ACLRT_IMPL_SYNC_NOTIFY_H
@@ -42,10 +42,10 @@
 #include "../stream/stream.h"
 #include "../stream/stream_submit.h"
 #include "../stream/wait_task.h"
-#include "../context/context.h"
-#include "../context/stream_api.h"
-#include "../shm/ipc.h"
 #include "../shm/ipc_watch.h"
+#include "../shm/segment.h"
+#include "../shm/shared_record.h"
+#include "../shm/side_table.h"
 #include "notify_object.h"
 
 #define ACLRT_NOTIFY_KNOWN_FLAGS (ACL_NOTIFY_DEFAULT | ACL_NOTIFY_DEVICE_USE_ONLY)
@@ -169,8 +169,8 @@ static int aclrt_notify_wait_run(struct aclrt_stream *s, struct aclrt_task *t, s
         /*
          * Before parking: the count, then a second look, so a record after the
          * first look is not missed. An exported notify's waits use the mark
-         * count (ipc.h), which its local records, and the watcher for records
-         * of other processes, advance.
+         * count (shared_record.h), which its local records, and the watcher
+         * for records of other processes, advance.
          */
         struct aclrt_seq *counter = shared ? &aclrt_ipc_marks : &n->changes;
         struct aclrt_park_list *list = shared ? &aclrt_ipc_mark_waiters : &n->waiters;
@@ -229,11 +229,9 @@ ACLRT_API aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
     ACLRT_ENTER();
     struct aclrt_notify_object *n;
     uint32_t generation;
-    aclError rc = aclrt_notify_object_resolve(&aclrt_notify_kind, notify, &n, &generation);
-    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
-        return rc;
     struct aclrt_stream *s;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve_for_submit(stream, &s)) != ACL_SUCCESS))
+    aclError rc = aclrt_notify_object_resolve_for_submit(&aclrt_notify_kind, notify, stream, &n, &generation, &s);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     if (ACLRT_UNLIKELY(atomic_load_explicit(&n->ipc, memory_order_relaxed) != NULL)) {
         struct aclrt_ipc_seg *seg = aclrt_ipc_entry_get(&n->ipc);
@@ -264,11 +262,9 @@ ACLRT_API aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream strea
     ACLRT_ENTER();
     struct aclrt_notify_object *n;
     uint32_t generation;
-    aclError rc = aclrt_notify_object_resolve(&aclrt_notify_kind, notify, &n, &generation);
-    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
-        return rc;
     struct aclrt_stream *s;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve_for_submit(stream, &s)) != ACL_SUCCESS))
+    aclError rc = aclrt_notify_object_resolve_for_submit(&aclrt_notify_kind, notify, stream, &n, &generation, &s);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     if (timeout == ACLRT_NOTIFY_TIMEOUT_OP_WAIT)
         timeout = atomic_load_explicit(&aclrt_rt.op_wait_timeout_s, memory_order_relaxed);
@@ -340,151 +336,6 @@ ACLRT_API aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId)
     if (rc != ACL_SUCCESS)
         return rc;
     *notifyId = aclrt_slot_index(&n->hdr);
-    return ACL_SUCCESS;
-}
-
-/* ------------------------------------------------------------------------
- * IPC notifies
- * ------------------------------------------------------------------------ */
-
-static aclError aclrt_notify_key_buffer(const char *key, size_t len)
-{
-    if (key == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "key is NULL");
-    if (len < ACLRT_IPC_KEY_MIN_BUF)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "key buffer of %zu bytes: a key needs %u", len,
-                          ACLRT_IPC_KEY_MIN_BUF);
-    return ACL_SUCCESS;
-}
-
-/* The segment of a notify this process exported (with a reference), or fail. */
-static aclError aclrt_notify_exported(aclrtNotify notify, struct aclrt_notify_object *n, struct aclrt_ipc_seg **out)
-{
-    struct aclrt_ipc_seg *seg = aclrt_ipc_entry_get(&n->ipc);
-    if (seg == NULL || !seg->exporter) {
-        if (seg != NULL)
-            aclrt_ipc_seg_unref(seg);
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "notify %p %s", notify,
-                          seg == NULL ? "has not been exported (aclrtNotifyGetExportKey)"
-                                      : "was imported: only its exporter sets its allow-list");
-    }
-    *out = seg;
-    return ACL_SUCCESS;
-}
-
-ACLRT_API aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags)
-{
-    ACLRT_ENTER();
-    struct aclrt_notify_object *n;
-    uint32_t generation;
-    aclError rc = aclrt_notify_object_resolve(&aclrt_notify_kind, notify, &n, &generation);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    if ((rc = aclrt_notify_key_buffer(key, len)) != ACL_SUCCESS)
-        return rc;
-    if (flags != ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT && flags != ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
-                          "flags 0x%llx is not ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT or _DISABLE_PID_VALIDATION",
-                          (unsigned long long)flags);
-    struct aclrt_ipc_seg *seg = aclrt_ipc_entry_get(&n->ipc);
-    if (seg == NULL) { /* the first export: a segment of its own */
-        struct aclrt_ipc_seg *made;
-        if ((rc = aclrt_ipc_seg_create(ACLRT_IPC_NOTIFY, &made)) != ACL_SUCCESS)
-            return rc;
-        struct aclrt_ipc_seg *none = NULL;
-        /* Release: pairs with aclrt_ipc_entry_get's acquire; the segment is set up before it is seen. */
-        if (!atomic_compare_exchange_strong_explicit(&n->ipc, &none, made, memory_order_acq_rel, memory_order_relaxed))
-            aclrt_ipc_seg_unref(made); /* another thread exported it first: its key */
-        /* Acquire: pairs with the destroy's retire; a destroy that missed the segment clears it here. */
-        if (atomic_load_explicit(&n->hdr.generation, memory_order_acquire) != generation) {
-            aclrt_ipc_entry_clear(&n->ipc, true);
-            return aclrt_notify_object_gone(&aclrt_notify_kind, notify);
-        }
-        seg = aclrt_ipc_entry_get(&n->ipc);
-        if (seg == NULL)
-            return aclrt_notify_object_gone(&aclrt_notify_kind, notify);
-    }
-    if (!seg->exporter) {
-        aclrt_ipc_seg_unref(seg);
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "notify %p was imported from another process: it cannot be "
-                                                      "exported again",
-                          notify);
-    }
-    /* Release: pairs with the importer's acquire (aclrt_ipc_pid_allowed). */
-    atomic_store_explicit(&seg->page->check_pids, flags != ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION,
-                          memory_order_release);
-    memcpy(key, seg->key, ACLRT_IPC_KEY_LEN + 1);
-    aclrt_ipc_seg_unref(seg);
-    return ACL_SUCCESS;
-}
-
-/* aclrtNotifySetImportPid(InterServer): process ids (pids) or server entries (servers) join the allow-list. */
-static aclError aclrt_notify_set_import(aclrtNotify notify, const int32_t *pids, const aclrtServerPid *servers,
-                                        size_t num)
-{
-    struct aclrt_notify_object *n;
-    uint32_t generation;
-    aclError rc = aclrt_notify_object_resolve(&aclrt_notify_kind, notify, &n, &generation);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    if (pids == NULL && servers == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "the process id list is NULL");
-    if (num == 0)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "num is 0");
-    struct aclrt_ipc_seg *seg = NULL;
-    if ((rc = aclrt_notify_exported(notify, n, &seg)) != ACL_SUCCESS)
-        return rc;
-    rc = pids != NULL ? aclrt_ipc_allow(seg, pids, num) : aclrt_ipc_allow_servers(seg, servers, num);
-    aclrt_ipc_seg_unref(seg);
-    return rc;
-}
-
-ACLRT_API aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num)
-{
-    ACLRT_ENTER();
-    return aclrt_notify_set_import(notify, pid, NULL, num);
-}
-
-ACLRT_API aclError aclrtNotifySetImportPidInterServer(aclrtNotify notify, aclrtServerPid *serverPids, size_t num)
-{
-    ACLRT_ENTER();
-    return aclrt_notify_set_import(notify, NULL, serverPids, num);
-}
-
-ACLRT_API aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags)
-{
-    ACLRT_ENTER();
-    if (notify == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "notify (output) is NULL");
-    if (key == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "key is NULL");
-    if (flags != ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT && flags != ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
-                          "flags 0x%llx is not ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT or _ENABLE_PEER_ACCESS",
-                          (unsigned long long)flags);
-    struct aclrt_context *ctx;
-    aclError rc = aclrt_current_context(&ctx); /* before the segment: a call without a device opens nothing */
-    if (rc != ACL_SUCCESS)
-        return rc;
-    struct aclrt_ipc_seg *seg;
-    if ((rc = aclrt_ipc_seg_open(key, ACLRT_IPC_KEY_MIN_BUF, ACLRT_IPC_NOTIFY, &seg)) != ACL_SUCCESS)
-        return rc;
-    if (!aclrt_ipc_pid_allowed(seg->page)) {
-        aclrt_ipc_seg_unref(seg);
-        return aclrt_fail(ACL_ERROR_RT_NO_PERMISSION,
-                          "process %d is not on the allow-list of notify key \"%.64s\" (the exporter adds it with "
-                          "aclrtNotifySetImportPid, or exports with ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION)",
-                          (int)getpid(), key);
-    }
-    aclrtNotify made;
-    if ((rc = aclrt_notify_object_create(&aclrt_notify_kind, &made)) != ACL_SUCCESS) {
-        aclrt_ipc_seg_unref(seg);
-        return rc;
-    }
-    struct aclrt_notify_object *n = (struct aclrt_notify_object *)aclrt_table_lookup(&aclrt_notifies, made);
-    /* Release: pairs with aclrt_ipc_entry_get's acquire (the handle is not out yet). */
-    atomic_store_explicit(&n->ipc, seg, memory_order_release);
-    *notify = made;
     return ACL_SUCCESS;
 }
 

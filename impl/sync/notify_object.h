@@ -19,7 +19,7 @@
  *     (config.max_notifies, shared by both kinds); its destroy gives it back.
  *   - `ipc` is set only during a life (an exported or imported notify) and
  *     cleared when the life ends, before the slot can be reused; it is
- *     read through aclrt_ipc_entry_get (RCU, ipc.h).
+ *     read through aclrt_ipc_entry_get (RCU, side_table.h).
  */
 #ifndef ACLRT_IMPL_SYNC_NOTIFY_OBJECT_H
 #define ACLRT_IMPL_SYNC_NOTIFY_OBJECT_H
@@ -33,13 +33,14 @@
 #include "../runtime/runtime.h"
 #include "../stream/stream.h"
 #include "../context/context.h"
-#include "../shm/ipc.h"
+#include "../context/stream_api.h"
+#include "../shm/side_table.h"
 
 struct aclrt_notify_object {
     struct aclrt_slot hdr;
     uint32_t device;        /* whose quota it counts against */
     _Atomic uint64_t state; /* (generation << 32) | value */
-    _Atomic(struct aclrt_ipc_seg *) ipc; /* a notify shared with other processes (notify.h, ipc.h); NULL: not */
+    _Atomic(struct aclrt_ipc_seg *) ipc; /* a notify shared with other processes (ipc_notify.h); NULL: not */
     struct aclrt_seq changes ACLRT_ALIGNED(ACLRT_CACHELINE);
     struct aclrt_park_list waiters; /* waits parked until `changes` moves */
 };
@@ -90,6 +91,17 @@ ACLRT_INLINE aclError aclrt_notify_object_resolve(const struct aclrt_notify_kind
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "%s %p is not a live %s (destroyed, stale or garbage)",
                           k->param, handle, k->noun);
     return ACL_SUCCESS;
+}
+
+/* Resolve a handle argument, then the stream a task of it is for (aclrt_stream_resolve_for_submit). */
+ACLRT_INLINE aclError aclrt_notify_object_resolve_for_submit(const struct aclrt_notify_kind *k, const void *handle,
+                                                             aclrtStream stream, struct aclrt_notify_object **out,
+                                                             uint32_t *generation, struct aclrt_stream **s)
+{
+    aclError rc = aclrt_notify_object_resolve(k, handle, out, generation);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return rc;
+    return aclrt_stream_resolve_for_submit(stream, s);
 }
 
 /* A call found the life its handle named ended by another thread meanwhile. */

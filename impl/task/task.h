@@ -55,7 +55,7 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_MODEL,             /* aclmdlRIExecuteAsync: a captured model's tasks, in order (model.h) */
     ACLRT_TASK_MODEL_RECORD,      /* in a model only: an event record the replay makes (event.h) */
     ACLRT_TASK_MODEL_WAIT,        /* in a model only: an event wait the replay makes (event_wait.h) */
-    ACLRT_TASK_IPC_RECORD,        /* a record of an object shared between processes (ipc.h) */
+    ACLRT_TASK_IPC_RECORD,        /* a record of an object shared between processes (shared_record.h) */
     ACLRT_TASK_IPC_WAIT,          /* until a shared object's record is complete (ipc_wait.h) */
     ACLRT_TASK_LABEL,             /* in a built model only: a place a switch jumps to (label.h) */
     ACLRT_TASK_LABEL_SWITCH,      /* in a built model only: jump to a label picked by an index in memory */
