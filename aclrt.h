@@ -79,7 +79,8 @@ extern "C" {
 
 #if defined(ACLRT_STATIC)
 /* Internal linkage for every entry point (one file embeds the library); quiet about the ones it does not call. */
-#define ACLRT_API static __attribute__((unused))
+#define ACLRT_STATIC_UNUSED __attribute__((unused))
+#define ACLRT_API static ACLRT_STATIC_UNUSED
 #else
 #define ACLRT_API ACL_FUNC_VISIBILITY
 #endif

@@ -1,5 +1,5 @@
 /*
- * impl/event_wait.h - stream waits on events: aclrtStreamWaitEvent and its
+ * impl/sync/event_wait.h - stream waits on events: aclrtStreamWaitEvent and its
  * variants, and the wait tasks they submit.
  *
  * A wait task carries a copy of what the event captured (stream, target
