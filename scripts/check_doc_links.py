@@ -18,7 +18,8 @@ Checks, in each Markdown file:
      build (OUTPUTS);
   3. every header the text names by its bare name (`ring.h`, stream.h) is a
      file of the repository, unless EXTERNAL lists it (headers of other
-     packages that the docs name).
+     packages that the docs name);
+  4. README.md links every page of docs/ (when README.md is checked).
 Links to other sites (http:, https:, mailto:) are not checked.
 Exit status: 1 if anything does not resolve (each is listed), 0 otherwise.
 """
@@ -131,6 +132,13 @@ def main():
     problems = []
     for rel in files:
         problems += check_file(args.root, rel)
+    if "README.md" in files:
+        with open(os.path.join(args.root, "README.md"), encoding="utf-8") as f:
+            linked = {os.path.normpath(m.group(1).partition("#")[0]) for m in LINK.finditer(f.read()) if m.group(1)}
+        for page in sorted(glob.glob(os.path.join(args.root, "docs", "*.md"))):
+            rel = os.path.relpath(page, args.root)
+            if rel not in linked:
+                problems.append("README.md: links no %s (every page of docs/ is listed there)" % rel)
     for p in problems:
         print(p)
     if problems:
