@@ -706,9 +706,10 @@ ACLRT_API aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
 ACLRT_API aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout);
 ACLRT_API aclError aclmdlRIDestroy(aclmdlRI modelRI);
 /*
- * aclmdlRIAbort: replays of the model submitted before it and not finished
- * drop their remaining steps (a step running finishes) and count as done
- * without an error; their streams go on. Later replays run whole.
+ * A model's abort, name and id. aclmdlRIAbort: replays of the model
+ * submitted before it and not finished drop their remaining steps (a step
+ * running finishes) and count as done without an error; their streams go
+ * on. Later replays run whole.
  * aclmdlRISetName (at most 127 bytes) / aclmdlRIGetName (maxLen must hold
  * the name and its NUL); aclmdlRIGetId: unique among live models.
  */
@@ -723,6 +724,7 @@ ACLRT_API aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t *modelRIId);
  * model (again: ACL_ERROR_RT_PARAM_INVALID).
  */
 ACLRT_API aclError aclmdlRIDestroyRegisterCallback(aclmdlRI modelRI, aclrtCallback func, void *userData);
+ACLRT_API aclError aclmdlRIDestroyUnregisterCallback(aclmdlRI modelRI, aclrtCallback func);
 /*
  * A model described: aclmdlRIDebugJsonPrint writes it to `path` in the
  * trace event format (chrome://tracing, Perfetto: a track per model
@@ -732,7 +734,6 @@ ACLRT_API aclError aclmdlRIDestroyRegisterCallback(aclmdlRI modelRI, aclrtCallba
 ACLRT_API aclError aclmdlRIDebugJsonPrint(aclmdlRI modelRI, const char *path, uint32_t flags);
 ACL_DEPRECATED_MESSAGE("aclmdlRIDebugPrint is deprecated, use aclmdlRIDebugJsonPrint instead")
 ACLRT_API aclError aclmdlRIDebugPrint(aclmdlRI modelRI);
-ACLRT_API aclError aclmdlRIDestroyUnregisterCallback(aclmdlRI modelRI, aclrtCallback func);
 /*
  * A model's streams and tasks. aclmdlRIGetStreams: a captured model's
  * streams are its own (the origin's, then those that joined), good for
@@ -872,6 +873,15 @@ ACLRT_API aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);
 ACLRT_API aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout);
 ACLRT_API aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId);
 ACLRT_API aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
+ACLRT_API aclError aclrtCntNotifyCreate(aclrtCntNotify *cntNotify, uint64_t flag);
+ACLRT_API aclError aclrtCntNotifyDestroy(aclrtCntNotify cntNotify);
+ACLRT_API aclError aclrtCntNotifyRecord(aclrtCntNotify cntNotify, aclrtStream stream, aclrtCntNotifyRecordInfo *info);
+ACLRT_API aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclrtStream stream,
+                                                 aclrtCntNotifyWaitInfo *info);
+ACLRT_API aclError aclrtCntNotifyReset(aclrtCntNotify cntNotify, aclrtStream stream);
+ACLRT_API aclError aclrtCntNotifyGetId(aclrtCntNotify cntNotify, uint32_t *notifyId);
+ACLRT_API aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
+ACLRT_API aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
 /*
  * IPC notifies: the exporting process gets a key (65-byte buffer) another
  * process imports as a notify of its own; the importer records, only the
@@ -882,15 +892,6 @@ ACLRT_API aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t
 ACLRT_API aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags);
 ACLRT_API aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num);
 ACLRT_API aclError aclrtNotifySetImportPidInterServer(aclrtNotify notify, aclrtServerPid *serverPids, size_t num);
-ACLRT_API aclError aclrtCntNotifyCreate(aclrtCntNotify *cntNotify, uint64_t flag);
-ACLRT_API aclError aclrtCntNotifyDestroy(aclrtCntNotify cntNotify);
-ACLRT_API aclError aclrtCntNotifyRecord(aclrtCntNotify cntNotify, aclrtStream stream, aclrtCntNotifyRecordInfo *info);
-ACLRT_API aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclrtStream stream,
-                                                 aclrtCntNotifyWaitInfo *info);
-ACLRT_API aclError aclrtCntNotifyReset(aclrtCntNotify cntNotify, aclrtStream stream);
-ACLRT_API aclError aclrtCntNotifyGetId(aclrtCntNotify cntNotify, uint32_t *notifyId);
-ACLRT_API aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
-ACLRT_API aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream);
 
 /* ========================================================================
  * Tasks and memory
@@ -1050,8 +1051,9 @@ ACLRT_API aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDev
  * mapping for every device at once (they share the address space).
  * Sharing: aclrtMemExportToShareableHandle gives a block a shareable handle
  * (one per block) and aclrtMemSetPidToShareableHandle whitelists processes;
- * importing is across processes only, which aclrt does not do yet:
- * aclrtMemImportFromShareableHandle returns ACL_ERROR_RT_FEATURE_NOT_SUPPORT.
+ * aclrtMemImportFromShareableHandle in another process gives a handle of
+ * that process to the same memory (in the exporting process itself it
+ * returns ACL_ERROR_RT_FEATURE_NOT_SUPPORT: importing is across processes).
  * ======================================================================== */
 #define ACL_RT_VMM_EXPORT_FLAG_DEFAULT 0x0UL
 #define ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
