@@ -6,10 +6,12 @@
  *     device), so nothing runs before main and embedding programs pay for
  *     nothing they do not use. aclInit before any other call makes its
  *     configuration file apply; later, only err_msg_mode and the default
- *     device can still change.
+ *     device can still change, and a file that asks for other sizes or
+ *     another backend makes aclInit return ACL_ERROR_REPEAT_INITIALIZE with
+ *     a message naming them (the runtime was initialised already).
  *   - aclInit counts references: a repeat returns ACL_ERROR_REPEAT_INITIALIZE
- *     (callers may ignore it) and must name the same configuration
- *     (different content: ACL_ERROR_INVALID_PARAM).
+ *     with a message (callers may ignore it) and must name the same
+ *     configuration (different content: ACL_ERROR_INVALID_PARAM).
  *   - aclFinalize tears everything down in one call (events, then contexts
  *     and their streams: the work that can finish is waited for, what is
  *     parked for good is discarded, context.h; then devices); a second finalize
