@@ -1810,11 +1810,13 @@ ACLRT_API aclError aclrtxLaunchHcomTaskList(const void *bytes, size_t size);
 #if defined(ACLRT_IMPLEMENTATION) && !defined(ACLRT_IMPLEMENTATION_DONE)
 #define ACLRT_IMPLEMENTATION_DONE
 #ifdef __cplusplus
+/* One clear error, and nothing more is read: the implementation would add thousands. */
 #error "aclrt: the implementation is C11 (its shared state is C11 _Atomic objects, which C++ does not accept). Put '#define ACLRT_IMPLEMENTATION' + '#include \"aclrt.h\"' in a .c file and compile it as C; C++ files include aclrt.h (or acl/acl.h) without ACLRT_IMPLEMENTATION."
-#endif
+#else
 #include "impl/aclrt_impl.h" /* the core */
 #include "backends/host/host.h" /* the backends built in */
 #include "backends/cuda/cuda.h" /* NVIDIA GPUs through the CUDA driver, opened at run time */
 /* The order in which the core looks a backend's name up among those built in. */
 ACLRT_BUILTIN_BACKENDS(&aclrt_backend_host, &aclrt_backend_cuda)
+#endif /* __cplusplus */
 #endif

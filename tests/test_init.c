@@ -141,8 +141,22 @@ TEST(repeat_init_returns_repeat_initialize)
 {
     fresh();
     CHECK_OK(aclInit(NULL));
+    CHECK(aclGetRecentErrMsg() == NULL);
     CHECK_EQ(100002, aclInit(NULL));
     CHECK_EQ(ACL_ERROR_REPEAT_INITIALIZE, aclInit(NULL));
+    CHECK_OK(aclFinalize());
+}
+
+/* A repeated aclInit says so in aclGetRecentErrMsg too, not only in its code. */
+TEST(repeat_init_explains_itself)
+{
+    fresh();
+    CHECK_OK(aclInit(NULL));
+    CHECK_EQ(ACL_ERROR_REPEAT_INITIALIZE, aclInit(NULL));
+    const char *msg = aclGetRecentErrMsg();
+    CHECK_STR_CONTAINS(msg, "[aclInit] aclInit was already called: the runtime keeps its configuration "
+                            "and counts 2 references (aclFinalizeReference drops one, aclFinalize all) "
+                            "(error 100002)");
     CHECK_OK(aclFinalize());
 }
 
@@ -460,12 +474,41 @@ TEST(known_key_with_bad_value_is_file_attr_invalid)
     CHECK_OK(aclFinalize());
 }
 
-TEST(unknown_keys_are_ignored)
+/* Keys of CANN's own aclInit (and any other outside "aclrt") are accepted and ignored. */
+TEST(unknown_keys_outside_aclrt_are_ignored)
 {
     fresh();
     CHECK_OK(aclInit(temp_config("{\"dump\":{\"dump_path\":\"/tmp\",\"x\":[1,{\"y\":2}]},"
-                                 "\"aclrt\":{\"no_such_key\":7,\"devices\":2}}")));
+                                 "\"profiler\":{\"switch\":\"off\"},\"err_msg_mode\":\"0\","
+                                 "\"defaultDevice\":{\"default_device\":\"0\",\"other\":1},"
+                                 "\"no_such_key\":7,\"aclrt\":{\"devices\":2}}")));
+    CHECK(aclGetRecentErrMsg() == NULL);
     CHECK_EQ(2, device_count());
+    CHECK_OK(aclFinalize());
+}
+
+/* "aclrt" is this runtime's object: a key it does not know is a mistake, reported with its name. */
+TEST(unknown_key_in_aclrt_is_file_attr_invalid)
+{
+    fresh();
+    CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"devices\":2,\"exectors\":4}}")));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(),
+                       "[aclInit] unknown key \"aclrt.exectors\" in the configuration: did you mean \"executors\"? "
+                       "(the keys of \"aclrt\": backend, progress, devices, executors, ring_bytes, spin_ns, "
+                       "max_streams, max_events, max_notifies) (error 100008)");
+    CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"no_such_key\":7}}")));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(),
+                       "[aclInit] unknown key \"aclrt.no_such_key\" in the configuration (the keys of \"aclrt\": "
+                       "backend, progress, devices, executors, ring_bytes, spin_ns, max_streams, max_events, "
+                       "max_notifies) (error 100008)");
+    CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"Backend\":\"host\"}}")));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "unknown key \"aclrt.Backend\" in the configuration: did you mean "
+                                             "\"backend\"?");
+    CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":\"cuda\"}")));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(),
+                       "[aclInit] \"aclrt\" must be an object, e.g. \"aclrt\": {\"devices\": 2} (error 100008)");
+    CHECK_OK(aclInit(NULL)); /* none of them initialised anything */
+    CHECK_EQ(1, device_count());
     CHECK_OK(aclFinalize());
 }
 
@@ -583,10 +626,22 @@ TEST(explicit_set_device_wins_over_default_device)
 TEST(aclinit_after_lazy_start_applies_default_device_but_keeps_sizes)
 {
     fresh();
+    uint64_t n = 99;
     setenv("ACLRT_DEVICES", "2", 1);
     CHECK_EQ(2, device_count()); /* started lazily, from the environment */
     unsetenv("ACLRT_DEVICES");
-    CHECK_OK(aclInit(temp_config("{\"aclrt\":{\"devices\":5},\"defaultDevice\":{\"default_device\":1}}")));
+    const char *path = temp_config("{\"aclrt\":{\"devices\":5,\"max_streams\":64,\"backend\":\"host\"},"
+                                   "\"defaultDevice\":{\"default_device\":1}}");
+    /* Not dropped silently: the keys that cannot change are named (the backend can: it is the same). */
+    CHECK_EQ(ACL_ERROR_REPEAT_INITIALIZE, aclInit(path));
+    char want[512];
+    snprintf(want, sizeof want,
+             "[aclInit] configuration file '%s' not applied: the runtime already started (a call before aclInit "
+             "needed a device), so aclrt.devices 5 (the runtime has 2), aclrt.max_streams 64 (the runtime has "
+             "1984) cannot change; defaultDevice and err_msg_mode did. Call aclInit before any other call, or "
+             "aclFinalize first (error 100002)",
+             path);
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), want);
     CHECK_EQ(2, device_count()); /* sizes were fixed at the start */
     struct implicit_arg a;
     memset(&a, 0, sizeof a);
@@ -597,6 +652,23 @@ TEST(aclinit_after_lazy_start_applies_default_device_but_keeps_sizes)
     CHECK_OK(a.sync);
     CHECK_OK(a.destroy);
     CHECK_EQ(1, atomic_load(&a.ran));
+    CHECK_OK(aclFinalizeReference(&n)); /* that aclInit took the one reference */
+    CHECK_EQ(0, n);
+}
+
+/* A file that asks for nothing the started runtime lacks applies as before: no error. */
+TEST(aclinit_after_lazy_start_with_a_file_it_agrees_with_succeeds)
+{
+    fresh();
+    setenv("ACLRT_DEVICES", "2", 1);
+    CHECK_EQ(2, device_count());
+    CHECK_OK(aclInit(temp_config("{\"aclrt\":{\"devices\":2,\"backend\":\"host\"},\"err_msg_mode\":\"0\"}")));
+    clear_env();
+    CHECK(aclGetRecentErrMsg() == NULL);
+    CHECK_OK(aclFinalize());
+    CHECK_EQ(1, device_count()); /* started again lazily, without the file */
+    CHECK_OK(aclInit(temp_config("{\"defaultDevice\":{\"default_device\":0}}")));
+    CHECK(aclGetRecentErrMsg() == NULL);
     CHECK_OK(aclFinalize());
 }
 
@@ -936,6 +1008,7 @@ int main(void)
     clear_env();
     RUN(finalize_without_init_succeeds_and_tears_down_lazy_runtime); /* first: no aclInit yet */
     RUN(repeat_init_returns_repeat_initialize);
+    RUN(repeat_init_explains_itself);
     RUN(repeat_init_counts_references);
     RUN(finalize_reference_accepts_null_count);
     RUN(finalize_reference_at_zero_is_repeat_finalize);
@@ -957,7 +1030,8 @@ int main(void)
     RUN(nesting_ten_levels_is_accepted);
     RUN(nesting_deeper_than_ten_levels_is_parse_file);
     RUN(known_key_with_bad_value_is_file_attr_invalid);
-    RUN(unknown_keys_are_ignored);
+    RUN(unknown_keys_outside_aclrt_are_ignored);
+    RUN(unknown_key_in_aclrt_is_file_attr_invalid);
     RUN(empty_config_file_means_defaults);
     RUN(config_larger_than_one_mib_is_invalid_file_size);
     RUN(config_file_does_not_outlive_finalize);
@@ -965,6 +1039,7 @@ int main(void)
     RUN(default_device_serves_thread_that_never_set_a_device);
     RUN(explicit_set_device_wins_over_default_device);
     RUN(aclinit_after_lazy_start_applies_default_device_but_keeps_sizes);
+    RUN(aclinit_after_lazy_start_with_a_file_it_agrees_with_succeeds);
 
     RUN(env_devices_applies_at_lazy_start);
     RUN(env_overrides_config_file);

@@ -6,7 +6,9 @@
  *     opened with dlopen when the runtime starts (cuda_driver.h): aclrt
  *     builds and runs without CUDA installed. No driver, cuInit failing, or
  *     no GPU: the start fails with ACL_ERROR_RT_NO_DEVICE and a message
- *     naming the cause (aclrtSetDevice, aclrtGetDeviceCount, ... return it).
+ *     naming the cause (aclrtSetDevice, aclrtGetDeviceCount, ... return it):
+ *     the driver's error by its cuda.h name (cuda_driver.h), and what to
+ *     check where that is known (a stub library, no GPU visible).
  *   - Devices are GPUs (cuda_device.h), contexts the GPUs' primary contexts,
  *     streams non-blocking CUstreams with a completion word each
  *     (cuda_stream.h); task kinds become GPU work or run on the host in GPU
@@ -46,12 +48,21 @@
 #include "cuda_stream.h"
 #include "cuda_time.h"
 
-/* The reason the backend cannot run, as ACL_ERROR_RT_NO_DEVICE with a message. */
+/* The reason the backend cannot run, as ACL_ERROR_RT_NO_DEVICE with a message (and what to check, if known). */
 static aclError aclrt_cuda_no_device(aclrt_CUresult r, const char *what)
 {
     char name[96];
-    return aclrt_fail(ACL_ERROR_RT_NO_DEVICE, "the cuda backend found no usable GPU: %s failed with %s", what,
-                      aclrt_cuda_error_name(aclrt_cu, r, name, sizeof name));
+    const char *hint = "";
+    if (r == ACLRT_CUDA_ERROR_STUB_LIBRARY)
+        hint = ": the library is CUDA's stub, which stands in for the driver when linking; install the NVIDIA "
+               "driver, or set ACLRT_CUDA_LIBRARY to its libcuda.so.1";
+    else if (r == ACLRT_CUDA_ERROR_NO_DEVICE)
+        hint = ": the driver sees no GPU (check nvidia-smi, CUDA_VISIBLE_DEVICES, a container's access to the GPUs)";
+    else if (r == ACLRT_CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)
+        hint = ": the driver library and the loaded kernel module are of different versions (reboot after a "
+               "driver update)";
+    return aclrt_fail(ACL_ERROR_RT_NO_DEVICE, "the cuda backend found no usable GPU: %s failed with %s%s", what,
+                      aclrt_cuda_error_name(aclrt_cu, r, name, sizeof name), hint);
 }
 
 static aclError aclrt_cuda_open(const struct aclrt_config *config, uint32_t *device_count)
@@ -59,7 +70,10 @@ static aclError aclrt_cuda_open(const struct aclrt_config *config, uint32_t *dev
     if (!aclrt_cuda.loaded) {
         char why[320];
         if (aclrt_cuda_driver_load(&aclrt_cuda.drv, getenv("ACLRT_CUDA_LIBRARY"), why, sizeof why) != 0)
-            return aclrt_fail(ACL_ERROR_RT_NO_DEVICE, "the cuda backend found no GPU driver: %s", why);
+            return aclrt_fail(ACL_ERROR_RT_NO_DEVICE,
+                              "the cuda backend found no GPU driver: %s; is the NVIDIA driver installed? "
+                              "(ACLRT_CUDA_LIBRARY names another file)",
+                              why);
         aclrt_cuda.loaded = true;
     }
     aclrt_CUresult r = aclrt_cu->cuInit(0);

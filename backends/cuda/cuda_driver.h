@@ -49,6 +49,7 @@ typedef void (*aclrt_CUhostFn)(void *userData);
 #define ACLRT_CUDA_ERROR_OUT_OF_MEMORY 2u
 #define ACLRT_CUDA_ERROR_NOT_INITIALIZED 3u
 #define ACLRT_CUDA_ERROR_DEINITIALIZED 4u
+#define ACLRT_CUDA_ERROR_STUB_LIBRARY 34u
 #define ACLRT_CUDA_ERROR_NO_DEVICE 100u
 #define ACLRT_CUDA_ERROR_INVALID_DEVICE 101u
 #define ACLRT_CUDA_ERROR_INVALID_IMAGE 200u
@@ -67,6 +68,7 @@ typedef void (*aclrt_CUhostFn)(void *userData);
 #define ACLRT_CUDA_ERROR_LAUNCH_FAILED 719u
 #define ACLRT_CUDA_ERROR_NOT_PERMITTED 800u
 #define ACLRT_CUDA_ERROR_NOT_SUPPORTED 801u
+#define ACLRT_CUDA_ERROR_SYSTEM_DRIVER_MISMATCH 803u
 #define ACLRT_CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED 900u
 #define ACLRT_CUDA_ERROR_STREAM_CAPTURE_INVALIDATED 901u
 #define ACLRT_CUDA_ERROR_UNKNOWN 999u
@@ -233,13 +235,83 @@ __attribute__((unused)) static void aclrt_cuda_driver_unload(struct aclrt_cuda_d
     memset(d, 0, sizeof *d);
 }
 
-/* "CUDA_ERROR_NOT_READY (600)" for messages; the driver's name when it has one. */
+/*
+ * The names of the CUresult values a program meets most, for messages where
+ * the driver cannot name one itself (CUDA's stub library answers every call
+ * with CUDA_ERROR_STUB_LIBRARY, cuGetErrorName included; an older driver
+ * does not know a newer code): X(name, value), as cuda.h defines them
+ * (tests/cuda_fake/check_decls.c compares them).
+ */
+#define ACLRT_CUDA_ERROR_NAMES(X)                                                                                  \
+    X(CUDA_SUCCESS, 0)                                                                                             \
+    X(CUDA_ERROR_INVALID_VALUE, 1)                                                                                 \
+    X(CUDA_ERROR_OUT_OF_MEMORY, 2)                                                                                 \
+    X(CUDA_ERROR_NOT_INITIALIZED, 3)                                                                               \
+    X(CUDA_ERROR_DEINITIALIZED, 4)                                                                                 \
+    X(CUDA_ERROR_STUB_LIBRARY, 34)                                                                                 \
+    X(CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER, 36)                                                                   \
+    X(CUDA_ERROR_DEVICE_UNAVAILABLE, 46)                                                                           \
+    X(CUDA_ERROR_NO_DEVICE, 100)                                                                                   \
+    X(CUDA_ERROR_INVALID_DEVICE, 101)                                                                              \
+    X(CUDA_ERROR_DEVICE_NOT_LICENSED, 102)                                                                         \
+    X(CUDA_ERROR_INVALID_IMAGE, 200)                                                                               \
+    X(CUDA_ERROR_INVALID_CONTEXT, 201)                                                                             \
+    X(CUDA_ERROR_NO_BINARY_FOR_GPU, 209)                                                                           \
+    X(CUDA_ERROR_ECC_UNCORRECTABLE, 214)                                                                           \
+    X(CUDA_ERROR_INVALID_PTX, 218)                                                                                 \
+    X(CUDA_ERROR_UNSUPPORTED_PTX_VERSION, 222)                                                                     \
+    X(CUDA_ERROR_INVALID_SOURCE, 300)                                                                              \
+    X(CUDA_ERROR_FILE_NOT_FOUND, 301)                                                                              \
+    X(CUDA_ERROR_SHARED_OBJECT_INIT_FAILED, 303)                                                                   \
+    X(CUDA_ERROR_OPERATING_SYSTEM, 304)                                                                            \
+    X(CUDA_ERROR_INVALID_HANDLE, 400)                                                                              \
+    X(CUDA_ERROR_ILLEGAL_STATE, 401)                                                                               \
+    X(CUDA_ERROR_NOT_FOUND, 500)                                                                                   \
+    X(CUDA_ERROR_NOT_READY, 600)                                                                                   \
+    X(CUDA_ERROR_ILLEGAL_ADDRESS, 700)                                                                             \
+    X(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, 701)                                                                     \
+    X(CUDA_ERROR_LAUNCH_TIMEOUT, 702)                                                                              \
+    X(CUDA_ERROR_CONTEXT_IS_DESTROYED, 709)                                                                        \
+    X(CUDA_ERROR_ASSERT, 710)                                                                                      \
+    X(CUDA_ERROR_HARDWARE_STACK_ERROR, 714)                                                                        \
+    X(CUDA_ERROR_ILLEGAL_INSTRUCTION, 715)                                                                         \
+    X(CUDA_ERROR_MISALIGNED_ADDRESS, 716)                                                                          \
+    X(CUDA_ERROR_INVALID_ADDRESS_SPACE, 717)                                                                       \
+    X(CUDA_ERROR_INVALID_PC, 718)                                                                                  \
+    X(CUDA_ERROR_LAUNCH_FAILED, 719)                                                                               \
+    X(CUDA_ERROR_NOT_PERMITTED, 800)                                                                               \
+    X(CUDA_ERROR_NOT_SUPPORTED, 801)                                                                               \
+    X(CUDA_ERROR_SYSTEM_NOT_READY, 802)                                                                            \
+    X(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, 803)                                                                      \
+    X(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, 804)                                                              \
+    X(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, 900)                                                                  \
+    X(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, 901)                                                                  \
+    X(CUDA_ERROR_TIMEOUT, 909)                                                                                     \
+    X(CUDA_ERROR_UNKNOWN, 999)
+
+/*
+ * "CUDA_ERROR_NOT_READY (600)" for messages: the driver's name for r
+ * (cuGetErrorName), else the one of ACLRT_CUDA_ERROR_NAMES, else
+ * "CUDA error (r)".
+ */
 __attribute__((unused)) static const char *aclrt_cuda_error_name(const struct aclrt_cuda_driver *d,
                                                                  aclrt_CUresult r, char *buf, size_t size)
 {
+    static const struct {
+        aclrt_CUresult value;
+        const char *name;
+    } known[] = {
+#define ACLRT_CUDA_ERROR_NAME_ENTRY(name, value) {value##u, #name},
+        ACLRT_CUDA_ERROR_NAMES(ACLRT_CUDA_ERROR_NAME_ENTRY)
+#undef ACLRT_CUDA_ERROR_NAME_ENTRY
+    };
     const char *name = NULL;
-    if (d->cuGetErrorName == NULL || d->cuGetErrorName(r, &name) != ACLRT_CUDA_SUCCESS || name == NULL)
+    if (d->cuGetErrorName == NULL || d->cuGetErrorName(r, &name) != ACLRT_CUDA_SUCCESS || name == NULL) {
         name = "CUDA error";
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            if (known[i].value == r)
+                name = known[i].name;
+    }
     snprintf(buf, size, "%s (%u)", name, r);
     return buf;
 }

@@ -21,8 +21,11 @@
  * the document), so that only well-formed JSON is accepted. A missing or
  * unreadable file is ACL_ERROR_INVALID_FILE, malformed JSON or nesting deeper
  * than 10 levels is ACL_ERROR_PARSE_FILE, a known key with a bad value is
- * ACL_ERROR_FILE_ATTR_INVALID. Unknown keys are ignored (the real runtime
- * defines many we do not use).
+ * ACL_ERROR_FILE_ATTR_INVALID. The object "aclrt" is this runtime's own: a
+ * key it does not know (a typo) is ACL_ERROR_FILE_ATTR_INVALID too, and the
+ * message names it and the closest known key. Other unknown keys are
+ * ignored (CANN's aclInit accepts many we do not use: "dump", "profiler",
+ * ...).
  */
 #ifndef ACLRT_IMPL_CORE_CONFIG_H
 #define ACLRT_IMPL_CORE_CONFIG_H
@@ -54,7 +57,13 @@ struct aclrt_config {
     uint64_t spin_ns;
     int32_t default_device; /* -1: none */
     int err_msg_mode;       /* 0 per thread, 1 per process */
+    uint32_t file_keys;     /* the "aclrt" keys the file set: ACLRT_CONFIG_KEY(index in aclrt_config_numbers), ... */
 };
+
+/* Bits of file_keys: a number's index in aclrt_config_numbers, then the two named ones. */
+#define ACLRT_CONFIG_KEY(index) (1u << (index))
+#define ACLRT_CONFIG_KEY_BACKEND (1u << 30)
+#define ACLRT_CONFIG_KEY_PROGRESS (1u << 31)
 
 ACLRT_INTERNAL void aclrt_config_defaults(struct aclrt_config *c)
 {
@@ -138,6 +147,86 @@ static void aclrt_config_store(struct aclrt_config *c, size_t which, uint64_t v)
     case 7: c->err_msg_mode = (int)v; break;
     case 8: c->max_notifies = (uint32_t)v; break;
     }
+}
+
+/* A number's value as aclrt_config_store left it (the inverse, for comparisons). */
+static uint64_t aclrt_config_value(const struct aclrt_config *c, size_t which)
+{
+    switch (which) {
+    case 0: return c->devices;
+    case 1: return c->executors;
+    case 2: return c->ring_bytes;
+    case 3: return c->spin_ns;
+    case 4: return c->max_streams;
+    case 5: return c->max_events;
+    case 6: return (uint64_t)(int64_t)c->default_device;
+    case 7: return (uint64_t)c->err_msg_mode;
+    case 8: return c->max_notifies;
+    }
+    return 0;
+}
+
+/* Edit distance of a (n bytes) and b: insertions, deletions, substitutions, swaps of neighbours. */
+static size_t aclrt_config_distance(const char *a, size_t n, const char *b)
+{
+    size_t m = strlen(b);
+    if (n > 31 || m > 31)
+        return SIZE_MAX;
+    size_t d[32][32];
+    for (size_t i = 0; i <= n; i++)
+        for (size_t j = 0; j <= m; j++) {
+            if (i == 0 || j == 0) {
+                d[i][j] = i + j;
+                continue;
+            }
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m];
+}
+
+/*
+ * A key of "aclrt" that is none of ours: ACL_ERROR_FILE_ATTR_INVALID, naming
+ * it, the known key closest to it (at most two edits away), and all of them.
+ */
+static aclError aclrt_config_unknown_key(const char *key, size_t n)
+{
+    const char *closest = NULL;
+    size_t closest_d = 3;
+    char known[256] = "backend, progress";
+    size_t len = strlen(known);
+    const char *named[2] = {"backend", "progress"};
+    for (size_t k = 0; k < 2; k++) {
+        size_t d = aclrt_config_distance(key, n, named[k]);
+        if (d < closest_d)
+            closest = named[k], closest_d = d;
+    }
+    for (size_t s = 0; s < ACLRT_ARRAY_SIZE(aclrt_config_numbers); s++) {
+        const char *name = aclrt_config_numbers[s].name;
+        if (strncmp(name, "aclrt.", 6) != 0)
+            continue;
+        name += 6;
+        len += (size_t)snprintf(known + len, sizeof known - len, ", %s", name);
+        if (len >= sizeof known)
+            len = sizeof known - 1;
+        size_t d = aclrt_config_distance(key, n, name);
+        if (d < closest_d)
+            closest = name, closest_d = d;
+    }
+    if (closest != NULL)
+        return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID,
+                          "unknown key \"aclrt.%.*s\" in the configuration: did you mean \"%s\"? (the keys of "
+                          "\"aclrt\": %s)",
+                          n > 64 ? 64 : (int)n, key, closest, known);
+    return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID,
+                      "unknown key \"aclrt.%.*s\" in the configuration (the keys of \"aclrt\": %s)",
+                      n > 64 ? 64 : (int)n, key, known);
 }
 
 static bool aclrt_json_eq(const char *js, const jsmntok_t *t, const char *s)
@@ -265,6 +354,9 @@ static aclError aclrt_config_apply_json(struct aclrt_config *c, const char *js, 
         else if (aclrt_json_eq(js, key, "defaultDevice"))
             section = "defaultDevice";
 
+        if (section != NULL && val->type != JSMN_OBJECT && strcmp(section, "aclrt") == 0)
+            return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID,
+                              "\"aclrt\" must be an object, e.g. \"aclrt\": {\"devices\": 2}");
         if (section != NULL && val->type == JSMN_OBJECT) {
             for (int j = i + 2; j < count && toks[j].start < val->end;) {
                 const jsmntok_t *k = &toks[j], *v = &toks[j + 1];
@@ -274,7 +366,10 @@ static aclError aclrt_config_apply_json(struct aclrt_config *c, const char *js, 
                 }
                 char name[64];
                 snprintf(name, sizeof name, "%s.%.*s", section, k->end - k->start, js + k->start);
+                bool known = false;
                 if (strcmp(name, "aclrt.backend") == 0) {
+                    known = true;
+                    c->file_keys |= ACLRT_CONFIG_KEY_BACKEND;
                     int n = v->end - v->start;
                     if (v->type != JSMN_STRING || n <= 0 || n >= (int)sizeof c->backend)
                         return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID,
@@ -283,6 +378,8 @@ static aclError aclrt_config_apply_json(struct aclrt_config *c, const char *js, 
                     c->backend[n] = '\0';
                 }
                 if (strcmp(name, "aclrt.progress") == 0) {
+                    known = true;
+                    c->file_keys |= ACLRT_CONFIG_KEY_PROGRESS;
                     int mode = v->type == JSMN_STRING ? aclrt_config_progress_mode(js + v->start, (size_t)(v->end - v->start)) : -1;
                     if (mode < 0)
                         return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID,
@@ -300,7 +397,11 @@ static aclError aclrt_config_apply_json(struct aclrt_config *c, const char *js, 
                                           (unsigned long long)aclrt_config_numbers[s].lo,
                                           (unsigned long long)aclrt_config_numbers[s].hi);
                     aclrt_config_store(c, s, x);
+                    c->file_keys |= ACLRT_CONFIG_KEY(s);
+                    known = true;
                 }
+                if (!known && strcmp(section, "aclrt") == 0)
+                    return aclrt_config_unknown_key(js + k->start, (size_t)(k->end - k->start));
                 j = aclrt_json_skip(toks, count, j + 1);
             }
         } else if (aclrt_json_eq(js, key, "err_msg_mode")) {
@@ -381,6 +482,44 @@ ACLRT_INTERNAL void aclrt_config_load_env(struct aclrt_config *c)
             fprintf(stderr, "aclrt: ignoring %s=%s (expected an integer in [%llu, %llu])\n", name, v,
                     (unsigned long long)aclrt_config_numbers[s].lo, (unsigned long long)aclrt_config_numbers[s].hi);
     }
+}
+
+/*
+ * What a file read after the runtime started could not change: the "aclrt"
+ * keys it set (file_keys) to other values than `running` has (the
+ * environment, which wins over the file, counts in `file`). Lists them in
+ * buf ("aclrt.devices 5 (the runtime has 2), ...") and returns how many.
+ */
+ACLRT_INTERNAL int aclrt_config_unapplied(const struct aclrt_config *running, const struct aclrt_config *file, char *buf,
+                                          size_t size)
+{
+    int n = 0;
+    size_t len = 0;
+    buf[0] = '\0';
+#define ACLRT_CONFIG_UNAPPLIED(...)                                                                                  \
+    do {                                                                                                           \
+        if (len < size)                                                                                            \
+            len += (size_t)snprintf(buf + len, size - len, __VA_ARGS__);                                           \
+        n++;                                                                                                       \
+    } while (0)
+    if ((file->file_keys & ACLRT_CONFIG_KEY_BACKEND) && strcmp(running->backend, file->backend) != 0)
+        ACLRT_CONFIG_UNAPPLIED("%saclrt.backend \"%s\" (the runtime has \"%s\")", n ? ", " : "", file->backend,
+                               running->backend);
+    if ((file->file_keys & ACLRT_CONFIG_KEY_PROGRESS) && running->external_progress != file->external_progress)
+        ACLRT_CONFIG_UNAPPLIED("%saclrt.progress \"%s\" (the runtime has \"%s\")", n ? ", " : "",
+                               file->external_progress ? "external" : "threads",
+                               running->external_progress ? "external" : "threads");
+    for (size_t s = 0; s < ACLRT_ARRAY_SIZE(aclrt_config_numbers); s++) {
+        const char *name = aclrt_config_numbers[s].name;
+        if (!(file->file_keys & ACLRT_CONFIG_KEY(s)) || strncmp(name, "aclrt.", 6) != 0 ||
+            aclrt_config_value(running, s) == aclrt_config_value(file, s))
+            continue;
+        ACLRT_CONFIG_UNAPPLIED("%s%s %llu (the runtime has %llu)", n ? ", " : "", name,
+                               (unsigned long long)aclrt_config_value(file, s),
+                               (unsigned long long)aclrt_config_value(running, s));
+    }
+#undef ACLRT_CONFIG_UNAPPLIED
+    return n;
 }
 
 #endif /* ACLRT_IMPL_CORE_CONFIG_H */

@@ -6,10 +6,12 @@
  *     device), so nothing runs before main and embedding programs pay for
  *     nothing they do not use. aclInit before any other call makes its
  *     configuration file apply; later, only err_msg_mode and the default
- *     device can still change.
+ *     device can still change, and a file that asks for other sizes or
+ *     another backend makes aclInit return ACL_ERROR_REPEAT_INITIALIZE with
+ *     a message naming them (the runtime was initialised already).
  *   - aclInit counts references: a repeat returns ACL_ERROR_REPEAT_INITIALIZE
- *     (callers may ignore it) and must name the same configuration
- *     (different content: ACL_ERROR_INVALID_PARAM).
+ *     with a message (callers may ignore it) and must name the same
+ *     configuration (different content: ACL_ERROR_INVALID_PARAM).
  *   - aclFinalize tears everything down in one call (events, then contexts
  *     and their streams: the work that can finish is waited for, what is
  *     parked for good is discarded, context.h; then devices); a second finalize
@@ -265,9 +267,11 @@ ACLRT_API aclError aclInit(const char *configPath)
         if (digest != aclrt_init_config_digest)
             rc = aclrt_fail(ACL_ERROR_INVALID_PARAM, "aclInit was already called with a different configuration");
         else {
-            aclrt_rt.init_count++;
-            rc = ACL_ERROR_REPEAT_INITIALIZE; /* harmless: the first configuration stays */
-            aclrt_set_last_error(rc);
+            aclrt_rt.init_count++; /* harmless: the first configuration stays */
+            rc = aclrt_fail(ACL_ERROR_REPEAT_INITIALIZE,
+                            "aclInit was already called: the runtime keeps its configuration and counts %d "
+                            "references (aclFinalizeReference drops one, aclFinalize all)",
+                            aclrt_rt.init_count);
         }
         pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
         return rc;
@@ -285,7 +289,21 @@ ACLRT_API aclError aclInit(const char *configPath)
     if (rc == ACL_SUCCESS) {
         atomic_store_explicit(&aclrt_errmsg_process_scope, config.err_msg_mode == 1, memory_order_relaxed);
         if (aclrt_runtime_started()) {
-            /* Too late for sizes and backend; what can still change, changes. */
+            /*
+             * Too late for sizes and backend; what can still change, changes.
+             * A file that asked for others is not dropped silently: this
+             * init counts (aclFinalize pairs with it) and says what it could
+             * not apply, as a repeated aclInit does.
+             */
+            struct aclrt_config running = aclrt_rt.config;
+            running.devices = aclrt_rt.device_count; /* without aclrt.devices, a GPU backend counts its GPUs */
+            char unapplied[256];
+            if (aclrt_config_unapplied(&running, &config, unapplied, sizeof unapplied) > 0)
+                rc = aclrt_fail(ACL_ERROR_REPEAT_INITIALIZE,
+                                "configuration file '%.160s' not applied: the runtime already started (a call "
+                                "before aclInit needed a device), so %s cannot change; defaultDevice and "
+                                "err_msg_mode did. Call aclInit before any other call, or aclFinalize first",
+                                configPath, unapplied);
             aclrt_rt.config.default_device = config.default_device;
             aclrt_rt.config.err_msg_mode = config.err_msg_mode;
         } else {
