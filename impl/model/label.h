@@ -5,7 +5,7 @@
  * (model_build.h). aclrtSetLabel adds a no-op step to the bound stream's
  * tasks; a switch step holds the index's address and a copy of the list;
  * aclmdlRIBuildEnd resolves the labels to step numbers, and the replay
- * (model.h) goes on after the label the index picks.
+ * (model_replay.h) goes on after the label the index picks.
  */
 #ifndef ACLRT_IMPL_MODEL_LABEL_H
 #define ACLRT_IMPL_MODEL_LABEL_H

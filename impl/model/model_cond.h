@@ -11,7 +11,7 @@
  * The model's own aclmdlRICaptureEnd wants every branch ended
  * (ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING otherwise) and hands their
  * bodies to the condition; a replay runs the branch the word picks when it
- * reaches the task (model.h). Branches may have conditional tasks of their
+ * reaches the task (model_replay.h). Branches may have conditional tasks of their
  * own. A branch is not executed or destroyed by itself: it goes with its
  * model.
  *
@@ -34,6 +34,8 @@
 #include "../context/stream_api.h"
 #include "cond.h"
 #include "model.h"
+#include "model_capture.h"
+#include "model_destroy.h"
 #include "model_tasks.h"
 
 /* The condition a handle names, and its model (locked). */
