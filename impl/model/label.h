@@ -20,7 +20,7 @@
 #include "../runtime/runtime.h"
 #include "../stream/stream.h"
 #include "../stream/stream_capture.h"
-#include "../context/stream_api.h"
+#include "model_args.h"
 
 /* ------------------------------------------------------------------------
  * Labels: places among a built model's steps, and switches that jump there
@@ -285,17 +285,13 @@ ACLRT_API aclError aclrtSetLabel(aclrtLabel label, aclrtStream stream)
     ACLRT_ENTER();
     if (label == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "label is NULL");
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream is never bound)");
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream is never bound)", true, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
     if (aclrt_table_lookup(&aclrt_labels, label) == NULL)
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "label %p is not a live label (destroyed, stale or garbage)",
                           label);
-    struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, true, &s);
-    if (rc != ACL_SUCCESS)
-        return rc;
     struct aclrt_task t = {.kind = &aclrt_kind_label, .u.label.handle = label};
     return aclrt_build_add_step(s, &t, "aclrtSetLabel");
 }
@@ -305,14 +301,10 @@ ACLRT_API aclError aclrtSwitchLabelByIndex(void *ptr, uint32_t maxValue, aclrtLa
     ACLRT_ENTER();
     if (ptr == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "ptr (the index) is NULL");
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream is never bound)");
     if (maxValue == 0)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "maxValue is 0 (it is the number of labels in the list)");
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, true, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream is never bound)", true, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     struct aclrt_label_list *l;

@@ -19,9 +19,9 @@
 #include "../stream/stream.h"
 #include "../stream/stream_capture.h"
 #include "../context/context.h"
-#include "../context/stream_api.h"
 #include "label.h"
 #include "model.h"
+#include "model_args.h"
 
 /* ------------------------------------------------------------------------
  * Building a model explicitly
@@ -72,8 +72,6 @@ ACLRT_API aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint
     ACLRT_ENTER();
     if (modelRI == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream cannot be bound)");
     if (flag != ACL_MODEL_STREAM_FLAG_HEAD && flag != ACL_MODEL_STREAM_FLAG_DEFAULT)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM,
                           "flag %#x is neither ACL_MODEL_STREAM_FLAG_HEAD nor ACL_MODEL_STREAM_FLAG_DEFAULT",
@@ -82,11 +80,8 @@ ACLRT_API aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                           "ACL_MODEL_STREAM_FLAG_DEFAULT binds a stream activated during execution "
                           "(aclrtActiveStream), which is not implemented; bind with ACL_MODEL_STREAM_FLAG_HEAD");
-    /* A forked child: the capture lock may have been held by a thread the child does not have. */
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, true, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream cannot be bound)", true, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     if (s->is_default)
@@ -153,12 +148,8 @@ ACLRT_API aclError aclmdlRIEndTask(aclmdlRI modelRI, aclrtStream stream)
     ACLRT_ENTER();
     if (modelRI == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream is never bound)");
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream is never bound)", false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     struct aclrt_model *m;
@@ -287,12 +278,8 @@ ACLRT_API aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream)
     ACLRT_ENTER();
     if (modelRI == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream is never bound)");
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream is never bound)", false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     struct aclrt_model *m;

@@ -20,12 +20,11 @@
 #include "../core/handle.h"
 #include "../core/thread.h"
 #include "../task/capture.h"
-#include "../runtime/runtime.h"
 #include "../stream/stream.h"
 #include "../stream/stream_capture.h"
-#include "../context/stream_api.h"
 #include "cond.h"
 #include "model.h"
+#include "model_args.h"
 #include "model_destroy.h"
 
 ACLRT_INLINE bool aclrt_capture_mode_valid(aclmdlRICaptureMode mode)
@@ -36,12 +35,10 @@ ACLRT_INLINE bool aclrt_capture_mode_valid(aclmdlRICaptureMode mode)
 ACLRT_API aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
 {
     ACLRT_ENTER();
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream cannot be captured)");
     if (!aclrt_capture_mode_valid(mode))
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "mode %d is not an aclmdlRICaptureMode", (int)mode);
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, true, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream cannot be captured)", true, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     if (aclrt_stream_capturing(s))
@@ -73,15 +70,10 @@ ACLRT_API aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode 
 ACLRT_API aclError aclmdlRICaptureGetInfo(aclrtStream stream, aclmdlRICaptureStatus *status, aclmdlRI *modelRI)
 {
     ACLRT_ENTER();
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL");
     if (status == NULL && modelRI == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "status and modelRI (outputs) are both NULL");
-    /* A forked child: the capture lock may have been held by a thread the child does not have. */
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL", false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     aclrt_capture_lock();
@@ -154,16 +146,11 @@ static aclError aclrt_model_resolve_conds(struct aclrt_model *m, struct aclrt_mo
 ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
 {
     ACLRT_ENTER();
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL");
     if (modelRI == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "modelRI (output) is NULL");
     *modelRI = NULL;
-    /* A forked child: the capture lock may have been held by a thread the child does not have. */
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL", false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     aclrt_capture_lock();

@@ -31,9 +31,9 @@
 #include "../runtime/runtime.h"
 #include "../stream/stream.h"
 #include "../stream/stream_capture.h"
-#include "../context/stream_api.h"
 #include "cond.h"
 #include "model.h"
+#include "model_args.h"
 #include "model_capture.h"
 #include "model_destroy.h"
 #include "model_tasks.h"
@@ -131,8 +131,6 @@ static bool aclrt_cond_size_ok(aclmdlRICondTaskType type, uint32_t size)
 ACLRT_API aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStream stream, uint32_t flags)
 {
     ACLRT_ENTER();
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream is not captured)");
     if (params.modelRIArray == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "params.modelRIArray (output) is NULL");
     if (flags != 0)
@@ -143,7 +141,7 @@ ACLRT_API aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStrea
                           "more)",
                           (int)params.type, (unsigned)params.size);
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, true, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream is not captured)", true, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     struct aclrt_model *m;
@@ -212,12 +210,10 @@ ACLRT_API aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStrea
 ACLRT_API aclError aclmdlRICaptureToModelRIBegin(aclrtStream stream, aclmdlRI modelRI, aclmdlRICaptureMode mode)
 {
     ACLRT_ENTER();
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream cannot be captured)");
     if (!aclrt_capture_mode_valid(mode))
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "mode %d is not an aclmdlRICaptureMode", (int)mode);
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, true, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream cannot be captured)", true, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     struct aclrt_model *m;

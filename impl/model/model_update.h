@@ -16,11 +16,10 @@
 #include "../core/thread.h"
 #include "../task/capture.h"
 #include "../task/task.h"
-#include "../runtime/runtime.h"
 #include "../stream/stream.h"
 #include "../stream/stream_capture.h"
-#include "../context/stream_api.h"
 #include "model.h"
+#include "model_args.h"
 
 /* ------------------------------------------------------------------------
  * Task groups and their update
@@ -38,12 +37,8 @@ static struct aclrt_taskgrp *aclrt_taskgrp_find(aclrtTaskGrp handle)
 ACLRT_API aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream)
 {
     ACLRT_ENTER();
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream never captures)");
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream never captures)", false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     aclrt_capture_lock();
@@ -71,15 +66,11 @@ ACLRT_API aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream)
 ACLRT_API aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle)
 {
     ACLRT_ENTER();
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream never captures)");
     if (handle == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "handle (output) is NULL");
     *handle = NULL;
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream never captures)", false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     struct aclrt_taskgrp *g = (struct aclrt_taskgrp *)malloc(sizeof *g);
@@ -120,14 +111,10 @@ ACLRT_API aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *h
 ACLRT_API aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle)
 {
     ACLRT_ENTER();
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (an update needs a stream of its own)");
     if (handle == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "handle is NULL");
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (an update needs a stream of its own)", false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     aclrt_capture_lock();
@@ -221,12 +208,8 @@ static struct aclrt_model_body *aclrt_model_body_rebuild(struct aclrt_model *m)
 ACLRT_API aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream)
 {
     ACLRT_ENTER();
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL");
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL", false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     aclrt_capture_lock();
