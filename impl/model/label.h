@@ -21,6 +21,7 @@
 #include "../stream/stream.h"
 #include "../stream/stream_capture.h"
 #include "model_args.h"
+#include "spin_lock.h"
 
 /* ------------------------------------------------------------------------
  * Labels: places among a built model's steps, and switches that jump there
@@ -50,32 +51,14 @@ static struct aclrt_table aclrt_labels = ACLRT_TABLE_INIT(ACLRT_KIND_LABEL, stru
 static struct aclrt_table aclrt_label_lists =
     ACLRT_TABLE_INIT(ACLRT_KIND_LABEL_LIST, struct aclrt_label_list, "label list");
 
-/* Acquire: pairs with the release in aclrt_label_unlock. */
-ACLRT_INLINE void aclrt_label_lock(_Atomic bool *lock)
-{
-    unsigned spins = 0;
-    while (atomic_exchange_explicit(lock, true, memory_order_acquire)) {
-        if (++spins < 64)
-            aclrt_cpu_relax();
-        else
-            sched_yield();
-    }
-}
-
-/* Release: pairs with the acquire in aclrt_label_lock. */
-ACLRT_INLINE void aclrt_label_unlock(_Atomic bool *lock)
-{
-    atomic_store_explicit(lock, false, memory_order_release);
-}
-
 ACLRT_INLINE void aclrt_label_list_lock(struct aclrt_label_list *l)
 {
-    aclrt_label_lock(&l->lock);
+    aclrt_spin_lock(&l->lock);
 }
 
 ACLRT_INLINE void aclrt_label_list_unlock(struct aclrt_label_list *l)
 {
-    aclrt_label_unlock(&l->lock);
+    aclrt_spin_unlock(&l->lock);
 }
 
 /* The live label list a handle names, locked. */
@@ -207,9 +190,9 @@ ACLRT_API aclError aclrtCreateLabel(aclrtLabel *label)
     struct aclrt_label *l = (struct aclrt_label *)aclrt_table_alloc(&aclrt_labels);
     if (l == NULL)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a label");
-    aclrt_label_lock(&l->lock); /* a late destroy of the slot's previous life may still hold it */
+    aclrt_spin_lock(&l->lock); /* a late destroy of the slot's previous life may still hold it */
     *label = aclrt_table_publish(&aclrt_labels, &l->hdr);
-    aclrt_label_unlock(&l->lock);
+    aclrt_spin_unlock(&l->lock);
     return ACL_SUCCESS;
 }
 
@@ -220,14 +203,14 @@ ACLRT_API aclError aclrtDestroyLabel(aclrtLabel label)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "label is NULL");
     struct aclrt_label *l = (struct aclrt_label *)aclrt_table_lookup(&aclrt_labels, label);
     if (l != NULL) {
-        aclrt_label_lock(&l->lock);
+        aclrt_spin_lock(&l->lock);
         if ((struct aclrt_label *)aclrt_table_lookup(&aclrt_labels, label) == l) {
             aclrt_table_retire(&l->hdr);
-            aclrt_label_unlock(&l->lock);
+            aclrt_spin_unlock(&l->lock);
             aclrt_table_free(&aclrt_labels, &l->hdr);
             return ACL_SUCCESS;
         }
-        aclrt_label_unlock(&l->lock);
+        aclrt_spin_unlock(&l->lock);
     }
     return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "label %p is not a live label (destroyed, stale or garbage)",
                       label);

@@ -37,6 +37,7 @@
 #include "../core/handle.h"
 #include "../task/capture.h"
 #include "../../backends/backend.h"
+#include "spin_lock.h"
 
 struct aclrt_cond; /* cond.h */
 
@@ -171,22 +172,14 @@ ACLRT_INTERNAL void aclrt_model_life_put(struct aclrt_model_life *l)
     free(l);
 }
 
-/* Acquire: pairs with the release in aclrt_model_unlock. */
 ACLRT_INLINE void aclrt_model_lock(struct aclrt_model *m)
 {
-    unsigned spins = 0;
-    while (atomic_exchange_explicit(&m->lock, true, memory_order_acquire)) {
-        if (++spins < 64)
-            aclrt_cpu_relax();
-        else
-            sched_yield();
-    }
+    aclrt_spin_lock(&m->lock);
 }
 
-/* Release: pairs with the acquire in aclrt_model_lock (the next holder sees our writes). */
 ACLRT_INLINE void aclrt_model_unlock(struct aclrt_model *m)
 {
-    atomic_store_explicit(&m->lock, false, memory_order_release);
+    aclrt_spin_unlock(&m->lock);
 }
 
 /* Lock m if the handle h still names it (true); otherwise leave it alone (false). */
