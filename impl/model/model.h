@@ -192,13 +192,20 @@ ACLRT_INTERNAL bool aclrt_model_lock_alive(struct aclrt_model *m, const void *h)
     return false;
 }
 
-/* The live model a handle names, locked. */
+/* The live model a handle names, locked; NULL: none (destroyed, stale or garbage). */
+ACLRT_INTERNAL struct aclrt_model *aclrt_model_lock_handle(const void *h)
+{
+    struct aclrt_model *m = (struct aclrt_model *)aclrt_table_lookup(&aclrt_models, h);
+    return m != NULL && aclrt_model_lock_alive(m, h) ? m : NULL;
+}
+
+/* The live model a handle names, locked (an API argument: refused with an error). */
 ACLRT_INTERNAL aclError aclrt_model_get(aclmdlRI modelRI, struct aclrt_model **out)
 {
     if (modelRI == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
-    struct aclrt_model *m = (struct aclrt_model *)aclrt_table_lookup(&aclrt_models, modelRI);
-    if (m == NULL || !aclrt_model_lock_alive(m, modelRI))
+    struct aclrt_model *m = aclrt_model_lock_handle(modelRI);
+    if (m == NULL)
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "modelRI %p is not a live model (destroyed, stale or garbage)",
                           modelRI);
     *out = m;

@@ -110,9 +110,9 @@ static aclError aclrt_model_resolve_conds(struct aclrt_model *m, struct aclrt_mo
         if (c->bodies == NULL && (c->bodies = (struct aclrt_model_body **)calloc(c->size, sizeof *c->bodies)) == NULL)
             return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a conditional task's branches");
         for (uint32_t k = 0; k < c->size; k++) {
-            struct aclrt_model *sub = (struct aclrt_model *)aclrt_table_lookup(&aclrt_models, c->subs[k]);
+            struct aclrt_model *sub = aclrt_model_lock_handle(c->subs[k]);
             bool ready = false;
-            if (sub != NULL && aclrt_model_lock_alive(sub, c->subs[k])) {
+            if (sub != NULL) {
                 if ((ready = sub->state == ACLRT_MODEL_READY) && c->bodies[k] == NULL) {
                     c->bodies[k] = sub->body;
                     atomic_fetch_add_explicit(&sub->body->refs, 1, memory_order_relaxed); /* the branch's keeps it */

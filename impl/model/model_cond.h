@@ -199,8 +199,8 @@ ACLRT_API aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStrea
     if (rc == ACL_SUCCESS)
         return ACL_SUCCESS;
     for (uint32_t i = 0; subs != NULL && i < params.size; i++) {
-        struct aclrt_model *b = subs[i] != NULL ? (struct aclrt_model *)aclrt_table_lookup(&aclrt_models, subs[i]) : NULL;
-        if (b != NULL && aclrt_model_lock_alive(b, subs[i]))
+        struct aclrt_model *b = aclrt_model_lock_handle(subs[i]); /* NULL (not made): none */
+        if (b != NULL)
             aclrt_model_retire(b);
     }
     free(subs);

@@ -138,8 +138,8 @@ ACLRT_INTERNAL void aclrt_model_retire(struct aclrt_model *m)
     for (uint32_t i = 0; i < nconds; i++) {
         struct aclrt_cond *c = conds[i];
         for (uint32_t k = 0; c->used && k < c->size; k++) {
-            struct aclrt_model *sub = (struct aclrt_model *)aclrt_table_lookup(&aclrt_models, c->subs[k]);
-            if (sub != NULL && aclrt_model_lock_alive(sub, c->subs[k]))
+            struct aclrt_model *sub = aclrt_model_lock_handle(c->subs[k]);
+            if (sub != NULL)
                 aclrt_model_retire(sub);
         }
         aclrt_cond_put(c);
