@@ -242,6 +242,30 @@ ACLRT_INTERNAL struct aclrt_model *aclrt_model_new(uint32_t state, struct aclrt_
     return m;
 }
 
+/*
+ * Make b, just allocated, a body of tasks[0 .. count), task i submitted
+ * to lane lanes[i] of nlanes, with one reference (the caller's). The rest
+ * is empty: the caller sets what the body has (a built body's streams,
+ * the conditions it starts, its life, an updated body's root and pieces).
+ */
+ACLRT_INTERNAL void aclrt_model_body_init(struct aclrt_model_body *b, struct aclrt_task *tasks, uint32_t count,
+                                          uint32_t *lanes, uint32_t nlanes)
+{
+    atomic_init(&b->refs, 1);
+    b->count = count;
+    b->tasks = tasks;
+    b->lanes = lanes;
+    b->nlanes = nlanes;
+    b->lane_streams = NULL;
+    b->starts = NULL;
+    b->nstarts = 0;
+    b->life = NULL;
+    b->root = NULL;
+    b->pieces = NULL;
+    b->npieces = 0;
+    atomic_init(&b->ext, NULL); /* the backend's state: none yet */
+}
+
 ACLRT_INTERNAL void aclrt_model_body_put(struct aclrt_model_body *b)
 {
     /* Acq_rel: the last one to let go sees every replay's end (their reads of the tasks). */

@@ -233,19 +233,9 @@ ACLRT_API aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
     if (rc == ACL_SUCCESS && !aclrt_build_resolve_labels(b->tasks, b->count, &bad_label, &twice))
         rc = ACL_ERROR_RT_PARAM_INVALID;
     if (rc == ACL_SUCCESS) {
-        atomic_init(&body->refs, 1);
-        body->count = b->count;
-        body->tasks = b->tasks;
-        body->lanes = b->lanes;
-        body->nlanes = b->nhanded;
+        aclrt_model_body_init(body, b->tasks, b->count, b->lanes, b->nhanded);
         body->lane_streams = b->handed;
-        body->starts = NULL;
-        body->nstarts = 0;
         body->life = aclrt_model_life_get(m);
-        body->root = NULL;
-        body->pieces = NULL;
-        body->npieces = 0;
-        atomic_init(&body->ext, NULL); /* the backend's state: none yet */
         b->tasks = NULL;
         b->lanes = NULL;
         b->handed = NULL;

@@ -217,19 +217,7 @@ ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
             aclrt_model_retire(m);
         return rc;
     }
-    atomic_init(&b->refs, 1);
-    b->count = count;
-    b->tasks = tasks;
-    b->lanes = lanes;
-    b->nlanes = nlanes;
-    b->lane_streams = NULL;
-    b->root = NULL;
-    b->pieces = NULL;
-    b->npieces = 0;
-    b->starts = NULL;
-    b->nstarts = 0;
-    b->life = NULL; /* set with the model's lock below */
-    atomic_init(&b->ext, NULL); /* the backend's state: none yet */
+    aclrt_model_body_init(b, tasks, count, lanes, nlanes); /* its life: set with the model's lock below */
     /* A destroy that came between the capture's end and here (another thread's) took the model away. */
     if (!aclrt_model_lock_alive(m, handle)) {
         aclrt_capture_drop_tasks(tasks, count);

@@ -163,11 +163,17 @@ ACLRT_API aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskG
     return ACL_SUCCESS;
 }
 
+/* The captured body m's body was made from (m locked): its root, or itself. */
+static struct aclrt_model_body *aclrt_model_body_root(const struct aclrt_model *m)
+{
+    return m->body->root != NULL ? m->body->root : m->body;
+}
+
 /* The body of m with group g's records taken from its piece, and every other updated group's from its own. */
 static struct aclrt_model_body *aclrt_model_body_rebuild(struct aclrt_model *m)
 {
-    struct aclrt_model_body *root = m->body->root != NULL ? m->body->root : m->body;
-    struct aclrt_model_body *b = (struct aclrt_model_body *)calloc(1, sizeof *b);
+    struct aclrt_model_body *root = aclrt_model_body_root(m);
+    struct aclrt_model_body *b = (struct aclrt_model_body *)malloc(sizeof *b);
     struct aclrt_task *tasks =
         (struct aclrt_task *)aligned_alloc(ACLRT_CACHELINE, (size_t)(root->count ? root->count : 1) * sizeof *tasks);
     struct aclrt_model_body **pieces =
@@ -191,11 +197,8 @@ static struct aclrt_model_body *aclrt_model_body_rebuild(struct aclrt_model *m)
         pieces[n++] = g->piece;
     }
     atomic_fetch_add_explicit(&root->refs, 1, memory_order_relaxed); /* m->body's reference keeps it */
-    atomic_init(&b->refs, 1);
-    b->count = root->count;
-    b->tasks = tasks;
-    b->lanes = root->lanes; /* the root's: an update keeps every task's place, and stream */
-    b->nlanes = root->nlanes;
+    /* The root's lanes: an update keeps every task's place, and stream. */
+    aclrt_model_body_init(b, tasks, root->count, root->lanes, root->nlanes);
     b->lane_streams = root->lane_streams;
     b->starts = root->starts;
     b->nstarts = root->nstarts;
@@ -243,7 +246,7 @@ ACLRT_API aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream)
     aclrt_capture_lock();
     const char *why = NULL;
     uint32_t at = 0, want = 0;
-    struct aclrt_model_body *root = m->body->root != NULL ? m->body->root : m->body;
+    const struct aclrt_model_body *root = aclrt_model_body_root(m);
     if (aclrt_taskgrp_find(g) != g)
         why = "its model was destroyed";
     else if ((want = g->count), st == ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED)
@@ -258,13 +261,11 @@ ACLRT_API aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream)
             }
     struct aclrt_model_body *piece = NULL, *old_piece = NULL, *nb = NULL, *old_body = NULL;
     if (why == NULL) {
-        piece = (struct aclrt_model_body *)calloc(1, sizeof *piece);
+        piece = (struct aclrt_model_body *)malloc(sizeof *piece);
         if (piece == NULL) {
             why = "out of memory";
         } else {
-            atomic_init(&piece->refs, 1);
-            piece->count = count;
-            piece->tasks = tasks;
+            aclrt_model_body_init(piece, tasks, count, NULL, 0);
             old_piece = g->piece;
             g->piece = piece;
             nb = aclrt_model_body_rebuild(m);
