@@ -42,12 +42,22 @@ static aclError aclrt_model_get_built(aclmdlRI modelRI, struct aclrt_model **out
     return ACL_SUCCESS;
 }
 
-/* The model m (locked, BUILDING) is done being built: refused with the caller's wording. */
-static aclError aclrt_model_refuse_ended(struct aclrt_model *m, aclmdlRI modelRI, const char *what)
+/*
+ * The live model a handle names, locked, made by aclmdlRIBuildBegin and
+ * still being built (else ACL_ERROR_RT_PARAM_INVALID; `ended`, the
+ * caller's wording, says why a build that has ended refuses the call).
+ */
+static aclError aclrt_model_get_building(aclmdlRI modelRI, const char *ended, struct aclrt_model **out)
 {
-    aclrt_model_unlock(m);
-    return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the build of modelRI %p has ended (aclmdlRIBuildEnd); %s",
-                      modelRI, what);
+    aclError rc = aclrt_model_get_built(modelRI, out);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if ((*out)->state != ACLRT_MODEL_BUILDING) {
+        aclrt_model_unlock(*out);
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the build of modelRI %p has ended (aclmdlRIBuildEnd); %s",
+                          modelRI, ended);
+    }
+    return ACL_SUCCESS;
 }
 
 ACLRT_API aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag)
@@ -87,10 +97,8 @@ ACLRT_API aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint
     if (s->is_default)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "stream %p is a default stream, which cannot be bound", stream);
     struct aclrt_model *m;
-    if ((rc = aclrt_model_get_built(modelRI, &m)) != ACL_SUCCESS)
+    if ((rc = aclrt_model_get_building(modelRI, "no stream binds to it any more", &m)) != ACL_SUCCESS)
         return rc;
-    if (m->state != ACLRT_MODEL_BUILDING)
-        return aclrt_model_refuse_ended(m, modelRI, "no stream binds to it any more");
     if (m->ctx != s->ctx) {
         aclrt_model_unlock(m);
         return aclrt_fail(ACL_ERROR_RT_MODEL_CONTEXT, "modelRI %p belongs to another context than stream %p",
@@ -153,10 +161,8 @@ ACLRT_API aclError aclmdlRIEndTask(aclmdlRI modelRI, aclrtStream stream)
     if (rc != ACL_SUCCESS)
         return rc;
     struct aclrt_model *m;
-    if ((rc = aclrt_model_get_built(modelRI, &m)) != ACL_SUCCESS)
+    if ((rc = aclrt_model_get_building(modelRI, "its tasks have all ended", &m)) != ACL_SUCCESS)
         return rc;
-    if (m->state != ACLRT_MODEL_BUILDING)
-        return aclrt_model_refuse_ended(m, modelRI, "its tasks have all ended");
     struct aclrt_build *b = &m->build;
     struct aclrt_task *lost = NULL;
     uint32_t nlost = 0;
@@ -195,11 +201,9 @@ ACLRT_API aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
     if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
         return aclrt_fail_orphaned();
     struct aclrt_model *m;
-    aclError rc = aclrt_model_get_built(modelRI, &m);
+    aclError rc = aclrt_model_get_building(modelRI, "it ends once", &m);
     if (rc != ACL_SUCCESS)
         return rc;
-    if (m->state != ACLRT_MODEL_BUILDING)
-        return aclrt_model_refuse_ended(m, modelRI, "it ends once");
     struct aclrt_build *b = &m->build;
     struct aclrt_model_body *body = (struct aclrt_model_body *)malloc(sizeof *body);
     aclrt_capture_lock();
