@@ -54,8 +54,8 @@ ACLRT_INLINE void aclrt_model_task_copy(struct aclrt_task *dst, const struct acl
 /*
  * Wait here, on this thread, for a blocked step (a branch's step, or one
  * there is no memory to keep a copy of), then let go of the park's
- * reference. Yields a while, then sleeps in steps doubling to 1 ms: a
- * long block costs no CPU.
+ * reference: blk is none again, for the step's next run. Yields a while,
+ * then sleeps in steps doubling to 1 ms: a long block costs no CPU.
  */
 static void aclrt_model_wait_block(struct aclrt_block *blk)
 {
@@ -71,7 +71,7 @@ static void aclrt_model_wait_block(struct aclrt_block *blk)
     }
     if (blk->held != NULL)
         aclrt_report_item_put(blk->held);
-    blk->held = NULL;
+    *blk = (struct aclrt_block)ACLRT_BLOCK_NONE;
 }
 
 /* Run a step: copy, a fresh copy of the captured record; the backend may run it itself (backend.h: model_step). */
@@ -109,10 +109,8 @@ static int aclrt_model_run_branch(struct aclrt_stream *s, const struct aclrt_mod
             struct aclrt_task here;
             aclrt_model_task_copy(&here, &b->tasks[i]);
             aclrt_tls.ctx_handle = NULL; /* as between the stream's own tasks (exec.h) */
-            while ((rc = aclrt_model_step(s, &here, &b->tasks[i], blk)) == ACLRT_TASK_BLOCKED) {
+            while ((rc = aclrt_model_step(s, &here, &b->tasks[i], blk)) == ACLRT_TASK_BLOCKED)
                 aclrt_model_wait_block(blk);
-                *blk = (struct aclrt_block)ACLRT_BLOCK_NONE;
-            }
         }
         if (rc != ACL_SUCCESS)
             return rc;
@@ -180,7 +178,6 @@ static int aclrt_model_run(struct aclrt_stream *s, struct aclrt_task *t, struct 
                 resume = (struct aclrt_task *)aligned_alloc(ACLRT_CACHELINE, sizeof *resume);
                 if (resume == NULL) {
                     aclrt_model_wait_block(blk);
-                    *blk = (struct aclrt_block)ACLRT_BLOCK_NONE;
                     rc = aclrt_model_step(s, sub, &b->tasks[i], blk);
                     continue;
                 }
