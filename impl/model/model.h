@@ -37,6 +37,7 @@
 #include "../core/handle.h"
 #include "../task/capture.h"
 #include "../../backends/backend.h"
+#include "../stream/stream.h"
 #include "spin_lock.h"
 
 struct aclrt_cond; /* cond.h */
@@ -190,6 +191,17 @@ ACLRT_INTERNAL bool aclrt_model_lock_alive(struct aclrt_model *m, const void *h)
         return true;
     aclrt_model_unlock(m);
     return false;
+}
+
+/*
+ * Does m's stream still capture it (m capturing; capture lock held)? A
+ * capture that went with its stream (stream_capture.h:
+ * aclrt_stream_capture_discard) left it behind.
+ */
+ACLRT_INLINE bool aclrt_model_captured(const struct aclrt_model *m)
+{
+    const struct aclrt_capture *c = &m->stream->capture;
+    return c->status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && c->origin == NULL && c->model == m;
 }
 
 /* The live model a handle names, locked; NULL: none (destroyed, stale or garbage). */

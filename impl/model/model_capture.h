@@ -32,6 +32,26 @@ ACLRT_INLINE bool aclrt_capture_mode_valid(aclmdlRICaptureMode mode)
     return (unsigned)mode <= (unsigned)ACL_MODEL_RI_CAPTURE_MODE_RELAXED;
 }
 
+/*
+ * Start a capture into m on s (the capture lock taken here), unless s
+ * captures already (ACL_ERROR_RT_STREAM_CAPTURED) or is bound to a model
+ * being built (ACL_ERROR_RT_STREAM_MODEL): the caller says which.
+ */
+ACLRT_INTERNAL aclError aclrt_model_capture_start(struct aclrt_stream *s, aclmdlRICaptureMode mode,
+                                                  struct aclrt_model *m)
+{
+    aclError rc = ACL_SUCCESS;
+    aclrt_capture_lock();
+    if (s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE)
+        rc = ACL_ERROR_RT_STREAM_CAPTURED;
+    else if (aclrt_stream_bound(s) != NULL)
+        rc = ACL_ERROR_RT_STREAM_MODEL;
+    else
+        aclrt_capture_start(s, (uint32_t)mode, m);
+    aclrt_capture_unlock();
+    return rc;
+}
+
 ACLRT_API aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode)
 {
     ACLRT_ENTER();
@@ -47,22 +67,15 @@ ACLRT_API aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode 
     struct aclrt_model *m = aclrt_model_new(ACLRT_MODEL_CAPTURING, s->ctx, s, NULL, &handle);
     if (m == NULL)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a model");
-
-    aclrt_capture_lock();
-    bool busy = s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE;
-    bool bound = aclrt_stream_bound(s) != NULL;
-    if (!busy && !bound)
-        aclrt_capture_start(s, (uint32_t)mode, m);
-    aclrt_capture_unlock();
-    if (busy || bound) {
+    if ((rc = aclrt_model_capture_start(s, mode, m)) != ACL_SUCCESS) {
         if (aclrt_model_lock_alive(m, handle))
             aclrt_model_retire(m);
-        if (bound && !busy)
-            return aclrt_fail(ACL_ERROR_RT_STREAM_MODEL,
+        if (rc == ACL_ERROR_RT_STREAM_MODEL)
+            return aclrt_fail(rc,
                               "stream %p is bound to a model (aclmdlRIBindStream) and cannot be captured; "
                               "aclmdlRIUnbindStream first",
                               stream);
-        return aclrt_fail(ACL_ERROR_RT_STREAM_CAPTURED, "stream %p is already capturing a model", stream);
+        return aclrt_fail(rc, "stream %p is already capturing a model", stream);
     }
     return ACL_SUCCESS;
 }

@@ -61,8 +61,7 @@ static bool aclrt_model_capture_active(const struct aclrt_model *m)
     if (m->state != ACLRT_MODEL_CAPTURING)
         return false;
     aclrt_capture_lock();
-    const struct aclrt_capture *c = &m->stream->capture;
-    bool active = c->status == ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE && c->origin == NULL && c->model == m;
+    bool active = aclrt_model_captured(m) && m->stream->capture.status == ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE;
     aclrt_capture_unlock();
     return active;
 }
@@ -232,21 +231,15 @@ ACLRT_API aclError aclmdlRICaptureToModelRIBegin(aclrtStream stream, aclmdlRI mo
         return aclrt_fail(ACL_ERROR_RT_STREAM_CONTEXT, "stream %p belongs to another context than modelRI %p", stream,
                           modelRI);
     }
-    aclrt_capture_lock();
-    bool busy = s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE;
-    bool bound = aclrt_stream_bound(s) != NULL;
-    if (!busy && !bound) {
-        m->state = ACLRT_MODEL_CAPTURING;
+    if ((rc = aclrt_model_capture_start(s, mode, m)) == ACL_SUCCESS) {
+        m->state = ACLRT_MODEL_CAPTURING; /* under m's lock, which whoever reads it holds */
         m->stream = s;
-        aclrt_capture_start(s, (uint32_t)mode, m);
     }
-    aclrt_capture_unlock();
     aclrt_model_unlock(m);
-    if (bound && !busy)
-        return aclrt_fail(ACL_ERROR_RT_STREAM_MODEL,
-                          "stream %p is bound to a model (aclmdlRIBindStream) and cannot be captured", stream);
-    if (busy)
-        return aclrt_fail(ACL_ERROR_RT_STREAM_CAPTURED, "stream %p is already capturing a model", stream);
+    if (rc == ACL_ERROR_RT_STREAM_MODEL)
+        return aclrt_fail(rc, "stream %p is bound to a model (aclmdlRIBindStream) and cannot be captured", stream);
+    if (rc != ACL_SUCCESS)
+        return aclrt_fail(rc, "stream %p is already capturing a model", stream);
     return ACL_SUCCESS;
 }
 

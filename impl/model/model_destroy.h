@@ -96,11 +96,9 @@ ACLRT_INTERNAL void aclrt_model_retire(struct aclrt_model *m)
     aclrt_capture_drop_tasks(pending, npending);
     if (m->state == ACLRT_MODEL_CAPTURING && m->parent != NULL) {
         /* A branch retired with its model while its stream still captures it: the capture ends here. */
-        struct aclrt_stream *s = m->stream;
         aclrt_capture_lock();
-        if (s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && s->capture.origin == NULL &&
-            s->capture.model == m)
-            aclrt_capture_finish(s, &pending, &npending);
+        if (aclrt_model_captured(m))
+            aclrt_capture_finish(m->stream, &pending, &npending);
         aclrt_capture_unlock();
         aclrt_capture_drop_tasks(pending, npending);
     }
@@ -163,10 +161,8 @@ ACLRT_API aclError aclmdlRIDestroy(aclmdlRI modelRI)
     }
     if (m->state == ACLRT_MODEL_CAPTURING) {
         /* Refused while its stream still captures it; a capture that went with its stream left it behind. */
-        struct aclrt_stream *s = m->stream;
         aclrt_capture_lock();
-        bool building = s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && s->capture.origin == NULL &&
-                        s->capture.model == m;
+        bool building = aclrt_model_captured(m);
         aclrt_capture_unlock();
         if (building) {
             aclrt_model_unlock(m);

@@ -34,6 +34,17 @@ static struct aclrt_taskgrp *aclrt_taskgrp_find(aclrtTaskGrp handle)
     return NULL;
 }
 
+/*
+ * The origin of the model capture s takes part in (capture lock held), or
+ * NULL: s captures no model (no capture, a task group's update, or a
+ * build's tasks). A task group is part of such a capture.
+ */
+static struct aclrt_stream *aclrt_taskgrp_origin(struct aclrt_stream *s)
+{
+    struct aclrt_stream *o = s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE ? aclrt_capture_origin(s) : NULL;
+    return o == NULL || o->capture.update != NULL || aclrt_capture_is_build(o) ? NULL : o;
+}
+
 ACLRT_API aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream)
 {
     ACLRT_ENTER();
@@ -42,8 +53,8 @@ ACLRT_API aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream)
     if (rc != ACL_SUCCESS)
         return rc;
     aclrt_capture_lock();
-    struct aclrt_stream *o = s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE ? aclrt_capture_origin(s) : NULL;
-    if (o == NULL || o->capture.update != NULL || aclrt_capture_is_build(o)) {
+    struct aclrt_stream *o = aclrt_taskgrp_origin(s);
+    if (o == NULL) {
         aclrt_capture_unlock();
         return aclrt_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED,
                           "stream %p is not capturing a model (aclmdlRICaptureBegin first); a task group is part "
@@ -77,8 +88,8 @@ ACLRT_API aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *h
     if (g == NULL)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a task group");
     aclrt_capture_lock();
-    struct aclrt_stream *o = s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE ? aclrt_capture_origin(s) : NULL;
-    if (o == NULL || o->capture.update != NULL || aclrt_capture_is_build(o)) {
+    struct aclrt_stream *o = aclrt_taskgrp_origin(s);
+    if (o == NULL) {
         aclrt_capture_unlock();
         free(g);
         return aclrt_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %p is not capturing a model", stream);
