@@ -38,6 +38,7 @@
 #include "../task/capture.h"
 #include "../../backends/backend.h"
 #include "../stream/stream.h"
+#include "../stream/stream_capture.h"
 #include "spin_lock.h"
 
 struct aclrt_cond; /* cond.h */
@@ -202,6 +203,20 @@ ACLRT_INLINE bool aclrt_model_captured(const struct aclrt_model *m)
 {
     const struct aclrt_capture *c = &m->stream->capture;
     return c->status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && c->origin == NULL && c->model == m;
+}
+
+/*
+ * Unbind s from m's build (m locked, capture lock held): tasks s still
+ * collects never make it into the model; they go to *tasks, *count (left
+ * alone if none), to drop outside the capture lock (a drop may unload a
+ * binary).
+ */
+ACLRT_INTERNAL void aclrt_model_unbind_stream(struct aclrt_model *m, struct aclrt_stream *s, struct aclrt_task **tasks,
+                                              uint32_t *count)
+{
+    if (s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && s->capture.origin == NULL)
+        aclrt_capture_finish(s, tasks, count);
+    aclrt_build_unbind(&m->build, s);
 }
 
 /* The live model a handle names, locked; NULL: none (destroyed, stale or garbage). */

@@ -279,16 +279,12 @@ ACLRT_API aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream)
     struct aclrt_model *m;
     if ((rc = aclrt_model_get_built(modelRI, &m)) != ACL_SUCCESS)
         return rc;
-    struct aclrt_build *b = &m->build;
     struct aclrt_task *tasks = NULL;
     uint32_t count = 0;
     aclrt_capture_lock();
-    bool bound = aclrt_stream_bound(s) == b;
-    if (bound) {
-        if (s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && s->capture.origin == NULL)
-            aclrt_capture_finish(s, &tasks, &count); /* tasks not ended: they never make it into the model */
-        aclrt_build_unbind(b, s);
-    }
+    bool bound = aclrt_stream_bound(s) == &m->build;
+    if (bound)
+        aclrt_model_unbind_stream(m, s, &tasks, &count); /* tasks not ended: they never make it into the model */
     aclrt_capture_unlock();
     aclrt_model_unlock(m);
     aclrt_capture_drop_tasks(tasks, count);
@@ -296,7 +292,5 @@ ACLRT_API aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream)
         return aclrt_fail(ACL_ERROR_RT_STREAM_MODEL, "stream %p is not bound to modelRI %p", stream, modelRI);
     return ACL_SUCCESS;
 }
-
-/* Submit a replay of the model to s; *number (if not NULL) is its task's number. */
 
 #endif /* ACLRT_IMPL_MODEL_MODEL_BUILD_H */

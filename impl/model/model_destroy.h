@@ -17,7 +17,6 @@
 #include "../core/handle.h"
 #include "../core/thread.h"
 #include "../task/capture.h"
-#include "../stream/stream.h"
 #include "../stream/stream_capture.h"
 #include "cond.h"
 #include "model.h"
@@ -70,10 +69,7 @@ static void aclrt_model_build_release(struct aclrt_model *m, struct aclrt_task *
         aclrt_capture_lock();
         if (b->nstreams == 0)
             break; /* still locked */
-        struct aclrt_stream *s = b->streams[b->nstreams - 1];
-        if (s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && s->capture.origin == NULL)
-            aclrt_capture_finish(s, &t, &n);
-        aclrt_build_unbind(b, s);
+        aclrt_model_unbind_stream(m, b->streams[b->nstreams - 1], &t, &n);
         aclrt_capture_unlock();
         aclrt_capture_drop_tasks(t, n);
     }

@@ -218,6 +218,7 @@ static void aclrt_model_drop(struct aclrt_task *t)
 
 static const struct aclrt_task_kind aclrt_kind_model = {ACLRT_TASK_MODEL, "model", aclrt_model_run, aclrt_model_drop};
 
+/* Submit a replay of the model to s; *number (if not NULL) is its task's number. */
 static aclError aclrt_model_submit(aclmdlRI modelRI, struct aclrt_stream *s, uint64_t *number)
 {
     struct aclrt_model *m;
