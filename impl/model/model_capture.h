@@ -233,9 +233,7 @@ ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
     aclrt_model_body_init(b, tasks, count, lanes, nlanes); /* its life: set with the model's lock below */
     /* A destroy that came between the capture's end and here (another thread's) took the model away. */
     if (!aclrt_model_lock_alive(m, handle)) {
-        aclrt_capture_drop_tasks(tasks, count);
-        free(lanes);
-        free(b);
+        aclrt_model_body_put(b); /* the last reference: the tasks go with it */
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "the capture's model was destroyed while the capture ended");
     }
     if (m->nconds > 0 && (rc = aclrt_model_resolve_conds(m, b)) != ACL_SUCCESS) {
