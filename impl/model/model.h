@@ -174,6 +174,7 @@ ACLRT_INTERNAL void aclrt_model_life_put(struct aclrt_model_life *l)
     free(l);
 }
 
+/* m's lock (spin_lock.h): over its fields and its slot's life. */
 ACLRT_INLINE void aclrt_model_lock(struct aclrt_model *m)
 {
     aclrt_spin_lock(&m->lock);
@@ -192,31 +193,6 @@ ACLRT_INTERNAL bool aclrt_model_lock_alive(struct aclrt_model *m, const void *h)
         return true;
     aclrt_model_unlock(m);
     return false;
-}
-
-/*
- * Does m's stream still capture it (m capturing; capture lock held)? A
- * capture that went with its stream (stream_capture.h:
- * aclrt_stream_capture_discard) left it behind.
- */
-ACLRT_INLINE bool aclrt_model_captured(const struct aclrt_model *m)
-{
-    const struct aclrt_capture *c = &m->stream->capture;
-    return c->status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && c->origin == NULL && c->model == m;
-}
-
-/*
- * Unbind s from m's build (m locked, capture lock held): tasks s still
- * collects never make it into the model; they go to *tasks, *count (left
- * alone if none), to drop outside the capture lock (a drop may unload a
- * binary).
- */
-ACLRT_INTERNAL void aclrt_model_unbind_stream(struct aclrt_model *m, struct aclrt_stream *s, struct aclrt_task **tasks,
-                                              uint32_t *count)
-{
-    if (s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && s->capture.origin == NULL)
-        aclrt_capture_finish(s, tasks, count);
-    aclrt_build_unbind(&m->build, s);
 }
 
 /* The live model a handle names, locked; NULL: none (destroyed, stale or garbage). */
@@ -317,6 +293,31 @@ ACLRT_INTERNAL void aclrt_model_body_put(struct aclrt_model_body *b)
     }
     free(b);
     aclrt_model_life_put(life);
+}
+
+/*
+ * Does m's stream still capture it (m capturing; capture lock held)? A
+ * capture that went with its stream (stream_capture.h:
+ * aclrt_stream_capture_discard) left it behind.
+ */
+ACLRT_INLINE bool aclrt_model_captured(const struct aclrt_model *m)
+{
+    const struct aclrt_capture *c = &m->stream->capture;
+    return c->status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && c->origin == NULL && c->model == m;
+}
+
+/*
+ * Unbind s from m's build (m locked, capture lock held): tasks s still
+ * collects never make it into the model; they go to *tasks, *count (left
+ * alone if none), to drop outside the capture lock (a drop may unload a
+ * binary).
+ */
+ACLRT_INTERNAL void aclrt_model_unbind_stream(struct aclrt_model *m, struct aclrt_stream *s, struct aclrt_task **tasks,
+                                              uint32_t *count)
+{
+    if (s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && s->capture.origin == NULL)
+        aclrt_capture_finish(s, tasks, count);
+    aclrt_build_unbind(&m->build, s);
 }
 
 #endif /* ACLRT_IMPL_MODEL_MODEL_H */
