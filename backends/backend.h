@@ -168,7 +168,7 @@ struct aclrt_backend {
     aclError (*module_global)(void *module, const char *name, void **address, size_t *size);
     /*
      * A step of a model replayed on the host (optional): the core's replay
-     * (aclrt_model_run, impl/model/model.h) runs each step through it instead of
+     * (aclrt_model_run, impl/model/model_replay.h) runs each step through it instead of
      * the step's core kind, and it returns what a kind's run returns. `t`
      * is the replay's copy of the step, `captured` the body's record (which
      * still says whether a kernel's arguments are its own copy). A backend

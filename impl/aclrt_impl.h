@@ -49,6 +49,7 @@
 #include "model/model_debug.h"
 #include "model/model_params.h"
 #include "model/model_query.h"
+#include "model/model_replay.h"
 #include "model/model_update.h"
 #include "ipc/ipc_event.h"
 #include "ipc/ipc_notify.h"

@@ -6,7 +6,7 @@
  * gives its address: kernels and copies of the model set it) and, once a
  * conditional task is added with it, the sub-models its branches are
  * captured into. The conditional task (ACLRT_TASK_COND) is a step of the
- * model; the replay loop (model.h) reads the word when it reaches the step
+ * model; the replay loop (model_replay.h) reads the word when it reaches the step
  * and runs a sub-model's body in place:
  *
  *     IF      word != 0: the first body; else the second, if there is one
@@ -19,17 +19,18 @@
  * A condition is reference-counted: its model holds one reference until it
  * is destroyed, each conditional task one (dropped with the task's body).
  * The last reference frees the word and lets go of the branches' bodies
- * (model.h: aclrt_cond_put, and the task kind, which the replay loop runs).
+ * (aclrt_cond_put). The task kind is here too; the replay loop runs its
+ * steps itself.
  */
 #ifndef ACLRT_IMPL_MODEL_COND_H
 #define ACLRT_IMPL_MODEL_COND_H
 
 #include "../core/base.h"
+#include "../task/task.h"
 #include "../../backends/backend.h"
 #include "../runtime/runtime.h"
 #include "../memory/memory.h"
-
-struct aclrt_model_body; /* model.h */
+#include "model.h"
 
 struct aclrt_cond {
     _Atomic uint32_t refs;
@@ -42,7 +43,7 @@ struct aclrt_cond {
     uint32_t type;                   /* aclmdlRICondTaskType */
     uint32_t size;                   /* branches */
     void **subs;                     /* the sub-models' handles, `size` of them */
-    /* Set when the model's capture ends (model.h): each branch's body, a reference each. */
+    /* Set when the model's capture ends (model_capture.h): each branch's body, a reference each. */
     struct aclrt_model_body **bodies;
 };
 
@@ -81,25 +82,6 @@ ACLRT_INTERNAL struct aclrt_cond *aclrt_cond_new(struct aclrt_device *dev, uint6
     return c;
 }
 
-/* Drop a reference: true if it was the last (the caller lets go of the branches' bodies, then frees c). */
-ACLRT_INTERNAL bool aclrt_cond_unref(struct aclrt_cond *c)
-{
-    /* Acq_rel: the last one to let go sees every replay's reads of the condition. */
-    return atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1;
-}
-
-/* Free a condition no one holds, its branches' bodies already let go of. */
-ACLRT_INTERNAL void aclrt_cond_free(struct aclrt_cond *c)
-{
-    struct aclrt_allocation a;
-    /* After aclFinalize the runtime has released every allocation: nothing to free. */
-    if (aclrt_runtime_started() && aclrt_mem_unregister((uintptr_t)c->word, ACLRT_MEM_RUNTIME, &a))
-        aclrt_mem_free_after_work(&a);
-    free(c->bodies);
-    free(c->subs);
-    free(c);
-}
-
 /* The word now (0 if it cannot be read). */
 ACLRT_INTERNAL uint64_t aclrt_cond_read(const struct aclrt_cond *c)
 {
@@ -115,5 +97,44 @@ ACLRT_INTERNAL void aclrt_cond_start(const struct aclrt_cond *c)
     if (c->flag == ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT)
         (void)aclrt_cond_copy(c->word, &c->default_value, ACL_MEMCPY_HOST_TO_DEVICE);
 }
+
+/* Let go of a condition; the last reference lets go of its branches' bodies and frees it. */
+ACLRT_INTERNAL void aclrt_cond_put(struct aclrt_cond *c)
+{
+    /* Acq_rel: the last one to let go sees every replay's reads of the condition. */
+    if (c == NULL || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    for (uint32_t i = 0; c->bodies != NULL && i < c->size; i++)
+        if (c->bodies[i] != NULL)
+            aclrt_model_body_put(c->bodies[i]);
+    struct aclrt_allocation a;
+    /* After aclFinalize the runtime has released every allocation: nothing to free. */
+    if (aclrt_runtime_started() && aclrt_mem_unregister((uintptr_t)c->word, ACLRT_MEM_RUNTIME, &a))
+        aclrt_mem_free_after_work(&a);
+    free(c->bodies);
+    free(c->subs);
+    free(c);
+}
+
+/*
+ * ACLRT_TASK_COND: the replay loop runs it (aclrt_model_run_cond); this run
+ * is only reached by a task that is not a model's step, which none is.
+ */
+static int aclrt_cond_task_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    (void)s;
+    (void)t;
+    (void)blk;
+    return ACL_ERROR_RT_INTERNAL_ERROR;
+}
+
+static void aclrt_cond_task_drop(struct aclrt_task *t)
+{
+    aclrt_cond_put(t->u.cond.cond);
+    t->u.cond.cond = NULL;
+}
+
+static const struct aclrt_task_kind aclrt_kind_cond = {ACLRT_TASK_COND, "conditional task", aclrt_cond_task_run,
+                                                       aclrt_cond_task_drop};
 
 #endif /* ACLRT_IMPL_MODEL_COND_H */

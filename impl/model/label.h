@@ -5,7 +5,7 @@
  * (model_build.h). aclrtSetLabel adds a no-op step to the bound stream's
  * tasks; a switch step holds the index's address and a copy of the list;
  * aclmdlRIBuildEnd resolves the labels to step numbers, and the replay
- * (model.h) goes on after the label the index picks.
+ * (model_replay.h) goes on after the label the index picks.
  */
 #ifndef ACLRT_IMPL_MODEL_LABEL_H
 #define ACLRT_IMPL_MODEL_LABEL_H
@@ -20,7 +20,8 @@
 #include "../runtime/runtime.h"
 #include "../stream/stream.h"
 #include "../stream/stream_capture.h"
-#include "../context/stream_api.h"
+#include "model_args.h"
+#include "spin_lock.h"
 
 /* ------------------------------------------------------------------------
  * Labels: places among a built model's steps, and switches that jump there
@@ -50,32 +51,14 @@ static struct aclrt_table aclrt_labels = ACLRT_TABLE_INIT(ACLRT_KIND_LABEL, stru
 static struct aclrt_table aclrt_label_lists =
     ACLRT_TABLE_INIT(ACLRT_KIND_LABEL_LIST, struct aclrt_label_list, "label list");
 
-/* Acquire: pairs with the release in aclrt_label_unlock. */
-ACLRT_INLINE void aclrt_label_lock(_Atomic bool *lock)
-{
-    unsigned spins = 0;
-    while (atomic_exchange_explicit(lock, true, memory_order_acquire)) {
-        if (++spins < 64)
-            aclrt_cpu_relax();
-        else
-            sched_yield();
-    }
-}
-
-/* Release: pairs with the acquire in aclrt_label_lock. */
-ACLRT_INLINE void aclrt_label_unlock(_Atomic bool *lock)
-{
-    atomic_store_explicit(lock, false, memory_order_release);
-}
-
 ACLRT_INLINE void aclrt_label_list_lock(struct aclrt_label_list *l)
 {
-    aclrt_label_lock(&l->lock);
+    aclrt_spin_lock(&l->lock);
 }
 
 ACLRT_INLINE void aclrt_label_list_unlock(struct aclrt_label_list *l)
 {
-    aclrt_label_unlock(&l->lock);
+    aclrt_spin_unlock(&l->lock);
 }
 
 /* The live label list a handle names, locked. */
@@ -207,9 +190,9 @@ ACLRT_API aclError aclrtCreateLabel(aclrtLabel *label)
     struct aclrt_label *l = (struct aclrt_label *)aclrt_table_alloc(&aclrt_labels);
     if (l == NULL)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a label");
-    aclrt_label_lock(&l->lock); /* a late destroy of the slot's previous life may still hold it */
+    aclrt_spin_lock(&l->lock); /* a late destroy of the slot's previous life may still hold it */
     *label = aclrt_table_publish(&aclrt_labels, &l->hdr);
-    aclrt_label_unlock(&l->lock);
+    aclrt_spin_unlock(&l->lock);
     return ACL_SUCCESS;
 }
 
@@ -220,14 +203,14 @@ ACLRT_API aclError aclrtDestroyLabel(aclrtLabel label)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "label is NULL");
     struct aclrt_label *l = (struct aclrt_label *)aclrt_table_lookup(&aclrt_labels, label);
     if (l != NULL) {
-        aclrt_label_lock(&l->lock);
+        aclrt_spin_lock(&l->lock);
         if ((struct aclrt_label *)aclrt_table_lookup(&aclrt_labels, label) == l) {
             aclrt_table_retire(&l->hdr);
-            aclrt_label_unlock(&l->lock);
+            aclrt_spin_unlock(&l->lock);
             aclrt_table_free(&aclrt_labels, &l->hdr);
             return ACL_SUCCESS;
         }
-        aclrt_label_unlock(&l->lock);
+        aclrt_spin_unlock(&l->lock);
     }
     return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "label %p is not a live label (destroyed, stale or garbage)",
                       label);
@@ -285,17 +268,13 @@ ACLRT_API aclError aclrtSetLabel(aclrtLabel label, aclrtStream stream)
     ACLRT_ENTER();
     if (label == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "label is NULL");
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream is never bound)");
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream is never bound)", true, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
     if (aclrt_table_lookup(&aclrt_labels, label) == NULL)
         return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "label %p is not a live label (destroyed, stale or garbage)",
                           label);
-    struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, true, &s);
-    if (rc != ACL_SUCCESS)
-        return rc;
     struct aclrt_task t = {.kind = &aclrt_kind_label, .u.label.handle = label};
     return aclrt_build_add_step(s, &t, "aclrtSetLabel");
 }
@@ -305,14 +284,10 @@ ACLRT_API aclError aclrtSwitchLabelByIndex(void *ptr, uint32_t maxValue, aclrtLa
     ACLRT_ENTER();
     if (ptr == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "ptr (the index) is NULL");
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream is never bound)");
     if (maxValue == 0)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "maxValue is 0 (it is the number of labels in the list)");
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, true, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream is never bound)", true, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     struct aclrt_label_list *l;

@@ -19,9 +19,9 @@
 #include "../stream/stream.h"
 #include "../stream/stream_capture.h"
 #include "../context/context.h"
-#include "../context/stream_api.h"
 #include "label.h"
 #include "model.h"
+#include "model_args.h"
 
 /* ------------------------------------------------------------------------
  * Building a model explicitly
@@ -42,12 +42,22 @@ static aclError aclrt_model_get_built(aclmdlRI modelRI, struct aclrt_model **out
     return ACL_SUCCESS;
 }
 
-/* The model m (locked, BUILDING) is done being built: refused with the caller's wording. */
-static aclError aclrt_model_refuse_ended(struct aclrt_model *m, aclmdlRI modelRI, const char *what)
+/*
+ * The live model a handle names, locked, made by aclmdlRIBuildBegin and
+ * still being built (else ACL_ERROR_RT_PARAM_INVALID; `ended`, the
+ * caller's wording, says why a build that has ended refuses the call).
+ */
+static aclError aclrt_model_get_building(aclmdlRI modelRI, const char *ended, struct aclrt_model **out)
 {
-    aclrt_model_unlock(m);
-    return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the build of modelRI %p has ended (aclmdlRIBuildEnd); %s",
-                      modelRI, what);
+    aclError rc = aclrt_model_get_built(modelRI, out);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if ((*out)->state != ACLRT_MODEL_BUILDING) {
+        aclrt_model_unlock(*out);
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the build of modelRI %p has ended (aclmdlRIBuildEnd); %s",
+                          modelRI, ended);
+    }
+    return ACL_SUCCESS;
 }
 
 ACLRT_API aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag)
@@ -72,8 +82,6 @@ ACLRT_API aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint
     ACLRT_ENTER();
     if (modelRI == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream cannot be bound)");
     if (flag != ACL_MODEL_STREAM_FLAG_HEAD && flag != ACL_MODEL_STREAM_FLAG_DEFAULT)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM,
                           "flag %#x is neither ACL_MODEL_STREAM_FLAG_HEAD nor ACL_MODEL_STREAM_FLAG_DEFAULT",
@@ -82,20 +90,15 @@ ACLRT_API aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                           "ACL_MODEL_STREAM_FLAG_DEFAULT binds a stream activated during execution "
                           "(aclrtActiveStream), which is not implemented; bind with ACL_MODEL_STREAM_FLAG_HEAD");
-    /* A forked child: the capture lock may have been held by a thread the child does not have. */
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, true, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream cannot be bound)", true, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     if (s->is_default)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "stream %p is a default stream, which cannot be bound", stream);
     struct aclrt_model *m;
-    if ((rc = aclrt_model_get_built(modelRI, &m)) != ACL_SUCCESS)
+    if ((rc = aclrt_model_get_building(modelRI, "no stream binds to it any more", &m)) != ACL_SUCCESS)
         return rc;
-    if (m->state != ACLRT_MODEL_BUILDING)
-        return aclrt_model_refuse_ended(m, modelRI, "no stream binds to it any more");
     if (m->ctx != s->ctx) {
         aclrt_model_unlock(m);
         return aclrt_fail(ACL_ERROR_RT_MODEL_CONTEXT, "modelRI %p belongs to another context than stream %p",
@@ -153,19 +156,13 @@ ACLRT_API aclError aclmdlRIEndTask(aclmdlRI modelRI, aclrtStream stream)
     ACLRT_ENTER();
     if (modelRI == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream is never bound)");
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream is never bound)", false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     struct aclrt_model *m;
-    if ((rc = aclrt_model_get_built(modelRI, &m)) != ACL_SUCCESS)
+    if ((rc = aclrt_model_get_building(modelRI, "its tasks have all ended", &m)) != ACL_SUCCESS)
         return rc;
-    if (m->state != ACLRT_MODEL_BUILDING)
-        return aclrt_model_refuse_ended(m, modelRI, "its tasks have all ended");
     struct aclrt_build *b = &m->build;
     struct aclrt_task *lost = NULL;
     uint32_t nlost = 0;
@@ -204,11 +201,9 @@ ACLRT_API aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
     if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
         return aclrt_fail_orphaned();
     struct aclrt_model *m;
-    aclError rc = aclrt_model_get_built(modelRI, &m);
+    aclError rc = aclrt_model_get_building(modelRI, "it ends once", &m);
     if (rc != ACL_SUCCESS)
         return rc;
-    if (m->state != ACLRT_MODEL_BUILDING)
-        return aclrt_model_refuse_ended(m, modelRI, "it ends once");
     struct aclrt_build *b = &m->build;
     struct aclrt_model_body *body = (struct aclrt_model_body *)malloc(sizeof *body);
     aclrt_capture_lock();
@@ -242,19 +237,9 @@ ACLRT_API aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
     if (rc == ACL_SUCCESS && !aclrt_build_resolve_labels(b->tasks, b->count, &bad_label, &twice))
         rc = ACL_ERROR_RT_PARAM_INVALID;
     if (rc == ACL_SUCCESS) {
-        atomic_init(&body->refs, 1);
-        body->count = b->count;
-        body->tasks = b->tasks;
-        body->lanes = b->lanes;
-        body->nlanes = b->nhanded;
+        aclrt_model_body_init(body, b->tasks, b->count, b->lanes, b->nhanded);
         body->lane_streams = b->handed;
-        body->starts = NULL;
-        body->nstarts = 0;
         body->life = aclrt_model_life_get(m);
-        body->root = NULL;
-        body->pieces = NULL;
-        body->npieces = 0;
-        atomic_init(&body->ext, NULL); /* the backend's state: none yet */
         b->tasks = NULL;
         b->lanes = NULL;
         b->handed = NULL;
@@ -287,27 +272,19 @@ ACLRT_API aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream)
     ACLRT_ENTER();
     if (modelRI == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "modelRI is NULL");
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream is never bound)");
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream is never bound)", false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     struct aclrt_model *m;
     if ((rc = aclrt_model_get_built(modelRI, &m)) != ACL_SUCCESS)
         return rc;
-    struct aclrt_build *b = &m->build;
     struct aclrt_task *tasks = NULL;
     uint32_t count = 0;
     aclrt_capture_lock();
-    bool bound = aclrt_stream_bound(s) == b;
-    if (bound) {
-        if (s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE && s->capture.origin == NULL)
-            aclrt_capture_finish(s, &tasks, &count); /* tasks not ended: they never make it into the model */
-        aclrt_build_unbind(b, s);
-    }
+    bool bound = aclrt_stream_bound(s) == &m->build;
+    if (bound)
+        aclrt_model_unbind_stream(m, s, &tasks, &count); /* tasks not ended: they never make it into the model */
     aclrt_capture_unlock();
     aclrt_model_unlock(m);
     aclrt_capture_drop_tasks(tasks, count);
@@ -315,7 +292,5 @@ ACLRT_API aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream)
         return aclrt_fail(ACL_ERROR_RT_STREAM_MODEL, "stream %p is not bound to modelRI %p", stream, modelRI);
     return ACL_SUCCESS;
 }
-
-/* Submit a replay of the model to s; *number (if not NULL) is its task's number. */
 
 #endif /* ACLRT_IMPL_MODEL_MODEL_BUILD_H */

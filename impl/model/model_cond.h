@@ -11,7 +11,7 @@
  * The model's own aclmdlRICaptureEnd wants every branch ended
  * (ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING otherwise) and hands their
  * bodies to the condition; a replay runs the branch the word picks when it
- * reaches the task (model.h). Branches may have conditional tasks of their
+ * reaches the task (model_replay.h). Branches may have conditional tasks of their
  * own. A branch is not executed or destroyed by itself: it goes with its
  * model.
  *
@@ -31,9 +31,11 @@
 #include "../runtime/runtime.h"
 #include "../stream/stream.h"
 #include "../stream/stream_capture.h"
-#include "../context/stream_api.h"
 #include "cond.h"
 #include "model.h"
+#include "model_args.h"
+#include "model_capture.h"
+#include "model_destroy.h"
 #include "model_tasks.h"
 
 /* The condition a handle names, and its model (locked). */
@@ -59,8 +61,7 @@ static bool aclrt_model_capture_active(const struct aclrt_model *m)
     if (m->state != ACLRT_MODEL_CAPTURING)
         return false;
     aclrt_capture_lock();
-    const struct aclrt_capture *c = &m->stream->capture;
-    bool active = c->status == ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE && c->origin == NULL && c->model == m;
+    bool active = aclrt_model_captured(m) && m->stream->capture.status == ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE;
     aclrt_capture_unlock();
     return active;
 }
@@ -129,8 +130,6 @@ static bool aclrt_cond_size_ok(aclmdlRICondTaskType type, uint32_t size)
 ACLRT_API aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStream stream, uint32_t flags)
 {
     ACLRT_ENTER();
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream is not captured)");
     if (params.modelRIArray == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "params.modelRIArray (output) is NULL");
     if (flags != 0)
@@ -141,7 +140,7 @@ ACLRT_API aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStrea
                           "more)",
                           (int)params.type, (unsigned)params.size);
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, true, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream is not captured)", true, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     struct aclrt_model *m;
@@ -199,8 +198,8 @@ ACLRT_API aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStrea
     if (rc == ACL_SUCCESS)
         return ACL_SUCCESS;
     for (uint32_t i = 0; subs != NULL && i < params.size; i++) {
-        struct aclrt_model *b = subs[i] != NULL ? (struct aclrt_model *)aclrt_table_lookup(&aclrt_models, subs[i]) : NULL;
-        if (b != NULL && aclrt_model_lock_alive(b, subs[i]))
+        struct aclrt_model *b = aclrt_model_lock_handle(subs[i]); /* NULL (not made): none */
+        if (b != NULL)
             aclrt_model_retire(b);
     }
     free(subs);
@@ -210,12 +209,10 @@ ACLRT_API aclError aclmdlRIAddCondTask(aclmdlRICondTaskParams params, aclrtStrea
 ACLRT_API aclError aclmdlRICaptureToModelRIBegin(aclrtStream stream, aclmdlRI modelRI, aclmdlRICaptureMode mode)
 {
     ACLRT_ENTER();
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream cannot be captured)");
     if (!aclrt_capture_mode_valid(mode))
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "mode %d is not an aclmdlRICaptureMode", (int)mode);
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, true, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream cannot be captured)", true, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     struct aclrt_model *m;
@@ -234,21 +231,15 @@ ACLRT_API aclError aclmdlRICaptureToModelRIBegin(aclrtStream stream, aclmdlRI mo
         return aclrt_fail(ACL_ERROR_RT_STREAM_CONTEXT, "stream %p belongs to another context than modelRI %p", stream,
                           modelRI);
     }
-    aclrt_capture_lock();
-    bool busy = s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE;
-    bool bound = aclrt_stream_bound(s) != NULL;
-    if (!busy && !bound) {
-        m->state = ACLRT_MODEL_CAPTURING;
+    if ((rc = aclrt_model_capture_start(s, mode, m)) == ACL_SUCCESS) {
+        m->state = ACLRT_MODEL_CAPTURING; /* under m's lock, which whoever reads it holds */
         m->stream = s;
-        aclrt_capture_start(s, (uint32_t)mode, m);
     }
-    aclrt_capture_unlock();
     aclrt_model_unlock(m);
-    if (bound && !busy)
-        return aclrt_fail(ACL_ERROR_RT_STREAM_MODEL,
-                          "stream %p is bound to a model (aclmdlRIBindStream) and cannot be captured", stream);
-    if (busy)
-        return aclrt_fail(ACL_ERROR_RT_STREAM_CAPTURED, "stream %p is already capturing a model", stream);
+    if (rc == ACL_ERROR_RT_STREAM_MODEL)
+        return aclrt_fail(rc, "stream %p is bound to a model (aclmdlRIBindStream) and cannot be captured", stream);
+    if (rc != ACL_SUCCESS)
+        return aclrt_fail(rc, "stream %p is already capturing a model", stream);
     return ACL_SUCCESS;
 }
 

@@ -306,7 +306,7 @@ static void aclrt_model_record_dup(struct aclrt_task *dst, const struct aclrt_ta
 static struct aclrt_model_body *aclrt_model_body_edited(struct aclrt_model *m)
 {
     const struct aclrt_model_body *cur = m->body;
-    struct aclrt_model_body *b = (struct aclrt_model_body *)calloc(1, sizeof *b);
+    struct aclrt_model_body *b = (struct aclrt_model_body *)malloc(sizeof *b);
     size_t n = cur->count ? cur->count : 1;
     struct aclrt_task *tasks = (struct aclrt_task *)aligned_alloc(ACLRT_CACHELINE, n * sizeof *tasks);
     uint32_t *lanes = (uint32_t *)malloc(n * sizeof *lanes);
@@ -342,11 +342,7 @@ static struct aclrt_model_body *aclrt_model_body_edited(struct aclrt_model *m)
     memcpy(lanes, cur->lanes, (size_t)cur->count * sizeof *lanes);
     if (cur->nstarts)
         memcpy(starts, cur->starts, (size_t)cur->nstarts * sizeof *starts); /* kept by the copied tasks */
-    atomic_init(&b->refs, 1);
-    b->count = cur->count;
-    b->tasks = tasks;
-    b->lanes = lanes;
-    b->nlanes = cur->nlanes;
+    aclrt_model_body_init(b, tasks, cur->count, lanes, cur->nlanes);
     b->starts = starts;
     b->nstarts = cur->nstarts;
     return b;

@@ -5,7 +5,7 @@
  *
  * aclmdlRIAbort counts on the model (struct aclrt_model's `aborts`); a
  * replay remembers the count at its submission and, before each step,
- * compares (one relaxed load, no lock: model.h aclrt_model_run). A replay
+ * compares (one relaxed load, no lock: model_replay.h aclrt_model_run). A replay
  * submitted before the abort and not finished drops its remaining steps and
  * counts as done without an error, so its stream goes on with what follows;
  * a step already running finishes. Replays submitted after the abort run

@@ -42,11 +42,10 @@
 #include "../core/thread.h"
 #include "../task/capture.h"
 #include "../task/task.h"
-#include "../runtime/runtime.h"
 #include "../stream/stream.h"
 #include "../stream/stream_capture.h"
-#include "../context/stream_api.h"
 #include "model.h"
+#include "model_args.h"
 
 #define ACLRT_MODEL_REF_POS_BITS 20
 #define ACLRT_MODEL_REF_SLOT_BITS 20
@@ -181,10 +180,8 @@ static aclError aclrt_model_lane_resolve(aclrtStream stream, struct aclrt_model 
         }
         return rc;
     }
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned(); /* the capture lock may be held by a thread a forked child lacks */
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream is no model's)", false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     /* Model lock before capture lock: find the model under the capture lock, then take both in order. */
@@ -224,8 +221,6 @@ static aclError aclrt_model_lane_resolve(aclrtStream stream, struct aclrt_model 
 ACLRT_API aclError aclmdlRIGetTasksByStream(aclrtStream stream, aclmdlRITask *tasks, uint32_t *numTasks)
 {
     ACLRT_ENTER();
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream is no model's)");
     if (numTasks == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "numTasks is NULL");
     struct aclrt_model *m;

@@ -16,11 +16,10 @@
 #include "../core/thread.h"
 #include "../task/capture.h"
 #include "../task/task.h"
-#include "../runtime/runtime.h"
 #include "../stream/stream.h"
 #include "../stream/stream_capture.h"
-#include "../context/stream_api.h"
 #include "model.h"
+#include "model_args.h"
 
 /* ------------------------------------------------------------------------
  * Task groups and their update
@@ -35,20 +34,27 @@ static struct aclrt_taskgrp *aclrt_taskgrp_find(aclrtTaskGrp handle)
     return NULL;
 }
 
+/*
+ * The origin of the model capture s takes part in (capture lock held), or
+ * NULL: s captures no model (no capture, a task group's update, or a
+ * build's tasks). A task group is part of such a capture.
+ */
+static struct aclrt_stream *aclrt_taskgrp_origin(struct aclrt_stream *s)
+{
+    struct aclrt_stream *o = s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE ? aclrt_capture_origin(s) : NULL;
+    return o == NULL || o->capture.update != NULL || aclrt_capture_is_build(o) ? NULL : o;
+}
+
 ACLRT_API aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream)
 {
     ACLRT_ENTER();
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream never captures)");
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream never captures)", false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     aclrt_capture_lock();
-    struct aclrt_stream *o = s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE ? aclrt_capture_origin(s) : NULL;
-    if (o == NULL || o->capture.update != NULL || aclrt_capture_is_build(o)) {
+    struct aclrt_stream *o = aclrt_taskgrp_origin(s);
+    if (o == NULL) {
         aclrt_capture_unlock();
         return aclrt_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED,
                           "stream %p is not capturing a model (aclmdlRICaptureBegin first); a task group is part "
@@ -71,23 +77,19 @@ ACLRT_API aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream)
 ACLRT_API aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle)
 {
     ACLRT_ENTER();
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (the default stream never captures)");
     if (handle == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "handle (output) is NULL");
     *handle = NULL;
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream never captures)", false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     struct aclrt_taskgrp *g = (struct aclrt_taskgrp *)malloc(sizeof *g);
     if (g == NULL)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for a task group");
     aclrt_capture_lock();
-    struct aclrt_stream *o = s->capture.status != ACL_MODEL_RI_CAPTURE_STATUS_NONE ? aclrt_capture_origin(s) : NULL;
-    if (o == NULL || o->capture.update != NULL || aclrt_capture_is_build(o)) {
+    struct aclrt_stream *o = aclrt_taskgrp_origin(s);
+    if (o == NULL) {
         aclrt_capture_unlock();
         free(g);
         return aclrt_fail(ACL_ERROR_RT_STREAM_NOT_CAPTURED, "stream %p is not capturing a model", stream);
@@ -120,14 +122,10 @@ ACLRT_API aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *h
 ACLRT_API aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskGrp handle)
 {
     ACLRT_ENTER();
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL (an update needs a stream of its own)");
     if (handle == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "handle is NULL");
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (an update needs a stream of its own)", false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     aclrt_capture_lock();
@@ -176,11 +174,17 @@ ACLRT_API aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream, aclrtTaskG
     return ACL_SUCCESS;
 }
 
+/* The captured body m's body was made from (m locked): its root, or itself. */
+static struct aclrt_model_body *aclrt_model_body_root(const struct aclrt_model *m)
+{
+    return m->body->root != NULL ? m->body->root : m->body;
+}
+
 /* The body of m with group g's records taken from its piece, and every other updated group's from its own. */
 static struct aclrt_model_body *aclrt_model_body_rebuild(struct aclrt_model *m)
 {
-    struct aclrt_model_body *root = m->body->root != NULL ? m->body->root : m->body;
-    struct aclrt_model_body *b = (struct aclrt_model_body *)calloc(1, sizeof *b);
+    struct aclrt_model_body *root = aclrt_model_body_root(m);
+    struct aclrt_model_body *b = (struct aclrt_model_body *)malloc(sizeof *b);
     struct aclrt_task *tasks =
         (struct aclrt_task *)aligned_alloc(ACLRT_CACHELINE, (size_t)(root->count ? root->count : 1) * sizeof *tasks);
     struct aclrt_model_body **pieces =
@@ -204,11 +208,8 @@ static struct aclrt_model_body *aclrt_model_body_rebuild(struct aclrt_model *m)
         pieces[n++] = g->piece;
     }
     atomic_fetch_add_explicit(&root->refs, 1, memory_order_relaxed); /* m->body's reference keeps it */
-    atomic_init(&b->refs, 1);
-    b->count = root->count;
-    b->tasks = tasks;
-    b->lanes = root->lanes; /* the root's: an update keeps every task's place, and stream */
-    b->nlanes = root->nlanes;
+    /* The root's lanes: an update keeps every task's place, and stream. */
+    aclrt_model_body_init(b, tasks, root->count, root->lanes, root->nlanes);
     b->lane_streams = root->lane_streams;
     b->starts = root->starts;
     b->nstarts = root->nstarts;
@@ -221,12 +222,8 @@ static struct aclrt_model_body *aclrt_model_body_rebuild(struct aclrt_model *m)
 ACLRT_API aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream)
 {
     ACLRT_ENTER();
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream is NULL");
-    if (ACLRT_UNLIKELY(aclrt_runtime_orphaned()))
-        return aclrt_fail_orphaned();
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_model_stream_arg(stream, "stream is NULL", false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     aclrt_capture_lock();
@@ -260,7 +257,7 @@ ACLRT_API aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream)
     aclrt_capture_lock();
     const char *why = NULL;
     uint32_t at = 0, want = 0;
-    struct aclrt_model_body *root = m->body->root != NULL ? m->body->root : m->body;
+    const struct aclrt_model_body *root = aclrt_model_body_root(m);
     if (aclrt_taskgrp_find(g) != g)
         why = "its model was destroyed";
     else if ((want = g->count), st == ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED)
@@ -275,13 +272,11 @@ ACLRT_API aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream)
             }
     struct aclrt_model_body *piece = NULL, *old_piece = NULL, *nb = NULL, *old_body = NULL;
     if (why == NULL) {
-        piece = (struct aclrt_model_body *)calloc(1, sizeof *piece);
+        piece = (struct aclrt_model_body *)malloc(sizeof *piece);
         if (piece == NULL) {
             why = "out of memory";
         } else {
-            atomic_init(&piece->refs, 1);
-            piece->count = count;
-            piece->tasks = tasks;
+            aclrt_model_body_init(piece, tasks, count, NULL, 0);
             old_piece = g->piece;
             g->piece = piece;
             nb = aclrt_model_body_rebuild(m);

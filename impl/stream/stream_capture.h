@@ -170,7 +170,7 @@ ACLRT_INTERNAL struct aclrt_stream *aclrt_capture_unjoined(struct aclrt_stream *
 /*
  * Throw away a capture s takes part in (s goes: a device reset, a context's
  * release, aclFinalize). An origin's tasks never run and its model stays,
- * unbuilt, until destroyed (model.h); a joined stream leaves, and the
+ * unbuilt, until destroyed (model_destroy.h); a joined stream leaves, and the
  * capture, which would miss what it did, is invalidated.
  */
 ACLRT_INTERNAL void aclrt_stream_capture_discard(struct aclrt_stream *s)

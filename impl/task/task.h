@@ -52,14 +52,14 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_OVERFLOW_STATUS,   /* aclrtGetOverflowStatus: copy the overflow status (overflow.h) */
     ACLRT_TASK_OVERFLOW_RESET,    /* aclrtResetOverflowStatus */
     ACLRT_TASK_KERNEL,            /* aclrtLaunchKernel*: a function of a loaded binary (kernel_launch.h) */
-    ACLRT_TASK_MODEL,             /* aclmdlRIExecuteAsync: a captured model's tasks, in order (model.h) */
+    ACLRT_TASK_MODEL,             /* aclmdlRIExecuteAsync: a captured model's tasks, in order (model_replay.h) */
     ACLRT_TASK_MODEL_RECORD,      /* in a model only: an event record the replay makes (event.h) */
     ACLRT_TASK_MODEL_WAIT,        /* in a model only: an event wait the replay makes (event_wait.h) */
     ACLRT_TASK_IPC_RECORD,        /* a record of an object shared between processes (shared_record.h) */
     ACLRT_TASK_IPC_WAIT,          /* until a shared object's record is complete (ipc_wait.h) */
     ACLRT_TASK_LABEL,             /* in a built model only: a place a switch jumps to (label.h) */
     ACLRT_TASK_LABEL_SWITCH,      /* in a built model only: jump to a label picked by an index in memory */
-    ACLRT_TASK_COND,              /* in a model only: run a branch's body, picked by a word in memory (model.h) */
+    ACLRT_TASK_COND,              /* in a model only: run a branch's body, picked by a word in memory (cond.h) */
     ACLRT_TASK_KIND_COUNT
 };
 
