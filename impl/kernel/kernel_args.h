@@ -138,17 +138,12 @@ ACLRT_API aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHand
     ACLRT_ENTER();
     if (argsHandle == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "argsHandle (output) is NULL");
-    struct aclrt_function *f;
-    aclError rc = aclrt_function_resolve(funcHandle, ACL_ERROR_INVALID_PARAM, &f);
-    if (rc != ACL_SUCCESS)
-        return rc;
     if (aclrt_args_thread == 0)
         aclrt_args_thread = atomic_fetch_add_explicit(&aclrt_args_threads, 1, memory_order_relaxed) + 1;
-    pthread_mutex_lock(&aclrt_kernels_lock);
-    if (aclrt_function_lookup(funcHandle) != f) {
-        pthread_mutex_unlock(&aclrt_kernels_lock);
-        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "funcHandle %p was unloaded", funcHandle);
-    }
+    struct aclrt_function *f;
+    aclError rc = aclrt_function_lock_live(funcHandle, ACL_ERROR_INVALID_PARAM, &f);
+    if (rc != ACL_SUCCESS)
+        return rc;
     aclrt_function_args_release = aclrt_args_release_of;
     struct aclrt_args *a = f->args;
     while (a != NULL && a->owner != aclrt_args_thread)

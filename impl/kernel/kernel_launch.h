@@ -7,7 +7,7 @@
  * through the backend's run_kernel, under the overflow watch when the
  * stream's switch is on); a failing block fails it like a device fault. It
  * counts as in flight on the function's binary until it is done (binary.h),
- * so an unload leaves the library loaded for the launches queued before it.
+ * so an unload leaves the module loaded for the launches queued before it.
  *
  * Where the arguments come from:
  *   - aclrtLaunchKernel / V2: `argsData` is device memory of the stream's
