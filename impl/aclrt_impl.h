@@ -42,6 +42,7 @@
 #include "sync/event_query.h"
 #include "sync/event_wait.h"
 #include "exec/external.h"
+#include "kernel/binary_query.h"
 #include "kernel/random.h"
 #include "kernel/reduce.h"
 #include "model/model_build.h"
