@@ -153,19 +153,42 @@ struct aclrt_backend {
     aclError (*stamp_time)(struct aclrt_device *dev, uint64_t stamp, uint64_t *ns);
     aclError (*stamp_elapsed)(struct aclrt_device *dev, uint64_t from, uint64_t to, int64_t *ns);
     /*
-     * Kernel binaries (optional: all four, or none; none: a binary is a
-     * shared object of host kernels, impl/kernel/binary.h). The backend's module
-     * loader: module_load loads the image at `path`, or (path NULL) the
-     * `size` bytes at `image`, of which it keeps no reference; a function is
-     * the backend's handle for a kernel of the module, which the core stores
-     * in the task's kernel.fn (never calls it: the backend overrides
-     * ACLRT_TASK_KERNEL); a global is its address and size. Failures return
-     * ACL's code with a message (aclrt_fail).
+     * Kernel binaries (required, but for the two marked optional): the
+     * backend's module loader. The core keeps the handles, the functions
+     * looked up and the launches in flight (impl/kernel/binary.h) and loads
+     * nothing itself: the host backend's modules are shared objects of host
+     * kernels (backends/host/host_module.h), the cuda backend's the
+     * driver's modules.
+     *   - module_load loads the image at `path` (the real path of a regular
+     *     file), or (path NULL) the `size` bytes at `image`, of which it
+     *     keeps no reference; `shown` is what messages call it (the path as
+     *     the caller gave it, or "the data").
+     *   - module_unload: when the binary was unloaded and its last launch
+     *     in flight is done, on whichever thread that is (the one that
+     *     unloads it, a stream's executor, a driver's callback thread), or
+     *     at once when the core has no room for a binary loaded.
+     *   - module_function: a function is the backend's handle for a kernel
+     *     of the module, which the core stores in the task's kernel.fn; the
+     *     core's ACLRT_TASK_KERNEL calls it as a host kernel
+     *     (aclrtxHostKernel), so a backend whose functions are not host
+     *     code overrides that kind. *code_size: the kernel's code size in
+     *     bytes (aclrtGetFunctionSize), 0 if the backend does not say.
+     *   - module_global: a global's address and size.
+     *   - module_address (optional): where the module lies
+     *     (aclrtBinaryGetDevAddress). NULL: its handle stands for it.
+     *   - module_abandon (optional): a forked child's aclFinalize, before
+     *     anything is freed (impl/system/init.h): the loader's locks that a
+     *     thread of the parent may have held at the fork are made usable.
+     * The core calls module_function, module_global and module_address
+     * with its lock of the function lists held. Failures return ACL's code
+     * with a message (aclrt_fail).
      */
-    aclError (*module_load)(const char *path, const void *image, size_t size, void **module);
+    aclError (*module_load)(const char *path, const char *shown, const void *image, size_t size, void **module);
     void (*module_unload)(void *module);
-    aclError (*module_function)(void *module, const char *name, void **function);
+    aclError (*module_function)(void *module, const char *name, void **function, size_t *code_size);
     aclError (*module_global)(void *module, const char *name, void **address, size_t *size);
+    aclError (*module_address)(void *module, void **address);
+    void (*module_abandon)(void);
     /*
      * A step of a model replayed on the host (optional): the core's replay
      * (aclrt_model_run, impl/model/model_replay.h) runs each step through it instead of

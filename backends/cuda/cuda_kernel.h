@@ -141,8 +141,10 @@ static aclError aclrt_cuda_module_fail(aclrt_CUresult r, const char *what, const
 }
 
 /* The backend's module_load: cuModuleLoad (a file) or cuModuleLoadData (checked bytes). */
-ACLRT_INTERNAL aclError aclrt_cuda_module_load(const char *path, const void *image, size_t size, void **out)
+ACLRT_INTERNAL aclError aclrt_cuda_module_load(const char *path, const char *shown, const void *image, size_t size,
+                                               void **out)
 {
+    (void)shown; /* messages name the path the driver was given */
     if (path == NULL) {
         const char *problem = aclrt_cuda_image_problem(image, size);
         if (problem != NULL)
@@ -188,7 +190,8 @@ ACLRT_INTERNAL void aclrt_cuda_module_unload(void *module)
     free(m);
 }
 
-ACLRT_INTERNAL aclError aclrt_cuda_module_function(void *module, const char *name, void **function)
+/* The backend's module_function: the CUfunction; the driver does not say the kernel's code size. */
+ACLRT_INTERNAL aclError aclrt_cuda_module_function(void *module, const char *name, void **function, size_t *code_size)
 {
     struct aclrt_cuda_module *m = (struct aclrt_cuda_module *)module;
     aclrt_CUfunction f = NULL;
@@ -200,6 +203,7 @@ ACLRT_INTERNAL aclError aclrt_cuda_module_function(void *module, const char *nam
                    ? aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the binary has no kernel named \"%s\"", name)
                    : aclrt_cuda_module_fail(r, "cuModuleGetFunction", name);
     *function = (void *)f;
+    *code_size = 0;
     return ACL_SUCCESS;
 }
 

@@ -3,7 +3,8 @@
  * CPU, with executor threads of its own (host_executor.h, with the monitor
  * of host_monitor.h) or, with external progress, on the threads of an
  * embedding program (host_progress.h). Its ready queues and wake-ups are in
- * host_pool.h, its shared host-kernel blocks in host_blocks.h.
+ * host_pool.h, its shared host-kernel blocks in host_blocks.h, its kernel
+ * binaries (shared objects) in host_module.h.
  *
  * A backend an embedder registers (aclrtxRegisterBackend) runs on this
  * machinery with external progress: the embedder's struct supplies the
@@ -27,6 +28,7 @@
 #include "../../impl/ipc/ipc_mem.h"
 #include "host_blocks.h"
 #include "host_executor.h"
+#include "host_module.h"
 #include "host_monitor.h"
 #include "host_pool.h"
 #include "host_progress.h"
@@ -223,6 +225,12 @@ static const struct aclrt_backend aclrt_backend_host = {
     .mem_alloc = aclrt_host_mem_alloc,
     .mem_free = aclrt_host_mem_free,
     .timestamp_ns = aclrt_host_timestamp_ns,
+    .module_load = aclrt_host_module_load,
+    .module_unload = aclrt_host_module_unload,
+    .module_function = aclrt_host_module_function,
+    .module_global = aclrt_host_module_global,
+    .module_address = aclrt_host_module_address,
+    .module_abandon = aclrt_host_module_abandon,
 };
 
 #endif /* ACLRT_BACKENDS_HOST_HOST_H */

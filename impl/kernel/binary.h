@@ -1,22 +1,22 @@
 /*
- * impl/kernel/binary.h - kernel binaries and their functions: loading (from a file,
- * from memory), looking functions up by name, unloading, and the queries.
+ * impl/kernel/binary.h - kernel binaries and their functions: the handles,
+ * loading (from a file, from memory), looking functions up by name,
+ * unloading, and launches in flight. The queries are binary_query.h's.
  *
- * On the host backend a binary is a shared object, opened with dlopen, and
- * a function is a symbol it defines itself with the host-kernel signature
- * (aclrtxHostKernel). Loading from memory writes the bytes to an anonymous
- * file (memfd_create; where that is missing, a private temporary file that
- * is unlinked at once) and opens that as /proc/self/fd/N: the runtime keeps
- * no reference to the caller's bytes. The descriptor stays open while the
- * library is: the dynamic loader knows a library by its name, and a later
- * load must not find this one under a reused descriptor number. Symbols are
- * bound at load (RTLD_NOW), so a binary that cannot run fails to load
- * instead of failing in a kernel.
+ * What a binary is belongs to the backend: the core loads nothing itself
+ * but calls the backend's module hooks (backends/backend.h) for every
+ * backend. A binary holds the backend's module; a function the backend's
+ * handle for the kernel (in `fn`: on the host backend, where a binary is a
+ * shared object of host kernels (backends/host/host_module.h), the host
+ * kernel the core's kernel task runs; on the cuda backend the driver's
+ * function, which only that backend's kernel task uses); a global the
+ * backend's address. The core checks the load options and the file, keeps
+ * the handles, the lifetimes, the launches in flight and the arguments.
  *
  * Lifetimes. Binaries, functions and args handles (kernel_args.h) live in
  * handle tables, so a stale or garbage handle is an error code.
  * aclrtBinaryUnLoad ends the binary's handle, its functions' and their args
- * handles' at once; the library is closed, and the slot freed, once no
+ * handles' at once; the module is unloaded, and the slot freed, once no
  * launch of it is in flight: the last queued launch has run (or was
  * discarded).
  *
@@ -31,17 +31,8 @@
  * unload retires the function, then marks the binary unloaded and sums
  * (seq_cst on both sides): either the launch sees the function retired and
  * gives up, or the unload's sum includes the launch, whose task will close
- * the library when it is done. Whoever adds a done to an unloaded binary
+ * the binary when it is done. Whoever adds a done to an unloaded binary
  * sums again; the one that sees the sums equal closes it.
- *
- * A backend with a module loader of its own (backends/backend.h,
- * module_load: the cuda backend's cubin, fatbin and PTX images) loads the
- * binaries instead, once the runtime has started: the binary holds the
- * backend's module, a function the backend's handle for the kernel (in
- * `fn`, which only that backend's kernel task uses), a global the backend's
- * address; the binary's address is its module handle and a function's code
- * size is 0 (the backend does not say). The rest (handles, lifetimes,
- * launches in flight, arguments) is the same.
  *
  * The function lists (and the args handles of each function) are guarded
  * by one lock: loading, lookups by name, unloading and args initialisation
@@ -58,11 +49,6 @@
 #include "../runtime/runtime.h"
 #include "../runtime/runtime_start.h"
 
-#include <dlfcn.h>
-#include <elf.h>
-#include <fcntl.h>
-#include <link.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 struct aclrt_function;
@@ -82,21 +68,20 @@ enum aclrt_binary_state {
 };
 
 /*
- * A loaded binary. Invariants: `dl` is open from the load until the thread
- * that moves `state` from UNLOADED to CLOSING closes it and frees the slot;
- * sum(dones) <= sum(uses) at every moment, both only grow (the shards are
- * the slot's, kept from one life to the next).
+ * A loaded binary. Invariants: `module` is loaded from the load until the
+ * thread that moves `state` from UNLOADED to CLOSING unloads it and frees
+ * the slot; sum(dones) <= sum(uses) at every moment, both only grow (the
+ * shards are the slot's, kept from one life to the next).
  */
 struct aclrt_binary {
     struct aclrt_slot hdr;
-    _Atomic(void *) dl;                /* the dlopen handle, or the backend's module */
-    const struct aclrt_backend *loader; /* the backend whose module it is; NULL: a shared object */
-    _Atomic uint32_t state;            /* enum aclrt_binary_state */
-    struct aclrt_binary_shard *uses;   /* [ACLRT_BINARY_SHARDS] launches counted */
-    struct aclrt_binary_shard *dones;  /* [ACLRT_BINARY_SHARDS] launches done, discarded or given up */
-    int fd;                            /* loaded from data: the file it was opened as; -1 otherwise */
-    uint64_t size;                     /* bytes of the file or data it was loaded from */
-    struct aclrt_function *functions;  /* the functions looked up in it (aclrt_kernels_lock) */
+    _Atomic(void *) module;             /* the backend's module */
+    const struct aclrt_backend *backend; /* the backend whose module it is */
+    _Atomic uint32_t state;             /* enum aclrt_binary_state */
+    struct aclrt_binary_shard *uses;    /* [ACLRT_BINARY_SHARDS] launches counted */
+    struct aclrt_binary_shard *dones;   /* [ACLRT_BINARY_SHARDS] launches done, discarded or given up */
+    uint64_t size;                      /* bytes of the file or data it was loaded from */
+    struct aclrt_function *functions;   /* the functions looked up in it (aclrt_kernels_lock) */
 };
 
 /*
@@ -108,7 +93,7 @@ struct aclrt_function {
     struct aclrt_slot hdr;
     _Atomic(struct aclrt_binary *) binary;
     _Atomic(aclrtxHostKernel) fn;
-    size_t code_size;               /* the symbol's size (aclrtGetFunctionSize) */
+    size_t code_size;               /* the kernel's code size, as the backend says (aclrtGetFunctionSize) */
     char *name;                     /* owned */
     struct aclrt_function *next;    /* in its binary's list */
     struct aclrt_args *args;        /* the args handles made for it (kernel_args.h) */
@@ -119,22 +104,6 @@ static struct aclrt_table aclrt_functions = ACLRT_TABLE_INIT(ACLRT_KIND_FUNCTION
 
 /* Guards the function lists of binaries and the args lists of functions. */
 static pthread_mutex_t aclrt_kernels_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/*
- * Taken around every dlopen and dlclose of a binary and around our reads of
- * the loader's link map (aclrtBinaryGetDevAddress): the loader's own lock is
- * invisible to ThreadSanitizer, and a library opened twice shares one link
- * map, written by whichever thread opened it first. Innermost: taken after
- * aclrt_kernels_lock, never before it.
- */
-static pthread_mutex_t aclrt_binary_loader_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void aclrt_binary_dlclose(void *dl)
-{
-    pthread_mutex_lock(&aclrt_binary_loader_lock);
-    dlclose(dl);
-    pthread_mutex_unlock(&aclrt_binary_loader_lock);
-}
 
 /*
  * What unloading a function does to the args handles made for it
@@ -191,17 +160,12 @@ ACLRT_INLINE void aclrt_binary_done(struct aclrt_binary *b)
         aclrt_binary_check_close(b);
 }
 
-/* Close the library and free the slot (retired by the unload before); the state was won by the caller. */
+/* Unload the module and free the slot (retired by the unload before); the state was won by the caller. */
 static void aclrt_binary_close(struct aclrt_binary *b)
 {
-    void *dl = atomic_exchange_explicit(&b->dl, NULL, memory_order_relaxed);
-    if (dl != NULL && b->loader != NULL)
-        b->loader->module_unload(dl);
-    else if (dl != NULL)
-        aclrt_binary_dlclose(dl);
-    if (b->fd >= 0)
-        close(b->fd); /* after the library: its name stays unique while it is loaded */
-    b->fd = -1;
+    void *module = atomic_exchange_explicit(&b->module, NULL, memory_order_relaxed);
+    if (module != NULL)
+        b->backend->module_unload(module);
     aclrt_table_free(&aclrt_binaries, &b->hdr);
 }
 
@@ -222,32 +186,58 @@ static struct aclrt_binary *aclrt_binary_lookup(const void *h)
     return (struct aclrt_binary *)aclrt_table_lookup(&aclrt_binaries, h);
 }
 
-ACLRT_INTERNAL struct aclrt_function *aclrt_function_lookup(const void *h)
+static struct aclrt_function *aclrt_function_lookup(const void *h)
 {
     return (struct aclrt_function *)aclrt_table_lookup(&aclrt_functions, h);
 }
 
-/* The live binary a handle names, or the error every call gives for a NULL, stale or garbage one. */
-static aclError aclrt_binary_resolve(const void *h, const char *what, struct aclrt_binary **out)
+/*
+ * The live binary a handle names, with aclrt_kernels_lock taken: the error
+ * every call gives for a NULL, stale or garbage handle, or for one unloaded
+ * meanwhile ("was unloaded" and `already`); on failure the lock is not held.
+ */
+ACLRT_INTERNAL aclError aclrt_binary_lock_live(const void *h, const char *already, struct aclrt_binary **out)
 {
     if (h == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", what);
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "binHandle is NULL");
     *out = aclrt_binary_lookup(h);
     if (*out == NULL)
-        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE,
-                          "%s %p is not a loaded binary (unloaded, stale or garbage)", what, h);
-    return ACL_SUCCESS;
+        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "binHandle %p is not a loaded binary (unloaded, stale or garbage)",
+                          h);
+    pthread_mutex_lock(&aclrt_kernels_lock);
+    if (aclrt_binary_lookup(h) == *out)
+        return ACL_SUCCESS;
+    pthread_mutex_unlock(&aclrt_kernels_lock);
+    return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "binHandle %p was unloaded%s", h, already);
 }
 
-ACLRT_INTERNAL aclError aclrt_function_resolve(const void *h, aclError null_code, struct aclrt_function **out)
+/* The error for a function handle that is NULL (`null_code`), stale or garbage. */
+static aclError aclrt_function_bad(const void *h, aclError null_code)
 {
     if (h == NULL)
         return aclrt_fail(null_code, "funcHandle is NULL");
-    *out = aclrt_function_lookup(h);
-    if (*out == NULL)
-        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE,
-                          "funcHandle %p is not a function of a loaded binary (unloaded, stale or garbage)", h);
-    return ACL_SUCCESS;
+    return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE,
+                      "funcHandle %p is not a function of a loaded binary (unloaded, stale or garbage)", h);
+}
+
+/* The live function a handle names, without the lock (what it reads are atomics). */
+ACLRT_INTERNAL aclError aclrt_function_resolve(const void *h, aclError null_code, struct aclrt_function **out)
+{
+    *out = h != NULL ? aclrt_function_lookup(h) : NULL;
+    return *out != NULL ? ACL_SUCCESS : aclrt_function_bad(h, null_code);
+}
+
+/* The live function a handle names, with aclrt_kernels_lock taken; on failure the lock is not held. */
+ACLRT_INTERNAL aclError aclrt_function_lock_live(const void *h, aclError null_code, struct aclrt_function **out)
+{
+    aclError rc = aclrt_function_resolve(h, null_code, out);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    pthread_mutex_lock(&aclrt_kernels_lock);
+    if (aclrt_function_lookup(h) == *out)
+        return ACL_SUCCESS;
+    pthread_mutex_unlock(&aclrt_kernels_lock);
+    return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "funcHandle %p was unloaded", h);
 }
 
 /*
@@ -278,10 +268,7 @@ ACLRT_INLINE aclError aclrt_function_acquire(aclrtFuncHandle h, aclrtxHostKernel
         }
         aclrt_binary_done(b); /* given up: counted done, and the unload may close it now */
     }
-    if (h == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "funcHandle is NULL");
-    return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE,
-                      "funcHandle %p is not a function of a loaded binary (unloaded, stale or garbage)", h);
+    return aclrt_function_bad(h, ACL_ERROR_INVALID_PARAM);
 }
 
 /* ------------------------------------------------------------------------
@@ -293,7 +280,8 @@ ACLRT_INLINE aclError aclrt_function_acquire(aclrtFuncHandle h, aclrtxHostKernel
  * `options` array in a non-NULL set, a lazy-load value other than 0 or 1, a
  * magic when loading from a file or one of no core type, a CPU kernel mode
  * other than 0/1 (file) or 2 (data), an unknown type: ACL_ERROR_RT_PARAM_INVALID.
- * Valid ones change nothing here (module comment: binding is at load).
+ * Valid ones change nothing: the backend loads a binary whole (host_module.h:
+ * symbols are bound at load).
  */
 static aclError aclrt_binary_check_options(const aclrtBinaryLoadOptions *options, bool from_file)
 {
@@ -332,76 +320,6 @@ static aclError aclrt_binary_check_options(const aclrtBinaryLoadOptions *options
     return ACL_SUCCESS;
 }
 
-/* Open a shared object; ACL_ERROR_RT_PARAM_INVALID (with the loader's reason) if it is not one. */
-static aclError aclrt_binary_open(const char *path, const char *shown, void **dl)
-{
-    pthread_mutex_lock(&aclrt_binary_loader_lock);
-    *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    const char *why = *dl == NULL ? dlerror() : NULL;
-    pthread_mutex_unlock(&aclrt_binary_loader_lock);
-    if (*dl == NULL) {
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%s is not a binary this backend can load (a shared object): %s",
-                          shown, why != NULL ? why : "unknown reason");
-    }
-    return ACL_SUCCESS;
-}
-
-/* Write all of data to fd. */
-static bool aclrt_binary_write_all(int fd, const void *data, size_t length)
-{
-    const unsigned char *p = (const unsigned char *)data;
-    while (length > 0) {
-        ssize_t n = write(fd, p, length);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        length -= (size_t)n;
-    }
-    return true;
-}
-
-/* Open bytes in memory as a shared object: an anonymous file, or an unlinked temporary one, kept open in *fd. */
-static aclError aclrt_binary_open_data(const void *data, size_t length, void **dl, int *fd_out)
-{
-    char path[64];
-    int fd = -1;
-#ifdef MFD_CLOEXEC
-    fd = memfd_create("aclrt-binary", MFD_CLOEXEC);
-#endif
-    bool temporary = fd < 0;
-    char temp[] = "/tmp/aclrt-binary-XXXXXX";
-    if (temporary) {
-        const char *dir = getenv("TMPDIR");
-        char *tpath = temp;
-        char buf[4096];
-        if (dir != NULL && dir[0] != '\0' && strlen(dir) + sizeof "/aclrt-binary-XXXXXX" <= sizeof buf) {
-            snprintf(buf, sizeof buf, "%s/aclrt-binary-XXXXXX", dir);
-            tpath = buf;
-        }
-        fd = mkostemp(tpath, O_CLOEXEC);
-        if (fd < 0)
-            return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no anonymous or temporary file to load the data from: %s",
-                              strerror(errno));
-        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-        unlink(tpath); /* private from here on: only the descriptor names it */
-    } else {
-        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    }
-    aclError rc;
-    if (!aclrt_binary_write_all(fd, data, length))
-        rc = aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "cannot write the binary's %zu bytes to its file: %s", length,
-                        strerror(errno));
-    else
-        rc = aclrt_binary_open(path, "the data", dl);
-    if (rc != ACL_SUCCESS)
-        close(fd);
-    else
-        *fd_out = fd;
-    return rc;
-}
-
 /* The slot's shard counters: made with the slot's first life, kept for all its lives (never freed). */
 static bool aclrt_binary_shards(struct aclrt_binary *b)
 {
@@ -418,8 +336,8 @@ static bool aclrt_binary_shards(struct aclrt_binary *b)
     return true;
 }
 
-/* Publish a new binary around an open library. */
-static aclError aclrt_binary_publish(void *dl, const struct aclrt_backend *loader, int fd, uint64_t size,
+/* Publish a new binary around a loaded module. */
+static aclError aclrt_binary_publish(void *module, const struct aclrt_backend *backend, uint64_t size,
                                      aclrtBinHandle *binHandle)
 {
     struct aclrt_binary *b = (struct aclrt_binary *)aclrt_table_alloc(&aclrt_binaries);
@@ -428,17 +346,11 @@ static aclError aclrt_binary_publish(void *dl, const struct aclrt_backend *loade
         b = NULL;
     }
     if (b == NULL) {
-        if (loader != NULL)
-            loader->module_unload(dl);
-        else
-            aclrt_binary_dlclose(dl);
-        if (fd >= 0)
-            close(fd);
+        backend->module_unload(module);
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no room for another binary");
     }
-    atomic_store_explicit(&b->dl, dl, memory_order_relaxed);
-    b->loader = loader;
-    b->fd = fd;
+    atomic_store_explicit(&b->module, module, memory_order_relaxed);
+    b->backend = backend;
     b->size = size;
     b->functions = NULL;
     atomic_store_explicit(&b->state, ACLRT_BINARY_LOADED, memory_order_relaxed); /* published below */
@@ -446,13 +358,11 @@ static aclError aclrt_binary_publish(void *dl, const struct aclrt_backend *loade
     return ACL_SUCCESS;
 }
 
-/* The backend that loads binaries (NULL: shared objects here); the runtime starts to know it. */
-static aclError aclrt_binary_loader(const struct aclrt_backend **loader)
+/* The backend that loads binaries: the runtime starts to know it. */
+static aclError aclrt_binary_backend(const struct aclrt_backend **backend)
 {
-    *loader = NULL;
     aclError rc = aclrt_runtime_start();
-    if (rc == ACL_SUCCESS && aclrt_rt.backend->module_load != NULL)
-        *loader = aclrt_rt.backend;
+    *backend = rc == ACL_SUCCESS ? aclrt_rt.backend : NULL;
     return rc;
 }
 
@@ -475,14 +385,14 @@ ACLRT_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadO
         free(real);
         return rc;
     }
-    const struct aclrt_backend *loader;
-    void *dl = NULL;
-    if ((rc = aclrt_binary_loader(&loader)) == ACL_SUCCESS)
-        rc = loader != NULL ? loader->module_load(real, NULL, (size_t)st.st_size, &dl) : aclrt_binary_open(real, binPath, &dl);
+    const struct aclrt_backend *backend;
+    void *module = NULL;
+    if ((rc = aclrt_binary_backend(&backend)) == ACL_SUCCESS)
+        rc = backend->module_load(real, binPath, NULL, (size_t)st.st_size, &module);
     free(real);
     if (rc != ACL_SUCCESS)
         return rc;
-    return aclrt_binary_publish(dl, loader, -1, (uint64_t)st.st_size, binHandle);
+    return aclrt_binary_publish(module, backend, (uint64_t)st.st_size, binHandle);
 }
 
 ACLRT_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
@@ -496,54 +406,17 @@ ACLRT_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, cons
     aclError rc = aclrt_binary_check_options(options, false);
     if (rc != ACL_SUCCESS)
         return rc;
-    const struct aclrt_backend *loader;
-    if ((rc = aclrt_binary_loader(&loader)) != ACL_SUCCESS)
+    const struct aclrt_backend *backend;
+    void *module = NULL;
+    if ((rc = aclrt_binary_backend(&backend)) != ACL_SUCCESS ||
+        (rc = backend->module_load(NULL, "the data", data, length, &module)) != ACL_SUCCESS)
         return rc;
-    void *dl = NULL;
-    int fd = -1;
-    rc = loader != NULL ? loader->module_load(NULL, data, length, &dl) : aclrt_binary_open_data(data, length, &dl, &fd);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    return aclrt_binary_publish(dl, loader, fd, length, binHandle);
+    return aclrt_binary_publish(module, backend, length, binHandle);
 }
 
 /* ------------------------------------------------------------------------
  * Functions
  * ------------------------------------------------------------------------ */
-
-/*
- * A symbol `name` that the library `dl` defines itself (not one of the
- * libraries it links) with type `want` (STT_FUNC, or STT_OBJECT); its
- * address and size. The reason it is not, in `why`.
- */
-static void *aclrt_binary_symbol(void *dl, const char *name, unsigned want, size_t *size, const char **why)
-{
-    dlerror();
-    void *addr = dlsym(dl, name);
-    if (addr == NULL) {
-        *why = "no such symbol";
-        return NULL;
-    }
-    struct link_map *own = NULL, *where = NULL;
-    Dl_info info;
-    const ElfW(Sym) *sym = NULL;
-    if (dlinfo(dl, RTLD_DI_LINKMAP, &own) != 0 ||
-        dladdr1(addr, &info, (void **)&where, RTLD_DL_LINKMAP) == 0 || where != own) {
-        *why = "the symbol is another library's";
-        return NULL;
-    }
-    if (dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) == 0 || sym == NULL) {
-        *why = "the symbol has no entry of its own";
-        return NULL;
-    }
-    unsigned type = ELF64_ST_TYPE(sym->st_info);
-    if (want == STT_FUNC ? (type != STT_FUNC && type != STT_GNU_IFUNC) : type != STT_OBJECT) {
-        *why = want == STT_FUNC ? "the symbol is not a function" : "the symbol is not a variable";
-        return NULL;
-    }
-    *size = (size_t)sym->st_size;
-    return addr;
-}
 
 ACLRT_API aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName,
                                           aclrtFuncHandle *funcHandle)
@@ -552,14 +425,9 @@ ACLRT_API aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const 
     if (kernelName == NULL || funcHandle == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", kernelName == NULL ? "kernelName" : "funcHandle (output)");
     struct aclrt_binary *b;
-    aclError rc = aclrt_binary_resolve(binHandle, "binHandle", &b);
+    aclError rc = aclrt_binary_lock_live(binHandle, "", &b);
     if (rc != ACL_SUCCESS)
         return rc;
-    pthread_mutex_lock(&aclrt_kernels_lock);
-    if (aclrt_binary_lookup(binHandle) != b) { /* unloaded meanwhile */
-        pthread_mutex_unlock(&aclrt_kernels_lock);
-        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "binHandle %p was unloaded", binHandle);
-    }
     /* The same name gives the same handle, as long as the binary is loaded. */
     for (struct aclrt_function *f = b->functions; f != NULL; f = f->next)
         if (strcmp(f->name, kernelName) == 0) {
@@ -567,19 +435,13 @@ ACLRT_API aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const 
             pthread_mutex_unlock(&aclrt_kernels_lock);
             return ACL_SUCCESS;
         }
-    const char *why = NULL;
     size_t code_size = 0;
     void *addr = NULL;
-    if (b->loader != NULL) {
-        rc = b->loader->module_function(atomic_load_explicit(&b->dl, memory_order_relaxed), kernelName, &addr);
-        if (rc != ACL_SUCCESS) {
-            pthread_mutex_unlock(&aclrt_kernels_lock);
-            return rc;
-        }
-    } else if ((addr = aclrt_binary_symbol(atomic_load_explicit(&b->dl, memory_order_relaxed), kernelName, STT_FUNC,
-                                           &code_size, &why)) == NULL) {
+    rc = b->backend->module_function(atomic_load_explicit(&b->module, memory_order_relaxed), kernelName, &addr,
+                                     &code_size);
+    if (rc != ACL_SUCCESS) {
         pthread_mutex_unlock(&aclrt_kernels_lock);
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the binary has no kernel named \"%s\" (%s)", kernelName, why);
+        return rc;
     }
     char *name = strdup(kernelName);
     struct aclrt_function *f = name != NULL ? (struct aclrt_function *)aclrt_table_alloc(&aclrt_functions) : NULL;
@@ -589,7 +451,7 @@ ACLRT_API aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const 
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no room for another function");
     }
     aclrtxHostKernel fn;
-    memcpy(&fn, &addr, sizeof fn); /* POSIX: dlsym's object pointer converts to the function's pointer */
+    memcpy(&fn, &addr, sizeof fn); /* the backend's handle; a host kernel's converts as dlsym's do (POSIX) */
     /* Release (both): see aclrt_function_acquire, which reads them without the lock. */
     atomic_store_explicit(&f->binary, b, memory_order_release);
     atomic_store_explicit(&f->fn, fn, memory_order_release);
@@ -623,16 +485,11 @@ ACLRT_API aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle)
 {
     ACLRT_ENTER();
     struct aclrt_binary *b;
-    aclError rc = aclrt_binary_resolve(binHandle, "binHandle", &b);
+    aclError rc = aclrt_binary_lock_live(binHandle, " already", &b);
     if (rc != ACL_SUCCESS)
         return rc;
-    pthread_mutex_lock(&aclrt_kernels_lock);
-    bool alive = aclrt_binary_lookup(binHandle) == b;
-    if (alive)
-        aclrt_binary_unload_locked(b);
+    aclrt_binary_unload_locked(b);
     pthread_mutex_unlock(&aclrt_kernels_lock);
-    if (!alive)
-        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "binHandle %p was unloaded already", binHandle);
     aclrt_binary_end(b); /* closed now, or by the last launch in flight */
     return ACL_SUCCESS;
 }
@@ -650,162 +507,6 @@ ACLRT_INTERNAL void aclrt_binary_release_all(void)
         if (alive)
             aclrt_binary_end(b);
     }
-}
-
-/* ------------------------------------------------------------------------
- * Queries
- * ------------------------------------------------------------------------ */
-
-ACLRT_API aclError aclrtBinaryGetDevAddress(const aclrtBinHandle binHandle, void **binAddr, size_t *binSize)
-{
-    ACLRT_ENTER();
-    if (binAddr == NULL || binSize == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s (output) is NULL", binAddr == NULL ? "binAddr" : "binSize");
-    struct aclrt_binary *b;
-    aclError rc = aclrt_binary_resolve(binHandle, "binHandle", &b);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    pthread_mutex_lock(&aclrt_kernels_lock);
-    struct link_map *map = NULL;
-    bool alive = aclrt_binary_lookup(binHandle) == b;
-    if (alive && b->loader != NULL) { /* a backend's module: its handle stands for it */
-        *binAddr = atomic_load_explicit(&b->dl, memory_order_relaxed);
-        *binSize = (size_t)b->size;
-        pthread_mutex_unlock(&aclrt_kernels_lock);
-        return ACL_SUCCESS;
-    }
-    pthread_mutex_lock(&aclrt_binary_loader_lock);
-    if (alive && dlinfo(atomic_load_explicit(&b->dl, memory_order_relaxed), RTLD_DI_LINKMAP, &map) == 0 &&
-        map != NULL) {
-        *binAddr = (void *)map->l_addr; /* where the loader placed it */
-        *binSize = (size_t)b->size;
-    }
-    pthread_mutex_unlock(&aclrt_binary_loader_lock);
-    pthread_mutex_unlock(&aclrt_kernels_lock);
-    if (!alive)
-        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "binHandle %p was unloaded", binHandle);
-    if (map == NULL)
-        return aclrt_fail(ACL_ERROR_RT_INTERNAL_ERROR, "the loader does not say where the binary is");
-    return ACL_SUCCESS;
-}
-
-ACLRT_API aclError aclrtBinaryGetGlobal(aclrtBinHandle binHandle, const char *name, void **dptr, size_t *size)
-{
-    ACLRT_ENTER();
-    if (name == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "name is NULL");
-    if (dptr == NULL && size == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "dptr and size (outputs) are both NULL");
-    struct aclrt_binary *b;
-    aclError rc = aclrt_binary_resolve(binHandle, "binHandle", &b);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    pthread_mutex_lock(&aclrt_kernels_lock);
-    bool alive = aclrt_binary_lookup(binHandle) == b;
-    const char *why = "";
-    size_t bytes = 0;
-    void *addr = NULL;
-    if (alive && b->loader != NULL) {
-        rc = b->loader->module_global(atomic_load_explicit(&b->dl, memory_order_relaxed), name, &addr, &bytes);
-        pthread_mutex_unlock(&aclrt_kernels_lock);
-        if (rc != ACL_SUCCESS)
-            return rc;
-        if (dptr != NULL)
-            *dptr = addr;
-        if (size != NULL)
-            *size = bytes;
-        return ACL_SUCCESS;
-    }
-    if (alive)
-        addr = aclrt_binary_symbol(atomic_load_explicit(&b->dl, memory_order_relaxed), name, STT_OBJECT, &bytes, &why);
-    pthread_mutex_unlock(&aclrt_kernels_lock);
-    if (!alive)
-        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "binHandle %p was unloaded", binHandle);
-    if (addr == NULL)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the binary has no global variable named \"%s\" (%s)", name, why);
-    if (dptr != NULL)
-        *dptr = addr;
-    if (size != NULL)
-        *size = bytes;
-    return ACL_SUCCESS;
-}
-
-ACLRT_API aclError aclrtGetFunctionName(aclrtFuncHandle funcHandle, uint32_t maxLen, char *name)
-{
-    ACLRT_ENTER();
-    if (name == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "name (output) is NULL");
-    struct aclrt_function *f;
-    aclError rc = aclrt_function_resolve(funcHandle, ACL_ERROR_RT_PARAM_INVALID, &f);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    pthread_mutex_lock(&aclrt_kernels_lock);
-    bool alive = aclrt_function_lookup(funcHandle) == f;
-    size_t len = alive ? strlen(f->name) : 0;
-    bool fits = (size_t)maxLen >= len + 1;
-    if (alive && fits)
-        memcpy(name, f->name, len + 1);
-    pthread_mutex_unlock(&aclrt_kernels_lock);
-    if (!alive)
-        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "funcHandle %p was unloaded", funcHandle);
-    if (!fits)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "maxLen %u is less than the name's %zu bytes and its NUL",
-                          maxLen, len);
-    return ACL_SUCCESS;
-}
-
-ACLRT_API aclError aclrtGetFunctionAddr(aclrtFuncHandle funcHandle, void **aicAddr, void **aivAddr)
-{
-    ACLRT_ENTER();
-    if (aicAddr == NULL || aivAddr == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s (output) is NULL", aicAddr == NULL ? "aicAddr" : "aivAddr");
-    struct aclrt_function *f;
-    aclError rc = aclrt_function_resolve(funcHandle, ACL_ERROR_INVALID_PARAM, &f);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    aclrtxHostKernel fn = atomic_load_explicit(&f->fn, memory_order_relaxed);
-    memcpy(aicAddr, &fn, sizeof *aicAddr); /* the kernel's entry point; one kind of core runs it */
-    *aivAddr = NULL;
-    return ACL_SUCCESS;
-}
-
-ACLRT_API aclError aclrtGetFunctionSize(aclrtFuncHandle funcHandle, size_t *aicSize, size_t *aivSize)
-{
-    ACLRT_ENTER();
-    if (aicSize == NULL || aivSize == NULL)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%s (output) is NULL", aicSize == NULL ? "aicSize" : "aivSize");
-    struct aclrt_function *f;
-    aclError rc = aclrt_function_resolve(funcHandle, ACL_ERROR_RT_PARAM_INVALID, &f);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    pthread_mutex_lock(&aclrt_kernels_lock);
-    bool alive = aclrt_function_lookup(funcHandle) == f;
-    if (alive)
-        *aicSize = f->code_size; /* the symbol's size: one kind of core runs it */
-    pthread_mutex_unlock(&aclrt_kernels_lock);
-    if (!alive)
-        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "funcHandle %p was unloaded", funcHandle);
-    *aivSize = 0;
-    return ACL_SUCCESS;
-}
-
-ACLRT_API aclError aclrtFunctionGetBinary(const aclrtFuncHandle funcHandle, aclrtBinHandle *binHandle)
-{
-    ACLRT_ENTER();
-    if (binHandle == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "binHandle (output) is NULL");
-    struct aclrt_function *f;
-    aclError rc = aclrt_function_resolve(funcHandle, ACL_ERROR_INVALID_PARAM, &f);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    pthread_mutex_lock(&aclrt_kernels_lock);
-    bool alive = aclrt_function_lookup(funcHandle) == f;
-    if (alive)
-        *binHandle = aclrt_slot_handle(&aclrt_binaries, &atomic_load_explicit(&f->binary, memory_order_relaxed)->hdr);
-    pthread_mutex_unlock(&aclrt_kernels_lock);
-    if (!alive)
-        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "funcHandle %p was unloaded", funcHandle);
-    return ACL_SUCCESS;
 }
 
 #endif /* ACLRT_IMPL_KERNEL_BINARY_H */

@@ -105,10 +105,14 @@ static void *aclrt_param_handle(const struct aclrt_args *a, aclrtArgsHandle args
     return aclrt_handle_encode(ACLRT_KIND_PARAM, (aclrt_slot_index(&a->hdr) << ACLRT_PARAM_INDEX_BITS) | i, life);
 }
 
-/* The parameter a handle names, if it is one of this args handle's (same slot, same life, appended). */
-static aclError aclrt_param_resolve(const struct aclrt_args *a, aclrtArgsHandle args_handle, aclrtParamHandle p,
+/* The live args handle, and the parameter a handle names if it is one of its own (same slot, same life, appended). */
+static aclError aclrt_param_resolve(aclrtArgsHandle args_handle, aclrtParamHandle p, struct aclrt_args **args,
                                     struct aclrt_args_param **out)
 {
+    aclError rc = aclrt_args_resolve(args_handle, args);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    const struct aclrt_args *a = *args;
     uint64_t h = (uint64_t)(uintptr_t)p;
     uint32_t index = (uint32_t)(h & ACLRT_HANDLE_INDEX_MASK);
     uint32_t i = index & ((1u << ACLRT_PARAM_INDEX_BITS) - 1);
@@ -138,17 +142,12 @@ ACLRT_API aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHand
     ACLRT_ENTER();
     if (argsHandle == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "argsHandle (output) is NULL");
-    struct aclrt_function *f;
-    aclError rc = aclrt_function_resolve(funcHandle, ACL_ERROR_INVALID_PARAM, &f);
-    if (rc != ACL_SUCCESS)
-        return rc;
     if (aclrt_args_thread == 0)
         aclrt_args_thread = atomic_fetch_add_explicit(&aclrt_args_threads, 1, memory_order_relaxed) + 1;
-    pthread_mutex_lock(&aclrt_kernels_lock);
-    if (aclrt_function_lookup(funcHandle) != f) {
-        pthread_mutex_unlock(&aclrt_kernels_lock);
-        return aclrt_fail(ACL_ERROR_RT_INVALID_HANDLE, "funcHandle %p was unloaded", funcHandle);
-    }
+    struct aclrt_function *f;
+    aclError rc = aclrt_function_lock_live(funcHandle, ACL_ERROR_INVALID_PARAM, &f);
+    if (rc != ACL_SUCCESS)
+        return rc;
     aclrt_function_args_release = aclrt_args_release_of;
     struct aclrt_args *a = f->args;
     while (a != NULL && a->owner != aclrt_args_thread)
@@ -182,9 +181,18 @@ ACLRT_API aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHand
     return ACL_SUCCESS;
 }
 
-/* Room for one more parameter of `size` bytes at `align`: its offset, or the runtime's codes [src]. */
-static aclError aclrt_args_reserve(struct aclrt_args *a, size_t size, uint32_t align, uint32_t *offset)
+/*
+ * Append to a live args handle a parameter of `size` bytes at `align`: a
+ * copy of `param`, or (NULL) a placeholder, zero until each launch's copy
+ * sets it; its handle. The runtime's codes [src] when there is no room.
+ */
+static aclError aclrt_args_append(aclrtArgsHandle args_handle, const void *param, size_t size, uint32_t align,
+                                  aclrtParamHandle *param_handle)
 {
+    struct aclrt_args *a;
+    aclError rc = aclrt_args_resolve(args_handle, &a);
+    if (rc != ACL_SUCCESS)
+        return rc;
     if (a->finalized)
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                           "no parameter can be appended after aclrtKernelArgsFinalize");
@@ -198,7 +206,16 @@ static aclError aclrt_args_reserve(struct aclrt_args *a, size_t size, uint32_t a
     if (size > ACLRT_ARGS_BYTES || at + size > ACLRT_ARGS_BYTES)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "a parameter of %zu bytes at offset %u overflows the %d bytes of "
                           "an args handle", size, at, ACLRT_ARGS_BYTES);
-    *offset = at;
+    uint32_t placeholder = param == NULL;
+    if (placeholder)
+        memset(a->buffer + at, 0, size); /* set in each launch's copy */
+    else
+        memcpy(a->buffer + at, param, size);
+    a->params[a->count] = (struct aclrt_args_param){at, (uint32_t)size, 0, placeholder};
+    *param_handle = aclrt_param_handle(a, args_handle, a->count);
+    a->count++;
+    a->placeholders += placeholder;
+    a->size = at + (uint32_t)size;
     return ACL_SUCCESS;
 }
 
@@ -210,19 +227,7 @@ ACLRT_API aclError aclrtKernelArgsAppend(aclrtArgsHandle argsHandle, void *param
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", param == NULL ? "param" : "paramHandle (output)");
     if (paramSize == 0)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "paramSize is 0");
-    struct aclrt_args *a;
-    aclError rc = aclrt_args_resolve(argsHandle, &a);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    uint32_t at;
-    if ((rc = aclrt_args_reserve(a, paramSize, aclrt_param_align(paramSize), &at)) != ACL_SUCCESS)
-        return rc;
-    memcpy(a->buffer + at, param, paramSize);
-    a->params[a->count] = (struct aclrt_args_param){at, (uint32_t)paramSize, 0, 0};
-    *paramHandle = aclrt_param_handle(a, argsHandle, a->count);
-    a->count++;
-    a->size = at + (uint32_t)paramSize;
-    return ACL_SUCCESS;
+    return aclrt_args_append(argsHandle, param, paramSize, aclrt_param_align(paramSize), paramHandle);
 }
 
 ACLRT_API aclError aclrtKernelArgsAppendPlaceHolder(aclrtArgsHandle argsHandle, aclrtParamHandle *paramHandle)
@@ -230,20 +235,7 @@ ACLRT_API aclError aclrtKernelArgsAppendPlaceHolder(aclrtArgsHandle argsHandle, 
     ACLRT_ENTER();
     if (paramHandle == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "paramHandle (output) is NULL");
-    struct aclrt_args *a;
-    aclError rc = aclrt_args_resolve(argsHandle, &a);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    uint32_t at;
-    if ((rc = aclrt_args_reserve(a, sizeof(void *), 8, &at)) != ACL_SUCCESS)
-        return rc;
-    memset(a->buffer + at, 0, sizeof(void *)); /* set in each launch's copy */
-    a->params[a->count] = (struct aclrt_args_param){at, (uint32_t)sizeof(void *), 0, 1};
-    *paramHandle = aclrt_param_handle(a, argsHandle, a->count);
-    a->count++;
-    a->placeholders++;
-    a->size = at + (uint32_t)sizeof(void *);
-    return ACL_SUCCESS;
+    return aclrt_args_append(argsHandle, NULL, sizeof(void *), 8, paramHandle);
 }
 
 ACLRT_API aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle, aclrtParamHandle paramHandle,
@@ -256,8 +248,8 @@ ACLRT_API aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandl
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "dataSize is 0");
     struct aclrt_args *a;
     struct aclrt_args_param *p;
-    aclError rc = aclrt_args_resolve(argsHandle, &a);
-    if (rc != ACL_SUCCESS || (rc = aclrt_param_resolve(a, argsHandle, paramHandle, &p)) != ACL_SUCCESS)
+    aclError rc = aclrt_param_resolve(argsHandle, paramHandle, &a, &p);
+    if (rc != ACL_SUCCESS)
         return rc;
     if (!p->placeholder)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "paramHandle %p is a value (aclrtKernelArgsAppend), not a "
@@ -286,8 +278,8 @@ ACLRT_API aclError aclrtKernelArgsParaUpdate(aclrtArgsHandle argsHandle, aclrtPa
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "paramSize is 0");
     struct aclrt_args *a;
     struct aclrt_args_param *p;
-    aclError rc = aclrt_args_resolve(argsHandle, &a);
-    if (rc != ACL_SUCCESS || (rc = aclrt_param_resolve(a, argsHandle, paramHandle, &p)) != ACL_SUCCESS)
+    aclError rc = aclrt_param_resolve(argsHandle, paramHandle, &a, &p);
+    if (rc != ACL_SUCCESS)
         return rc;
     if (p->placeholder)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "paramHandle %p is a placeholder: its data is in its buffer",

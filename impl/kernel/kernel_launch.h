@@ -7,7 +7,7 @@
  * through the backend's run_kernel, under the overflow watch when the
  * stream's switch is on); a failing block fails it like a device fault. It
  * counts as in flight on the function's binary until it is done (binary.h),
- * so an unload leaves the library loaded for the launches queued before it.
+ * so an unload leaves the module loaded for the launches queued before it.
  *
  * Where the arguments come from:
  *   - aclrtLaunchKernel / V2: `argsData` is device memory of the stream's
@@ -217,6 +217,16 @@ static aclError aclrt_kernel_submit(struct aclrt_stream *s, aclrtFuncHandle func
     return rc;
 }
 
+/* A launch's stream, then its function's kernel, its binary counted in flight (aclrt_function_acquire). */
+ACLRT_INLINE aclError aclrt_kernel_acquire_on(aclrtStream stream, aclrtFuncHandle funcHandle, struct aclrt_stream **s,
+                                              aclrtxHostKernel *fn, struct aclrt_binary **b)
+{
+    aclError rc = aclrt_stream_resolve(stream, true, s);
+    if (ACLRT_LIKELY(rc == ACL_SUCCESS))
+        rc = aclrt_function_acquire(funcHandle, fn, b);
+    return rc;
+}
+
 static aclError aclrt_kernel_launch_device_args(aclrtFuncHandle funcHandle, uint32_t numBlocks, const void *argsData,
                                                 size_t argsSize, aclrtLaunchKernelCfg *cfg, aclrtStream stream)
 {
@@ -278,11 +288,9 @@ ACLRT_API aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle, uin
                               i, placeHolderArray[i].addrOffset, placeHolderArray[i].dataOffset, argsSize,
                               sizeof(void *));
     struct aclrt_stream *s;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS))
-        return rc;
     aclrtxHostKernel fn = NULL;
     struct aclrt_binary *b = NULL;
-    if (ACLRT_UNLIKELY((rc = aclrt_function_acquire(funcHandle, &fn, &b)) != ACL_SUCCESS))
+    if (ACLRT_UNLIKELY((rc = aclrt_kernel_acquire_on(stream, funcHandle, &s, &fn, &b)) != ACL_SUCCESS))
         return rc;
     unsigned char *copy = (unsigned char *)malloc(argsSize);
     if (ACLRT_UNLIKELY(copy == NULL)) {
@@ -313,11 +321,9 @@ ACLRT_API aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle, uint3
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS) || ACLRT_UNLIKELY((rc = aclrt_kernel_cfg(cfg, &timeout_ms)) != ACL_SUCCESS))
         return rc;
     struct aclrt_stream *s;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve(stream, true, &s)) != ACL_SUCCESS))
-        return rc;
     aclrtxHostKernel fn = NULL;
     struct aclrt_binary *b = NULL;
-    if (ACLRT_UNLIKELY((rc = aclrt_function_acquire(funcHandle, &fn, &b)) != ACL_SUCCESS))
+    if (ACLRT_UNLIKELY((rc = aclrt_kernel_acquire_on(stream, funcHandle, &s, &fn, &b)) != ACL_SUCCESS))
         return rc;
     void *copy = NULL;
     uint32_t size = 0;

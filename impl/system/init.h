@@ -85,7 +85,8 @@ static void aclrt_orphan_reset_locks(void)
     pthread_rwlock_init(&aclrt_mem.lock, NULL);
     pthread_mutex_init(&aclrt_mem_deferred.lock, NULL);
     pthread_mutex_init(&aclrt_kernels_lock, NULL);
-    pthread_mutex_init(&aclrt_binary_loader_lock, NULL);
+    if (aclrt_rt.backend->module_abandon != NULL)
+        aclrt_rt.backend->module_abandon(); /* its module loader's locks */
     pthread_mutex_init(&aclrt_ipc_mem.lock, NULL);
     pthread_mutex_init(&aclrt_ipc_allow_lock, NULL);
     pthread_mutex_init(&aclrt_ipc_watch.lock, NULL);

@@ -22,6 +22,7 @@
  *     float beyond the half range, Inf and NaN become +-65504 (0x7BFF /
  *     0xFBFF), rounding is to nearest even; a half with the all-ones
  *     exponent converts as if it were finite (+-Inf 65536, NaN 98304...).
+ *     The formats are half.h's.
  *   - aclDataTypeSize: bytes per element; types smaller than a byte take
  *     one, ACL_STRING, ACL_DT_UNDEFINED and values outside the enumeration 0.
  */
@@ -30,6 +31,7 @@
 
 #include "../core/base.h"
 #include "../core/error.h"
+#include "../core/half.h"
 #include "../core/thread.h"
 #include "../../backends/backend.h"
 #include "../runtime/runtime.h"
@@ -149,74 +151,12 @@ ACLRT_API aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *
 
 ACLRT_API float aclFloat16ToFloat(aclFloat16 value)
 {
-    uint32_t sign = (uint32_t)(value >> 15) << 31;
-    uint32_t exp = (value >> 10) & 0x1Fu;
-    uint32_t man = value & 0x3FFu;
-    uint32_t bits;
-    if (exp == 0 && man == 0) {
-        bits = sign; /* +-0 */
-    } else {
-        if (exp == 0) { /* subnormal: normalize, keeping the value */
-            exp = 1;
-            while ((man & 0x400u) == 0) {
-                man <<= 1;
-                exp--;
-            }
-            man &= 0x3FFu;
-        }
-        /* Rebias 15 -> 127; the all-ones exponent is a number too (2^16), so Inf and NaN stay finite. */
-        bits = sign | ((exp + 112u) << 23) | (man << 13);
-    }
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-/* `v` shifted right by `n` (1..63), rounded to nearest, ties to even. */
-ACLRT_INLINE uint32_t aclrt_shift_round_even(uint64_t v, unsigned n)
-{
-    uint64_t kept = v >> n;
-    uint64_t half = (uint64_t)1 << (n - 1);
-    uint64_t rest = v & ((half << 1) - 1);
-    if (rest > half || (rest == half && (kept & 1) != 0))
-        kept++;
-    return (uint32_t)kept;
+    return (float)aclrt_f16_decode(value, false); /* exact: every half is a float */
 }
 
 ACLRT_API aclFloat16 aclFloatToFloat16(float value)
 {
-    uint32_t bits;
-    memcpy(&bits, &value, sizeof bits);
-    uint16_t sign = (uint16_t)((bits >> 31) << 15);
-    uint32_t exp = (bits >> 23) & 0xFFu; /* biased by 127 */
-    uint32_t man = bits & 0x7FFFFFu;
-    uint32_t e, m;
-    if (exp > 142) { /* >= 2^16, Inf, NaN: saturate */
-        e = 30;
-        m = 0x3FFu;
-    } else if (exp <= 112) { /* below 2^-14: subnormal half or zero */
-        e = 0;
-        if (exp >= 103)
-            m = aclrt_shift_round_even((uint64_t)(man | 0x800000u) << (exp - 103), 23);
-        else
-            m = (exp == 102 && man != 0) ? 1 : 0; /* just above half the smallest subnormal rounds up */
-        if (m == 0x400u) { /* rounded up to the smallest normal */
-            e = 1;
-            m = 0;
-        }
-    } else {
-        e = exp - 112;
-        m = aclrt_shift_round_even(man, 13);
-        if (m == 0x400u) { /* the mantissa carried into the exponent */
-            e++;
-            m = 0;
-        }
-        if (e >= 31) { /* rounded past the largest half: saturate */
-            e = 30;
-            m = 0x3FFu;
-        }
-    }
-    return (aclFloat16)(sign | (uint16_t)(e << 10) | (uint16_t)m);
+    return aclrt_f16_from_float_saturating(value);
 }
 
 ACLRT_API size_t aclDataTypeSize(aclDataType dataType)

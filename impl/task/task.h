@@ -47,8 +47,8 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_HCOM_RECORD,       /* HCOM group record (hcom.h) */
     ACLRT_TASK_HCOM_WAIT,         /* HCOM group wait: until the group's k-th record */
     ACLRT_TASK_EXTERNAL,          /* aclrtxLaunchExternalTask: the embedder's work (external.h) */
-    ACLRT_TASK_REDUCE,            /* aclrtReduceAsync (builtin_task.h) */
-    ACLRT_TASK_RANDOM,            /* aclrtRandomNumAsync (builtin_task.h) */
+    ACLRT_TASK_REDUCE,            /* aclrtReduceAsync (reduce.h) */
+    ACLRT_TASK_RANDOM,            /* aclrtRandomNumAsync (random.h) */
     ACLRT_TASK_OVERFLOW_STATUS,   /* aclrtGetOverflowStatus: copy the overflow status (overflow.h) */
     ACLRT_TASK_OVERFLOW_RESET,    /* aclrtResetOverflowStatus */
     ACLRT_TASK_KERNEL,            /* aclrtLaunchKernel*: a function of a loaded binary (kernel_launch.h) */

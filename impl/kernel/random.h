@@ -1,19 +1,11 @@
 /*
- * impl/kernel/builtin_task.h - the runtime's built-in tasks: aclrtReduceAsync and
- * aclrtRandomNumAsync, as task kinds that run on the stream like a copy.
+ * impl/kernel/random.h - aclrtRandomNumAsync, a built-in task that runs on
+ * the stream like a copy.
  *
- * Reduce: dst[i] = op(dst[i], src[i]) over `count` bytes of elements of one
- * data type. Sums are computed in double and rounded once to the element
- * type (round to nearest even), which is the correctly rounded IEEE sum for
- * fp32, fp16 and bf16 (double has more than 2p + 2 significand bits for each
- * of them); integer sums wrap around; MAX and MIN pick one operand (a NaN
- * operand wins; equal operands keep dst). int4 packs two signed elements per
- * byte, low nibble first.
- *
- * Random numbers: Philox4x32-10, key = the 64-bit seed (low word first),
- * counter = the 128 bits at randomCounterAddr (little endian). Block j of the
- * task is Philox(counter + j), four 32-bit words w[4j..4j+3]; when the task
- * is done, counter + (blocks used) is written back, so the next task goes on
+ * Philox4x32-10, key = the 64-bit seed (low word first), counter = the
+ * 128 bits at randomCounterAddr (little endian). Block j of the task is
+ * Philox(counter + j), four 32-bit words w[4j..4j+3]; when the task is
+ * done, counter + (blocks used) is written back, so the next task goes on
  * where this one stopped. How words become values (docs/SEMANTICS.md):
  *   draw k          d_k = w[2k] | w[2k+1] << 32
  *   uniform, float  min + (max - min) * (d_k >> 11) * 2^-53, rounded to the
@@ -28,12 +20,14 @@
  *                   (w[i] >> 8) 2^-24 >= ratio; unused high bits of the last
  *                   byte are 0
  * Parameters given by address (isAddr = 1) are read when the task runs.
+ * The 16-bit formats are half.h's.
  */
-#ifndef ACLRT_IMPL_KERNEL_BUILTIN_TASK_H
-#define ACLRT_IMPL_KERNEL_BUILTIN_TASK_H
+#ifndef ACLRT_IMPL_KERNEL_RANDOM_H
+#define ACLRT_IMPL_KERNEL_RANDOM_H
 
 #include "../core/base.h"
 #include "../core/error.h"
+#include "../core/half.h"
 #include "../core/thread.h"
 #include "../task/task.h"
 #include "../runtime/runtime.h"
@@ -43,252 +37,6 @@
 #include "../memory/memory.h"
 
 #include <math.h>
-
-/* ------------------------------------------------------------------------
- * Floating-point formats
- * ------------------------------------------------------------------------ */
-
-static double aclrt_f16_to_double(uint16_t h)
-{
-    int sign = h >> 15, e = (h >> 10) & 0x1F, m = h & 0x3FF;
-    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m | 0x400, e - 25);
-    return sign ? -v : v;
-}
-
-static double aclrt_bf16_to_double(uint16_t b)
-{
-    uint32_t bits = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-/*
- * Round a double to a binary format of p significand bits, exponents
- * [emin, emax] and bias `bias`, to nearest even; the result is encoded in
- * 1 + (bits - p) + (p - 1) bits with the sign on top. `nan` is the quiet NaN.
- */
-static uint16_t aclrt_round_to_format(double d, int p, int emin, int emax, int bias, uint16_t nan)
-{
-    int ebits_shift = p - 1;
-    uint16_t sign = signbit(d) ? 0x8000 : 0;
-    if (isnan(d))
-        return nan;
-    uint16_t inf = (uint16_t)(sign | ((uint32_t)(2 * bias + 1) << ebits_shift));
-    if (isinf(d))
-        return inf;
-    double a = fabs(d);
-    if (a == 0)
-        return sign;
-    int e;
-    (void)frexp(a, &e);
-    int E = e - 1 < emin ? emin : e - 1;
-    int qt = E - (p - 1);
-    uint64_t r = (uint64_t)nearbyint(ldexp(a, -qt)); /* exact scaling; rounds to nearest even */
-    if (r >> p) {                                     /* carried into a new binade */
-        r >>= 1;
-        qt++;
-    }
-    if (r == 0)
-        return sign;
-    if (r < (1ull << (p - 1))) /* subnormal */
-        return (uint16_t)(sign | r);
-    if (qt + p - 1 > emax)
-        return inf;
-    return (uint16_t)(sign | ((uint32_t)(qt + p - 1 + bias) << ebits_shift) | (r & ((1ull << (p - 1)) - 1)));
-}
-
-static uint16_t aclrt_f16_from_double(double d)
-{
-    return aclrt_round_to_format(d, 11, -14, 15, 15, 0x7E00);
-}
-
-static uint16_t aclrt_bf16_from_double(double d)
-{
-    return aclrt_round_to_format(d, 8, -126, 127, 127, 0x7FC0);
-}
-
-/* ------------------------------------------------------------------------
- * Reduce
- * ------------------------------------------------------------------------ */
-
-/* Element size in bytes of the types aclrtReduceAsync takes (int4: 1, two per byte); 0 for the others. */
-static size_t aclrt_reduce_type_size(aclDataType type)
-{
-    switch (type) {
-    case ACL_FLOAT:
-    case ACL_INT32:
-    case ACL_UINT32: return 4;
-    case ACL_FLOAT16:
-    case ACL_BF16:
-    case ACL_INT16:
-    case ACL_UINT16: return 2;
-    case ACL_INT8:
-    case ACL_UINT8:
-    case ACL_INT4: return 1;
-    default: return 0;
-    }
-}
-
-#define ACLRT_REDUCE_INT(T, dst_, src_, n_, kind_)                                                   \
-    do {                                                                                             \
-        T *d_ = (T *)(dst_);                                                                         \
-        const T *s_ = (const T *)(src_);                                                             \
-        for (size_t i_ = 0; i_ < (n_); i_++) {                                                       \
-            T a_ = d_[i_], b_ = s_[i_];                                                              \
-            if ((kind_) == ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM)                                         \
-                d_[i_] = (T)((uint64_t)a_ + (uint64_t)b_); /* modular */                            \
-            else if ((kind_) == ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX)                                    \
-                d_[i_] = b_ > a_ ? b_ : a_;                                                          \
-            else                                                                                     \
-                d_[i_] = b_ < a_ ? b_ : a_;                                                          \
-        }                                                                                            \
-    } while (0)
-
-/* One floating-point element: `a` and `b` decoded, their encodings `ea`, `eb`; returns the result's encoding. */
-static uint32_t aclrt_reduce_float(uint32_t kind, double a, double b, uint32_t ea, uint32_t eb, aclDataType type)
-{
-    if (kind == ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM) {
-        double s = a + b; /* exact for fp16, and a single correct rounding for the others' p <= 24 */
-        if (type == ACL_FLOAT16)
-            return aclrt_f16_from_double(s);
-        if (type == ACL_BF16)
-            return aclrt_bf16_from_double(s);
-        float f = (float)s;
-        uint32_t bits;
-        memcpy(&bits, &f, sizeof bits);
-        return bits;
-    }
-    if (isnan(a))
-        return ea;
-    if (isnan(b))
-        return eb;
-    if (kind == ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX)
-        return b > a ? eb : ea;
-    return b < a ? eb : ea;
-}
-
-static int aclrt_reduce_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
-{
-    (void)s, (void)blk;
-    uint32_t kind = t->u.reduce.kind;
-    aclDataType type = (aclDataType)t->u.reduce.type;
-    unsigned char *dst = (unsigned char *)t->u.reduce.dst;
-    const unsigned char *src = (const unsigned char *)t->u.reduce.src;
-    size_t bytes = t->u.reduce.count;
-    switch (type) {
-    case ACL_INT8: ACLRT_REDUCE_INT(int8_t, dst, src, bytes, kind); break;
-    case ACL_UINT8: ACLRT_REDUCE_INT(uint8_t, dst, src, bytes, kind); break;
-    case ACL_INT16: ACLRT_REDUCE_INT(int16_t, dst, src, bytes / 2, kind); break;
-    case ACL_UINT16: ACLRT_REDUCE_INT(uint16_t, dst, src, bytes / 2, kind); break;
-    case ACL_INT32: ACLRT_REDUCE_INT(int32_t, dst, src, bytes / 4, kind); break;
-    case ACL_UINT32: ACLRT_REDUCE_INT(uint32_t, dst, src, bytes / 4, kind); break;
-    case ACL_INT4:
-        for (size_t i = 0; i < bytes; i++) {
-            uint8_t out = 0;
-            for (int half = 0; half < 2; half++) {
-                int a = (int8_t)(uint8_t)(dst[i] << (4 - 4 * half)) >> 4; /* sign-extended nibble */
-                int b = (int8_t)(uint8_t)(src[i] << (4 - 4 * half)) >> 4;
-                int r = kind == ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM ? a + b
-                        : kind == ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX ? (b > a ? b : a)
-                                                                   : (b < a ? b : a);
-                out |= (uint8_t)((r & 0xF) << (4 * half));
-            }
-            dst[i] = out;
-        }
-        break;
-    case ACL_FLOAT16:
-    case ACL_BF16:
-        for (size_t i = 0; i < bytes / 2; i++) {
-            uint16_t ea, eb;
-            memcpy(&ea, dst + 2 * i, 2);
-            memcpy(&eb, src + 2 * i, 2);
-            double a = type == ACL_FLOAT16 ? aclrt_f16_to_double(ea) : aclrt_bf16_to_double(ea);
-            double b = type == ACL_FLOAT16 ? aclrt_f16_to_double(eb) : aclrt_bf16_to_double(eb);
-            uint16_t r = (uint16_t)aclrt_reduce_float(kind, a, b, ea, eb, type);
-            memcpy(dst + 2 * i, &r, 2);
-        }
-        break;
-    default: /* ACL_FLOAT */
-        for (size_t i = 0; i < bytes / 4; i++) {
-            float a, b;
-            uint32_t ea, eb;
-            memcpy(&a, dst + 4 * i, 4);
-            memcpy(&b, src + 4 * i, 4);
-            memcpy(&ea, &a, 4);
-            memcpy(&eb, &b, 4);
-            uint32_t r = aclrt_reduce_float(kind, a, b, ea, eb, type);
-            memcpy(dst + 4 * i, &r, 4);
-        }
-        break;
-    }
-    return ACL_SUCCESS;
-}
-
-static const struct aclrt_task_kind aclrt_kind_reduce = {ACLRT_TASK_REDUCE, "reduce", aclrt_reduce_run, NULL};
-
-/* Is [p, p + len) device memory of `dev`? Else fail with a message naming `what`. */
-static aclError aclrt_builtin_device_memory(const void *p, size_t len, struct aclrt_device *dev, const char *what)
-{
-    struct aclrt_device *owner = aclrt_mem_device_of(p, len);
-    if (owner == dev)
-        return ACL_SUCCESS;
-    if (owner == NULL)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%s [%p, +%zu) is not device memory (aclrtMalloc or mapped)",
-                          what, p, len);
-    return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%s %p is memory of device %u, not of the stream's device %u", what,
-                      p, owner->id, dev->id);
-}
-
-ACLRT_API aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, aclrtReduceKind kind, aclDataType type,
-                                    aclrtStream stream, void *reserve)
-{
-    ACLRT_ENTER();
-    if (dst == NULL || src == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", dst == NULL ? "dst" : "src");
-    if (reserve != NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "reserve is a reserved parameter and must be NULL");
-    size_t elem = aclrt_reduce_type_size(type);
-    if (elem == 0)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "data type %d is not one aclrtReduceAsync supports", (int)type);
-    if (count == 0)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "count is 0");
-    if (kind < ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM || kind > ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "kind %d is not an aclrtReduceKind [10, 13]", (int)kind);
-    if (kind == ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM && count > ((uint64_t)4 << 30))
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "count %llu exceeds 4 GiB, the most a SUM reduce takes",
-                          (unsigned long long)count);
-    if (count > SIZE_MAX)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "count %llu is larger than the address space",
-                          (unsigned long long)count);
-    struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, true, &s);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    if (kind == ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL)
-        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                          "ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL has no documented result; aclrt does not run it");
-    if (((uintptr_t)dst | (uintptr_t)src) % elem != 0)
-        return aclrt_fail(ACL_ERROR_RT_ADDR_UNALIGNED, "dst %p and src %p must be aligned to the %zu-byte element",
-                          dst, src, elem);
-    if (count % elem != 0)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "count %llu is not a whole number of %zu-byte elements",
-                          (unsigned long long)count, elem);
-    if ((rc = aclrt_builtin_device_memory(dst, (size_t)count, s->ctx->device, "dst")) != ACL_SUCCESS ||
-        (rc = aclrt_builtin_device_memory(src, (size_t)count, s->ctx->device, "src")) != ACL_SUCCESS)
-        return rc;
-    struct aclrt_task t = {.kind = &aclrt_kind_reduce,
-                           .u.reduce.dst = dst,
-                           .u.reduce.src = src,
-                           .u.reduce.count = (size_t)count,
-                           .u.reduce.kind = (uint32_t)kind,
-                           .u.reduce.type = (int32_t)type};
-    return aclrt_stream_submit(s, &t, NULL);
-}
-
-/* ------------------------------------------------------------------------
- * Random numbers
- * ------------------------------------------------------------------------ */
 
 /* Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3"). */
 static void aclrt_philox4x32_10(const uint32_t ctr_in[4], const uint32_t key_in[2], uint32_t out[4])
@@ -507,7 +255,7 @@ static const struct aclrt_task_kind aclrt_kind_random = {ACLRT_TASK_RANDOM, "ran
                                                          aclrt_random_drop};
 
 /* Bytes of device memory of `dev` from p to the end of its allocation; 0 if p is not such memory. */
-static size_t aclrt_builtin_room(const void *p, struct aclrt_device *dev)
+static size_t aclrt_random_room(const void *p, struct aclrt_device *dev)
 {
     if (aclrt_mem_device_of(p, 1) != dev)
         return 0;
@@ -603,7 +351,7 @@ ACLRT_API aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, c
     if (func != ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK &&
         (rc = aclrt_random_param_check(&p[1], elem, names[func][1], dev)) != ACL_SUCCESS)
         return rc;
-    if (aclrt_builtin_room(taskInfo->randomCounterAddr, dev) < 16)
+    if (aclrt_random_room(taskInfo->randomCounterAddr, dev) < 16)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "randomCounterAddr %p is not 16 bytes of the stream's device memory",
                           taskInfo->randomCounterAddr);
@@ -619,7 +367,7 @@ ACLRT_API aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, c
     j->num = taskInfo->randomNum;
     j->result = taskInfo->randomResultAddr;
     j->counter = taskInfo->randomCounterAddr;
-    j->result_room = aclrt_builtin_room(j->result, dev);
+    j->result_room = aclrt_random_room(j->result, dev);
     if (!j->num.isAddr) {
         uint64_t n = aclrt_random_param_bits(&j->num, sizeof(uint64_t));
         if (aclrt_random_result_bytes(j, n) > j->result_room) {
@@ -631,7 +379,7 @@ ACLRT_API aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, c
     }
     if (taskInfo->randomParaAddr != NULL) {
         /* The runtime writes the two distribution parameters (8 bytes each, as given) there at the call. */
-        if (aclrt_builtin_room(taskInfo->randomParaAddr, dev) < 16) {
+        if (aclrt_random_room(taskInfo->randomParaAddr, dev) < 16) {
             free(j);
             return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
                               "randomParaAddr %p is not 16 bytes of the stream's device memory",
@@ -649,4 +397,4 @@ ACLRT_API aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, c
     return rc;
 }
 
-#endif /* ACLRT_IMPL_KERNEL_BUILTIN_TASK_H */
+#endif /* ACLRT_IMPL_KERNEL_RANDOM_H */
