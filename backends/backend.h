@@ -54,6 +54,13 @@ struct aclrt_block;
 
 struct aclrt_backend {
     const char *name;
+    /*
+     * Whether the backend can run here (optional): aclInit asks when its
+     * configuration selects the backend, so that a missing driver or device
+     * fails aclInit with its reason, not the program's first device call. It
+     * may load a driver; it starts nothing. NULL: nothing to check before open.
+     */
+    aclError (*probe)(const struct aclrt_config *config);
     /* Check that the backend can run here; report how many devices it has. */
     aclError (*open)(const struct aclrt_config *config, uint32_t *device_count);
     void (*close)(void);

@@ -65,7 +65,12 @@ static aclError aclrt_cuda_no_device(aclrt_CUresult r, const char *what)
                       aclrt_cuda_error_name(aclrt_cu, r, name, sizeof name), hint);
 }
 
-static aclError aclrt_cuda_open(const struct aclrt_config *config, uint32_t *device_count)
+/*
+ * The driver and its GPUs, and that each has what the backend needs: the
+ * probe aclInit makes (gpus NULL), and the first step of the start, which
+ * records the GPUs. Loads the driver once; creates no context.
+ */
+static aclError aclrt_cuda_find_gpus(int *count, struct aclrt_cuda_gpu *gpus)
 {
     if (!aclrt_cuda.loaded) {
         char why[320];
@@ -88,18 +93,36 @@ static aclError aclrt_cuda_open(const struct aclrt_config *config, uint32_t *dev
     if (n > ACLRT_MAX_DEVICES)
         n = ACLRT_MAX_DEVICES;
     for (int g = 0; g < n; g++) {
-        struct aclrt_cuda_gpu *gpu = &aclrt_cuda.gpus[g];
+        aclrt_CUdevice dev;
         int uva = 0, memops = 0;
-        gpu->ctx = NULL;
-        if ((r = aclrt_cu->cuDeviceGet(&gpu->dev, g)) != ACLRT_CUDA_SUCCESS)
+        if ((r = aclrt_cu->cuDeviceGet(&dev, g)) != ACLRT_CUDA_SUCCESS)
             return aclrt_cuda_no_device(r, "cuDeviceGet");
-        aclrt_cu->cuDeviceGetAttribute(&uva, ACLRT_CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, gpu->dev);
-        aclrt_cu->cuDeviceGetAttribute(&memops, ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, gpu->dev);
+        aclrt_cu->cuDeviceGetAttribute(&uva, ACLRT_CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, dev);
+        aclrt_cu->cuDeviceGetAttribute(&memops, ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, dev);
         if (!uva || !memops)
             return aclrt_fail(ACL_ERROR_RT_NO_DEVICE,
                               "GPU %d lacks %s, which the cuda backend needs", g,
                               !uva ? "unified addressing" : "64-bit stream memory operations (cuStreamWaitValue64)");
+        if (gpus != NULL)
+            gpus[g] = (struct aclrt_cuda_gpu){.dev = dev, .ctx = NULL};
     }
+    *count = n;
+    return ACL_SUCCESS;
+}
+
+static aclError aclrt_cuda_probe(const struct aclrt_config *config)
+{
+    (void)config;
+    int n;
+    return aclrt_cuda_find_gpus(&n, NULL);
+}
+
+static aclError aclrt_cuda_open(const struct aclrt_config *config, uint32_t *device_count)
+{
+    int n;
+    aclError rc = aclrt_cuda_find_gpus(&n, aclrt_cuda.gpus);
+    if (rc != ACL_SUCCESS)
+        return rc;
     aclrt_cuda.gpu_count = (uint32_t)n;
     aclrt_cuda.generation++;
     memset(aclrt_cuda.devices, 0, sizeof aclrt_cuda.devices);
@@ -297,6 +320,7 @@ static const struct aclrt_task_kind *const aclrt_cuda_kinds[ACLRT_TASK_KIND_COUN
 
 static const struct aclrt_backend aclrt_backend_cuda = {
     .name = "cuda",
+    .probe = aclrt_cuda_probe,
     .open = aclrt_cuda_open,
     .close = aclrt_cuda_close,
     .device_start = aclrt_cuda_device_start,

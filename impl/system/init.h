@@ -284,8 +284,12 @@ ACLRT_API aclError aclInit(const char *configPath)
         aclrt_config_load_env(&config);
         const struct aclrt_backend *backend;
         const aclrtxBackend *embedder;
-        if (!aclrt_runtime_started())
+        if (!aclrt_runtime_started()) {
             rc = aclrt_backend_select(config.backend, &backend, &embedder); /* an unknown name fails here */
+            /* A backend that cannot run here (no driver, no device) fails here too, with its reason. */
+            if (rc == ACL_SUCCESS && embedder == NULL && backend->probe != NULL)
+                rc = backend->probe(&config);
+        }
     }
     if (rc == ACL_SUCCESS) {
         atomic_store_explicit(&aclrt_errmsg_process_scope, config.err_msg_mode == 1, memory_order_relaxed);

@@ -1,9 +1,9 @@
 /*
  * tests/cuda_fake/no_gpu.c - the cuda backend selected where it cannot run:
- * aclInit succeeds (it leaves the start to the first call that needs a
- * device, docs/CUDA.md), the runtime does not start, and the call that
- * starts it (aclrtSetDevice, and every later one) returns
- * ACL_ERROR_RT_NO_DEVICE with a message naming the cause; nothing crashes.
+ * aclInit returns ACL_ERROR_RT_NO_DEVICE with a message naming the cause
+ * (the backend's probe, docs/CUDA.md), the runtime does not start, and a
+ * call that would start it (aclrtSetDevice, and every later one) returns
+ * the same; nothing crashes.
  * The environment says which case (the Makefile runs each in a process of
  * its own): ACLRT_CUDA_LIBRARY naming no file, the driver test double with
  * no GPU (ACLRT_FAKE_CUDA_DEVICES=0), or cuInit failing
@@ -11,8 +11,8 @@
  * contain.
  *
  * Where cuInit fails (ACLRT_FAKE_CUDA_INIT_RESULT set), the program then
- * makes it fail with other results in turn, in this process (aclFinalize,
- * aclInit, aclrtSetDevice again): each is named as cuda.h names it, whether
+ * makes it fail with other results in turn, in this process (aclInit and
+ * aclrtSetDevice again): each is named as cuda.h names it, whether
  * or not the driver's cuGetErrorName knows it (CUDA's stub library
  * answers every call with CUDA_ERROR_STUB_LIBRARY), with what to check
  * where that is known.
@@ -36,18 +36,14 @@ static void expect(const char *what, aclError rc, const char *text)
     }
 }
 
-/* cuInit failing with `result`: the message aclrtSetDevice leaves must contain `text`. */
+/* cuInit failing with `result`: the messages aclInit and aclrtSetDevice leave must contain `text`. */
 static void init_fails_with(const char *result, const char *text)
 {
     setenv("ACLRT_FAKE_CUDA_INIT_RESULT", result, 1);
-    aclFinalize();
     (void)aclGetRecentErrMsg();
-    aclError init = aclInit(NULL);
-    if (init != ACL_SUCCESS) {
-        printf("FAIL aclInit: %d (want ACL_SUCCESS: the first call that needs a device starts the backend)\n", init);
-        failures++;
-    }
     char what[64];
+    snprintf(what, sizeof what, "aclInit, cuInit returning %s", result);
+    expect(what, aclInit(NULL), text);
     snprintf(what, sizeof what, "aclrtSetDevice, cuInit returning %s", result);
     expect(what, aclrtSetDevice(0), text);
 }
@@ -57,11 +53,7 @@ int main(int argc, char **argv)
     if (argc != 2)
         return 2;
     setenv("ACLRT_BACKEND", "cuda", 1);
-    aclError init = aclInit(NULL);
-    if (init != ACL_SUCCESS) {
-        printf("FAIL aclInit: %d (want ACL_SUCCESS: the first call that needs a device starts the backend)\n", init);
-        failures++;
-    }
+    expect("aclInit", aclInit(NULL), argv[1]);
     expect("aclrtSetDevice", aclrtSetDevice(0), argv[1]);
     uint32_t n = 7;
     expect("aclrtGetDeviceCount", aclrtGetDeviceCount(&n), argv[1]);
@@ -72,11 +64,11 @@ int main(int argc, char **argv)
         failures++;
     }
     if (getenv("ACLRT_FAKE_CUDA_INIT_RESULT") != NULL) {
-        init_fails_with("34", "[aclrtSetDevice] the cuda backend found no usable GPU: cuInit failed with "
+        init_fails_with("34", "the cuda backend found no usable GPU: cuInit failed with "
                               "CUDA_ERROR_STUB_LIBRARY (34): the library is CUDA's stub, which stands in for the "
                               "driver when linking; install the NVIDIA driver, or set ACLRT_CUDA_LIBRARY to its "
                               "libcuda.so.1 (error 207004)");
-        init_fails_with("100", "[aclrtSetDevice] the cuda backend found no usable GPU: cuInit failed with "
+        init_fails_with("100", "the cuda backend found no usable GPU: cuInit failed with "
                                "CUDA_ERROR_NO_DEVICE (100): the driver sees no GPU (check nvidia-smi, "
                                "CUDA_VISIBLE_DEVICES, a container's access to the GPUs) (error 207004)");
         init_fails_with("803", "cuInit failed with CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803): the driver library and "
