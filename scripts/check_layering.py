@@ -33,6 +33,9 @@ Checks, over the files of impl/ and backends/ (the implementation):
  8. The table of task kinds in impl/task/task.h names, for each kind, the
     file that defines its descriptor ("(memcpy.h)"; an entry without a name
     shares the one above it).
+ 9. A file a comment names by its bare name ("(stream_sync.h)") is a file
+    of the tree (or a public or library header): a comment that points a
+    reader at a file keeps pointing at one after a move or a rename.
 
 Exit status: 1 if there is a violation of any rule, 0 otherwise (2 on a
 usage error). For each strongly connected component (Tarjan) of more than
@@ -1340,6 +1343,29 @@ def kind_table_violations(root, infos):
     return out
 
 
+COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+MENTION = re.compile(r"(?<![\w/.<-])([a-z_]\w*\.h)\b")
+# Headers a comment may name that are not files of impl/ or backends/.
+OTHER_HEADERS = {"aclrt.h", "acl.h", "acl_rt.h", "acl_base.h", "acl_base_rt.h", "acl_rt_allocator.h",
+                 "rt_error_codes.h", "hccl.h", "hccl_types.h", "jsmn.h"}
+OTHER_PREFIXES = ("ck_", "urcu", "cuda", "sys_", "linux_")
+
+
+def mention_violations(root, infos):
+    """Rule 9: files that comments name exist."""
+    names = {os.path.basename(rel) for rel in infos}
+    out = []
+    for rel in sorted(infos):
+        text = read_file(root, rel)
+        for c in COMMENT.finditer(text):
+            for m in MENTION.finditer(c.group(0)):
+                n = m.group(1)
+                if n not in names and n not in OTHER_HEADERS and not n.startswith(OTHER_PREFIXES):
+                    line = text.count("\n", 0, c.start() + m.start()) + 1
+                    out.append("%s:%d: names %s, which is no file of the tree" % (rel, line, n))
+    return out
+
+
 def duplicate_names(infos):
     by_name = collections.defaultdict(list)
     for rel in infos:
@@ -1398,7 +1424,9 @@ def main(argv=None):
              "ACLRT_INTERNAL functions are called by other files, static ones only by their own",
              linkage_violations(infos, uses)),
             ("task kinds the table in impl/task/task.h places wrongly",
-             "the task-kind table names the file of every descriptor", kind_table_violations(root, infos))):
+             "the task-kind table names the file of every descriptor", kind_table_violations(root, infos)),
+            ("comments that name a file the tree does not have", "every file a comment names exists",
+             mention_violations(root, infos))):
         print()
         if viol:
             failed = True

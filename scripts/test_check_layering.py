@@ -76,7 +76,7 @@ class CheckLayeringTest(unittest.TestCase):
                 """,
             "impl/b.h": """\
                 #include "a.h"
-                ACLRT_INTERNAL int b_four(void) { return a_twice(2); }
+                static int b_four(void) { return a_twice(2); }
                 """,
         })
         self.assertEqual(status, 0, out)
@@ -163,7 +163,7 @@ class CheckLayeringTest(unittest.TestCase):
             "impl/b.h": """\
                 #include "a.h"
                 struct b_state { int count; };
-                ACLRT_INTERNAL int b_count(struct b_state *s) { return a_pass(s, s)->count; }
+                static int b_count(struct b_state *s) { return a_pass(s, s)->count; }
                 """,
         })
         self.assertEqual(status, 0, out)
@@ -206,7 +206,7 @@ class CheckLayeringTest(unittest.TestCase):
                 """,
             "impl/c.h": """\
                 #include "b.h"
-                ACLRT_INTERNAL int c_first(struct b_list *l) { return l->u.head.next->v; }
+                static int c_first(struct b_list *l) { return l->u.head.next->v; }
                 """,
         })
         self.assertEqual(status, 0, out)
@@ -351,6 +351,63 @@ class CheckLayeringTest(unittest.TestCase):
         })
         self.assertEqual(status, 0, out)
         self.assertEdge(out, "impl/get.h", "impl/info.h", "rtInfo.id")
+
+    def test_a_comment_naming_a_file_that_is_gone_fails(self):
+        status, out = run_checker({
+            "impl/a.h": """\
+                #include "base.h"
+                /* The ring (ring.h) and the clock (base.h) and the API (aclrt.h). */
+                ACLRT_INLINE int a_value(void) { return 1; }
+                """,
+        })
+        self.assertEqual(status, 1, out)
+        self.assertIn("FAIL: comments that name a file the tree does not have (1)", out)
+        self.assertIn("impl/a.h:2: names ring.h, which is no file of the tree", out)
+
+    def test_linkage_says_who_calls_a_function(self):
+        status, out = run_checker({
+            "impl/a.h": """\
+                #include "base.h"
+                static int a_shared(void) { return 1; }
+                ACLRT_INTERNAL int a_private(void) { return 2; }
+                ACLRT_INTERNAL int a_interface(void) { return a_private(); }
+                ACLRT_INLINE int a_fast(void) { return 3; }
+                """,
+            "impl/b.h": """\
+                #include "a.h"
+                static int b_sum(void) { return a_shared() + a_interface() + a_fast(); }
+                """,
+        })
+        self.assertEqual(status, 1, out)
+        self.assertIn("FAIL: functions whose first word does not say who calls them (2)", out)
+        self.assertIn("impl/a.h:2: a_shared is static, but impl/b.h calls it", out)
+        self.assertIn("impl/a.h:3: a_private is ACLRT_INTERNAL, but no other file calls it", out)
+
+    def test_the_task_kind_table_names_each_descriptors_file(self):
+        status, out = run_checker({
+            "impl/task/task.h": """\
+                #include "../base.h"
+                enum aclrt_task_kind_id {
+                    ACLRT_TASK_NOP,      /* does nothing (below) */
+                    ACLRT_TASK_COPY,     /* a copy (copy.h) */
+                    ACLRT_TASK_FILL,     /* a fill */
+                    ACLRT_TASK_KIND_COUNT
+                };
+                struct aclrt_task_kind { enum aclrt_task_kind_id id; };
+                static const struct aclrt_task_kind aclrt_kind_nop = {ACLRT_TASK_NOP};
+                """,
+            "impl/task/copy.h": """\
+                #include "task.h"
+                static const struct aclrt_task_kind aclrt_kind_copy = {ACLRT_TASK_COPY};
+                """,
+            "impl/task/fill.h": """\
+                #include "task.h"
+                static const struct aclrt_task_kind aclrt_kind_fill = {ACLRT_TASK_FILL};
+                """,
+        }, layers="backends,impl,impl/task")
+        self.assertEqual(status, 1, out)
+        self.assertIn("FAIL: task kinds the table in impl/task/task.h places wrongly (1)", out)
+        self.assertIn("ACLRT_TASK_FILL is said to be in copy.h, but impl/task/fill.h defines its descriptor", out)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
  * (aclrtLaunchKernel, aclrtLaunchKernelV2, aclrtLaunchKernelWithConfig,
  * aclrtLaunchKernelWithHostArgs): one ACLRT_TASK_KERNEL task.
  *
- * The task runs like a host kernel (launch.h: every block, in parallel
+ * The task runs like a host kernel (host_kernel.h: every block, in parallel
  * through the backend's run_kernel, under the overflow watch when the
  * stream's switch is on); a failing block fails it like a device fault. It
  * counts as in flight on the function's binary until it is done (binary.h),

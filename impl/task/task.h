@@ -20,7 +20,7 @@ struct aclrt_hcom_group;
 
 /*
  * Task kinds. Each kind is a descriptor (struct aclrt_task_kind) defined
- * next to its concept (launch.h, memory.h, event_wait.h, callback.h, ...), and
+ * next to its concept (the table below names the file), and
  * a task record points at its kind. The id names the kind in a backend's
  * table of overrides (backends/backend.h): a backend that executes a kind
  * natively (a GPU turning a copy into an asynchronous copy on its own
