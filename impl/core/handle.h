@@ -50,8 +50,8 @@ enum aclrt_kind {
     ACLRT_KIND_ARGS = 8,     /* kernel_args.h */
     ACLRT_KIND_PARAM = 9,    /* kernel_args.h: a parameter of an args handle (no table of its own) */
     ACLRT_KIND_MODEL = 10,   /* model.h: aclmdlRI */
-    ACLRT_KIND_LABEL = 11,   /* model.h: aclrtLabel */
-    ACLRT_KIND_LABEL_LIST = 12, /* model.h: aclrtLabelList */
+    ACLRT_KIND_LABEL = 11,   /* label.h: aclrtLabel */
+    ACLRT_KIND_LABEL_LIST = 12, /* label.h: aclrtLabelList */
     ACLRT_KIND_MODEL_STREAM = 13, /* model_tasks.h: a captured model's stream (no table of its own) */
     ACLRT_KIND_MODEL_TASK = 14,   /* model_tasks.h: a model's task (no table of its own) */
     ACLRT_KIND_COND = 15,         /* model_cond.h: aclmdlRICondHandle (no table of its own) */
