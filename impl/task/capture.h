@@ -2,7 +2,7 @@
  * impl/task/capture.h - a stream's capture: between aclmdlRICaptureBegin and
  * aclmdlRICaptureEnd the tasks submitted to the stream are copied here, in
  * submission order, instead of going into its ring. aclmdlRICaptureEnd
- * hands them to the model (model.h), which replays them.
+ * hands them to the model (model_capture.h), whose replays run them.
  *
  * The record is part of struct aclrt_stream (stream.h); a submission looks
  * at the stream's `capturing` flag (one load of a line it reads anyway) and
@@ -26,7 +26,7 @@
  * ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), as a model that would miss a
  * step must not be replayed.
  *
- * A model built explicitly (aclmdlRIBuildBegin, model.h) uses the same
+ * A model built explicitly (aclmdlRIBuildBegin, model_build.h) uses the same
  * record: a stream bound to it (aclmdlRIBindStream) is a capture origin of
  * its own, in RELAXED mode, until aclmdlRIEndTask (or aclmdlRIBuildEnd)
  * moves its tasks into the model's build (struct aclrt_build); the binding
@@ -99,7 +99,7 @@ struct aclrt_capture {
 
 /*
  * A task group (aclrtTaskGrp): a run of a captured model's tasks that an
- * update (aclmdlRICaptureTaskUpdateBegin .. End, model.h) can replace. It
+ * update (aclmdlRICaptureTaskUpdateBegin .. End, model_update.h) can replace. It
  * lives as long as its model; the live ones are in aclrt_taskgrps, under
  * the capture lock, where a handle is looked up.
  */
