@@ -25,6 +25,7 @@ check: $(SOURCES)
 # the failures are listed.
 IMPL_HEADERS = $(sort $(wildcard impl/*.h impl/*/*.h backends/*.h backends/*/*.h))
 check-headers:
+	@mkdir -p $(BUILD)
 	@failed=""; for h in $(IMPL_HEADERS); do \
 	  printf '#include "%s"\n' "$$h" | $(CC) $(CSTD) $(WARN) -Werror -fsyntax-only -I. -x c - \
 	    >$(BUILD)/check-headers.log 2>&1 || { cat $(BUILD)/check-headers.log; failed="$$failed $$h"; }; \
