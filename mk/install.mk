@@ -4,12 +4,15 @@
 #   make install        into PREFIX (/usr/local; DESTDIR honoured):
 #                         include/aclrt.h (dist/aclrt.h), include/acl/... (the CANN package's headers)
 #                         lib64/libascendcl.so     the implementation as a shared library (CANN's path)
-#                         lib/pkgconfig/aclrt.pc   pkg-config: the header-only form
+#                         lib/libascendcl.so       a link to it, where the system's linker and loader look
+#                         lib/pkgconfig/aclrt.pc   pkg-config: the header-only form and its dependencies
 #                         lib/cmake/aclrt/         find_package(aclrt): aclrt::aclrt, aclrt::headers
+#                       As root, without DESTDIR, into a PREFIX whose lib/ the loader searches
+#                       (/usr/local on Debian), it runs ldconfig.
 #   make test-install   install into $(BUILD)/prefix, then build and run programs against it the
 #                       ways a program's build does: pkg-config, the CANN package's paths
 #                       (-I$PREFIX/include -L$PREFIX/lib64 -lascendcl), CMake's find_package(aclrt)
-#                       (tests/install)
+#                       (tests/install), and the loader's cache through lib/
 
 .PHONY: dist install test-install
 
@@ -23,6 +26,8 @@ $(BUILD)/lib/libascendcl.so: scripts/ascendcl.c $(SOURCES)
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) -Werror -O2 -g -fPIC -shared -I. $< -o $@ -Wl,-soname,libascendcl.so $(LIBS)
 
+# ldconfig: in /sbin, which a user's PATH on Debian does not name.
+LDCONFIG ?= $(firstword $(wildcard /sbin/ldconfig /usr/sbin/ldconfig) ldconfig)
 ACLRT_VERSION := $(shell sed -n 's/^.define ACLRT_VERSION_[A-Z]* \([0-9]*\)$$/\1/p' aclrt.h | paste -sd. -)
 empty :=
 space := $(empty) $(empty)
@@ -34,11 +39,20 @@ install: dist $(BUILD)/lib/libascendcl.so
 	install -m 644 acl/*.h $(DESTDIR)$(PREFIX)/include/acl/
 	install -m 644 acl/error_codes/*.h $(DESTDIR)$(PREFIX)/include/acl/error_codes/
 	install -m 755 $(BUILD)/lib/libascendcl.so $(DESTDIR)$(PREFIX)/lib64/libascendcl.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(LIBS)|' scripts/aclrt.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/aclrt.pc
+	ln -sfn ../lib64/libascendcl.so $(DESTDIR)$(PREFIX)/lib/libascendcl.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(ACLRT_VERSION)|' scripts/aclrt.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/aclrt.pc
 	sed -e 's|@VERSION@|$(ACLRT_VERSION)|' -e 's|@CMAKE_LIBS@|$(subst $(space),;,$(patsubst -l%,%,$(LIBS)))|' \
 	  scripts/aclrtConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/aclrt/aclrtConfig.cmake
 	sed -e 's|@VERSION@|$(ACLRT_VERSION)|' scripts/aclrtConfigVersion.cmake.in \
 	  > $(DESTDIR)$(PREFIX)/lib/cmake/aclrt/aclrtConfigVersion.cmake
+	@if [ -n "$(DESTDIR)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && $(LDCONFIG) -NXv 2>/dev/null | grep -q '^$(PREFIX)/lib:'; then \
+	  $(LDCONFIG) && echo "install: ldconfig: the loader finds $(PREFIX)/lib/libascendcl.so"; \
+	else \
+	  echo "install: $(PREFIX)/lib is not on the loader's path: run programs with" \
+	       "LD_LIBRARY_PATH=$(PREFIX)/lib64 (or link with -Wl,-rpath,$(PREFIX)/lib64)"; \
+	fi
 
 test-install: dist
 	@rm -rf $(BUILD)/prefix $(BUILD)/prefix-cmake
@@ -54,9 +68,16 @@ test-install: dist
 	    -L$(BUILD)/prefix/lib64 -lascendcl && \
 	  LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib64 ./$(BUILD)/prefix/cann_program >/dev/null && \
 	  echo "make install, CANN layout: -I\$$PREFIX/include -L\$$PREFIX/lib64 -lascendcl builds and runs (ok)"
+	@echo $(CURDIR)/$(BUILD)/prefix/lib > $(BUILD)/prefix/ld.so.conf && \
+	  $(LDCONFIG) -X -C $(BUILD)/prefix/ld.so.cache -f $(BUILD)/prefix/ld.so.conf && \
+	  $(LDCONFIG) -p -C $(BUILD)/prefix/ld.so.cache | grep -q 'libascendcl.so .*=> $(CURDIR)/$(BUILD)/prefix/lib/libascendcl.so$$' && \
+	  $(CXX) $(CXXSTD) -O2 -I$(BUILD)/prefix/include tests/cpp_program.cpp -o $(BUILD)/prefix/lib_program \
+	    -L$(BUILD)/prefix/lib -lascendcl && \
+	  echo "make install, lib/libascendcl.so: ldconfig caches it, -L\$$PREFIX/lib -lascendcl links (ok)" || \
+	  { echo "FAIL: \$$PREFIX/lib/libascendcl.so: not cached by ldconfig, or -lascendcl does not link"; exit 1; }
 	@cmake -S tests/install -B $(BUILD)/prefix-cmake -DCMAKE_PREFIX_PATH=$(CURDIR)/$(BUILD)/prefix \
-	    -DCMAKE_CXX_COMPILER=$(CXX) >$(BUILD)/prefix-cmake.log 2>&1 && \
+	    -DCMAKE_C_COMPILER=$(CC) -DCMAKE_CXX_COMPILER=$(CXX) >$(BUILD)/prefix-cmake.log 2>&1 && \
 	  cmake --build $(BUILD)/prefix-cmake >>$(BUILD)/prefix-cmake.log 2>&1 && \
-	  ./$(BUILD)/prefix-cmake/cpp_program >/dev/null && \
-	  echo "make install + CMake find_package(aclrt), target aclrt::aclrt: builds and runs (ok)" || \
+	  ./$(BUILD)/prefix-cmake/cpp_program >/dev/null && ./$(BUILD)/prefix-cmake/header_only >/dev/null && \
+	  echo "make install + CMake find_package(aclrt), targets aclrt::aclrt and aclrt::headers: build and run (ok)" || \
 	  { cat $(BUILD)/prefix-cmake.log; exit 1; }
