@@ -18,6 +18,7 @@
 #   mk/examples.mk    examples, run-examples
 #   mk/soak.mk        soak, test-soak-short, test-reliability (SOAK_*)
 #   mk/bench.mk       bench-run, bench-smoke, bench-cuda, bench-cuda-smoke (bench/bench.mk)
+#   mk/first_hour.mk  test-first-hour: the README's commands, run as a user would
 # And here: make (deps, check, every test program and example built, none run), make clean.
 
 SHELL := /bin/bash
@@ -68,6 +69,8 @@ export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 #                                       out (mk/soak.mk)
 #   test-python                         the acl module's unittest suite (mk/python.mk)
 #   bench-cuda-smoke                    the cuda benchmark, QUICK, on the test double (mk/bench.mk)
+#   test-first-hour                     the README's build, install and Python commands, from a clean
+#                                       copy of the tree (mk/first_hour.mk)
 TEST_STEPS = deps \
              check check-headers check-layering \
              test-cuda-decls test-cuda-no-gpu \
@@ -78,11 +81,12 @@ TEST_STEPS = deps \
              bench-smoke \
              $(if $(filter 1,$(SOAK_IN_TEST)),test-soak-short) \
              test-python \
-             bench-cuda-smoke
+             bench-cuda-smoke \
+             test-first-hour
 
 # The order matters: tests.mk's variant rules use cuda.mk's settings, bench.mk uses bench/bench.mk.
 include mk/deps.mk mk/cuda.mk mk/tests.mk mk/checks.mk mk/install.mk mk/python.mk mk/examples.mk \
-        mk/soak.mk mk/bench.mk
+        mk/soak.mk mk/bench.mk mk/first_hour.mk
 
 .PHONY: all test bench clean
 
