@@ -8,7 +8,7 @@
 #                (QUICK=1: the short run that make test smoke-checks; BACKEND=cuda: the cuda backend)
 #
 # The rules are in mk/, one file per concern; the head of each names its targets:
-#   mk/deps.mk        make deps, deps-bench: the Debian packages (installed as root, else the apt-get line)
+#   mk/deps.mk        deps, deps-bench: the Debian packages (installed as root, else the apt-get line)
 #   mk/tests.mk       the test programs in variants: test-release, test-tsan, test-asan, test-dist,
 #                     test-external, test-cuda*, test-gpu; test-cpp, test-negative
 #   mk/cuda.mk        the CUDA driver test double, test-cuda-no-gpu, test-cuda-decls
@@ -20,6 +20,10 @@
 #   mk/bench.mk       bench-run, bench-smoke, bench-cuda, bench-cuda-smoke (bench/bench.mk)
 #   mk/first_hour.mk  test-first-hour: the README's commands, run as a user would
 # And here: make (deps, check, every test program and example built, none run), make clean.
+#
+# Settings (make NAME=value): BUILD (build), TEST_TIMEOUT (300 s), QUICK=1, BACKEND=cuda,
+# PREFIX (/usr/local), DESTDIR, PYTHON (python3), SOAK_SECONDS, SOAK_VARIANT, SOAK_IN_TEST,
+# CC, CXX, CLANG, CLANGXX.
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := all
