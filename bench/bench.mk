@@ -1,7 +1,8 @@
 # bench/bench.mk - the benchmark harness, included by the top Makefile.
 #
 #   make bench-run [QUICK=1]   build, run, write bench/results/latest.{json,csv}
-#                              and (with gnuplot) latency.png, scaling.png
+#                              and (with gnuplot) latency.png, scaling.png (outputs:
+#                              git ignores bench/results/, a run leaves the tree clean)
 #   make bench-smoke           QUICK run into $(BUILD)/bench/smoke + JSON shape
 #                              check; never fails on timing, no plot
 #

@@ -9,7 +9,12 @@
  *     stream id, the submitting thread, device, error code); the stream's
  *     next synchronize returns the code.
  *
- *   make build/examples/callbacks && ./build/examples/callbacks
+ * Build and run, from the root of the repository (nothing to install first; the
+ * -DACLRT_IMPLEMENTATION puts the implementation in this file):
+ *
+ *   cc -std=c11 -I. -DACLRT_IMPLEMENTATION examples/callbacks.c -o callbacks -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm -ldl && ./callbacks
+ *
+ * `make run-examples` builds and runs every example under build/examples/.
  */
 #define _GNU_SOURCE
 #include "acl/acl.h"

@@ -12,6 +12,13 @@
  *
  *   stream in:   [external: transfer 20 ms] -> record(ready)
  *   stream work: wait(ready) -> consume
+ *
+ * Build and run, from the root of the repository (nothing to install first; the
+ * -DACLRT_IMPLEMENTATION puts the implementation in this file):
+ *
+ *   cc -std=c11 -I. -DACLRT_IMPLEMENTATION examples/embed_event_loop.c -o embed_event_loop -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm -ldl && ./embed_event_loop
+ *
+ * `make run-examples` builds and runs every example under build/examples/.
  */
 #define _GNU_SOURCE
 #include "acl/acl.h" /* one C file of the program defines ACLRT_IMPLEMENTATION (the build links it) */

@@ -8,6 +8,13 @@
  * store of the batch that last used the same buffer is done. The compute
  * stage is a host kernel (aclrtxLaunchHostKernel): the CPU stand-in for a
  * device kernel, one call per block.
+ *
+ * Build and run, from the root of the repository (nothing to install first; the
+ * -DACLRT_IMPLEMENTATION puts the implementation in this file):
+ *
+ *   cc -std=c11 -I. -DACLRT_IMPLEMENTATION examples/pipeline.c -o pipeline -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm -ldl && ./pipeline
+ *
+ * `make run-examples` builds and runs every example under build/examples/.
  */
 #include "acl/acl.h"
 

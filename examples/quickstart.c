@@ -2,7 +2,12 @@
  * quickstart.c - the README's ten-line example: a stream, a host function,
  * an event, and a synchronize.
  *
- *   make build/examples/quickstart && ./build/examples/quickstart
+ * Build and run, from the root of the repository (nothing to install first; the
+ * -DACLRT_IMPLEMENTATION puts the implementation in this file):
+ *
+ *   cc -std=c11 -I. -DACLRT_IMPLEMENTATION examples/quickstart.c -o quickstart -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm -ldl && ./quickstart
+ *
+ * `make run-examples` builds and runs every example under build/examples/.
  */
 #include "acl/acl.h"
 

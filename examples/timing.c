@@ -6,6 +6,13 @@
  * device work (create -> record both on one stream -> synchronize -> read).
  * Part 2: a quick timing loop of the event hot paths on this machine (the
  * full comparison is `make bench`).
+ *
+ * Build and run, from the root of the repository (nothing to install first; the
+ * -DACLRT_IMPLEMENTATION puts the implementation in this file):
+ *
+ *   cc -std=c11 -I. -DACLRT_IMPLEMENTATION examples/timing.c -o timing -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm -ldl && ./timing
+ *
+ * `make run-examples` builds and runs every example under build/examples/.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
 #include "acl/acl.h"

@@ -7,10 +7,15 @@
  * host backend runs host kernels from a shared object (vector_add_host.c ->
  * libvector_add.so); a cuda backend runs the kernel nvcc compiled from
  * vector_add.cu (vector_add.fatbin). The rest of the program is the same for
- * both. `make examples` builds them into build/examples/vector_add/; a path
- * given as the first argument is loaded instead.
+ * both. A path given as the first argument is loaded instead of the default,
+ * build/examples/vector_add/<binary>, where `make examples` builds them
+ * (./build/examples/vector_add/vector_add [binary]).
  *
- *   ./build/examples/vector_add/vector_add [binary]
+ * Build and run on the host backend, from the root of the repository (nothing
+ * to install first; the -DACLRT_IMPLEMENTATION puts the implementation in this file):
+ *
+ *   cc -std=c11 -I. -shared -fPIC examples/vector_add/vector_add_host.c -o libvector_add.so
+ *   cc -std=c11 -I. -DACLRT_IMPLEMENTATION examples/vector_add/main.c -o vector_add -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm -ldl && ./vector_add ./libvector_add.so
  */
 #include "acl/acl.h"
 

@@ -2,7 +2,10 @@
  * examples/vector_add/vector_add_host.c - the vector add kernel for the host
  * backend, built as a shared object (libvector_add.so). A host kernel is an
  * exported function called once per block; `args` holds the parameters that
- * main.c appended, in order, laid out as this struct.
+ * main.c appended, in order, laid out as this struct. Built from the root of
+ * the repository (main.c's first comment has the whole program's build):
+ *
+ *   cc -std=c11 -I. -shared -fPIC examples/vector_add/vector_add_host.c -o libvector_add.so
  */
 #include "acl/acl.h"
 

@@ -1,0 +1,83 @@
+# mk/install.mk - the one-file header, the shared library, and make install.
+#
+#   make dist           dist/aclrt.h: the whole library as one header
+#   make install        into PREFIX (/usr/local; DESTDIR honoured):
+#                         include/aclrt.h (dist/aclrt.h), include/acl/... (the CANN package's headers)
+#                         lib64/libascendcl.so     the implementation as a shared library (CANN's path)
+#                         lib/libascendcl.so       a link to it, where the system's linker and loader look
+#                         lib/pkgconfig/aclrt.pc   pkg-config: the header-only form and its dependencies
+#                         lib/cmake/aclrt/         find_package(aclrt): aclrt::aclrt, aclrt::headers
+#                       As root, without DESTDIR, into a PREFIX whose lib/ the loader searches
+#                       (/usr/local on Debian), it runs ldconfig.
+#   make test-install   install into $(BUILD)/prefix, then build and run programs against it the
+#                       ways a program's build does: pkg-config, the CANN package's paths
+#                       (-I$PREFIX/include -L$PREFIX/lib64 -lascendcl), CMake's find_package(aclrt)
+#                       (tests/install), and the loader's cache through lib/
+
+.PHONY: dist install test-install
+
+dist: dist/aclrt.h
+
+dist/aclrt.h: $(SOURCES) scripts/amalgamate.py
+	python3 scripts/amalgamate.py aclrt.h $@
+
+# The implementation as a shared library, named as in a CANN package.
+$(BUILD)/lib/libascendcl.so: scripts/ascendcl.c $(SOURCES)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror -O2 -g -fPIC -shared -I. $< -o $@ -Wl,-soname,libascendcl.so $(LIBS)
+
+# ldconfig: in /sbin, which a user's PATH on Debian does not name.
+LDCONFIG ?= $(firstword $(wildcard /sbin/ldconfig /usr/sbin/ldconfig) ldconfig)
+ACLRT_VERSION := $(shell sed -n 's/^.define ACLRT_VERSION_[A-Z]* \([0-9]*\)$$/\1/p' aclrt.h | paste -sd. -)
+empty :=
+space := $(empty) $(empty)
+
+install: dist $(BUILD)/lib/libascendcl.so
+	install -d $(DESTDIR)$(PREFIX)/include/acl/error_codes $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/lib64 $(DESTDIR)$(PREFIX)/lib/cmake/aclrt
+	install -m 644 dist/aclrt.h $(DESTDIR)$(PREFIX)/include/aclrt.h
+	install -m 644 acl/*.h $(DESTDIR)$(PREFIX)/include/acl/
+	install -m 644 acl/error_codes/*.h $(DESTDIR)$(PREFIX)/include/acl/error_codes/
+	install -m 755 $(BUILD)/lib/libascendcl.so $(DESTDIR)$(PREFIX)/lib64/libascendcl.so
+	ln -sfn ../lib64/libascendcl.so $(DESTDIR)$(PREFIX)/lib/libascendcl.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(ACLRT_VERSION)|' scripts/aclrt.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/aclrt.pc
+	sed -e 's|@VERSION@|$(ACLRT_VERSION)|' -e 's|@CMAKE_LIBS@|$(subst $(space),;,$(patsubst -l%,%,$(LIBS)))|' \
+	  scripts/aclrtConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/aclrt/aclrtConfig.cmake
+	sed -e 's|@VERSION@|$(ACLRT_VERSION)|' scripts/aclrtConfigVersion.cmake.in \
+	  > $(DESTDIR)$(PREFIX)/lib/cmake/aclrt/aclrtConfigVersion.cmake
+	@if [ -n "$(DESTDIR)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && $(LDCONFIG) -NXv 2>/dev/null | grep -q '^$(PREFIX)/lib:'; then \
+	  $(LDCONFIG) && echo "install: ldconfig: the loader finds $(PREFIX)/lib/libascendcl.so"; \
+	else \
+	  echo "install: $(PREFIX)/lib is not on the loader's path: run programs with" \
+	       "LD_LIBRARY_PATH=$(PREFIX)/lib64 (or link with -Wl,-rpath,$(PREFIX)/lib64)"; \
+	fi
+
+test-install: dist
+	@rm -rf $(BUILD)/prefix $(BUILD)/prefix-cmake
+	@$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(BUILD)/prefix >/dev/null
+	@PKG_CONFIG_PATH=$(BUILD)/prefix/lib/pkgconfig; export PKG_CONFIG_PATH; \
+	  printf '#define ACLRT_IMPLEMENTATION\n#include "aclrt.h"\n' > $(BUILD)/prefix/impl.c; \
+	  $(CC) $(CSTD) -O2 $$(pkg-config --cflags aclrt) -c $(BUILD)/prefix/impl.c -o $(BUILD)/prefix/impl.o && \
+	  $(CXX) $(CXXSTD) -O2 $$(pkg-config --cflags aclrt) tests/cpp_program.cpp $(BUILD)/prefix/impl.o \
+	    -o $(BUILD)/prefix/cpp_program $$(pkg-config --libs aclrt) && ./$(BUILD)/prefix/cpp_program >/dev/null && \
+	  echo "make install + pkg-config aclrt: an ACL C++ program builds and runs (ok)"
+	@test -f $(BUILD)/prefix/include/acl/acl.h && test -f $(BUILD)/prefix/include/acl/error_codes/rt_error_codes.h
+	@$(CXX) $(CXXSTD) -O2 -I$(BUILD)/prefix/include tests/cpp_program.cpp -o $(BUILD)/prefix/cann_program \
+	    -L$(BUILD)/prefix/lib64 -lascendcl && \
+	  LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib64 ./$(BUILD)/prefix/cann_program >/dev/null && \
+	  echo "make install, CANN layout: -I\$$PREFIX/include -L\$$PREFIX/lib64 -lascendcl builds and runs (ok)"
+	@echo $(CURDIR)/$(BUILD)/prefix/lib > $(BUILD)/prefix/ld.so.conf && \
+	  $(LDCONFIG) -X -C $(BUILD)/prefix/ld.so.cache -f $(BUILD)/prefix/ld.so.conf && \
+	  $(LDCONFIG) -p -C $(BUILD)/prefix/ld.so.cache | grep -q 'libascendcl.so .*=> $(CURDIR)/$(BUILD)/prefix/lib/libascendcl.so$$' && \
+	  $(CXX) $(CXXSTD) -O2 -I$(BUILD)/prefix/include tests/cpp_program.cpp -o $(BUILD)/prefix/lib_program \
+	    -L$(BUILD)/prefix/lib -lascendcl && \
+	  echo "make install, lib/libascendcl.so: ldconfig caches it, -L\$$PREFIX/lib -lascendcl links (ok)" || \
+	  { echo "FAIL: \$$PREFIX/lib/libascendcl.so: not cached by ldconfig, or -lascendcl does not link"; exit 1; }
+	@cmake -S tests/install -B $(BUILD)/prefix-cmake -DCMAKE_PREFIX_PATH=$(CURDIR)/$(BUILD)/prefix \
+	    -DCMAKE_C_COMPILER=$(CC) -DCMAKE_CXX_COMPILER=$(CXX) >$(BUILD)/prefix-cmake.log 2>&1 && \
+	  cmake --build $(BUILD)/prefix-cmake >>$(BUILD)/prefix-cmake.log 2>&1 && \
+	  ./$(BUILD)/prefix-cmake/cpp_program >/dev/null && ./$(BUILD)/prefix-cmake/header_only >/dev/null && \
+	  echo "make install + CMake find_package(aclrt), targets aclrt::aclrt and aclrt::headers: build and run (ok)" || \
+	  { cat $(BUILD)/prefix-cmake.log; exit 1; }
