@@ -12,7 +12,7 @@
 #   mk/tests.mk       the test programs in variants: test-release, test-tsan, test-asan, test-dist,
 #                     test-external, test-cuda*, test-gpu; test-cpp, test-negative
 #   mk/cuda.mk        the CUDA driver test double, test-cuda-no-gpu, test-cuda-decls
-#   mk/checks.mk      check, check-headers, check-layering
+#   mk/checks.mk      check, check-headers, check-layering, check-docs, docs
 #   mk/install.mk     dist, install (PREFIX, DESTDIR), test-install
 #   mk/python.mk      python, test-python, install-python, test-pip-install (PYTHON)
 #   mk/examples.mk    examples, run-examples
@@ -58,7 +58,8 @@ export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 # make test runs these steps, in this order (the file with their rules):
 #   deps                                the Debian packages (mk/deps.mk)
 #   check check-headers check-layering  warning-free with gcc and clang, C11 and C++17; every header
-#                                       alone; the include layering (mk/checks.mk)
+#   check-docs                          alone; the include layering; the generated docs current and
+#                                       their links whole (mk/checks.mk)
 #   test-cuda-decls test-cuda-no-gpu    the cuda backend's declarations against cuda.h; the backend
 #                                       without a GPU (mk/cuda.mk)
 #   test-<variant>                      every test program in each of VARIANTS: release tsan asan dist
@@ -76,7 +77,7 @@ export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 #   test-first-hour                     the README's build, install and Python commands, from a clean
 #                                       copy of the tree (mk/first_hour.mk)
 TEST_STEPS = deps \
-             check check-headers check-layering \
+             check check-headers check-layering check-docs \
              test-cuda-decls test-cuda-no-gpu \
              $(addprefix test-,$(VARIANTS)) \
              test-cpp test-negative \

@@ -4,8 +4,12 @@
 #   make check-headers    every header of impl/ and backends/ compiles on its own
 #   make check-layering   the include layering of impl/ and backends/ (scripts/check_layering.py;
 #                         its own tests on small fixture trees run first)
+#   make check-docs       the generated docs are current (docs/COVERAGE.md, the tree in
+#                         docs/ARCHITECTURE.md) and every link and path in the docs resolves
+#   make docs             regenerates them (after changing aclrt.h, or adding, moving or
+#                         describing a header)
 
-.PHONY: check check-headers check-layering
+.PHONY: check check-headers check-layering check-docs docs
 
 check: $(SOURCES)
 	@mkdir -p $(BUILD)/check
@@ -36,3 +40,12 @@ check-headers:
 check-layering:
 	python3 scripts/test_check_layering.py
 	python3 scripts/check_layering.py
+
+docs:
+	python3 scripts/gen_coverage.py
+	python3 scripts/gen_tree.py
+
+check-docs:
+	python3 scripts/gen_coverage.py --check
+	python3 scripts/gen_tree.py --check
+	python3 scripts/check_doc_links.py
