@@ -20,6 +20,7 @@
 #include "../core/thread.h"
 #include "../runtime/runtime.h"
 #include "stream.h"
+#include "stream_complete.h"
 
 /* The abort epoch (odd while an abort runs): a synchronizer reads it before it waits. */
 ACLRT_INLINE uint32_t aclrt_stream_abort_epoch(const struct aclrt_stream *s)

@@ -24,6 +24,7 @@
 #include "../../backends/backend.h"
 #include "../runtime/runtime.h"
 #include "stream.h"
+#include "stream_wake.h"
 
 /* A wait task whose deadline passed fails with this code (docs/SEMANTICS.md). */
 #define ACLRT_WAIT_TIMEOUT_CODE ACL_ERROR_RT_TASK_TIMEOUT
@@ -106,18 +107,8 @@ ACLRT_INTERNAL bool aclrt_wait_spin(struct aclrt_stream *self, aclrt_wait_ready_
  */
 static bool aclrt_wait_drop_own_notes(struct aclrt_park_list *list, const struct aclrt_stream *self)
 {
-    bool kept = false;
-    struct aclrt_park_note *n = aclrt_park_list_take(list);
-    while (n != NULL) {
-        struct aclrt_park_note *next = n->next;
-        if (n->stream == self) {
-            free(n);
-        } else {
-            aclrt_park_list_push(list, n);
-            kept = true;
-        }
-        n = next;
-    }
+    bool kept;
+    aclrt_park_notes_free(aclrt_park_list_pick(list, 0, self, &kept));
     return kept;
 }
 
@@ -127,7 +118,7 @@ static bool aclrt_wait_drop_own_notes(struct aclrt_park_list *list, const struct
  * parked before. Notes of other streams go back; an advance that came while
  * they were off the list found it empty, so the count is read again after
  * they are back and whatever is due now is woken (the same hand-off as
- * aclrt_counter_wake_slow, stream.h).
+ * aclrt_counter_wake_slow, stream_wake.h).
  */
 ACLRT_INTERNAL ACLRT_NOINLINE void aclrt_wait_prune(struct aclrt_stream *self, const struct aclrt_seq *seq,
                                             struct aclrt_park_list *list, bool timers)
