@@ -37,6 +37,7 @@
 #ifndef ACLRT_IMPL_ACLRT_IMPL_H
 #define ACLRT_IMPL_ACLRT_IMPL_H
 
+#include "context/device.h"
 #include "context/stream_control.h"
 #include "memory/memcpy.h"
 #include "sync/event_query.h"

@@ -214,6 +214,12 @@ ACLRT_INLINE uint64_t aclrt_stream_park_seq(uint64_t sched)
     return sched >> ACLRT_SCHED_SEQ_SHIFT;
 }
 
+/* The schedule word `w` moved to `state`, its flags and park sequence kept. */
+ACLRT_INLINE uint64_t aclrt_sched_in_state(uint64_t w, uint32_t state)
+{
+    return (w & ~(uint64_t)ACLRT_SCHED_STATE) | state;
+}
+
 /*
  * The schedule word of a stream leaving the park that `parked` names, into
  * `state`, with `flags`: the park sequence moves on, so the notes left for
@@ -225,22 +231,31 @@ ACLRT_INLINE uint64_t aclrt_sched_unparked(uint64_t parked, uint64_t flags, uint
 }
 
 /*
+ * Make s READY from the schedule word `w` it was seen in and hand it to its
+ * backend; false if the word changed meanwhile. Release: pairs with the
+ * acquire of the thread that takes it (aclrt_stream_take, exec.h).
+ */
+ACLRT_INTERNAL bool aclrt_stream_ready_from(struct aclrt_stream *s, uint64_t w)
+{
+    uint64_t ready = aclrt_sched_in_state(w, ACLRT_SCHED_READY);
+    if (!atomic_compare_exchange_strong_explicit(&s->sched, &w, ready, memory_order_release, memory_order_relaxed))
+        return false;
+    aclrt_rt.backend->schedule(s->device, s);
+    return true;
+}
+
+/*
  * A destroyed stream (DYING) that was IDLE, and so the destroyer's, still has
  * tasks: make it READY and hand it to its backend, which runs or discards
  * them and frees it. Launchers never schedule a DYING stream, so nobody
  * else does. False if it was not IDLE (it was the destroyer's to free).
- * Release: pairs with the acquire of the thread that takes it.
  */
 ACLRT_INTERNAL bool aclrt_stream_schedule_dying(struct aclrt_stream *s)
 {
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_relaxed);
     if (aclrt_stream_state(w) != ACLRT_SCHED_IDLE)
         return false;
-    uint64_t ready = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_READY;
-    if (!atomic_compare_exchange_strong_explicit(&s->sched, &w, ready, memory_order_release, memory_order_relaxed))
-        return false;
-    aclrt_rt.backend->schedule(s->device, s);
-    return true;
+    return aclrt_stream_ready_from(s, w);
 }
 
 /*

@@ -27,7 +27,7 @@
 static ACLRT_NOINLINE void aclrt_stream_kick_slow(struct aclrt_stream *s, uint64_t w)
 {
     while (aclrt_stream_state(w) == ACLRT_SCHED_IDLE && (w & ACLRT_SCHED_DYING) == 0) {
-        uint64_t ready = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_READY;
+        uint64_t ready = aclrt_sched_in_state(w, ACLRT_SCHED_READY);
         if (atomic_compare_exchange_weak_explicit(&s->sched, &w, ready, memory_order_seq_cst,
                                                   memory_order_relaxed)) {
             aclrt_rt.backend->schedule(s->device, s);

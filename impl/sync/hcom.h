@@ -99,7 +99,7 @@ static int aclrt_hcom_wait_run(struct aclrt_stream *s, struct aclrt_task *t, str
 {
     struct aclrt_hcom_group *g = t->u.hcom.group;
     /* Acquire (seq.h): the work before the ticket-th record is visible to what follows the wait. */
-    if (aclrt_hcom_wait_ready(t) || aclrt_wait_spin(s, aclrt_hcom_wait_ready, t, ACLRT_NO_DEADLINE))
+    if (aclrt_wait_holds(s, aclrt_hcom_wait_ready, t, ACLRT_NO_DEADLINE))
         return ACL_SUCCESS;
     aclrt_block_on_count(blk, &g->records, &g->waiters, t->u.hcom.ticket, ACLRT_NO_DEADLINE);
     return ACLRT_TASK_BLOCKED;
