@@ -41,6 +41,7 @@
 #include "context/stream_control.h"
 #include "memory/memcpy.h"
 #include "sync/event_query.h"
+#include "sync/event_record.h"
 #include "sync/event_wait.h"
 #include "exec/external.h"
 #include "kernel/builtin_task.h"

@@ -54,6 +54,8 @@
 #include "../../impl/stream/callback_thread.h"
 #include "../../impl/stream/stream.h"
 #include "../../impl/sync/event.h"
+#include "../../impl/sync/event_life.h"
+#include "../../impl/sync/event_record.h"
 #include "../../impl/exec/callback.h"
 #include "../../impl/exec/exec.h"
 #include "cuda_device.h"
