@@ -8,7 +8,6 @@
 #define ACLRT_IMPL_CONTEXT_DEVICE_H
 
 #include "../core/base.h"
-#include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/handle.h"
 #include "../core/thread.h"
@@ -138,7 +137,7 @@ static aclError aclrt_device_synchronize(int32_t timeout_ms)
         struct aclrt_stream_life life = {r->s, r->life};
         rc = aclrt_stream_wait_until(&life, r->submitted, deadline, r->fast_sync, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
         if (rc != ACL_SUCCESS) {
-            rc = aclrt_stream_wait_fail(r->s, rc, "the device", timeout_ms);
+            rc = aclrt_stream_wait_fail_on(r->s, dev->id, rc, "the device", timeout_ms);
             goto out;
         }
         /* The error state belongs to the life we saw; a stream destroyed meanwhile has none left to report. */
@@ -152,7 +151,7 @@ static aclError aclrt_device_synchronize(int32_t timeout_ms)
     }
     rc = aclrt_device_wait_drained(dev, deadline, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
     if (rc != ACL_SUCCESS) {
-        rc = aclrt_fail(rc, "the device: the work of destroyed streams did not finish within %d ms", (int)timeout_ms);
+        rc = aclrt_wait_timeout_fail(rc, "the device: the work of destroyed streams", timeout_ms, dev->id);
         goto out;
     }
     rc = first != ACL_SUCCESS ? aclrt_fail(first, "a task on device %u failed", dev->id) : ACL_SUCCESS;

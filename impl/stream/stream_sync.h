@@ -18,6 +18,7 @@
 #include "../core/handle.h"
 #include "../core/seq.h"
 #include "../core/thread.h"
+#include "../runtime/progress.h"
 #include "../runtime/runtime.h"
 #include "stream.h"
 #include "stream_complete.h"
@@ -217,9 +218,30 @@ ACLRT_INTERNAL aclError aclrt_stream_wait_count(struct aclrt_stream *s, uint64_t
     return aclrt_stream_wait_until(&l, target, deadline, (s->flags & ACL_STREAM_FAST_SYNC) != 0, timeout_code);
 }
 
-/* Word the failure of a wait on s (aclrt_stream_wait_count's codes); `what` names what was waited for. */
-ACLRT_INTERNAL aclError aclrt_stream_wait_fail(const struct aclrt_stream *s, aclError rc, const char *what,
-                                               int32_t timeout_ms)
+/*
+ * Word the timeout of a wait for work of device `device` (`what` did not
+ * finish within timeout_ms). With external progress, a wait that nobody's
+ * progress call could have served (none for the device throughout it,
+ * aclrt_progress_idle_ns) says so: its work never had a thread to run on.
+ */
+ACLRT_INTERNAL aclError aclrt_wait_timeout_fail(aclError rc, const char *what, int32_t timeout_ms, uint32_t device)
+{
+    uint64_t idle = aclrt_progress_idle_ns(device);
+    if (idle != 0 && timeout_ms >= 0 && idle >= (uint64_t)timeout_ms * ACLRT_NS_PER_MS)
+        return aclrt_fail(rc,
+                          "%s did not finish within %d ms; progress is external (ACLRT_PROGRESS=external) and no "
+                          "thread has called aclrtxDeviceProgress for device %u in the last %llu ms",
+                          what, (int)timeout_ms, device, (unsigned long long)(idle / ACLRT_NS_PER_MS));
+    return aclrt_fail(rc, "%s did not finish within %d ms", what, (int)timeout_ms);
+}
+
+/*
+ * Word the failure of a wait on s (aclrt_stream_wait_count's codes), work of
+ * device `device`; `what` names what was waited for. Reads nothing of s but
+ * its slot index: s may be a life that ended meanwhile.
+ */
+ACLRT_INTERNAL aclError aclrt_stream_wait_fail_on(const struct aclrt_stream *s, uint32_t device, aclError rc,
+                                                  const char *what, int32_t timeout_ms)
 {
     int id = (int)aclrt_slot_index(&s->hdr);
     if (rc == ACL_ERROR_RT_DEV_SETUP_ERROR)
@@ -228,7 +250,14 @@ ACLRT_INTERNAL aclError aclrt_stream_wait_fail(const struct aclrt_stream *s, acl
         return aclrt_fail(rc, "%s: stream %d was aborted while this call waited", what, id);
     if (rc == ACL_ERROR_RT_TASK_ABORT_STOP)
         return aclrt_fail(rc, "%s: stream %d is stopped (aclrtStreamStop) short of the work waited for", what, id);
-    return aclrt_fail(rc, "%s did not finish within %d ms", what, (int)timeout_ms);
+    return aclrt_wait_timeout_fail(rc, what, timeout_ms, device);
+}
+
+/* aclrt_stream_wait_fail_on for a caller that holds s (its device is its own). */
+ACLRT_INTERNAL aclError aclrt_stream_wait_fail(const struct aclrt_stream *s, aclError rc, const char *what,
+                                               int32_t timeout_ms)
+{
+    return aclrt_stream_wait_fail_on(s, s->device->id, rc, what, timeout_ms);
 }
 
 /* The error a synchronize reports: the context's stop, or the stream's first failure (cleared). */

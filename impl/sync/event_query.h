@@ -159,7 +159,8 @@ static aclError aclrt_event_synchronize(aclrtEvent event, int32_t timeout_ms)
                           "a task cannot synchronize an event captured on its own stream (it would wait for itself)");
     rc = aclrt_event_wait_capture(&v, timeout_ms);
     if (rc != ACL_SUCCESS)
-        return aclrt_stream_wait_fail(v.stream, rc, "the event's captured work", timeout_ms);
+        return aclrt_stream_wait_fail_on(v.stream, ACLRT_EVENT_INFO_DEVICE(v.info), rc, "the event's captured work",
+                                         timeout_ms);
     int failure = aclrt_event_capture_failure(&v);
     if (failure != 0)
         return aclrt_fail(failure, "the work this event captured was stopped by a failure (stop-on-failure mode)");
