@@ -116,7 +116,7 @@ TEST(a_launch_commits_while_an_earlier_reservation_is_still_open)
     CHECK(aclrt_ring_take(&r, &out));
     CHECK_EQ(2, (uintptr_t)out.u.host_func.args);
     CHECK(!aclrt_ring_take(&r, &out));
-    aclrt_ring_release(&r);
+    aclrt_ring_forget(&r); /* its pages go back; the mapping stays for the process */
 }
 
 TEST(a_ring_holds_its_capacity_and_takes_more_once_the_consumer_is_done_with_a_record)
@@ -146,7 +146,7 @@ TEST(a_ring_holds_its_capacity_and_takes_more_once_the_consumer_is_done_with_a_r
         CHECK_EQ(i, (uintptr_t)out.u.host_func.args);
     }
     CHECK(!aclrt_ring_pop(&r, &out));
-    aclrt_ring_release(&r);
+    aclrt_ring_forget(&r); /* its pages go back; the mapping stays for the process */
 }
 
 TEST(a_fresh_ring_takes_nothing_even_where_zero_would_mean_committed)
@@ -169,7 +169,7 @@ TEST(a_fresh_ring_takes_nothing_even_where_zero_would_mean_committed)
     aclrt_ring_forget(&r);
     CHECK(aclrt_ring_init(&r, 16 * sizeof(struct aclrt_ring_slot), 3));
     CHECK(!aclrt_ring_take(&r, &out));
-    aclrt_ring_release(&r);
+    aclrt_ring_forget(&r); /* its pages go back; the mapping stays for the process */
 }
 
 /* ------------------------------------------------------------------------
