@@ -11,7 +11,7 @@
  *
  * Core -> backend: struct aclrt_backend, the hooks below.
  * Backend -> core: the entry points at the end of this file (defined in
- * impl/exec/exec.h, impl/stream/stream.h, impl/stream/wait_task.h).
+ * impl/exec/exec.h, impl/stream/stream_complete.h, impl/stream/wait_task.h).
  *
  * Rules for a backend:
  *   - schedule(dev, s) means: stream s is READY and has work; some thread

@@ -37,10 +37,12 @@
 #ifndef ACLRT_IMPL_ACLRT_IMPL_H
 #define ACLRT_IMPL_ACLRT_IMPL_H
 
+#include "context/device.h"
 #include "context/stream_control.h"
 #include "memory/memcpy.h"
 #include "memory/vmm.h"
 #include "sync/event_query.h"
+#include "sync/event_record.h"
 #include "sync/event_wait.h"
 #include "exec/external.h"
 #include "kernel/binary_query.h"

@@ -5,6 +5,9 @@
  * task is complete when any thread completes the token. Events, waits,
  * synchronizes, failure modes, abort and destroy treat it like any task.
  *
+ * Last, in a runtime of its own with external progress: the message of a
+ * synchronize that times out while nobody drives the device's progress.
+ *
  * A started task is completed by the test itself (from the main thread or a
  * helper thread), so "not before the completion" is proved by looking while
  * the token is still in hand: nothing that must wait for it can have run.
@@ -404,6 +407,57 @@ TEST(stop_on_failure_after_an_external_failure_discards_the_other_streams_work)
     CHECK_OK(aclrtSetCurrentContext(main_ctx));
 }
 
+/*
+ * With external progress, work runs only inside aclrtxDeviceProgress calls.
+ * A synchronize (stream, event, device) that times out while nobody has
+ * called it for the device says so. Run last, in a runtime of its own:
+ * ACLRT_PROGRESS=external and ten devices; device 9 is driven by nobody
+ * (the external configuration's drivers run devices 0 to 7), until this
+ * test calls aclrtxDeviceProgress itself, which then runs the work.
+ */
+#define NO_PROGRESS_TEXT "no thread has called aclrtxDeviceProgress for device 9 in the last"
+
+TEST(a_timeout_with_external_progress_that_nobody_drives_says_so)
+{
+    setenv("ACLRT_PROGRESS", "external", 1);
+    setenv("ACLRT_DEVICES", "10", 1);
+    CHECK_OK(aclInit(NULL));
+    CHECK_OK(aclrtSetDevice(9));
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    static atomic_int ran;
+    atomic_store(&ran, 0);
+    CHECK_OK(aclrtLaunchHostFunc(s, count_fn, &ran));
+    aclrtEvent ev;
+    CHECK_OK(aclrtCreateEvent(&ev));
+    CHECK_OK(aclrtRecordEvent(ev, s));
+
+    CHECK_EQ(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, aclrtSynchronizeStreamWithTimeout(s, 20));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), NO_PROGRESS_TEXT);
+    CHECK_EQ(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, aclrtSynchronizeEventWithTimeout(ev, 20));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), NO_PROGRESS_TEXT);
+    CHECK_EQ(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, aclrtSynchronizeDeviceWithTimeout(20));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), NO_PROGRESS_TEXT);
+    CHECK_EQ(0, atomic_load(&ran));
+
+    /* Driven by this thread, the work runs and the synchronizes succeed. */
+    aclrtStreamStatus st = ACL_STREAM_STATUS_NOT_READY;
+    for (long i = 0; i < 1000000L && st != ACL_STREAM_STATUS_COMPLETE; i++) {
+        aclrtxProgressInfo info;
+        CHECK_OK(aclrtxDeviceProgress(9, 16, &info));
+        CHECK_OK(aclrtStreamQuery(s, &st));
+    }
+    CHECK_EQ(ACL_STREAM_STATUS_COMPLETE, st);
+    CHECK_EQ(1, atomic_load(&ran));
+    CHECK_OK(aclrtSynchronizeStreamWithTimeout(s, 20));
+    CHECK_OK(aclrtSynchronizeEventWithTimeout(ev, 20));
+    CHECK_OK(aclrtSynchronizeDeviceWithTimeout(20));
+    CHECK_OK(aclrtDestroyEvent(ev));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtResetDevice(9));
+    CHECK_OK(aclFinalize());
+}
+
 int main(void)
 {
     if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
@@ -432,5 +486,6 @@ int main(void)
     RUN_CASE(stop_on_failure_after_an_external_failure_discards_the_other_streams_work);
     aclrtResetDevice(0);
     aclFinalize();
+    RUN(a_timeout_with_external_progress_that_nobody_drives_says_so);
     return check_report("external");
 }

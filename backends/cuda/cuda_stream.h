@@ -42,6 +42,7 @@
 #include "../../impl/task/ring.h"
 #include "../../impl/runtime/runtime.h"
 #include "../../impl/stream/stream.h"
+#include "../../impl/stream/stream_complete.h"
 #include "../../impl/exec/exception.h"
 #include "../../impl/exec/exec.h"
 #include "cuda_device.h"

@@ -85,16 +85,27 @@ static ACLRT_NOINLINE aclError aclrt_stream_refuse_capturing(const struct aclrt_
                       (int)aclrt_slot_index(&s->hdr), what);
 }
 
+/*
+ * The stream a call reads from (any context; NULL: the current context's
+ * default stream), after the check of its output argument `out`, named
+ * `what` (NULL: ACL_ERROR_INVALID_PARAM).
+ */
+static aclError aclrt_stream_resolve_output(aclrtStream stream, const void *out, const char *what,
+                                            struct aclrt_stream **s)
+{
+    if (out == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s (output) is NULL", what);
+    return aclrt_stream_resolve(stream, false, s);
+}
+
 /* ------------------------------------------------------------------------
  * API
  * ------------------------------------------------------------------------ */
 
 static aclError aclrt_stream_create_api(aclrtStream *stream, uint32_t priority, uint32_t flags)
 {
-    if (stream == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "stream (output) is NULL");
     struct aclrt_context *ctx;
-    aclError rc = aclrt_current_context(&ctx);
+    aclError rc = aclrt_current_context_output(stream, "stream", &ctx);
     if (rc != ACL_SUCCESS)
         return rc;
     flags &= ACLRT_STREAM_KNOWN_FLAGS; /* unknown bits are dropped, as the runtime does */
@@ -237,16 +248,22 @@ ACLRT_API aclError aclrtDestroyStreamForce(aclrtStream stream)
     return aclrt_stream_destroy_api(stream, ACLRT_DESTROY_DRAIN);
 }
 
-ACLRT_API aclError aclrtSynchronizeStream(aclrtStream stream)
+/* aclrtSynchronizeStream(WithTimeout) on a resolved argument; timeout_ms -1: none. */
+ACLRT_INLINE aclError aclrt_stream_synchronize_api(aclrtStream stream, int32_t timeout_ms)
 {
-    ACLRT_ENTER();
     struct aclrt_stream *s;
     aclError rc = aclrt_stream_resolve(stream, false, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     if (ACLRT_UNLIKELY(aclrt_stream_capturing(s)))
         return aclrt_stream_refuse_capturing(s, "synchronized");
-    return aclrt_stream_synchronize(s, -1);
+    return aclrt_stream_synchronize(s, timeout_ms);
+}
+
+ACLRT_API aclError aclrtSynchronizeStream(aclrtStream stream)
+{
+    ACLRT_ENTER();
+    return aclrt_stream_synchronize_api(stream, -1);
 }
 
 ACLRT_API aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
@@ -255,22 +272,14 @@ ACLRT_API aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t
     if (timeout == 0 || timeout < -1)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "timeout %d ms is invalid (-1 waits forever, > 0 is a limit)",
                           (int)timeout);
-    struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    if (ACLRT_UNLIKELY(aclrt_stream_capturing(s)))
-        return aclrt_stream_refuse_capturing(s, "synchronized");
-    return aclrt_stream_synchronize(s, timeout);
+    return aclrt_stream_synchronize_api(stream, timeout);
 }
 
 ACLRT_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
 {
     ACLRT_ENTER();
-    if (status == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "status (output) is NULL");
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_stream_resolve_output(stream, status, "status", &s);
     if (rc != ACL_SUCCESS)
         return rc;
     if (ACLRT_UNLIKELY(aclrt_stream_capturing(s)))
@@ -284,10 +293,8 @@ ACLRT_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *statu
 ACLRT_API aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
 {
     ACLRT_ENTER();
-    if (streamId == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "streamId (output) is NULL");
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_stream_resolve_output(stream, streamId, "streamId", &s);
     if (rc != ACL_SUCCESS)
         return rc;
     *streamId = (int32_t)aclrt_slot_index(&s->hdr);
@@ -297,10 +304,8 @@ ACLRT_API aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
 ACLRT_API aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority)
 {
     ACLRT_ENTER();
-    if (priority == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "priority (output) is NULL");
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_stream_resolve_output(stream, priority, "priority", &s);
     if (rc != ACL_SUCCESS)
         return rc;
     *priority = s->priority;
@@ -310,10 +315,8 @@ ACLRT_API aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority
 ACLRT_API aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags)
 {
     ACLRT_ENTER();
-    if (flags == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "flags (output) is NULL");
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_stream_resolve_output(stream, flags, "flags", &s);
     if (rc != ACL_SUCCESS)
         return rc;
     *flags = s->flags;
@@ -394,10 +397,8 @@ ACLRT_API aclError aclrtGetStreamAttribute(aclrtStream stream, aclrtStreamAttr s
                                            aclrtStreamAttrValue *value)
 {
     ACLRT_ENTER();
-    if (value == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "value (output) is NULL");
     struct aclrt_stream *s;
-    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    aclError rc = aclrt_stream_resolve_output(stream, value, "value", &s);
     if (rc != ACL_SUCCESS)
         return rc;
     memset(value, 0, sizeof *value);
@@ -432,10 +433,8 @@ ACLRT_API aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority, int
 ACLRT_API aclError aclrtGetStreamAvailableNum(uint32_t *streamCount)
 {
     ACLRT_ENTER();
-    if (streamCount == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "streamCount (output) is NULL");
     struct aclrt_context *ctx;
-    aclError rc = aclrt_current_context(&ctx);
+    aclError rc = aclrt_current_context_output(streamCount, "streamCount", &ctx);
     if (rc != ACL_SUCCESS)
         return rc;
     uint32_t used = atomic_load_explicit(&ctx->device->streams_in_use, memory_order_relaxed);

@@ -38,6 +38,7 @@
 #include "../stream/callback_thread.h"
 #include "../stream/stream.h"
 #include "../stream/stream_submit.h"
+#include "../stream/stream_wake.h"
 #include "../stream/wait_task.h"
 #include "../context/stream_api.h"
 

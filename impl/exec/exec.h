@@ -45,6 +45,7 @@
 #include "../../backends/backend.h"
 #include "../runtime/runtime.h"
 #include "../stream/stream.h"
+#include "../stream/stream_complete.h"
 #include "../stream/stream_life.h"
 #include "../sync/event.h"
 #include "callback.h"
@@ -139,7 +140,7 @@ static bool aclrt_stream_park_on(struct aclrt_stream *s, const struct aclrt_bloc
     for (;;) {
         if ((w & ACLRT_SCHED_DISCARD) && !blk->in_flight)
             return true; /* notes go stale; the run loop discards */
-        uint64_t parked = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_PARKED;
+        uint64_t parked = aclrt_sched_in_state(w, ACLRT_SCHED_PARKED);
         if (atomic_compare_exchange_weak_explicit(&s->sched, &w, parked, memory_order_seq_cst,
                                                   memory_order_relaxed))
             break;
@@ -157,7 +158,7 @@ static bool aclrt_stream_park_on(struct aclrt_stream *s, const struct aclrt_bloc
     if (!aclrt_block_over(blk))
         return false;
     /* Take it back unless a waker already did (then it is READY and queued). */
-    uint64_t parked = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_PARKED;
+    uint64_t parked = aclrt_sched_in_state(w, ACLRT_SCHED_PARKED);
     for (;;) {
         uint64_t running = aclrt_sched_unparked(parked, parked, ACLRT_SCHED_RUNNING);
         if (atomic_compare_exchange_weak_explicit(&s->sched, &parked, running, memory_order_acq_rel,
@@ -211,7 +212,7 @@ static void aclrt_stream_drain_blocked(struct aclrt_stream *s, const struct aclr
  */
 static bool aclrt_stream_park_stopped(struct aclrt_stream *s, uint64_t w)
 {
-    uint64_t parked = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_PARKED;
+    uint64_t parked = aclrt_sched_in_state(w, ACLRT_SCHED_PARKED);
     return atomic_compare_exchange_strong_explicit(&s->sched, &w, parked, memory_order_release,
                                                    memory_order_relaxed);
 }
@@ -250,11 +251,7 @@ ACLRT_INTERNAL bool aclrt_stream_yield(struct aclrt_stream *s)
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_relaxed);
     if (w & ACLRT_SCHED_FLAGS)
         return false;
-    uint64_t ready = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_READY;
-    if (!atomic_compare_exchange_strong_explicit(&s->sched, &w, ready, memory_order_release, memory_order_relaxed))
-        return false;
-    aclrt_rt.backend->schedule(s->device, s);
-    return true;
+    return aclrt_stream_ready_from(s, w);
 }
 
 /*
@@ -320,7 +317,7 @@ ACLRT_INTERNAL bool aclrt_stream_release(struct aclrt_stream *s)
         aclrt_stream_free(s);
         return true;
     }
-    uint64_t idle = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_IDLE;
+    uint64_t idle = aclrt_sched_in_state(w, ACLRT_SCHED_IDLE);
     /* Seq_cst: pairs with the launcher's reserve-then-load in aclrt_stream_kick. */
     if (!atomic_compare_exchange_strong_explicit(&s->sched, &w, idle, memory_order_seq_cst, memory_order_acquire))
         return false; /* a flag arrived (destroy, discard): look again */
@@ -336,7 +333,7 @@ ACLRT_INTERNAL bool aclrt_stream_release(struct aclrt_stream *s)
     for (;;) {
         if (aclrt_stream_state(idle) != ACLRT_SCHED_IDLE || (idle & ACLRT_SCHED_DYING))
             return true; /* scheduled by the launcher, or dying: whoever holds it next frees it */
-        uint64_t running = (idle & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_RUNNING;
+        uint64_t running = aclrt_sched_in_state(idle, ACLRT_SCHED_RUNNING);
         /* Acquire: pairs with the release of whoever changed the word (change_flags). */
         if (atomic_compare_exchange_weak_explicit(&s->sched, &idle, running, memory_order_acquire,
                                                   memory_order_relaxed))
@@ -367,7 +364,7 @@ ACLRT_INTERNAL void aclrt_stream_take(struct aclrt_stream *s)
 {
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_relaxed);
     for (;;) {
-        uint64_t running = (w & ~(uint64_t)ACLRT_SCHED_STATE) | ACLRT_SCHED_RUNNING;
+        uint64_t running = aclrt_sched_in_state(w, ACLRT_SCHED_RUNNING);
         if (atomic_compare_exchange_weak_explicit(&s->sched, &w, running, memory_order_acquire,
                                                   memory_order_relaxed))
             return;

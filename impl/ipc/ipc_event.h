@@ -17,6 +17,7 @@
 #include "../context/context.h"
 #include "../shm/segment.h"
 #include "../sync/event.h"
+#include "../sync/event_life.h"
 
 /* ------------------------------------------------------------------------
  * API

@@ -16,6 +16,7 @@
 #define ACLRT_IMPL_RUNTIME_PROGRESS_H
 
 #include "../core/base.h"
+#include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/error.h"
 #include "../core/thread.h"
@@ -27,6 +28,7 @@
 struct aclrt_progress_gate {
     _Atomic uint32_t users;
     _Atomic bool open;
+    _Atomic uint64_t last_call_ns; /* when a progress call last left the device (or it started); for messages */
 };
 
 static struct aclrt_progress_gate aclrt_progress_gates[ACLRT_MAX_DEVICES];
@@ -34,6 +36,8 @@ static struct aclrt_progress_gate aclrt_progress_gates[ACLRT_MAX_DEVICES];
 /* The device started: progress calls may run it (lifecycle lock held). */
 ACLRT_INTERNAL void aclrt_progress_open(struct aclrt_device *dev)
 {
+    /* Relaxed: read only to word a timeout's message (aclrt_progress_idle_ns). */
+    atomic_store_explicit(&aclrt_progress_gates[dev->id].last_call_ns, aclrt_now_ns(), memory_order_relaxed);
     /* Release: a progress call that sees the gate open sees the started device. */
     atomic_store_explicit(&aclrt_progress_gates[dev->id].open, true, memory_order_release);
 }
@@ -46,6 +50,26 @@ ACLRT_INTERNAL void aclrt_progress_close(struct aclrt_device *dev)
     atomic_store_explicit(&g->open, false, memory_order_seq_cst);
     while (atomic_load_explicit(&g->users, memory_order_acquire) != 0)
         sched_yield(); /* a call finishes the task it runs; the streams are gone, so it returns soon */
+}
+
+/*
+ * With external progress (ACLRT_PROGRESS=external): for how long no progress
+ * call has run device `id`, in ns since the last one returned (or since the
+ * device started); 0 while one runs, and when the runtime's own threads run
+ * the devices. A hint for the message of a wait that timed out: relaxed
+ * loads, looked at after the wait.
+ */
+ACLRT_INTERNAL uint64_t aclrt_progress_idle_ns(uint32_t id)
+{
+    if (!aclrt_rt.config.external_progress || id >= ACLRT_MAX_DEVICES)
+        return 0;
+    struct aclrt_progress_gate *g = &aclrt_progress_gates[id];
+    if (atomic_load_explicit(&g->users, memory_order_relaxed) != 0 ||
+        !atomic_load_explicit(&g->open, memory_order_relaxed))
+        return 0;
+    uint64_t last = atomic_load_explicit(&g->last_call_ns, memory_order_relaxed);
+    uint64_t now = aclrt_now_ns();
+    return now > last ? now - last : 0;
 }
 
 /* A device id an event loop may watch: any the runtime could have (it may not have started yet). */
@@ -79,6 +103,7 @@ ACLRT_API aclError aclrtxDeviceProgress(int32_t deviceId, uint32_t budget, aclrt
             rc = aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the %s backend does not take progress calls", b->name);
         else
             rc = b->progress(&aclrt_rt.devices[deviceId], budget, info);
+        atomic_store_explicit(&g->last_call_ns, aclrt_now_ns(), memory_order_relaxed); /* as in aclrt_progress_open */
     }
     /* Release: the device's stop, which waits for this, sees everything the call did. */
     atomic_fetch_sub_explicit(&g->users, 1, memory_order_release);

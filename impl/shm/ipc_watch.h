@@ -26,7 +26,7 @@
 #include "../core/config.h"
 #include "../core/futex.h"
 #include "../runtime/runtime.h"
-#include "../stream/stream.h"
+#include "../stream/stream_wake.h"
 #include "segment.h"
 #include "shared_record.h"
 

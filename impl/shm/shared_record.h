@@ -32,6 +32,7 @@
 #include "../runtime/runtime.h"
 #include "../stream/stream.h"
 #include "../stream/stream_submit.h"
+#include "../stream/stream_wake.h"
 #include "segment.h"
 
 #include <fcntl.h>

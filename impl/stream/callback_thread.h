@@ -115,7 +115,7 @@ ACLRT_INTERNAL void aclrt_report_unbind_locked(struct aclrt_stream *s, uint32_t 
     }
 }
 
-/* A stream is being destroyed: it leaves its threads (stream.h calls this). */
+/* A stream is being destroyed: it leaves its threads (stream_life.h calls this). */
 ACLRT_INTERNAL void aclrt_report_stream_gone(struct aclrt_stream *s)
 {
     if (atomic_load_explicit(&s->report_threads[0], memory_order_relaxed) == NULL &&

@@ -346,7 +346,7 @@ ACLRT_INTERNAL ACLRT_NOINLINE aclError aclrt_stream_capture_task(struct aclrt_st
  * aclrtRecordEvent on a capturing stream: the event is not recorded; the
  * capture keeps a mark of it (the stream, the place), for the waits that
  * join streams to the capture. (A record the replay makes is a task:
- * event.h, ACLRT_TASK_MODEL_RECORD.)
+ * event_record.h, ACLRT_TASK_MODEL_RECORD.)
  */
 ACLRT_INTERNAL ACLRT_NOINLINE aclError aclrt_capture_mark_event(struct aclrt_stream *s, struct aclrt_event *e,
                                                        uint32_t generation)

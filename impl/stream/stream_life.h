@@ -24,7 +24,9 @@
 #include "callback_thread.h"
 #include "stream.h"
 #include "stream_capture.h"
+#include "stream_complete.h"
 #include "stream_sync.h"
+#include "stream_wake.h"
 
 ACLRT_INTERNAL aclError aclrt_stream_create_in(struct aclrt_context *ctx, uint32_t priority, uint32_t flags,
                                                bool is_default, struct aclrt_stream **out, void **out_handle)

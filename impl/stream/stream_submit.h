@@ -1,17 +1,177 @@
 /*
- * impl/stream/stream_submit.h - submitting a task to a stream: the launch fast
- * path. A capturing stream's tasks go to its capture (stream_capture.h);
- * others go into the ring (stream.h: reservation, publication, the full
- * ring's slow path).
+ * impl/stream/stream_submit.h - the launch path: submitting a task to a
+ * stream. A capturing stream's tasks go to its capture (stream_capture.h);
+ * others go into the ring: a reservation (the full ring's slow path: back
+ * pressure, or ACL_ERROR_RT_STREAM_TASK_FULL on a runtime thread), the
+ * publication of the record, and the kick that makes sure someone runs the
+ * stream. Submitting takes no lock and makes no syscall unless a sleeping
+ * executor has to be woken.
  */
 #ifndef ACLRT_IMPL_STREAM_STREAM_SUBMIT_H
 #define ACLRT_IMPL_STREAM_STREAM_SUBMIT_H
 
 #include "../core/base.h"
+#include "../core/error.h"
+#include "../core/handle.h"
 #include "../core/seq.h"
+#include "../core/thread.h"
 #include "../task/ring.h"
+#include "../task/task.h"
+#include "../../backends/backend.h"
+#include "../runtime/runtime.h"
 #include "stream.h"
 #include "stream_capture.h"
+#include "stream_complete.h"
+
+/* The stream became READY: hand it to its backend. */
+static ACLRT_NOINLINE void aclrt_stream_kick_slow(struct aclrt_stream *s, uint64_t w)
+{
+    while (aclrt_stream_state(w) == ACLRT_SCHED_IDLE && (w & ACLRT_SCHED_DYING) == 0) {
+        uint64_t ready = aclrt_sched_in_state(w, ACLRT_SCHED_READY);
+        if (atomic_compare_exchange_weak_explicit(&s->sched, &w, ready, memory_order_seq_cst,
+                                                  memory_order_relaxed)) {
+            aclrt_rt.backend->schedule(s->device, s);
+            return;
+        }
+    }
+}
+
+/*
+ * After a submission: make sure someone will run the stream. One load on
+ * the fast path. Seq_cst, after the ring reservation (a seq_cst CAS, see
+ * aclrt_ring_reserve): pairs with the executor's seq_cst CAS to IDLE followed
+ * by its seq_cst look at the reserved position (aclrt_stream_release).
+ * Either this load sees IDLE and schedules the stream, or the executor sees
+ * the reservation (committed or not: it then keeps the stream until the
+ * commit lands).
+ */
+ACLRT_INLINE uint64_t aclrt_stream_kick(struct aclrt_stream *s)
+{
+    uint64_t w = atomic_load_explicit(&s->sched, memory_order_seq_cst);
+    if (ACLRT_UNLIKELY(aclrt_stream_state(w) == ACLRT_SCHED_IDLE))
+        aclrt_stream_kick_slow(s, w);
+    return w;
+}
+
+/*
+ * A user thread waits for room in the full ring of a stream whose device
+ * completes its tasks: its slots come back as the device's word moves,
+ * which someone must fold in (aclrt_stream_fold wakes the launchers waiting
+ * for room). The backend is asked for that (stream_await, the oldest task;
+ * while launchers wait, its holder asks for it behind what it issues, see
+ * backends/backend.h), then the wait is the ring's.
+ */
+static ACLRT_NOINLINE void aclrt_stream_wait_room_device(struct aclrt_stream *s, struct aclrt_ring_slot **slot,
+                                                         uint32_t *position)
+{
+    aclrt_stream_await(s, aclrt_seq_read(&s->completed) + 1);
+    *slot = aclrt_ring_wait_room(&s->ring, position);
+}
+
+/*
+ * Slow path of a reservation: the ring is full.
+ *
+ * A user thread waits for room (back pressure): the stream's executor is
+ * independent of it and makes room.
+ *
+ * A runtime thread (one running a task of some stream: a host function or
+ * host kernel on an executor, or any task an embedder's progress call runs)
+ * never waits: ACL_ERROR_RT_STREAM_TASK_FULL at once. Its own stream cannot
+ * move while it waits, and whatever would make room may itself be waiting
+ * for it: two tasks launching into each other's full streams, or a chain of
+ * streams whose executors all wait in launches, would deadlock with nothing
+ * to report it. As on a device, where a launch from device-side work cannot
+ * hold the queue it runs from, such a launch fails and the task decides
+ * (retry later, launch elsewhere, or give up).
+ */
+static ACLRT_NOINLINE aclError aclrt_stream_submit_full(struct aclrt_stream *s, struct aclrt_ring_slot **slot,
+                                                       uint32_t *position)
+{
+    /* A device's word may say that tasks holding slots are complete: fold it in and look again. */
+    if (aclrt_stream_device_word(s) != NULL) {
+        aclrt_stream_fold(s);
+        if ((*slot = aclrt_ring_reserve(&s->ring, position)) != NULL)
+            return ACL_SUCCESS;
+    }
+    struct aclrt_stream *running = aclrt_running_stream();
+    if (running == s)
+        return aclrt_fail(ACL_ERROR_RT_STREAM_TASK_FULL,
+                          "the stream's task ring is full (%u tasks) and this call comes from a task of the same "
+                          "stream, which would wait for itself",
+                          aclrt_ring_capacity(&s->ring));
+    if (running != NULL)
+        return aclrt_fail(ACL_ERROR_RT_STREAM_TASK_FULL,
+                          "the stream's task ring is full (%u tasks) and this call comes from a task of stream %d "
+                          "on a runtime thread, which never waits for room (it could wait for itself)",
+                          aclrt_ring_capacity(&s->ring), (int)aclrt_slot_index(&running->hdr));
+    if (aclrt_stream_device_word(s) != NULL) {
+        aclrt_stream_wait_room_device(s, slot, position);
+        return ACL_SUCCESS;
+    }
+    *slot = aclrt_ring_wait_room(&s->ring, position);
+    return ACL_SUCCESS;
+}
+
+/* Reserve a ring position; on a full ring, the slow path decides (back pressure, or TASK_FULL). */
+ACLRT_INLINE aclError aclrt_stream_reserve_slot(struct aclrt_stream *s, struct aclrt_ring_slot **slot,
+                                                uint32_t *position)
+{
+    *slot = aclrt_ring_reserve(&s->ring, position);
+    if (ACLRT_UNLIKELY(*slot == NULL))
+        return aclrt_stream_submit_full(s, slot, position);
+    return ACL_SUCCESS;
+}
+
+/* Publish the record of a reserved position and make sure someone runs the stream. */
+ACLRT_INLINE void aclrt_stream_publish(struct aclrt_stream *s, struct aclrt_ring_slot *slot, uint32_t position,
+                                       const struct aclrt_task *task)
+{
+    aclrt_ring_commit(slot, position, task, aclrt_thread_tid());
+    /* Task ids count from 1 in each life of the stream; position + 1 is the task's number mod 2^32 (ring.h). */
+    aclrt_tls.last_task_id = position + 1u - (uint32_t)s->life_base;
+    /* A stream held by its executor drains a burst as it comes: the next launches' slots, early. */
+    if (aclrt_stream_state(aclrt_stream_kick(s)) == ACLRT_SCHED_RUNNING)
+        aclrt_ring_prefetch_ahead(&s->ring, position);
+}
+
+/*
+ * Reservations in two halves, for callers that must act between reserving
+ * and committing (a reservation can be refused; after it, nothing can):
+ * aclrt_stream_reserve hands out a record to fill and the task's ticket
+ * (its ring position); aclrt_stream_commit (or _commit_task) publishes it.
+ * The record is the calling thread's staging copy, not the ring slot (a
+ * slot's last bytes hold its sequence number, which only atomics touch), so
+ * a thread holds one reservation at a time.
+ */
+static _Thread_local struct aclrt_task aclrt_stream_staged;
+
+/*
+ * Reserve the next ring position and return the record to fill and the
+ * task's number. A full ring: a user thread waits for room (back pressure,
+ * never a dropped task), a runtime thread gets ACL_ERROR_RT_STREAM_TASK_FULL
+ * (aclrt_stream_submit_full).
+ */
+ACLRT_INLINE aclError aclrt_stream_reserve(struct aclrt_stream *s, struct aclrt_task **slot, unsigned int *ticket,
+                                           uint64_t *number)
+{
+    uint64_t base = number != NULL ? aclrt_seq_read(&s->completed) : 0; /* before our task exists */
+    struct aclrt_ring_slot *ring_slot;
+    uint32_t position;
+    aclError rc = aclrt_stream_reserve_slot(s, &ring_slot, &position);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return rc;
+    *slot = &aclrt_stream_staged;
+    *ticket = position;
+    if (number != NULL)
+        *number = aclrt_ring_extend(base, position + 1);
+    return ACL_SUCCESS;
+}
+
+/* Publish the record aclrt_stream_reserve handed out. */
+ACLRT_INLINE void aclrt_stream_commit(struct aclrt_stream *s, struct aclrt_task *slot, unsigned int ticket)
+{
+    aclrt_stream_publish(s, aclrt_ring_slot_of(&s->ring, ticket), ticket, slot);
+}
 
 /* Publish `task` as the reservation aclrt_stream_reserve handed out (`slot`, `ticket`). */
 ACLRT_INLINE void aclrt_stream_commit_task(struct aclrt_stream *s, struct aclrt_task *slot, unsigned int ticket,

@@ -18,8 +18,10 @@
 #include "../core/handle.h"
 #include "../core/seq.h"
 #include "../core/thread.h"
+#include "../runtime/progress.h"
 #include "../runtime/runtime.h"
 #include "stream.h"
+#include "stream_complete.h"
 
 /* The abort epoch (odd while an abort runs): a synchronizer reads it before it waits. */
 ACLRT_INLINE uint32_t aclrt_stream_abort_epoch(const struct aclrt_stream *s)
@@ -38,6 +40,55 @@ ACLRT_INLINE bool aclrt_stream_aborted_since(const struct aclrt_stream *s, uint3
         return true;
     uint64_t w = atomic_load_explicit(&s->sched, memory_order_acquire);
     return (w & (ACLRT_SCHED_DISCARD | ACLRT_SCHED_DYING)) == ACLRT_SCHED_DISCARD;
+}
+
+/* A condition a spinning waiter looks at: true when its wait is over. */
+typedef bool (*aclrt_spin_ready_fn)(const void *arg);
+
+#define ACLRT_SPIN_SLEEP (-2) /* aclrt_spin_phase: the spin is over, the waiter sleeps next */
+
+/*
+ * The spin of a wait before it sleeps: look at `ready(arg)` until it holds,
+ * reading the clock (and asking stop_fn, if not NULL) every 64 turns, for
+ * up to spin_ns. Returns 0 when ready, stop_fn's non-zero answer,
+ * ACLRT_SEQ_TIMEOUT once deadline_ns passed (after one more look), or
+ * ACLRT_SPIN_SLEEP once the spin time is over: the caller sleeps, and looks
+ * again before it does. The same spin as aclrt_seq_wait_until's (seq.h).
+ */
+ACLRT_INLINE int aclrt_spin_phase(aclrt_spin_ready_fn ready, const void *arg, uint64_t deadline_ns, uint64_t spin_ns,
+                                  aclrt_seq_stop_fn stop_fn, void *stop_data)
+{
+    uint64_t now = aclrt_now_ns();
+    uint64_t spin_end = spin_ns > ACLRT_NO_DEADLINE - now ? ACLRT_NO_DEADLINE : now + spin_ns;
+    for (unsigned i = 1;; i++) {
+        if (ready(arg))
+            return 0;
+        aclrt_cpu_relax();
+        if ((i & 63) != 0)
+            continue;
+        if (stop_fn != NULL) {
+            int why = stop_fn(stop_data);
+            if (why != 0)
+                return why;
+        }
+        now = aclrt_now_ns();
+        if (now >= deadline_ns)
+            return ready(arg) ? 0 : ACLRT_SEQ_TIMEOUT;
+        if (now >= spin_end)
+            return ACLRT_SPIN_SLEEP;
+    }
+}
+
+/* A stream and a count it must reach, as a spinner looks at them. */
+struct aclrt_stream_target {
+    const struct aclrt_stream *s;
+    uint64_t target;
+};
+
+static bool aclrt_stream_target_reached(const void *arg)
+{
+    const struct aclrt_stream_target *st = (const struct aclrt_stream_target *)arg;
+    return aclrt_stream_reached(st->s, st->target);
 }
 
 /*
@@ -63,39 +114,33 @@ ACLRT_INTERNAL int aclrt_stream_wait_done(struct aclrt_stream *s, uint64_t targe
 {
     if (ACLRT_LIKELY(aclrt_stream_device_word(s) == NULL))
         return aclrt_seq_wait_until(&s->completed, target, deadline_ns, spin_ns, stop_fn, stop_data);
-    uint64_t now = aclrt_now_ns();
-    uint64_t spin_end = spin_ns > ACLRT_NO_DEADLINE - now ? ACLRT_NO_DEADLINE : now + spin_ns;
-    for (unsigned i = 1;; i++) {
-        if (aclrt_stream_reached(s, target))
-            return 0;
-        aclrt_cpu_relax();
-        if ((i & 63) != 0)
-            continue;
-        if (stop_fn != NULL) {
-            int why = stop_fn(stop_data);
-            if (why != 0)
-                return why;
-        }
-        now = aclrt_now_ns();
-        if (now >= deadline_ns)
-            return aclrt_stream_reached(s, target) ? 0 : ACLRT_SEQ_TIMEOUT;
-        if (now >= spin_end)
-            break;
-    }
+    struct aclrt_stream_target st = {s, target};
+    int r = aclrt_spin_phase(aclrt_stream_target_reached, &st, deadline_ns, spin_ns, stop_fn, stop_data);
+    if (r != ACLRT_SPIN_SLEEP)
+        return r;
     uint64_t poll = ACLRT_DEVICE_POLL_MIN_NS;
     for (;;) {
         aclrt_stream_await(s, target);
         if (aclrt_stream_reached(s, target))
             return 0;
-        now = aclrt_now_ns();
+        uint64_t now = aclrt_now_ns();
         if (now >= deadline_ns)
             return ACLRT_SEQ_TIMEOUT;
         uint64_t until = poll > deadline_ns - now ? deadline_ns : now + poll;
-        int r = aclrt_seq_wait_until(&s->completed, target, until, 0, stop_fn, stop_data);
+        r = aclrt_seq_wait_until(&s->completed, target, until, 0, stop_fn, stop_data);
         if (r != ACLRT_SEQ_TIMEOUT)
             return r;
         poll = aclrt_min_u64(2 * poll, ACLRT_DEVICE_POLL_MAX_NS);
     }
+}
+
+/*
+ * The deadline of a wait that may take `timeout_ms` from now (a synchronize's
+ * timeout; negative: no deadline).
+ */
+ACLRT_INLINE uint64_t aclrt_deadline_after_ms(int32_t timeout_ms)
+{
+    return timeout_ms < 0 ? ACLRT_NO_DEADLINE : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
 }
 
 /* A stream as one of its lives: waits whose waiter may outlive that life check it. */
@@ -168,15 +213,35 @@ ACLRT_INTERNAL aclError aclrt_stream_wait_count(struct aclrt_stream *s, uint64_t
 {
     if (ACLRT_LIKELY(aclrt_stream_reached(s, target)))
         return ACL_SUCCESS;
-    uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
-                                       : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
+    uint64_t deadline = aclrt_deadline_after_ms(timeout_ms);
     struct aclrt_stream_life l = {s, atomic_load_explicit(&s->hdr.generation, memory_order_relaxed)};
     return aclrt_stream_wait_until(&l, target, deadline, (s->flags & ACL_STREAM_FAST_SYNC) != 0, timeout_code);
 }
 
-/* Word the failure of a wait on s (aclrt_stream_wait_count's codes); `what` names what was waited for. */
-ACLRT_INTERNAL aclError aclrt_stream_wait_fail(const struct aclrt_stream *s, aclError rc, const char *what,
-                                               int32_t timeout_ms)
+/*
+ * Word the timeout of a wait for work of device `device` (`what` did not
+ * finish within timeout_ms). With external progress, a wait that nobody's
+ * progress call could have served (none for the device throughout it,
+ * aclrt_progress_idle_ns) says so: its work never had a thread to run on.
+ */
+ACLRT_INTERNAL aclError aclrt_wait_timeout_fail(aclError rc, const char *what, int32_t timeout_ms, uint32_t device)
+{
+    uint64_t idle = aclrt_progress_idle_ns(device);
+    if (idle != 0 && timeout_ms >= 0 && idle >= (uint64_t)timeout_ms * ACLRT_NS_PER_MS)
+        return aclrt_fail(rc,
+                          "%s did not finish within %d ms; progress is external (ACLRT_PROGRESS=external) and no "
+                          "thread has called aclrtxDeviceProgress for device %u in the last %llu ms",
+                          what, (int)timeout_ms, device, (unsigned long long)(idle / ACLRT_NS_PER_MS));
+    return aclrt_fail(rc, "%s did not finish within %d ms", what, (int)timeout_ms);
+}
+
+/*
+ * Word the failure of a wait on s (aclrt_stream_wait_count's codes), work of
+ * device `device`; `what` names what was waited for. Reads nothing of s but
+ * its slot index: s may be a life that ended meanwhile.
+ */
+ACLRT_INTERNAL aclError aclrt_stream_wait_fail_on(const struct aclrt_stream *s, uint32_t device, aclError rc,
+                                                  const char *what, int32_t timeout_ms)
 {
     int id = (int)aclrt_slot_index(&s->hdr);
     if (rc == ACL_ERROR_RT_DEV_SETUP_ERROR)
@@ -185,7 +250,14 @@ ACLRT_INTERNAL aclError aclrt_stream_wait_fail(const struct aclrt_stream *s, acl
         return aclrt_fail(rc, "%s: stream %d was aborted while this call waited", what, id);
     if (rc == ACL_ERROR_RT_TASK_ABORT_STOP)
         return aclrt_fail(rc, "%s: stream %d is stopped (aclrtStreamStop) short of the work waited for", what, id);
-    return aclrt_fail(rc, "%s did not finish within %d ms", what, (int)timeout_ms);
+    return aclrt_wait_timeout_fail(rc, what, timeout_ms, device);
+}
+
+/* aclrt_stream_wait_fail_on for a caller that holds s (its device is its own). */
+ACLRT_INTERNAL aclError aclrt_stream_wait_fail(const struct aclrt_stream *s, aclError rc, const char *what,
+                                               int32_t timeout_ms)
+{
+    return aclrt_stream_wait_fail_on(s, s->device->id, rc, what, timeout_ms);
 }
 
 /* The error a synchronize reports: the context's stop, or the stream's first failure (cleared). */

@@ -24,6 +24,8 @@
 #include "../../backends/backend.h"
 #include "../runtime/runtime.h"
 #include "stream.h"
+#include "stream_sync.h"
+#include "stream_wake.h"
 
 /* A wait task whose deadline passed fails with this code (docs/SEMANTICS.md). */
 #define ACLRT_WAIT_TIMEOUT_CODE ACL_ERROR_RT_TASK_TIMEOUT
@@ -75,28 +77,49 @@ ACLRT_INLINE bool aclrt_wait_expired(uint64_t deadline_ns)
 /* A condition a waiting executor spins on: true when the wait should run again. */
 typedef bool (*aclrt_wait_ready_fn)(const struct aclrt_task *t);
 
+/* A wait task's condition as a spinner looks at it (aclrt_spin_phase, stream_sync.h). */
+struct aclrt_wait_condition {
+    aclrt_wait_ready_fn ready;
+    const struct aclrt_task *t;
+};
+
+static bool aclrt_wait_condition_holds(const void *arg)
+{
+    const struct aclrt_wait_condition *c = (const struct aclrt_wait_condition *)arg;
+    return c->ready(c->t);
+}
+
+/* A spinning executor stops when other work waits for it or its stream is being discarded (1). */
+static int aclrt_wait_spin_stop(void *arg)
+{
+    struct aclrt_stream *self = (struct aclrt_stream *)arg;
+    return aclrt_rt.backend->has_other_work(self->device) ||
+           (atomic_load_explicit(&self->sched, memory_order_relaxed) & ACLRT_SCHED_DISCARD);
+}
+
 /*
  * Spin for up to spin_ns until `ready` says so, while nobody else needs
  * this executor (as exec.h's count waits do): a record that comes within
  * microseconds releases the wait at cache-line speed instead of through a
- * park and a wake-up. Returns true if `ready` became true.
+ * park and a wake-up. Returns true if `ready` became true (the last look is
+ * taken when the spin ends).
  */
 ACLRT_INTERNAL bool aclrt_wait_spin(struct aclrt_stream *self, aclrt_wait_ready_fn ready, const struct aclrt_task *t,
-                            uint64_t deadline)
+                                    uint64_t deadline)
 {
     uint64_t spin_ns = aclrt_rt.config.spin_ns;
     if (spin_ns == 0 || aclrt_rt.backend->has_other_work(self->device))
         return false;
-    uint64_t end = aclrt_min_u64(aclrt_now_ns() + spin_ns, deadline);
-    for (unsigned i = 1;; i++) {
-        if (ready(t))
-            return true;
-        aclrt_cpu_relax();
-        if ((i & 255) == 0 &&
-            (aclrt_now_ns() >= end || aclrt_rt.backend->has_other_work(self->device) ||
-             (atomic_load_explicit(&self->sched, memory_order_relaxed) & ACLRT_SCHED_DISCARD)))
-            return ready(t);
-    }
+    struct aclrt_wait_condition c = {ready, t};
+    int r = aclrt_spin_phase(aclrt_wait_condition_holds, &c, deadline, spin_ns, aclrt_wait_spin_stop, self);
+    return r == 0 || (r != ACLRT_SEQ_TIMEOUT && ready(t));
+}
+
+/* Does a wait's condition hold: at the first look, or after a spin (aclrt_wait_spin)? */
+ACLRT_INLINE bool aclrt_wait_holds(struct aclrt_stream *self, aclrt_wait_ready_fn ready, const struct aclrt_task *t,
+                                   uint64_t deadline)
+{
+    return ready(t) || aclrt_wait_spin(self, ready, t, deadline);
 }
 
 /*
@@ -106,18 +129,8 @@ ACLRT_INTERNAL bool aclrt_wait_spin(struct aclrt_stream *self, aclrt_wait_ready_
  */
 static bool aclrt_wait_drop_own_notes(struct aclrt_park_list *list, const struct aclrt_stream *self)
 {
-    bool kept = false;
-    struct aclrt_park_note *n = aclrt_park_list_take(list);
-    while (n != NULL) {
-        struct aclrt_park_note *next = n->next;
-        if (n->stream == self) {
-            free(n);
-        } else {
-            aclrt_park_list_push(list, n);
-            kept = true;
-        }
-        n = next;
-    }
+    bool kept;
+    aclrt_park_notes_free(aclrt_park_list_pick(list, 0, self, &kept));
     return kept;
 }
 
@@ -127,7 +140,7 @@ static bool aclrt_wait_drop_own_notes(struct aclrt_park_list *list, const struct
  * parked before. Notes of other streams go back; an advance that came while
  * they were off the list found it empty, so the count is read again after
  * they are back and whatever is due now is woken (the same hand-off as
- * aclrt_counter_wake_slow, stream.h).
+ * aclrt_counter_wake_slow, stream_wake.h).
  */
 ACLRT_INTERNAL ACLRT_NOINLINE void aclrt_wait_prune(struct aclrt_stream *self, const struct aclrt_seq *seq,
                                             struct aclrt_park_list *list, bool timers)

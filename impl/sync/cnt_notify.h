@@ -37,6 +37,7 @@
 #include "../task/task.h"
 #include "../stream/stream.h"
 #include "../stream/stream_submit.h"
+#include "../stream/stream_wake.h"
 #include "../stream/wait_task.h"
 #include "../context/stream_api.h"
 #include "notify_object.h"
@@ -196,6 +197,17 @@ ACLRT_API aclError aclrtCntNotifyDestroy(aclrtCntNotify cntNotify)
     return aclrt_notify_object_destroy(&aclrt_cnt_notify_kind, cntNotify);
 }
 
+/* The counting notify and the stream of a record, reset or wait: the stream in the caller's context, accepting work. */
+static aclError aclrt_cnt_notify_resolve_submit(aclrtCntNotify cntNotify, aclrtStream stream,
+                                                struct aclrt_notify_object **c, uint32_t *generation,
+                                                struct aclrt_stream **s)
+{
+    aclError rc = aclrt_notify_object_resolve(&aclrt_cnt_notify_kind, cntNotify, c, generation);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
+        return rc;
+    return aclrt_stream_resolve_for_submit(stream, s);
+}
+
 /* Submit a record or reset: applied at once on an idle stream, else a task in stream order. */
 static aclError aclrt_cnt_notify_submit_change(aclrtCntNotify cntNotify, aclrtStream stream,
                                                const struct aclrt_task_kind *kind,
@@ -203,11 +215,9 @@ static aclError aclrt_cnt_notify_submit_change(aclrtCntNotify cntNotify, aclrtSt
 {
     struct aclrt_notify_object *c;
     uint32_t generation;
-    aclError rc = aclrt_notify_object_resolve(&aclrt_cnt_notify_kind, cntNotify, &c, &generation);
-    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
-        return rc;
     struct aclrt_stream *s;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve_for_submit(stream, &s)) != ACL_SUCCESS))
+    aclError rc = aclrt_cnt_notify_resolve_submit(cntNotify, stream, &c, &generation, &s);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     if (aclrt_stream_acts_now(s)) {
         if (!aclrt_cnt_notify_change(c, generation, mode, value))
@@ -255,11 +265,9 @@ ACLRT_API aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclrt
                           (int)info->mode);
     struct aclrt_notify_object *c;
     uint32_t generation;
-    aclError rc = aclrt_notify_object_resolve(&aclrt_cnt_notify_kind, cntNotify, &c, &generation);
-    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
-        return rc;
     struct aclrt_stream *s;
-    if (ACLRT_UNLIKELY((rc = aclrt_stream_resolve_for_submit(stream, &s)) != ACL_SUCCESS))
+    aclError rc = aclrt_cnt_notify_resolve_submit(cntNotify, stream, &c, &generation, &s);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     bool clear = info->isClear != 0;
     /* Nothing before it on the stream and the condition holds: the wait is over at once. */

@@ -38,11 +38,9 @@ ACLRT_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedSta
     if (ACLRT_UNLIKELY(status == NULL))
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "status (output) is NULL");
     struct aclrt_event *e;
-    aclError rc = aclrt_event_resolve(event, &e);
-    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
-        return rc;
     struct aclrt_event_view v;
-    if (ACLRT_UNLIKELY((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS))
+    aclError rc = aclrt_event_resolve_view(event, &e, &v);
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     bool complete;
     if (ACLRT_UNLIKELY(ACLRT_EVENT_INFO_FLAGS(v.info) & ACL_EVENT_IPC)) {
@@ -65,11 +63,9 @@ ACLRT_API aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
     if (status == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "status (output) is NULL");
     struct aclrt_event *e;
-    aclError rc = aclrt_event_resolve(event, &e);
-    if (rc != ACL_SUCCESS)
-        return rc;
     struct aclrt_event_view v;
-    if ((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS)
+    aclError rc = aclrt_event_resolve_view(event, &e, &v);
+    if (rc != ACL_SUCCESS)
         return rc;
     if (ACLRT_EVENT_INFO_FLAVOUR(v.info) == ACLRT_EVENT_EX)
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
@@ -86,11 +82,9 @@ ACLRT_API aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitSta
     if (status == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "status (output) is NULL");
     struct aclrt_event *e;
-    aclError rc = aclrt_event_resolve(event, &e);
-    if (rc != ACL_SUCCESS)
-        return rc;
     struct aclrt_event_view v;
-    if ((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS)
+    aclError rc = aclrt_event_resolve_view(event, &e, &v);
+    if (rc != ACL_SUCCESS)
         return rc;
     uint32_t flags = ACLRT_EVENT_INFO_FLAGS(v.info);
     if (ACLRT_EVENT_INFO_FLAVOUR(v.info) == ACLRT_EVENT_EX || (flags & ACL_EVENT_EXTERNAL))
@@ -109,8 +103,7 @@ ACLRT_API aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitSta
 static aclError aclrt_event_wait_capture(const struct aclrt_event_view *v, int32_t timeout_ms)
 {
     struct aclrt_stream_life life = {v->stream, v->stream_generation};
-    uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
-                                       : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
+    uint64_t deadline = aclrt_deadline_after_ms(timeout_ms);
     return aclrt_stream_wait_until(&life, v->target, deadline, (v->info & ACLRT_EVENT_INFO_FAST_SYNC) != 0,
                                    ACL_ERROR_RT_EVENT_SYNC_TIMEOUT);
 }
@@ -139,8 +132,7 @@ static aclError aclrt_event_synchronize_ipc(aclrtEvent event, struct aclrt_event
     if (rc != ACL_SUCCESS)
         return rc;
     uint32_t target = aclrt_ipc_latest(seg->page);
-    uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
-                                       : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
+    uint64_t deadline = aclrt_deadline_after_ms(timeout_ms);
     rc = aclrt_ipc_wait_host(seg->page, target, deadline, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT);
     int32_t recorder = atomic_load_explicit(&seg->page->recorder, memory_order_relaxed);
     aclrt_ipc_seg_unref(seg);
@@ -155,11 +147,9 @@ static aclError aclrt_event_synchronize_ipc(aclrtEvent event, struct aclrt_event
 static aclError aclrt_event_synchronize(aclrtEvent event, int32_t timeout_ms)
 {
     struct aclrt_event *e;
-    aclError rc = aclrt_event_resolve(event, &e);
-    if (rc != ACL_SUCCESS)
-        return rc;
     struct aclrt_event_view v;
-    if ((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS)
+    aclError rc = aclrt_event_resolve_view(event, &e, &v);
+    if (rc != ACL_SUCCESS)
         return rc;
     if (ACLRT_UNLIKELY(ACLRT_EVENT_INFO_FLAGS(v.info) & ACL_EVENT_IPC))
         return aclrt_event_synchronize_ipc(event, e, timeout_ms);
@@ -170,7 +160,8 @@ static aclError aclrt_event_synchronize(aclrtEvent event, int32_t timeout_ms)
                           "a task cannot synchronize an event captured on its own stream (it would wait for itself)");
     rc = aclrt_event_wait_capture(&v, timeout_ms);
     if (rc != ACL_SUCCESS)
-        return aclrt_stream_wait_fail(v.stream, rc, "the event's captured work", timeout_ms);
+        return aclrt_stream_wait_fail_on(v.stream, ACLRT_EVENT_INFO_DEVICE(v.info), rc, "the event's captured work",
+                                         timeout_ms);
     int failure = aclrt_event_capture_failure(&v);
     if (failure != 0)
         return aclrt_fail(failure, "the work this event captured was stopped by a failure (stop-on-failure mode)");
@@ -204,11 +195,9 @@ ACLRT_API aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t ti
 static aclError aclrt_event_stamp(aclrtEvent event, const char *which, uint64_t *stamp, struct aclrt_device **dev)
 {
     struct aclrt_event *e;
-    aclError rc = aclrt_event_resolve(event, &e);
-    if (rc != ACL_SUCCESS)
-        return rc;
     struct aclrt_event_view v;
-    if ((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS)
+    aclError rc = aclrt_event_resolve_view(event, &e, &v);
+    if (rc != ACL_SUCCESS)
         return rc;
     uint32_t flags = ACLRT_EVENT_INFO_FLAGS(v.info);
     if (flags & ACL_EVENT_EXTERNAL)
@@ -304,10 +293,8 @@ ACLRT_API aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
 ACLRT_API aclError aclrtGetEventAvailNum(uint32_t *eventCount)
 {
     ACLRT_ENTER();
-    if (eventCount == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "eventCount (output) is NULL");
     struct aclrt_context *ctx;
-    aclError rc = aclrt_current_context(&ctx);
+    aclError rc = aclrt_current_context_output(eventCount, "eventCount", &ctx);
     if (rc != ACL_SUCCESS)
         return rc;
     uint32_t used = atomic_load_explicit(&ctx->device->events_in_use, memory_order_relaxed);

@@ -12,7 +12,7 @@
  * event's next record: it parks on the event (a keyless list the record
  * wakes), then binds to that record's capture and becomes a count wait.
  * It reads the event when it runs, possibly after the event was destroyed:
- * a pending wait keeps the event's slot from reuse (event.h), so what it
+ * a pending wait keeps the event's slot from reuse (event_life.h), so what it
  * finds there is the event's last record before the destroy, if any.
  *
  * A count wait reads nothing of the captured stream but its completed count
@@ -34,12 +34,14 @@
 #include "../runtime/runtime.h"
 #include "../stream/stream.h"
 #include "../stream/stream_capture.h"
+#include "../stream/stream_complete.h"
 #include "../stream/stream_submit.h"
 #include "../stream/stream_sync.h"
 #include "../stream/wait_task.h"
 #include "../context/stream_api.h"
 #include "../shm/ipc_wait.h"
 #include "event.h"
+#include "event_life.h"
 
 /* A count wait may go on: the stream it waits for has completed the target. */
 static bool aclrt_task_wait_stream_ready(const struct aclrt_task *t)
@@ -51,7 +53,7 @@ static bool aclrt_task_wait_stream_ready(const struct aclrt_task *t)
 static int aclrt_wait_stream_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     uint64_t deadline = aclrt_wait_deadline(&t->u.wait.deadline_ns, t->u32);
-    if (aclrt_task_wait_stream_ready(t) || aclrt_wait_spin(s, aclrt_task_wait_stream_ready, t, deadline)) {
+    if (aclrt_wait_holds(s, aclrt_task_wait_stream_ready, t, deadline)) {
         aclrt_event_wait_done(&t->u.wait.from);
         return ACL_SUCCESS;
     }

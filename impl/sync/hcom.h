@@ -44,6 +44,7 @@
 #include "../stream/stream.h"
 #include "../stream/stream_capture.h"
 #include "../stream/stream_submit.h"
+#include "../stream/stream_wake.h"
 #include "../stream/wait_task.h"
 #include "../context/context.h"
 
@@ -98,7 +99,7 @@ static int aclrt_hcom_wait_run(struct aclrt_stream *s, struct aclrt_task *t, str
 {
     struct aclrt_hcom_group *g = t->u.hcom.group;
     /* Acquire (seq.h): the work before the ticket-th record is visible to what follows the wait. */
-    if (aclrt_hcom_wait_ready(t) || aclrt_wait_spin(s, aclrt_hcom_wait_ready, t, ACLRT_NO_DEADLINE))
+    if (aclrt_wait_holds(s, aclrt_hcom_wait_ready, t, ACLRT_NO_DEADLINE))
         return ACL_SUCCESS;
     aclrt_block_on_count(blk, &g->records, &g->waiters, t->u.hcom.ticket, ACLRT_NO_DEADLINE);
     return ACLRT_TASK_BLOCKED;
@@ -171,10 +172,7 @@ ACLRT_INTERNAL void aclrt_hcom_release_waits(void)
 static void aclrt_hcom_group_free(struct aclrt_registry_node *node)
 {
     struct aclrt_hcom_group *g = (struct aclrt_hcom_group *)(void *)node;
-    for (struct aclrt_park_note *n = aclrt_park_list_take(&g->waiters), *next; n != NULL; n = next) {
-        next = n->next;
-        free(n); /* stale: every stream is gone */
-    }
+    aclrt_park_notes_free(aclrt_park_list_take(&g->waiters)); /* stale: every stream is gone */
     free(g);
 }
 

@@ -41,6 +41,7 @@
 #include "../runtime/runtime.h"
 #include "../stream/stream.h"
 #include "../stream/stream_submit.h"
+#include "../stream/stream_wake.h"
 #include "../stream/wait_task.h"
 #include "../shm/ipc_watch.h"
 #include "../shm/segment.h"

@@ -31,7 +31,7 @@
 #include "../core/seq.h"
 #include "../task/park.h"
 #include "../runtime/runtime.h"
-#include "../stream/stream.h"
+#include "../stream/stream_wake.h"
 #include "../context/context.h"
 #include "../context/stream_api.h"
 #include "../shm/side_table.h"

@@ -40,6 +40,7 @@
 #include "../runtime/runtime.h"
 #include "../stream/stream.h"
 #include "../stream/stream_submit.h"
+#include "../stream/stream_wake.h"
 #include "../stream/wait_task.h"
 #include "../context/stream_api.h"
 #include "../memory/memory.h"

@@ -42,6 +42,7 @@
 #include "../runtime/runtime.h"
 #include "../stream/callback_thread.h"
 #include "../stream/stream.h"
+#include "../stream/stream_wake.h"
 #include "../context/context.h"
 #include "../shm/allow_list.h"
 #include "../shm/ipc_watch.h"

@@ -16,6 +16,11 @@
  * only ever removed all at once by exchange, never popped one by one).
  * Lists with keys also keep the smallest key, so that a waker can tell with
  * one load that nobody is due: the check on a stream's completion path.
+ *
+ * This file is the lists; making a parked stream run again needs the
+ * streams, which sit above it: the wake-ups (unpark, waking a list's due
+ * notes, advancing a counter that streams park on) are in
+ * impl/stream/stream_wake.h.
  */
 #ifndef ACLRT_IMPL_TASK_PARK_H
 #define ACLRT_IMPL_TASK_PARK_H
@@ -133,6 +138,44 @@ ACLRT_INLINE struct aclrt_park_note *aclrt_park_list_take(struct aclrt_park_list
 {
     atomic_store_explicit(&l->min_key, UINT64_MAX, memory_order_seq_cst);
     return atomic_exchange_explicit(&l->stack.head, NULL, memory_order_seq_cst);
+}
+
+/*
+ * Take every note of a list and keep for the caller those it settles now
+ * (wakes, or frees as stale): with `of` NULL, the notes due at `due` (key <=
+ * due); otherwise the notes of stream `of`. The others go back on the list
+ * (their keys lower the minimum again) and *put_back says whether any did.
+ * The chain returned keeps the list's order.
+ */
+ACLRT_INTERNAL struct aclrt_park_note *aclrt_park_list_pick(struct aclrt_park_list *l, uint64_t due,
+                                                            const struct aclrt_stream *of, bool *put_back)
+{
+    struct aclrt_park_note *picked = NULL, **tail = &picked;
+    *put_back = false;
+    struct aclrt_park_note *n = aclrt_park_list_take(l);
+    while (n != NULL) {
+        struct aclrt_park_note *next = n->next;
+        if (of != NULL ? n->stream == of : n->key <= due) {
+            n->next = NULL;
+            *tail = n;
+            tail = &n->next;
+        } else {
+            aclrt_park_list_push(l, n);
+            *put_back = true;
+        }
+        n = next;
+    }
+    return picked;
+}
+
+/* Free a chain of notes taken off a list (stale: their streams left those parks, or are gone). */
+ACLRT_INTERNAL void aclrt_park_notes_free(struct aclrt_park_note *n)
+{
+    while (n != NULL) {
+        struct aclrt_park_note *next = n->next;
+        free(n);
+        n = next;
+    }
 }
 
 #endif /* ACLRT_IMPL_TASK_PARK_H */

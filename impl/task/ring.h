@@ -49,7 +49,7 @@
  * Room for launchers waiting on a full ring (aclrt_ring_wait_room). A
  * launcher counts itself in `room_waiters` (seq_cst), tries again, and only
  * then sleeps on the `room` futex word. The consumer frees slots right
- * before a locked RMW (the completed count's advance, stream.h), then reads
+ * before a locked RMW (the completed count's advance, stream_complete.h), then reads
  * `room_waiters`: either the launcher's second try sees the free slot, or
  * the consumer sees the launcher. So that thousands of waiting launchers
  * do not cost a wake-up call per task, the consumer wakes them in batches:
@@ -122,7 +122,7 @@ struct aclrt_ring {
  * launch while the consumer drains on another CPU, launch_host_func in the
  * benchmark on a 2-CPU Xeon: p50 42 ns without, 12 ns with; 8 ahead was
  * slower again, 4 to 7 alike). Only a launch into a stream its executor
- * holds asks (stream.h): one launch here and there would only fetch a line
+ * holds asks (stream_submit.h): one launch here and there would only fetch a line
  * early. PREFETCHW is asked of the CPU once per ring (not every x86 CPU has
  * it); elsewhere the compiler's write prefetch.
  */

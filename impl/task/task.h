@@ -35,7 +35,7 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_MEMSET,            /* aclrtMemsetAsync (memcpy.h) */
     ACLRT_TASK_WAIT_STREAM,       /* until stream.completed >= target (event_wait.h) */
     ACLRT_TASK_WAIT_EVENT,        /* legacy event not recorded yet: until its next record */
-    ACLRT_TASK_EVENT_STAMP,       /* timestamp an event record when the stream reaches it (event.h) */
+    ACLRT_TASK_EVENT_STAMP,       /* timestamp an event record when the stream reaches it (event_record.h) */
     ACLRT_TASK_EVENT_RESET,       /* aclrtResetEvent, in stream order */
     ACLRT_TASK_NOTIFY_RECORD,     /* aclrtRecordNotify (notify.h) */
     ACLRT_TASK_NOTIFY_WAIT,       /* aclrtWaitAndResetNotify */
@@ -53,7 +53,7 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_OVERFLOW_RESET,    /* aclrtResetOverflowStatus */
     ACLRT_TASK_KERNEL,            /* aclrtLaunchKernel*: a function of a loaded binary (kernel_launch.h) */
     ACLRT_TASK_MODEL,             /* aclmdlRIExecuteAsync: a captured model's tasks, in order (model_replay.h) */
-    ACLRT_TASK_MODEL_RECORD,      /* in a model only: an event record the replay makes (event.h) */
+    ACLRT_TASK_MODEL_RECORD,      /* in a model only: an event record the replay makes (event_record.h) */
     ACLRT_TASK_MODEL_WAIT,        /* in a model only: an event wait the replay makes (event_wait.h) */
     ACLRT_TASK_IPC_RECORD,        /* a record of an object shared between processes (shared_record.h) */
     ACLRT_TASK_IPC_WAIT,          /* until a shared object's record is complete (ipc_wait.h) */
