@@ -8,6 +8,7 @@
 #define ACLRT_IMPL_CONTEXT_DEVICE_H
 
 #include "../core/base.h"
+#include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/handle.h"
 #include "../core/thread.h"

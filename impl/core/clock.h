@@ -45,4 +45,13 @@ ACLRT_INLINE uint64_t aclrt_deadline_after(uint64_t delta_ns)
     return now + delta_ns;
 }
 
+/*
+ * The deadline of a wait that may take `timeout_ms` from now (a synchronize's
+ * timeout; negative: no deadline).
+ */
+ACLRT_INLINE uint64_t aclrt_deadline_after_ms(int32_t timeout_ms)
+{
+    return timeout_ms < 0 ? ACLRT_NO_DEADLINE : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
+}
+
 #endif /* ACLRT_IMPL_CORE_CLOCK_H */

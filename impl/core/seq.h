@@ -174,6 +174,55 @@ static int aclrt_seq_pred(const struct ck_ec_wait_state *state, struct timespec 
 
 #define ACLRT_SEQ_TIMEOUT (-1)
 
+/* A condition a spinning waiter looks at: true when its wait is over. */
+typedef bool (*aclrt_spin_ready_fn)(const void *arg);
+
+#define ACLRT_SPIN_SLEEP (-2) /* aclrt_spin_phase: the spin is over, the waiter sleeps next */
+
+/*
+ * The spin of a wait before it sleeps: look at `ready(arg)` until it holds,
+ * reading the clock (and asking stop_fn, if not NULL) every 64 turns, for
+ * up to spin_ns. Returns 0 when ready, stop_fn's non-zero answer,
+ * ACLRT_SEQ_TIMEOUT once deadline_ns passed (after one more look), or
+ * ACLRT_SPIN_SLEEP once the spin time is over: the caller sleeps, and looks
+ * again before it does.
+ */
+ACLRT_INLINE int aclrt_spin_phase(aclrt_spin_ready_fn ready, const void *arg, uint64_t deadline_ns, uint64_t spin_ns,
+                                  aclrt_seq_stop_fn stop_fn, void *stop_data)
+{
+    uint64_t now = aclrt_now_ns();
+    uint64_t spin_end = spin_ns > ACLRT_NO_DEADLINE - now ? ACLRT_NO_DEADLINE : now + spin_ns;
+    for (unsigned i = 1;; i++) {
+        if (ready(arg))
+            return 0;
+        aclrt_cpu_relax();
+        if ((i & 63) != 0)
+            continue;
+        if (stop_fn != NULL) {
+            int why = stop_fn(stop_data);
+            if (why != 0)
+                return why;
+        }
+        now = aclrt_now_ns();
+        if (now >= deadline_ns)
+            return ready(arg) ? 0 : ACLRT_SEQ_TIMEOUT;
+        if (now >= spin_end)
+            return ACLRT_SPIN_SLEEP;
+    }
+}
+
+/* A count a spinner waits for. */
+struct aclrt_seq_target {
+    struct aclrt_seq *seq;
+    uint64_t target;
+};
+
+ACLRT_INLINE bool aclrt_seq_target_reached(const void *arg)
+{
+    const struct aclrt_seq_target *t = arg;
+    return aclrt_seq_reached(t->seq, t->target);
+}
+
 /*
  * Slow path: wait until seq >= target. Spins for spin_ns, then sleeps.
  * Returns 0 when reached, ACLRT_SEQ_TIMEOUT once deadline_ns (absolute
@@ -189,26 +238,10 @@ ACLRT_INTERNAL ACLRT_NOINLINE int aclrt_seq_wait_until(struct aclrt_seq *seq, ui
         return 0;
 
     if (spin_ns > 0) {
-        uint64_t start = aclrt_now_ns();
-        uint64_t spin_end = spin_ns > ACLRT_NO_DEADLINE - start ? ACLRT_NO_DEADLINE : start + spin_ns;
-        unsigned i = 0;
-        for (;;) {
-            if (aclrt_seq_reached(seq, target))
-                return 0;
-            aclrt_cpu_relax();
-            if ((++i & 63) != 0)
-                continue;
-            if (stop_fn != NULL) {
-                int why = stop_fn(stop_data);
-                if (why != 0)
-                    return why;
-            }
-            uint64_t now = aclrt_now_ns();
-            if (now >= deadline_ns)
-                return aclrt_seq_reached(seq, target) ? 0 : ACLRT_SEQ_TIMEOUT;
-            if (now >= spin_end)
-                break;
-        }
+        struct aclrt_seq_target t = {seq, target};
+        int r = aclrt_spin_phase(aclrt_seq_target_reached, &t, deadline_ns, spin_ns, stop_fn, stop_data);
+        if (r != ACLRT_SPIN_SLEEP)
+            return r;
     }
 
     struct aclrt_seq_wait_ctx ctx = {stop_fn, stop_data, aclrt_timespec_from_ns(deadline_ns),

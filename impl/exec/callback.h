@@ -340,8 +340,7 @@ static aclError aclrt_report_process(uint32_t kind, int32_t timeout_ms)
                           "the calling thread is not subscribed as a %s thread (aclrtSubscribe%s with its "
                           "pthread_self() id first)",
                           aclrt_report_what[kind], kind == ACLRT_REPORT_CALLBACK ? "Report" : "HostFunc");
-    uint64_t deadline = timeout_ms < 0 ? ACLRT_NO_DEADLINE
-                                       : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
+    uint64_t deadline = aclrt_deadline_after_ms(timeout_ms);
     for (;;) {
         uint64_t next = atomic_load_explicit(&t->taken, memory_order_relaxed) + 1;
         if (aclrt_seq_wait_until(&t->posted, next, deadline, aclrt_rt.config.spin_ns, NULL, NULL) != 0)

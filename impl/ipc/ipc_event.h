@@ -29,11 +29,9 @@ ACLRT_API aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle 
     if (handle == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "handle (output) is NULL");
     struct aclrt_event *e;
-    aclError rc = aclrt_event_resolve(event, &e);
-    if (rc != ACL_SUCCESS)
-        return rc;
     struct aclrt_event_view v;
-    if ((rc = aclrt_event_snapshot(event, e, &v)) != ACL_SUCCESS)
+    aclError rc = aclrt_event_resolve_view(event, &e, &v);
+    if (rc != ACL_SUCCESS)
         return rc;
     if (!(ACLRT_EVENT_INFO_FLAGS(v.info) & ACL_EVENT_IPC))
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,

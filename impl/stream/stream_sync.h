@@ -42,43 +42,6 @@ ACLRT_INLINE bool aclrt_stream_aborted_since(const struct aclrt_stream *s, uint3
     return (w & (ACLRT_SCHED_DISCARD | ACLRT_SCHED_DYING)) == ACLRT_SCHED_DISCARD;
 }
 
-/* A condition a spinning waiter looks at: true when its wait is over. */
-typedef bool (*aclrt_spin_ready_fn)(const void *arg);
-
-#define ACLRT_SPIN_SLEEP (-2) /* aclrt_spin_phase: the spin is over, the waiter sleeps next */
-
-/*
- * The spin of a wait before it sleeps: look at `ready(arg)` until it holds,
- * reading the clock (and asking stop_fn, if not NULL) every 64 turns, for
- * up to spin_ns. Returns 0 when ready, stop_fn's non-zero answer,
- * ACLRT_SEQ_TIMEOUT once deadline_ns passed (after one more look), or
- * ACLRT_SPIN_SLEEP once the spin time is over: the caller sleeps, and looks
- * again before it does. The same spin as aclrt_seq_wait_until's (seq.h).
- */
-ACLRT_INLINE int aclrt_spin_phase(aclrt_spin_ready_fn ready, const void *arg, uint64_t deadline_ns, uint64_t spin_ns,
-                                  aclrt_seq_stop_fn stop_fn, void *stop_data)
-{
-    uint64_t now = aclrt_now_ns();
-    uint64_t spin_end = spin_ns > ACLRT_NO_DEADLINE - now ? ACLRT_NO_DEADLINE : now + spin_ns;
-    for (unsigned i = 1;; i++) {
-        if (ready(arg))
-            return 0;
-        aclrt_cpu_relax();
-        if ((i & 63) != 0)
-            continue;
-        if (stop_fn != NULL) {
-            int why = stop_fn(stop_data);
-            if (why != 0)
-                return why;
-        }
-        now = aclrt_now_ns();
-        if (now >= deadline_ns)
-            return ready(arg) ? 0 : ACLRT_SEQ_TIMEOUT;
-        if (now >= spin_end)
-            return ACLRT_SPIN_SLEEP;
-    }
-}
-
 /* A stream and a count it must reach, as a spinner looks at them. */
 struct aclrt_stream_target {
     const struct aclrt_stream *s;
@@ -132,15 +95,6 @@ ACLRT_INTERNAL int aclrt_stream_wait_done(struct aclrt_stream *s, uint64_t targe
             return r;
         poll = aclrt_min_u64(2 * poll, ACLRT_DEVICE_POLL_MAX_NS);
     }
-}
-
-/*
- * The deadline of a wait that may take `timeout_ms` from now (a synchronize's
- * timeout; negative: no deadline).
- */
-ACLRT_INLINE uint64_t aclrt_deadline_after_ms(int32_t timeout_ms)
-{
-    return timeout_ms < 0 ? ACLRT_NO_DEADLINE : aclrt_deadline_after((uint64_t)timeout_ms * ACLRT_NS_PER_MS);
 }
 
 /* A stream as one of its lives: waits whose waiter may outlive that life check it. */

@@ -24,7 +24,6 @@
 #include "../../backends/backend.h"
 #include "../runtime/runtime.h"
 #include "stream.h"
-#include "stream_sync.h"
 #include "stream_wake.h"
 
 /* A wait task whose deadline passed fails with this code (docs/SEMANTICS.md). */

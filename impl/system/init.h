@@ -93,15 +93,6 @@ static void aclrt_orphan_reset_locks(void)
     pthread_mutex_init(&aclrt_ipc_watch.lock, NULL);
 }
 
-/* Free the notes of a keyless list without waking anyone (the streams they name are abandoned too). */
-static void aclrt_orphan_free_notes(struct aclrt_park_note *n)
-{
-    for (struct aclrt_park_note *next; n != NULL; n = next) {
-        next = n->next;
-        free(n);
-    }
-}
-
 /*
  * A forked child's stream: whichever thread held it, or would have run it,
  * is gone. Its tasks are dropped (their bookkeeping undone) and its slot
@@ -118,7 +109,7 @@ static void aclrt_orphan_stream_free(struct aclrt_stream *s)
     struct aclrt_task t;
     while (aclrt_ring_pop(&s->ring, &t))
         aclrt_task_drop(&t);
-    aclrt_orphan_free_notes(aclrt_park_list_take(&s->waiters));
+    aclrt_park_notes_free(aclrt_park_list_take(&s->waiters));
     if (aclrt_rt.backend->stream_destroy != NULL)
         aclrt_rt.backend->stream_destroy(s);
     aclrt_ring_forget(&s->ring);
@@ -171,7 +162,7 @@ static void aclrt_runtime_stop_locked(void)
         aclrt_table_retire(&e->hdr);
         aclrt_event_write_end(e, odd);
         if (orphaned)
-            aclrt_orphan_free_notes(aclrt_park_stack_take(&e->waiters));
+            aclrt_park_notes_free(aclrt_park_stack_take(&e->waiters));
         else
             aclrt_park_stack_wake_all(&e->waiters);
         if (ACLRT_EVENT_INFO_FLAGS(atomic_load_explicit(&e->info, memory_order_relaxed)) & ACL_EVENT_IPC)
@@ -203,10 +194,7 @@ static void aclrt_runtime_stop_locked(void)
      * device stop frees.
      */
     aclrt_ipc_watch_stop(orphaned);
-    for (struct aclrt_park_note *n = aclrt_park_list_take(&aclrt_ipc_mark_waiters), *next; n != NULL; n = next) {
-        next = n->next; /* notes of IPC waits whose streams are gone */
-        free(n);
-    }
+    aclrt_park_notes_free(aclrt_park_list_take(&aclrt_ipc_mark_waiters)); /* IPC waits whose streams are gone */
     for (uint32_t i = 0; i < aclrt_rt.device_count; i++) {
         struct aclrt_device *dev = &aclrt_rt.devices[i];
         if (dev->started && !orphaned) {
@@ -215,14 +203,8 @@ static void aclrt_runtime_stop_locked(void)
         } else if (dev->started && aclrt_rt.backend->device_abandon != NULL) {
             aclrt_rt.backend->device_abandon(dev); /* the fork closed its progress gate */
         }
-        for (struct aclrt_park_note *n = aclrt_park_list_take(&dev->timers), *next; n != NULL; n = next) {
-            next = n->next;
-            free(n);
-        }
-        for (struct aclrt_park_note *n = aclrt_park_list_take(&dev->value_waiters), *next; n != NULL; n = next) {
-            next = n->next;
-            free(n);
-        }
+        aclrt_park_notes_free(aclrt_park_list_take(&dev->timers));
+        aclrt_park_notes_free(aclrt_park_list_take(&dev->value_waiters));
         dev->started = false;
         dev->set_count = 0;
     }
