@@ -1,6 +1,6 @@
 /*
  * impl/stream/stream_capture.h - what a capturing stream does with its calls (the
- * capture's record and lock: capture.h; the model it becomes: model.h).
+ * capture's record and lock: capture.h; the model it becomes: model_capture.h).
  *
  * A submission to a stream whose `capturing` flag is set comes here instead
  * of going into the ring (aclrt_stream_capture_task); an event recorded on
