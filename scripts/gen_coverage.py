@@ -31,10 +31,11 @@ inputs, 2 usage.
 """
 
 import argparse
-import difflib
 import os
 import re
 import sys
+
+from docfile import settle
 
 OUT = "docs/COVERAGE.md"
 GAPS = "scripts/coverage_gaps.txt"
@@ -297,22 +298,7 @@ def main():
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     args = ap.parse_args()
     text = render(args.root)
-    path = os.path.join(args.root, OUT)
-    if args.check:
-        old = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
-        if old != text:
-            diff = difflib.unified_diff(old.split("\n"), text.split("\n"), OUT + " (committed)",
-                                        OUT + " (from aclrt.h)", lineterm="", n=1)
-            sys.stdout.write("\n".join(list(diff)[:40]) + "\n")
-            print("gen_coverage: %s is stale; run: python3 scripts/gen_coverage.py" % OUT)
-            return 1
-        print("gen_coverage: %s is up to date" % OUT)
-        return 0
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    print("gen_coverage: wrote %s" % OUT)
-    return 0
-
+    return settle(os.path.join(args.root, OUT), OUT, text, args.check, "gen_coverage", "from aclrt.h", OUT)
 
 if __name__ == "__main__":
     sys.exit(main())

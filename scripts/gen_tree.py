@@ -23,11 +23,12 @@ Exit status: 0 done (or up to date), 1 stale (--check) or unreadable input,
 """
 
 import argparse
-import difflib
 import importlib.util
 import os
 import re
 import sys
+
+from docfile import settle
 
 DOC = "docs/ARCHITECTURE.md"
 BEGIN = "<!-- tree -->"
@@ -167,21 +168,9 @@ def main():
         print("gen_tree: %s needs one line %s and, after it, one line %s" % (DOC, BEGIN, END))
         return 1
     head, rest = doc.split(BEGIN, 1)
-    old, tail = rest.split(END, 1)
+    _, tail = rest.split(END, 1)
     new_doc = head + render(args.root) + tail
-    if args.check:
-        if new_doc != doc:
-            diff = difflib.unified_diff(doc.split("\n"), new_doc.split("\n"), DOC + " (committed)",
-                                        DOC + " (from the headers)", lineterm="", n=1)
-            sys.stdout.write("\n".join(list(diff)[:40]) + "\n")
-            print("gen_tree: the tree in %s is stale; run: python3 scripts/gen_tree.py" % DOC)
-            return 1
-        print("gen_tree: the tree in %s is up to date" % DOC)
-        return 0
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(new_doc)
-    print("gen_tree: wrote the tree in %s" % DOC)
-    return 0
+    return settle(path, DOC, new_doc, args.check, "gen_tree", "from the headers", "the tree in " + DOC)
 
 
 if __name__ == "__main__":

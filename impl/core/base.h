@@ -95,6 +95,5 @@ ACLRT_INLINE void aclrt_cpu_relax(void)
 }
 
 ACLRT_INLINE uint64_t aclrt_min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
-ACLRT_INLINE uint64_t aclrt_max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 #endif /* ACLRT_IMPL_CORE_BASE_H */

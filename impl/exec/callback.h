@@ -180,7 +180,7 @@ static int aclrt_report_task_run(struct aclrt_stream *s, const struct aclrt_task
      * waited for by spinning while this executor has nothing else to do, as
      * event waits are: parking would cost the stream a wake-up on return.
      */
-    if (!aclrt_seq_reached(&item->done, 1) && !aclrt_wait_spin(s, aclrt_report_task_ready, task, ACLRT_NO_DEADLINE)) {
+    if (!aclrt_wait_holds(s, aclrt_report_task_ready, task, ACLRT_NO_DEADLINE)) {
         aclrt_block_on_count(blk, &item->done, &item->waiters, 1, ACLRT_NO_DEADLINE);
         /*
          * The park looks at `done` once more after the stream is parked, when

@@ -148,9 +148,4 @@ ACLRT_INLINE uint64_t aclrt_device_now(struct aclrt_device *dev)
     return aclrt_rt.backend->timestamp_ns != NULL ? aclrt_rt.backend->timestamp_ns(dev) : aclrt_now_ns();
 }
 
-ACLRT_INLINE uint32_t aclrt_device_index(const struct aclrt_device *dev)
-{
-    return dev->id;
-}
-
 #endif /* ACLRT_IMPL_RUNTIME_RUNTIME_H */
