@@ -42,7 +42,7 @@ CXXSTD := -std=c++17
 # What a program that contains the implementation links (the README's build lines name the same).
 LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm -ldl
 
-SOURCES := aclrt.h $(wildcard acl/*.h acl/*/*.h impl/*.h impl/*/*.h backends/*.h backends/*/*.h)
+SOURCES := aclrt.h $(wildcard acl/*.h acl/*/*.h hccl/*.h impl/*.h impl/*/*.h backends/*.h backends/*/*.h)
 TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,%,$(wildcard examples/*.c))
 

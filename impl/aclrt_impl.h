@@ -62,5 +62,9 @@
 #include "system/fault.h"
 #include "system/sysinfo.h"
 #include "system/init.h"
+#include "hccl/hccl_coll.h"
+#include "hccl/hccl_init.h"
+#include "hccl/hccl_destroy.h"
+#include "hccl/hccl_memory.h"
 
 #endif /* ACLRT_IMPL_ACLRT_IMPL_H */

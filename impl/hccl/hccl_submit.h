@@ -1,0 +1,176 @@
+/*
+ * impl/hccl/hccl_submit.h - an operation becomes a task of its stream, and
+ * starts when the stream reaches it; HcclGroupStart/End hold operations back
+ * until the group ends.
+ *
+ * The task is an external task (aclrtxLaunchExternalTask): it holds its
+ * stream, as any task does, until the operation finishes, so events,
+ * stream waits and synchronizes order it like any other task. Its start
+ * runs on the thread that runs the stream and never blocks: it hands the
+ * operation to the team (in-process) or to the engine thread (MPI).
+ *
+ * A group (per thread, nested) collects the calls made inside it; at the
+ * outermost HcclGroupEnd they are submitted in call order, the sends and
+ * receives of one communicator and stream merged into one batch, so that a
+ * rank may post a send and a receive that depend on each other without
+ * blocking its stream on the first.
+ */
+#ifndef ACLRT_IMPL_HCCL_HCCL_SUBMIT_H
+#define ACLRT_IMPL_HCCL_HCCL_SUBMIT_H
+
+#include "../core/base.h"
+#include "../core/clock.h"
+#include "hccl_abi.h"
+#include "hccl_comm.h"
+#include "hccl_engine.h"
+#include "hccl_local.h"
+#include "hccl_op.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void aclrt_hccl_start(aclrtxExternalToken token, void *user)
+{
+    struct aclrt_hccl_op *op = (struct aclrt_hccl_op *)user;
+    op->token = token;
+    op->deadline_ns = aclrt_now_ns() + op->comm->exec_timeout_ns;
+    if (op->comm->team == NULL)
+        aclrt_hccl_engine_submit(op);
+    else if (op->a.kind == ACLRT_HCCL_BATCH)
+        aclrt_hccl_local_batch(op);
+    else
+        aclrt_hccl_local_collective(op);
+}
+
+/* Puts op on its stream; frees it when that fails. */
+static HcclResult aclrt_hccl_launch_now(struct aclrt_hccl_op *op, aclrtStream stream)
+{
+    struct aclrt_hccl_comm *c = op->comm;
+    atomic_fetch_add_explicit(&c->inflight, 1, memory_order_relaxed);
+    aclError rc = aclrtxLaunchExternalTask(stream, aclrt_hccl_start, op);
+    if (rc == ACL_SUCCESS)
+        return HCCL_SUCCESS;
+    atomic_fetch_sub_explicit(&c->inflight, 1, memory_order_relaxed);
+    const char *api = op->api;
+    free(op->scratch);
+    free(op);
+    if (rc == ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT || rc == ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED)
+        return aclrt_hccl_fail(HCCL_E_NOT_SUPPORT, "%s: the stream is capturing a model, and HCCL operations are not "
+                                                   "captured (the capture is invalidated)",
+                               api);
+    return aclrt_hccl_fail(HCCL_E_RUNTIME, "%s: the stream refused the operation (ACL error %d)", api, (int)rc);
+}
+
+/* A call held by a group. */
+struct aclrt_hccl_held {
+    struct aclrt_hccl_op *op;
+    aclrtStream stream;
+};
+
+struct aclrt_hccl_group {
+    uint32_t depth;
+    uint32_t n, cap;
+    struct aclrt_hccl_held *held;
+};
+
+static _Thread_local struct aclrt_hccl_group aclrt_hccl_grp;
+
+/* Submits op now, or holds it while the calling thread is in a group. */
+ACLRT_INTERNAL HcclResult aclrt_hccl_launch(struct aclrt_hccl_op *op, aclrtStream stream)
+{
+    struct aclrt_hccl_group *g = &aclrt_hccl_grp;
+    if (g->depth == 0)
+        return aclrt_hccl_launch_now(op, stream);
+    if (g->n == g->cap) {
+        uint32_t cap = g->cap ? 2 * g->cap : 16;
+        struct aclrt_hccl_held *h = (struct aclrt_hccl_held *)realloc(g->held, cap * sizeof *h);
+        if (h == NULL) {
+            free(op);
+            return aclrt_hccl_fail(HCCL_E_MEMORY, "out of memory for the group");
+        }
+        g->held = h, g->cap = cap;
+    }
+    g->held[g->n++] = (struct aclrt_hccl_held){.op = op, .stream = stream};
+    return HCCL_SUCCESS;
+}
+
+/* Merges the held batches from index i on of one communicator and stream into one; returns it. */
+static struct aclrt_hccl_op *aclrt_hccl_group_merge(struct aclrt_hccl_group *g, uint32_t i)
+{
+    struct aclrt_hccl_held *first = &g->held[i];
+    uint32_t items = 0;
+    for (uint32_t k = i; k < g->n; k++)
+        if (g->held[k].op != NULL && g->held[k].op->a.kind == ACLRT_HCCL_BATCH &&
+            g->held[k].op->comm == first->op->comm && g->held[k].stream == first->stream)
+            items += g->held[k].op->a.nitems;
+    size_t words = (items * sizeof(HcclSendRecvItem) + sizeof(uint64_t) - 1) / sizeof(uint64_t);
+    struct aclrt_hccl_op *m = aclrt_hccl_op_new(first->op->comm, "HcclGroupEnd", words);
+    if (m == NULL)
+        return NULL;
+    m->a.kind = ACLRT_HCCL_BATCH;
+    HcclSendRecvItem *dst = (HcclSendRecvItem *)(void *)m->storage;
+    m->a.items = dst;
+    for (uint32_t k = i; k < g->n; k++) {
+        struct aclrt_hccl_op *op = g->held[k].op;
+        if (op != NULL && op->a.kind == ACLRT_HCCL_BATCH && op->comm == first->op->comm &&
+            g->held[k].stream == first->stream) {
+            memcpy(dst + m->a.nitems, op->a.items, op->a.nitems * sizeof *dst);
+            m->a.nitems += op->a.nitems;
+            free(op);
+            g->held[k].op = NULL;
+        }
+    }
+    return m;
+}
+
+ACLRT_API HcclResult HcclGroupStart(void)
+{
+    ACLRT_ENTER();
+    aclrt_hccl_grp.depth++;
+    return HCCL_SUCCESS;
+}
+
+ACLRT_API HcclResult HcclGroupEnd(void)
+{
+    ACLRT_ENTER();
+    struct aclrt_hccl_group *g = &aclrt_hccl_grp;
+    if (g->depth == 0)
+        return aclrt_hccl_fail(HCCL_E_PARA, "HcclGroupEnd without HcclGroupStart");
+    if (--g->depth > 0)
+        return HCCL_SUCCESS;
+    HcclResult first = HCCL_SUCCESS;
+    for (uint32_t i = 0; i < g->n; i++) {
+        struct aclrt_hccl_held h = g->held[i];
+        if (h.op == NULL)
+            continue;
+        struct aclrt_hccl_op *op = h.op;
+        if (op->a.kind == ACLRT_HCCL_BATCH) {
+            op = aclrt_hccl_group_merge(g, i);
+            if (op == NULL) {
+                first = first != HCCL_SUCCESS ? first : aclrt_hccl_fail(HCCL_E_MEMORY, "out of memory for the group");
+                continue;
+            }
+        }
+        g->held[i].op = NULL;
+        HcclResult r = aclrt_hccl_launch_now(op, h.stream);
+        if (first == HCCL_SUCCESS)
+            first = r;
+    }
+    /* Whatever a failure left held is dropped, not submitted half. */
+    for (uint32_t i = 0; i < g->n; i++)
+        free(g->held[i].op);
+    free(g->held);
+    g->held = NULL, g->n = 0, g->cap = 0;
+    return first;
+}
+
+ACLRT_API HcclResult HcclGroupStatusGet(bool *isGroupEnabled)
+{
+    ACLRT_ENTER();
+    if (isGroupEnabled == NULL)
+        return aclrt_hccl_fail(HCCL_E_PTR, "isGroupEnabled is NULL");
+    *isGroupEnabled = aclrt_hccl_grp.depth > 0;
+    return HCCL_SUCCESS;
+}
+
+#endif /* ACLRT_IMPL_HCCL_HCCL_SUBMIT_H */
