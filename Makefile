@@ -19,6 +19,8 @@
 #   mk/soak.mk        soak, test-soak-short, test-reliability (SOAK_*)
 #   mk/bench.mk       bench-run, bench-smoke, bench-cuda, bench-cuda-smoke (bench/bench.mk)
 #   mk/first_hour.mk  test-first-hour: the README's commands, run as a user would
+#   mk/hccl_headers.mk check-hccl-layout: the HCCL headers' names, values, sizes and offsets
+#   mk/hccl.mk        hccl-mpi, test-hccl-mpi: HCCL across processes (MPI)
 # And here: make (deps, check, every test program and example built, none run), make clean.
 #
 # Settings (make NAME=value): BUILD (build), TEST_TIMEOUT (300 s), QUICK=1, BACKEND=cuda,
@@ -81,6 +83,7 @@ TEST_STEPS = deps \
              test-cuda-decls test-cuda-no-gpu \
              $(addprefix test-,$(VARIANTS)) \
              test-cpp test-negative \
+             check-hccl-layout test-hccl-mpi \
              test-install test-pip-install \
              run-examples \
              bench-smoke \
@@ -91,7 +94,7 @@ TEST_STEPS = deps \
 
 # The order matters: tests.mk's variant rules use cuda.mk's settings, bench.mk uses bench/bench.mk.
 include mk/deps.mk mk/cuda.mk mk/tests.mk mk/checks.mk mk/install.mk mk/python.mk mk/examples.mk \
-        mk/soak.mk mk/bench.mk mk/first_hour.mk
+        mk/soak.mk mk/bench.mk mk/first_hour.mk mk/hccl_headers.mk mk/hccl.mk
 
 .PHONY: all test bench clean
 
