@@ -1360,6 +1360,9 @@ ACLRT_API size_t aclDataTypeSize(aclDataType dataType);
  * aclrtGetResInCurrentThread), per device until it is reset; as on the
  * device, a kernel launched with more blocks still runs all of them.
  * Utilization is not measured: -1 ("not available"), as the runtime reports.
+ * aclrtGetMemInfo: the current device's global memory (total, as
+ * ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE) and the part not allocated (free);
+ * every aclrtMemAttr names that same memory on a host device.
  * ======================================================================== */
 #define ACL_HOST_DEVICE_CONNECT_TYPE_PCIE 0
 #define ACL_HOST_DEVICE_CONNECT_TYPE_HCCS 1
@@ -1438,6 +1441,7 @@ ACLRT_API aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int6
 ACLRT_API aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType, int32_t *value);
 ACLRT_API aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus);
 ACLRT_API aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo);
+ACLRT_API aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
 ACLRT_API aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t *value);
 ACLRT_API aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t value);
 ACLRT_API aclError aclrtResetDeviceResLimit(int32_t deviceId);

@@ -103,7 +103,7 @@ static const char *const fz_functions[] = {
     "aclsysGetVersionStr", "aclsysGetVersionNum", "aclGetCannAttributeList", "aclGetCannAttribute",
     "aclrtGetSocName", "aclrtCheckArchCompatibility", "aclFloat16ToFloat", "aclFloatToFloat16", "aclDataTypeSize",
     "aclrtGetDeviceInfo", "aclrtGetDeviceCapability", "aclrtQueryDeviceStatus", "aclrtGetDeviceUtilizationRate",
-    "aclrtGetDeviceResLimit", "aclrtSetDeviceResLimit", "aclrtResetDeviceResLimit", "aclrtGetResInCurrentThread",
+    "aclrtGetMemInfo", "aclrtGetDeviceResLimit", "aclrtSetDeviceResLimit", "aclrtResetDeviceResLimit", "aclrtGetResInCurrentThread",
     "aclrtSetDeviceSatMode", "aclrtGetDeviceSatMode", "aclrtSetStreamOverflowSwitch", "aclrtGetStreamOverflowSwitch",
     "aclrtGetOverflowStatus", "aclrtResetOverflowStatus",
     "aclrtBinaryLoadFromFile", "aclrtBinaryLoadFromData", "aclrtBinaryGetFunction", "aclrtBinaryUnLoad",
@@ -1463,6 +1463,9 @@ static void fz_one_call(struct fz *z)
         FZ(CODES(P, R, DV, ACL_ERROR_RT_DEV_SETUP_ERROR), aclrtResetDeviceResLimit(d));
         (void)aclrtSetCurrentContext(g_ctx);
         FZ(CODES(P, R, CN), aclrtGetResInCurrentThread(lt, fz_maybe(z, &u32)));
+        size_t mem_free, mem_total;
+        FZ(CODES(P, R, CN, F), aclrtGetMemInfo((aclrtMemAttr)soak_pick(rng, 20), fz_maybe(z, &mem_free),
+                                               fz_maybe(z, &mem_total)));
         break;
     }
     case 91: {
