@@ -1360,6 +1360,9 @@ ACLRT_API size_t aclDataTypeSize(aclDataType dataType);
  * aclrtGetResInCurrentThread), per device until it is reset; as on the
  * device, a kernel launched with more blocks still runs all of them.
  * Utilization is not measured: -1 ("not available"), as the runtime reports.
+ * aclrtGetMemInfo: the current device's global memory (total, as
+ * ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE) and the part not allocated (free);
+ * every aclrtMemAttr names that same memory on a host device.
  * ======================================================================== */
 #define ACL_HOST_DEVICE_CONNECT_TYPE_PCIE 0
 #define ACL_HOST_DEVICE_CONNECT_TYPE_HCCS 1
@@ -1438,6 +1441,7 @@ ACLRT_API aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int6
 ACLRT_API aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType, int32_t *value);
 ACLRT_API aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *deviceStatus);
 ACLRT_API aclError aclrtGetDeviceUtilizationRate(int32_t deviceId, aclrtUtilizationInfo *utilizationInfo);
+ACLRT_API aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
 ACLRT_API aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t *value);
 ACLRT_API aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t value);
 ACLRT_API aclError aclrtResetDeviceResLimit(int32_t deviceId);
@@ -1682,6 +1686,65 @@ ACLRT_API aclError aclmdlRIKernelTaskGetAttribute(aclmdlRITask task, aclrtLaunch
                                                   aclrtLaunchKernelAttrValue *attrValue);
 ACLRT_API aclError aclmdlRITaskDisable(aclmdlRITask task);
 ACLRT_API aclError aclmdlRIUpdate(aclmdlRI modelRI);
+
+/* ========================================================================
+ * Profiling (acl_prof.h)
+ *
+ * aclprofInit names a directory for the results (made if missing; it must
+ * be writable). A configuration names the devices to profile; between
+ * aclprofStart and aclprofStop every task that runs on them is recorded
+ * (device, stream, kind, start and end), and aclprofStop writes them as a
+ * Chrome trace (chrome://tracing, Perfetto) into the directory:
+ * aclrt_trace_<pid>_<n>.json. aclprofFinalize stops a session still
+ * running. The data type bits and AI Core metrics are kept in the trace;
+ * the tasks are what is recorded whatever they ask. Order errors:
+ * ACL_ERROR_REPEAT_INITIALIZE (a second aclprofInit), ACL_ERROR_PROF_NOT_RUN
+ * (before aclprofInit, or aclprofStop with no session),
+ * ACL_ERROR_PROF_ALREADY_RUN (aclprofStart while a session runs).
+ * ======================================================================== */
+#define ACL_PROF_ACL_API 0x0001ULL
+#define ACL_PROF_TASK_TIME 0x0002ULL
+#define ACL_PROF_AICORE_METRICS 0x0004ULL
+#define ACL_PROF_AICPU 0x0008ULL
+#define ACL_PROF_L2CACHE 0x0010ULL
+#define ACL_PROF_HCCL_TRACE 0x0020ULL
+#define ACL_PROF_TRAINING_TRACE 0x0040ULL
+#define ACL_PROF_MSPROFTX 0x0080ULL
+#define ACL_PROF_RUNTIME_API 0x0100ULL
+#define ACL_PROF_GE_API_L0 0x0200ULL
+#define ACL_PROF_TASK_TIME_L0 0x0800ULL
+#define ACL_PROF_TASK_MEMORY 0x1000ULL
+#define ACL_PROF_TASK_TIME_L2 0x2000ULL
+#define ACL_PROF_OP_ATTR 0x4000ULL
+#define ACL_PROF_TASK_TIME_L3 0x8000ULL
+#define ACL_PROF_GE_API_L1 0x01000000ULL
+#define ACL_PROF_API_STATS 0x400000000ULL
+#define ACL_PROF_AICORE_SHAPE 0x800000000ULL
+
+typedef enum {
+    ACL_AICORE_ARITHMETIC_UTILIZATION = 0,
+    ACL_AICORE_PIPE_UTILIZATION = 1,
+    ACL_AICORE_MEMORY_BANDWIDTH = 2,
+    ACL_AICORE_L0B_AND_WIDTH = 3,
+    ACL_AICORE_RESOURCE_CONFLICT_RATIO = 4,
+    ACL_AICORE_MEMORY_UB = 5,
+    ACL_AICORE_L2_CACHE = 6,
+    ACL_AICORE_PIPE_EXECUTE_UTILIZATION = 7,
+    ACL_AICORE_MEMORY_ACCESS = 8,
+    ACL_AICORE_NONE = 0xFF,
+} aclprofAicoreMetrics;
+
+typedef struct aclprofConfig aclprofConfig;
+typedef struct aclprofAicoreEvents aclprofAicoreEvents;
+
+ACLRT_API aclError aclprofInit(const char *profilerResultPath, size_t length);
+ACLRT_API aclError aclprofFinalize(void);
+ACLRT_API aclprofConfig *aclprofCreateConfig(uint32_t *deviceIdList, uint32_t deviceNums,
+                                             aclprofAicoreMetrics aicoreMetrics,
+                                             const aclprofAicoreEvents *aicoreEvents, uint64_t dataTypeConfig);
+ACLRT_API aclError aclprofDestroyConfig(const aclprofConfig *profilerConfig);
+ACLRT_API aclError aclprofStart(const aclprofConfig *profilerConfig);
+ACLRT_API aclError aclprofStop(const aclprofConfig *profilerConfig);
 
 /* ========================================================================
  * aclrtx: extensions beyond the ACL API (not part of the real runtime)

@@ -22,6 +22,7 @@
  *             records and their watcher
  *   memory/   allocations, copies, peers, physical memory, allocators
  *   sync/     events, notifies, counting notifies, value waits, HCOM tasks
+ *   prof/     profiling: sessions, the tasks they record, Chrome traces
  *   exec/     running a stream's tasks, exceptions, callbacks, host
  *             functions, external tasks
  *   kernel/   binaries, arguments, launches, host kernels, overflow,
@@ -44,6 +45,7 @@
 #include "sync/event_query.h"
 #include "sync/event_record.h"
 #include "sync/event_wait.h"
+#include "prof/prof.h"
 #include "exec/external.h"
 #include "kernel/binary_query.h"
 #include "kernel/random.h"

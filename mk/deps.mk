@@ -6,8 +6,9 @@
 # As root, the missing ones are installed (apt-get); otherwise the exact apt-get line is printed
 # and make stops.
 
+# Open MPI: the launcher and headers of MPI programs built against make install (HCCL's tests).
 TEST_PKGS := gcc g++ clang make libck-dev libjsmn-dev liburcu-dev python3 python3-dev pkg-config cmake \
-             python3-venv python3-setuptools python3-wheel
+             python3-venv python3-setuptools python3-wheel openmpi-bin libopenmpi-dev
 BENCH_PKGS := $(TEST_PKGS) gnuplot-nox
 
 .PHONY: deps deps-bench

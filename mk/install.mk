@@ -4,6 +4,11 @@
 #   make install        into PREFIX (/usr/local; DESTDIR honoured):
 #                         include/aclrt.h (dist/aclrt.h), include/acl/... (the CANN package's headers)
 #                         lib64/libascendcl.so     the implementation as a shared library (CANN's path)
+#                         lib64/libacl_rt.so, libhccl.so, libmsprofiler.so
+#                                                  links to it: CANN's other library names, so a program
+#                                                  linked with -lacl_rt -lhccl -lmsprofiler loads one
+#                                                  library (its soname, libascendcl.so)
+#                         include/hccl/            the hccl/ headers, once the tree has them
 #                         lib/libascendcl.so       a link to it, where the system's linker and loader look
 #                         lib/pkgconfig/aclrt.pc   pkg-config: the header-only form and its dependencies
 #                         lib/cmake/aclrt/         find_package(aclrt): aclrt::aclrt, aclrt::headers
@@ -12,7 +17,8 @@
 #   make test-install   install into $(BUILD)/prefix, then build and run programs against it the
 #                       ways a program's build does: pkg-config, the CANN package's paths
 #                       (-I$PREFIX/include -L$PREFIX/lib64 -lascendcl), CMake's find_package(aclrt)
-#                       (tests/install), and the loader's cache through lib/
+#                       (tests/install), the loader's cache through lib/, and the other library
+#                       names (-lhccl -lacl_rt -lmsprofiler: one NEEDED libascendcl.so; each loads)
 
 .PHONY: dist install test-install
 
@@ -32,6 +38,11 @@ ACLRT_VERSION := $(shell sed -n 's/^.define ACLRT_VERSION_[A-Z]* \([0-9]*\)$$/\1
 empty :=
 space := $(empty) $(empty)
 
+# CANN ships the runtime, HCCL and the profiler as libraries of their own; here one library has them
+# all, under each name (links), with one soname so that a program loads it once.
+LIB_ALIASES := libacl_rt.so libhccl.so libmsprofiler.so
+HCCL_HEADERS := $(wildcard hccl/*.h)
+
 install: dist $(BUILD)/lib/libascendcl.so
 	install -d $(DESTDIR)$(PREFIX)/include/acl/error_codes $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/lib64 $(DESTDIR)$(PREFIX)/lib/cmake/aclrt
@@ -39,6 +50,9 @@ install: dist $(BUILD)/lib/libascendcl.so
 	install -m 644 acl/*.h $(DESTDIR)$(PREFIX)/include/acl/
 	install -m 644 acl/error_codes/*.h $(DESTDIR)$(PREFIX)/include/acl/error_codes/
 	install -m 755 $(BUILD)/lib/libascendcl.so $(DESTDIR)$(PREFIX)/lib64/libascendcl.so
+	for n in $(LIB_ALIASES); do ln -sfn libascendcl.so $(DESTDIR)$(PREFIX)/lib64/$$n; done
+	if [ -n "$(HCCL_HEADERS)" ]; then install -d $(DESTDIR)$(PREFIX)/include/hccl && \
+	  install -m 644 $(HCCL_HEADERS) $(DESTDIR)$(PREFIX)/include/hccl/; fi
 	ln -sfn ../lib64/libascendcl.so $(DESTDIR)$(PREFIX)/lib/libascendcl.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(ACLRT_VERSION)|' scripts/aclrt.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/aclrt.pc
@@ -81,3 +95,14 @@ test-install: dist
 	  ./$(BUILD)/prefix-cmake/cpp_program >/dev/null && ./$(BUILD)/prefix-cmake/header_only >/dev/null && \
 	  echo "make install + CMake find_package(aclrt), targets aclrt::aclrt and aclrt::headers: build and run (ok)" || \
 	  { cat $(BUILD)/prefix-cmake.log; exit 1; }
+	@$(CXX) $(CXXSTD) -O2 -I$(BUILD)/prefix/include tests/cpp_program.cpp -o $(BUILD)/prefix/names_program \
+	    -L$(BUILD)/prefix/lib64 -lhccl -lacl_rt -lmsprofiler && \
+	  LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib64 ./$(BUILD)/prefix/names_program >/dev/null && \
+	  test "$$(readelf -d $(BUILD)/prefix/names_program | grep -c 'NEEDED.*\[lib\(ascendcl\|hccl\|acl_rt\|msprofiler\)')" = 1 && \
+	  readelf -d $(BUILD)/prefix/names_program | grep -q 'NEEDED.*\[libascendcl\.so\]' && \
+	  test -f $(BUILD)/prefix/include/acl/acl_prof.h && \
+	  for n in libascendcl.so $(LIB_ALIASES); do \
+	    python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1]).aclprofInit' $(CURDIR)/$(BUILD)/prefix/lib64/$$n || exit 1; \
+	  done && \
+	  echo "make install, CANN's other names: -lhccl -lacl_rt -lmsprofiler link one libascendcl.so; each name loads (ok)" || \
+	  { echo "FAIL: libhccl.so, libacl_rt.so, libmsprofiler.so: do not link to one libascendcl.so, or do not load"; exit 1; }

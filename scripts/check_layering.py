@@ -125,7 +125,8 @@ import sys
 IMPL_DIRS = ("impl", "backends")
 # The folders, lowest first: a file may use only its own folder and the ones before it.
 LAYERS = ("impl/core", "impl/task", "backends", "impl/runtime", "impl/stream", "impl/context", "impl/shm",
-          "impl/memory", "impl/sync", "impl/exec", "impl/kernel", "impl/model", "impl/ipc", "impl/system", "impl/hccl",
+          "impl/memory", "impl/sync", "impl/prof", "impl/exec", "impl/kernel", "impl/model", "impl/ipc", "impl/system",
+          "impl/hccl",
           "backends/host", "backends/cuda")
 ALLOWED_BACKEND_INCLUDE = "backends/backend.h"
 AGGREGATE = "impl/aclrt_impl.h"
@@ -1346,7 +1347,7 @@ def kind_table_violations(root, infos):
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 MENTION = re.compile(r"(?<![\w/.<-])([a-z_]\w*\.h)\b")
 # Headers a comment may name that are not files of impl/ or backends/.
-OTHER_HEADERS = {"aclrt.h", "acl.h", "acl_rt.h", "acl_base.h", "acl_base_rt.h", "acl_rt_allocator.h",
+OTHER_HEADERS = {"aclrt.h", "acl.h", "acl_rt.h", "acl_base.h", "acl_base_rt.h", "acl_rt_allocator.h", "acl_prof.h",
                  "rt_error_codes.h", "hccl.h", "hccl_types.h", "jsmn.h"}
 OTHER_PREFIXES = ("ck_", "urcu", "cuda", "sys_", "linux_")
 

@@ -3,8 +3,8 @@
  * (docs/SEMANTICS.md): device attributes from the machine, capabilities,
  * status, utilization, and the process's resource limits: the flows of the
  * device multi-thread, context query and kernel-with-resource-limit
- * samples. Runs with two host devices (device 1 stays unset until a case
- * sets it).
+ * samples, and the memory a device has free (aclrtGetMemInfo). Runs with
+ * two host devices (device 1 stays unset until a case sets it).
  */
 #define _GNU_SOURCE
 
@@ -325,6 +325,85 @@ TEST(limit_calls_reject_a_bad_type_a_bad_device_null_and_no_context)
     CHECK_EQ(ACL_ERROR_RT_CONTEXT_NULL, rc);
 }
 
+static void *mem_info_no_context_main(void *arg)
+{
+    size_t free_bytes, total;
+    *(aclError *)arg = aclrtGetMemInfo(ACL_HBM_MEM, &free_bytes, &total);
+    return NULL;
+}
+
+TEST(mem_info_total_is_the_global_memory_for_every_attribute)
+{
+    int64_t ram = -1;
+    CHECK_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, &ram));
+    for (int a = ACL_DDR_MEM; a <= ACL_MEM_P2P_HUGE1G; a++) {
+        size_t free_bytes = 0, total = 0;
+        CHECK_OK(aclrtGetMemInfo((aclrtMemAttr)a, &free_bytes, &total));
+        CHECK_EQ((size_t)ram, total);
+        CHECK(free_bytes <= total);
+    }
+}
+
+TEST(mem_info_free_drops_by_what_is_allocated_and_comes_back_when_freed)
+{
+    size_t free0, free1, free2, total;
+    CHECK_OK(aclrtGetMemInfo(ACL_HBM_MEM_HUGE, &free0, &total));
+    void *p = NULL, *q = NULL;
+    CHECK_OK(aclrtMalloc(&p, (size_t)1 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMalloc(&q, 4096, ACL_MEM_MALLOC_NORMAL_ONLY));
+    CHECK_OK(aclrtGetMemInfo(ACL_HBM_MEM_HUGE, &free1, &total));
+    CHECK_EQ(free0 - ((size_t)1 << 20) - 4096, free1);
+    /* Pinned host memory is not the device's. */
+    void *h = NULL;
+    CHECK_OK(aclrtMallocHost(&h, (size_t)1 << 20));
+    CHECK_OK(aclrtGetMemInfo(ACL_DDR_MEM, &free2, &total));
+    CHECK_EQ(free1, free2);
+    CHECK_OK(aclrtFreeHost(h));
+    CHECK_OK(aclrtFree(p));
+    CHECK_OK(aclrtFree(q));
+    CHECK_OK(aclrtGetMemInfo(ACL_HBM_MEM_HUGE, &free2, &total));
+    CHECK_EQ(free0, free2);
+}
+
+TEST(mem_info_counts_the_current_devices_memory_only)
+{
+    size_t free0, free1, total;
+    CHECK_OK(aclrtGetMemInfo(ACL_HBM_MEM, &free0, &total));
+    CHECK_OK(aclrtSetDevice(1));
+    void *p = NULL;
+    CHECK_OK(aclrtMalloc(&p, (size_t)1 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtGetMemInfo(ACL_HBM_MEM, &free1, &total));
+    CHECK(free1 <= free0 - ((size_t)1 << 20));
+    CHECK_OK(aclrtSetDevice(0));
+    CHECK_OK(aclrtGetMemInfo(ACL_HBM_MEM, &free1, &total));
+    CHECK_EQ(free0, free1);
+    CHECK_OK(aclrtSetDevice(1));
+    CHECK_OK(aclrtFree(p));
+    CHECK_OK(aclrtResetDevice(1));
+    CHECK_OK(aclrtSetDevice(0));
+}
+
+TEST(mem_info_rejects_null_an_unknown_attribute_and_no_context)
+{
+    size_t free_bytes = 7, total = 7;
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetMemInfo(ACL_HBM_MEM, NULL, &total));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "free");
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetMemInfo(ACL_HBM_MEM, &free_bytes, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "total");
+    aclrtMemAttr wild[] = {(aclrtMemAttr)(ACL_MEM_P2P_HUGE1G + 1), (aclrtMemAttr)-1, (aclrtMemAttr)1000};
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtGetMemInfo(wild[i], &free_bytes, &total));
+        CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "unknown memory attribute");
+    }
+    CHECK_EQ(7, free_bytes);
+    CHECK_EQ(7, total);
+    aclError rc = ACL_SUCCESS;
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, mem_info_no_context_main, &rc) == 0);
+    pthread_join(th, NULL);
+    CHECK_EQ(ACL_ERROR_RT_CONTEXT_NULL, rc);
+}
+
 static atomic_int blocks_run;
 
 static aclError count_block(uint32_t block, uint32_t blocks, void *arg)
@@ -375,6 +454,10 @@ int main(void)
     RUN(a_thread_that_sets_the_device_sees_the_process_limit);
     RUN(limit_calls_reject_a_bad_type_a_bad_device_null_and_no_context);
     RUN(a_kernel_launched_with_more_blocks_than_the_limit_runs_them_all);
+    RUN(mem_info_total_is_the_global_memory_for_every_attribute);
+    RUN(mem_info_free_drops_by_what_is_allocated_and_comes_back_when_freed);
+    RUN(mem_info_counts_the_current_devices_memory_only);
+    RUN(mem_info_rejects_null_an_unknown_attribute_and_no_context);
     aclrtResetDevice(0);
     aclFinalize();
     return check_report("device_info");

@@ -48,6 +48,7 @@
 #include "../stream/stream_complete.h"
 #include "../stream/stream_life.h"
 #include "../sync/event.h"
+#include "../prof/prof_trace.h"
 #include "callback.h"
 #include "exception.h"
 
@@ -74,6 +75,17 @@ ACLRT_INLINE int aclrt_task_run(struct aclrt_stream *s, struct aclrt_task *t, st
 {
     const struct aclrt_task_kind *k = aclrt_rt.overrides[t->kind->id];
     return (k != NULL ? k : t->kind)->run(s, t, blk);
+}
+
+/* aclrt_task_run with the task recorded for a profiling session (prof_trace.h): off the run path's line. */
+static ACLRT_NOINLINE int aclrt_task_run_profiled(struct aclrt_stream *s, struct aclrt_task *t,
+                                                  struct aclrt_block *blk)
+{
+    uint64_t begin = aclrt_prof_task_begin(s);
+    int rc = aclrt_task_run(s, t, blk);
+    if (begin != 0 && rc != ACLRT_TASK_BLOCKED)
+        aclrt_prof_task_end(s, t, begin, rc);
+    return rc;
 }
 
 /*
@@ -442,7 +454,11 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
             struct aclrt_block blk = ACLRT_BLOCK_NONE;
             /* A context an earlier task set was that task's only (aclrt_task_scope_enter). */
             aclrt_tls.ctx_handle = NULL;
-            rc = aclrt_task_run(s, &s->current, &blk);
+            /* While a profiling session runs, the task is run through the recorder: one load when none does. */
+            if (ACLRT_UNLIKELY(atomic_load_explicit(&aclrt_prof.on, memory_order_relaxed)))
+                rc = aclrt_task_run_profiled(s, &s->current, &blk);
+            else
+                rc = aclrt_task_run(s, &s->current, &blk);
             if (rc == ACLRT_TASK_BLOCKED) {
                 /* Waiting for its own issued work is no wait that blocks for good: a drain parks for it too. */
                 if (ACLRT_UNLIKELY(atomic_load_explicit(&s->sched, memory_order_relaxed) & ACLRT_SCHED_DRAIN) &&

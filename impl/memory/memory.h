@@ -104,6 +104,20 @@ ACLRT_INTERNAL bool aclrt_mem_unregister(uintptr_t base, enum aclrt_mem_kind kin
     return found;
 }
 
+/* The bytes of device memory allocated on `dev` and not freed (aclrtMalloc and the runtime's own). */
+ACLRT_INTERNAL size_t aclrt_mem_device_bytes(const struct aclrt_device *dev)
+{
+    size_t bytes = 0;
+    pthread_rwlock_rdlock(&aclrt_mem.lock);
+    for (size_t i = 0; i < aclrt_mem.count; i++) {
+        const struct aclrt_allocation *a = &aclrt_mem.items[i];
+        if (a->device == dev && (a->kind == ACLRT_MEM_DEVICE || a->kind == ACLRT_MEM_RUNTIME))
+            bytes += a->size;
+    }
+    pthread_rwlock_unlock(&aclrt_mem.lock);
+    return bytes;
+}
+
 /* Does [addr, addr+len) lie inside one of our allocations (pinned)? */
 ACLRT_INTERNAL bool aclrt_mem_is_ours(const void *addr, size_t len)
 {

@@ -98,6 +98,8 @@ struct aclrt_stream {
     bool has_current;
     _Atomic bool draining; /* counted in device->draining until freed (stream_life.h); set before DYING is */
     uint64_t issued; /* the number of the last task taken off the ring (running, done or handed off) */
+    /* Kept by a profiling session (prof_trace.h): when the first attempt of task number prof_task began. */
+    uint64_t prof_task, prof_begin_ns;
     /* The external task started and not completed yet (external.h): its number (0: none), its submitter. */
     _Atomic uint64_t external_pending;
     uint32_t external_tid;

@@ -23,6 +23,12 @@
  *   - Status: a host device is always ACL_RT_DEVICE_STATUS_NORMAL.
  *   - Utilization is not measured: every rate is -1 ("not available"), as
  *     the runtime reports a rate it cannot get; so is a bad device id's.
+ *   - Memory (aclrtGetMemInfo): the total is the device's global memory
+ *     as aclrtGetDeviceInfo reports it (the machine's RAM), the free part
+ *     the total less the device memory allocated on the current device and
+ *     not freed (aclrtMalloc's, and the runtime's own). Every memory
+ *     attribute names the same memory: a host device has no separate DDR,
+ *     HBM, huge-page or P2P pools.
  *   - Resource limits are, as in the runtime, the core counts that whoever
  *     sizes kernels reads (aclrtGetDeviceResLimit, aclrtGetResInCurrentThread):
  *     at most the device's cores, kept per device while it is set (a reset
@@ -41,6 +47,7 @@
 #include "../runtime/runtime.h"
 #include "../runtime/runtime_start.h"
 #include "../context/context.h"
+#include "../memory/memory.h"
 
 /* The CPUs this process may run on (at least 1). */
 static uint32_t aclrt_machine_cpus(void)
@@ -210,6 +217,33 @@ ACLRT_API aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int6
                           "attribute %d describes NPU hardware; device %u is the host's CPU", (int)attr, deviceId);
     }
     return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%d is not a device attribute (aclrtDevAttr)", (int)attr);
+}
+
+ACLRT_API aclError aclrtGetMemInfo(aclrtMemAttr attribute, size_t *free, size_t *total)
+{
+    ACLRT_ENTER();
+    if (free == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "free (output) is NULL");
+    if (total == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "total (output) is NULL");
+    if ((unsigned)attribute > (unsigned)ACL_MEM_P2P_HUGE1G)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "unknown memory attribute %d", (int)attribute);
+    struct aclrt_context *ctx;
+    aclError rc = aclrt_current_context(&ctx);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (aclrt_rt.embedder != NULL && aclrt_rt.embedder->memAlloc != NULL)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "the memory of device %u is the %s backend's, whose size aclrt does not know",
+                          ctx->device->id, aclrt_rt.embedder->name);
+    int64_t ram = aclrt_machine_ram();
+    if (ram <= 0)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the system does not say how much RAM it has");
+    size_t all = (uint64_t)ram > SIZE_MAX ? SIZE_MAX : (size_t)ram;
+    size_t used = aclrt_mem_device_bytes(ctx->device);
+    *total = all;
+    *free = used < all ? all - used : 0;
+    return ACL_SUCCESS;
 }
 
 ACLRT_API aclError aclrtGetDeviceCapability(int32_t deviceId, aclrtDevFeatureType devFeatureType, int32_t *value)

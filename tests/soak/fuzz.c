@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include "soak.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <sched.h>
 
@@ -103,7 +104,7 @@ static const char *const fz_functions[] = {
     "aclsysGetVersionStr", "aclsysGetVersionNum", "aclGetCannAttributeList", "aclGetCannAttribute",
     "aclrtGetSocName", "aclrtCheckArchCompatibility", "aclFloat16ToFloat", "aclFloatToFloat16", "aclDataTypeSize",
     "aclrtGetDeviceInfo", "aclrtGetDeviceCapability", "aclrtQueryDeviceStatus", "aclrtGetDeviceUtilizationRate",
-    "aclrtGetDeviceResLimit", "aclrtSetDeviceResLimit", "aclrtResetDeviceResLimit", "aclrtGetResInCurrentThread",
+    "aclrtGetMemInfo", "aclrtGetDeviceResLimit", "aclrtSetDeviceResLimit", "aclrtResetDeviceResLimit", "aclrtGetResInCurrentThread",
     "aclrtSetDeviceSatMode", "aclrtGetDeviceSatMode", "aclrtSetStreamOverflowSwitch", "aclrtGetStreamOverflowSwitch",
     "aclrtGetOverflowStatus", "aclrtResetOverflowStatus",
     "aclrtBinaryLoadFromFile", "aclrtBinaryLoadFromData", "aclrtBinaryGetFunction", "aclrtBinaryUnLoad",
@@ -122,7 +123,8 @@ static const char *const fz_functions[] = {
     "aclmdlRITaskSetParams", "aclmdlRIKernelTaskGetAttribute", "aclmdlRITaskDisable", "aclmdlRIUpdate",
     "aclmdlRIDebugJsonPrint", "aclmdlRIDebugPrint",
     "aclrtCreateLabel", "aclrtSetLabel", "aclrtDestroyLabel", "aclrtCreateLabelList", "aclrtDestroyLabelList",
-    "aclrtSwitchLabelByIndex",
+    "aclrtSwitchLabelByIndex", "aclprofInit", "aclprofFinalize", "aclprofCreateConfig", "aclprofDestroyConfig",
+    "aclprofStart", "aclprofStop",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -286,6 +288,31 @@ static void *fz_garbage(struct fz *z)
     case 5: return (void *)(uintptr_t)soak_rng(&z->rng);
     default: return (void *)(uintptr_t)UINTPTR_MAX;
     }
+}
+
+/* Profiling traces go here (aclprofInit makes it); the fuzzer removes them as they come. */
+static char fz_prof_dir[64];
+static pthread_once_t fz_prof_once = PTHREAD_ONCE_INIT;
+
+static void fz_prof_name(void)
+{
+    snprintf(fz_prof_dir, sizeof fz_prof_dir, "/tmp/aclrt_fuzz_prof_%ld", (long)getpid());
+}
+
+static void fz_prof_clean(void)
+{
+    DIR *d = opendir(fz_prof_dir);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char path[sizeof fz_prof_dir + 300];
+        if (strncmp(e->d_name, "aclrt_trace_", 12) == 0) {
+            snprintf(path, sizeof path, "%s/%s", fz_prof_dir, e->d_name);
+            unlink(path);
+        }
+    }
+    closedir(d);
 }
 
 static void *fz_maybe(struct fz *z, void *p)
@@ -658,7 +685,7 @@ static void fz_one_call(struct fz *z)
     size_t sizes[] = {0, 1, 16, FZ_BUF};
     size_t maxes[] = {0, 1, 16, FZ_BUF, SIZE_MAX};
     memset(&av, 0, sizeof av);
-    unsigned op = (unsigned)soak_pick(rng, 98);
+    unsigned op = (unsigned)soak_pick(rng, 99);
     switch (op) {
     /* --- launches --- */
     case 0:
@@ -1463,6 +1490,9 @@ static void fz_one_call(struct fz *z)
         FZ(CODES(P, R, DV, ACL_ERROR_RT_DEV_SETUP_ERROR), aclrtResetDeviceResLimit(d));
         (void)aclrtSetCurrentContext(g_ctx);
         FZ(CODES(P, R, CN), aclrtGetResInCurrentThread(lt, fz_maybe(z, &u32)));
+        size_t mem_free, mem_total;
+        FZ(CODES(P, R, CN, F), aclrtGetMemInfo((aclrtMemAttr)soak_pick(rng, 20), fz_maybe(z, &mem_free),
+                                               fz_maybe(z, &mem_total)));
         break;
     }
     case 91: {
@@ -1962,6 +1992,35 @@ static void fz_one_call(struct fz *z)
         fz_add_stale(z, mdl);
         break;
     }
+    case 98: {
+        /*
+         * Profiling, from both threads at once: one process-wide session, so any order error may come back.
+         * Traces are removed after every stop; the other paths are a file (not a directory) and bad lengths.
+         */
+        pthread_once(&fz_prof_once, fz_prof_name);
+        const char *paths[] = {fz_prof_dir, "/dev/null", NULL};
+        const char *path = paths[soak_pick(rng, 3)];
+        size_t len = path == NULL ? 4 : strlen(path) + (soak_pick(rng, 6) == 0);
+        FZ(CODES(P, ACL_ERROR_REPEAT_INITIALIZE), aclprofInit(path, len));
+        uint32_t ids[3] = {0, (uint32_t)soak_pick(rng, 3), (uint32_t)soak_pick(rng, 70)};
+        aclprofConfig *pcfg = aclprofCreateConfig(soak_pick(rng, 8) ? ids : NULL, (uint32_t)soak_pick(rng, 4),
+                                                 ACL_AICORE_PIPE_UTILIZATION, NULL,
+                                                 ACL_PROF_TASK_TIME | (soak_pick(rng, 2) ? ACL_PROF_MSPROFTX : 0));
+        fz_cover("aclprofCreateConfig");
+        (void)aclGetRecentErrMsg();
+        const aclprofConfig *use = soak_pick(rng, 8) ? pcfg : (const aclprofConfig *)fz_garbage(z);
+        FZ(CODES(P, ACL_ERROR_PROF_NOT_RUN, ACL_ERROR_PROF_ALREADY_RUN), aclprofStart(use));
+        for (int i = 0; i < 4; i++)
+            FZ(CODES(SUBMIT), aclrtLaunchHostFunc(fz_stream_submit(z), fz_noop, NULL));
+        FZ(CODES(P, ACL_ERROR_PROF_NOT_RUN, ACL_ERROR_PROFILING_FAILURE), aclprofStop(use));
+        if (soak_pick(rng, 3) == 0)
+            FZ(CODES(ACL_ERROR_PROF_NOT_RUN, ACL_ERROR_PROFILING_FAILURE), aclprofFinalize());
+        fz_prof_clean();
+        FZ(CODES(P), aclprofDestroyConfig(soak_pick(rng, 8) ? pcfg : (const aclprofConfig *)fz_garbage(z)));
+        if (pcfg != NULL && last_rc != ACL_SUCCESS)
+            FZ(CODES(P), aclprofDestroyConfig(pcfg));
+        break;
+    }
     default: {
         /* Counted work, which must all run. */
         (void)aclrtSetCurrentContext(g_ctx);
@@ -1992,6 +2051,12 @@ void fuzz_finish(void)
 {
     if (!fz_ready)
         return;
+    pthread_once(&fz_prof_once, fz_prof_name);
+    {
+        (void)aclprofFinalize();
+        fz_prof_clean();
+        rmdir(fz_prof_dir);
+    }
     (void)aclrtSetCurrentContext(g_ctx);
     for (int t = 0; t < 2; t++) {
         struct fz *z = &fz_threads[t];
