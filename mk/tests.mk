@@ -86,12 +86,13 @@ $(BUILD)/kernels/lib%.so: tests/kernels/%.c aclrt.h
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) -Werror -O2 -fPIC -shared -I. $< -o $@
 
-# The dist variant's include directory: dist/aclrt.h (mk/install.mk) and the acl/ headers.
+# The dist variant's include directory: dist/aclrt.h (mk/install.mk), the acl/ and hccl/ headers.
 $(BUILD)/dist-include/aclrt.h: dist/aclrt.h
-	@mkdir -p $(BUILD)/dist-include/acl/error_codes
+	@mkdir -p $(BUILD)/dist-include/acl/error_codes $(BUILD)/dist-include/hccl
 	cp dist/aclrt.h $@
 	cp acl/*.h $(BUILD)/dist-include/acl/
 	cp acl/error_codes/*.h $(BUILD)/dist-include/acl/error_codes/
+	cp hccl/*.h $(BUILD)/dist-include/hccl/
 
 # A C++17 ACL-style program builds unchanged against acl/acl.h.
 $(BUILD)/release/cpp_program: tests/cpp_program.cpp $(BUILD)/release/impl.o $(SOURCES)

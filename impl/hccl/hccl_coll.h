@@ -86,7 +86,7 @@ ACLRT_API HcclResult HcclAllReduce(void *sendBuf, void *recvBuf, uint64_t count,
 {
     ACLRT_ENTER();
     struct aclrt_hccl_comm *c;
-    struct aclrt_hccl_op *o;
+    struct aclrt_hccl_op *o = NULL;
     ACLRT_HCCL_TRY(aclrt_hccl_check(comm, stream, &c));
     ACLRT_HCCL_TRY(aclrt_hccl_check_type(dataType, true, op));
     ACLRT_HCCL_TRY(aclrt_hccl_check_buf(sendBuf, count, "sendBuf"));
@@ -101,7 +101,7 @@ ACLRT_API HcclResult HcclBroadcast(void *buf, uint64_t count, HcclDataType dataT
 {
     ACLRT_ENTER();
     struct aclrt_hccl_comm *c;
-    struct aclrt_hccl_op *o;
+    struct aclrt_hccl_op *o = NULL;
     ACLRT_HCCL_TRY(aclrt_hccl_check(comm, stream, &c));
     ACLRT_HCCL_TRY(aclrt_hccl_check_type(dataType, false, HCCL_REDUCE_SUM));
     ACLRT_HCCL_TRY(aclrt_hccl_check_buf(buf, count, "buf"));
@@ -116,7 +116,7 @@ ACLRT_API HcclResult HcclReduce(void *sendBuf, void *recvBuf, uint64_t count, Hc
 {
     ACLRT_ENTER();
     struct aclrt_hccl_comm *c;
-    struct aclrt_hccl_op *o;
+    struct aclrt_hccl_op *o = NULL;
     ACLRT_HCCL_TRY(aclrt_hccl_check(comm, stream, &c));
     ACLRT_HCCL_TRY(aclrt_hccl_check_type(dataType, true, op));
     ACLRT_HCCL_TRY(aclrt_hccl_check_root(c, root, "root"));
@@ -133,7 +133,7 @@ ACLRT_API HcclResult HcclReduceScatter(void *sendBuf, void *recvBuf, uint64_t re
 {
     ACLRT_ENTER();
     struct aclrt_hccl_comm *c;
-    struct aclrt_hccl_op *o;
+    struct aclrt_hccl_op *o = NULL;
     ACLRT_HCCL_TRY(aclrt_hccl_check(comm, stream, &c));
     ACLRT_HCCL_TRY(aclrt_hccl_check_type(dataType, true, op));
     ACLRT_HCCL_TRY(aclrt_hccl_check_buf(sendBuf, recvCount, "sendBuf"));
@@ -158,7 +158,7 @@ ACLRT_API HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts, c
 {
     ACLRT_ENTER();
     struct aclrt_hccl_comm *c;
-    struct aclrt_hccl_op *o;
+    struct aclrt_hccl_op *o = NULL;
     ACLRT_HCCL_TRY(aclrt_hccl_check(comm, stream, &c));
     ACLRT_HCCL_TRY(aclrt_hccl_check_type(dataType, true, op));
     ACLRT_HCCL_TRY(aclrt_hccl_check_buf(recvBuf, recvCount, "recvBuf"));
@@ -188,7 +188,7 @@ ACLRT_API HcclResult HcclScatter(void *sendBuf, void *recvBuf, uint64_t recvCoun
 {
     ACLRT_ENTER();
     struct aclrt_hccl_comm *c;
-    struct aclrt_hccl_op *o;
+    struct aclrt_hccl_op *o = NULL;
     ACLRT_HCCL_TRY(aclrt_hccl_check(comm, stream, &c));
     ACLRT_HCCL_TRY(aclrt_hccl_check_type(dataType, false, HCCL_REDUCE_SUM));
     ACLRT_HCCL_TRY(aclrt_hccl_check_root(c, root, "root"));
@@ -205,7 +205,7 @@ ACLRT_API HcclResult HcclAllGather(void *sendBuf, void *recvBuf, uint64_t sendCo
 {
     ACLRT_ENTER();
     struct aclrt_hccl_comm *c;
-    struct aclrt_hccl_op *o;
+    struct aclrt_hccl_op *o = NULL;
     ACLRT_HCCL_TRY(aclrt_hccl_check(comm, stream, &c));
     ACLRT_HCCL_TRY(aclrt_hccl_check_type(dataType, false, HCCL_REDUCE_SUM));
     ACLRT_HCCL_TRY(aclrt_hccl_check_buf(sendBuf, sendCount, "sendBuf"));
@@ -220,7 +220,7 @@ ACLRT_API HcclResult HcclAllGatherV(void *sendBuf, uint64_t sendCount, void *rec
 {
     ACLRT_ENTER();
     struct aclrt_hccl_comm *c;
-    struct aclrt_hccl_op *o;
+    struct aclrt_hccl_op *o = NULL;
     ACLRT_HCCL_TRY(aclrt_hccl_check(comm, stream, &c));
     ACLRT_HCCL_TRY(aclrt_hccl_check_type(dataType, false, HCCL_REDUCE_SUM));
     ACLRT_HCCL_TRY(aclrt_hccl_check_buf(sendBuf, sendCount, "sendBuf"));
@@ -261,7 +261,7 @@ ACLRT_API HcclResult HcclAlltoAll(const void *sendBuf, uint64_t sendCount, HcclD
 {
     ACLRT_ENTER();
     struct aclrt_hccl_comm *c;
-    struct aclrt_hccl_op *o;
+    struct aclrt_hccl_op *o = NULL;
     ACLRT_HCCL_TRY(aclrt_hccl_check(comm, stream, &c));
     ACLRT_HCCL_TRY(aclrt_hccl_check_pair_types(sendType, recvType));
     if (sendCount != recvCount)
@@ -281,7 +281,7 @@ ACLRT_API HcclResult HcclAlltoAllV(const void *sendBuf, const void *sendCounts, 
 {
     ACLRT_ENTER();
     struct aclrt_hccl_comm *c;
-    struct aclrt_hccl_op *o;
+    struct aclrt_hccl_op *o = NULL;
     ACLRT_HCCL_TRY(aclrt_hccl_check(comm, stream, &c));
     ACLRT_HCCL_TRY(aclrt_hccl_check_pair_types(sendType, recvType));
     uint32_t n = c->nranks;
@@ -314,7 +314,7 @@ ACLRT_API HcclResult HcclAlltoAllVC(const void *sendBuf, const void *sendCountMa
 {
     ACLRT_ENTER();
     struct aclrt_hccl_comm *c;
-    struct aclrt_hccl_op *o;
+    struct aclrt_hccl_op *o = NULL;
     ACLRT_HCCL_TRY(aclrt_hccl_check(comm, stream, &c));
     ACLRT_HCCL_TRY(aclrt_hccl_check_pair_types(sendType, recvType));
     uint32_t n = c->nranks;
@@ -341,7 +341,7 @@ ACLRT_API HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)
 {
     ACLRT_ENTER();
     struct aclrt_hccl_comm *c;
-    struct aclrt_hccl_op *o;
+    struct aclrt_hccl_op *o = NULL;
     ACLRT_HCCL_TRY(aclrt_hccl_check(comm, stream, &c));
     ACLRT_HCCL_TRY(aclrt_hccl_new(c, ACLRT_HCCL_BARRIER, 0, &o));
     o->a.type = HCCL_DATA_TYPE_INT8;
@@ -352,7 +352,7 @@ ACLRT_API HcclResult HcclBarrier(HcclComm comm, aclrtStream stream)
 static HcclResult aclrt_hccl_batch(const HcclSendRecvItem *items, uint32_t n, HcclComm comm, aclrtStream stream)
 {
     struct aclrt_hccl_comm *c;
-    struct aclrt_hccl_op *o;
+    struct aclrt_hccl_op *o = NULL;
     ACLRT_HCCL_TRY(aclrt_hccl_check(comm, stream, &c));
     if (items == NULL && n > 0)
         return aclrt_hccl_fail(HCCL_E_PTR, "sendRecvInfo is NULL");

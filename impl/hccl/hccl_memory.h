@@ -30,6 +30,15 @@ static struct aclrt_hccl_region *aclrt_hccl_region_find(struct aclrt_hccl_comm *
     return NULL;
 }
 
+/* Whether a mapping is active inside range g (lock held). */
+static bool aclrt_hccl_region_active_in(struct aclrt_hccl_comm *c, const struct aclrt_hccl_region *g)
+{
+    for (struct aclrt_hccl_region *a = c->regions; a != NULL; a = a->next)
+        if (a->kind == ACLRT_HCCL_ACTIVE && a->base >= g->base && (size_t)(a->base - g->base) < g->size)
+            return true;
+    return false;
+}
+
 static HcclResult aclrt_hccl_region_add(struct aclrt_hccl_comm *c, enum aclrt_hccl_region_kind kind, void *base,
                                         size_t size, struct aclrt_hccl_region **out)
 {
@@ -91,7 +100,7 @@ ACLRT_API HcclResult HcclCommUnsetMemoryRange(HcclComm comm, void *baseVirPtr)
     struct aclrt_hccl_region *g = aclrt_hccl_region_find(c, ACLRT_HCCL_RANGE, baseVirPtr, 0);
     if (g == NULL || g->base != (char *)baseVirPtr)
         r = aclrt_hccl_fail(HCCL_E_PARA, "no range starts at %p (HcclCommSetMemoryRange)", baseVirPtr);
-    else if (aclrt_hccl_region_find(c, ACLRT_HCCL_ACTIVE, g->base, 0) != NULL)
+    else if (aclrt_hccl_region_active_in(c, g))
         r = aclrt_hccl_fail(HCCL_E_PARA, "memory in the range at %p is still active (HcclCommDeactivateCommMemory)",
                             baseVirPtr);
     else

@@ -97,14 +97,16 @@ ACLRT_INTERNAL HcclResult aclrt_hccl_launch(struct aclrt_hccl_op *op, aclrtStrea
 /* Merges the held batches from index i on of one communicator and stream into one; returns it. */
 static struct aclrt_hccl_op *aclrt_hccl_group_merge(struct aclrt_hccl_group *g, uint32_t i)
 {
-    struct aclrt_hccl_held *first = &g->held[i];
+    struct aclrt_hccl_comm *comm = g->held[i].op->comm;
+    aclrtStream stream = g->held[i].stream;
     uint32_t items = 0;
-    for (uint32_t k = i; k < g->n; k++)
-        if (g->held[k].op != NULL && g->held[k].op->a.kind == ACLRT_HCCL_BATCH &&
-            g->held[k].op->comm == first->op->comm && g->held[k].stream == first->stream)
-            items += g->held[k].op->a.nitems;
+    for (uint32_t k = i; k < g->n; k++) {
+        struct aclrt_hccl_op *op = g->held[k].op;
+        if (op != NULL && op->a.kind == ACLRT_HCCL_BATCH && op->comm == comm && g->held[k].stream == stream)
+            items += op->a.nitems;
+    }
     size_t words = (items * sizeof(HcclSendRecvItem) + sizeof(uint64_t) - 1) / sizeof(uint64_t);
-    struct aclrt_hccl_op *m = aclrt_hccl_op_new(first->op->comm, "HcclGroupEnd", words);
+    struct aclrt_hccl_op *m = aclrt_hccl_op_new(comm, "HcclGroupEnd", words);
     if (m == NULL)
         return NULL;
     m->a.kind = ACLRT_HCCL_BATCH;
@@ -112,8 +114,7 @@ static struct aclrt_hccl_op *aclrt_hccl_group_merge(struct aclrt_hccl_group *g, 
     m->a.items = dst;
     for (uint32_t k = i; k < g->n; k++) {
         struct aclrt_hccl_op *op = g->held[k].op;
-        if (op != NULL && op->a.kind == ACLRT_HCCL_BATCH && op->comm == first->op->comm &&
-            g->held[k].stream == first->stream) {
+        if (op != NULL && op->a.kind == ACLRT_HCCL_BATCH && op->comm == comm && g->held[k].stream == stream) {
             memcpy(dst + m->a.nitems, op->a.items, op->a.nitems * sizeof *dst);
             m->a.nitems += op->a.nitems;
             free(op);
