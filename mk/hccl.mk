@@ -2,7 +2,8 @@
 #
 #   make hccl-mpi          $(BUILD)/lib/libaclrt_hccl_mpi.so, the MPI engine (built with mpicc)
 #   make test-hccl-mpi     tests/hccl/test_hccl_mpi.c under `mpirun -np 4` (oversubscribed), in
-#                          the release build
+#                          the release build; then again with a rank that kills itself in the
+#                          middle of an allreduce: the job must end (mpirun reports it), not hang
 #
 # MPI is Open MPI from Debian (make deps installs it); MPICC names another wrapper (MPICH's).
 # mpirun runs as root only when told so: MPIRUN_FLAGS carries that where the user is root.
@@ -32,3 +33,8 @@ $(BUILD)/hccl/test_hccl_mpi: tests/hccl/test_hccl_mpi.c tests/check.h $(BUILD)/r
 test-hccl-mpi: $(BUILD)/hccl/test_hccl_mpi $(HCCL_MPI_PLUGIN)
 	@echo "== hccl: $(HCCL_NP) processes (mpirun) =="
 	@$(HCCL_ENV) $(BOUNDED) $(MPIRUN) $(MPIRUN_FLAGS) -x ACLRT_HCCL_MPI_PLUGIN -np $(HCCL_NP) ./$<
+	@$(HCCL_ENV) HCCL_KILL_RANK=1 $(BOUNDED) $(MPIRUN) $(MPIRUN_FLAGS) -x ACLRT_HCCL_MPI_PLUGIN -x HCCL_KILL_RANK \
+	  -np $(HCCL_NP) ./$< >$(BUILD)/hccl/killed.log 2>&1; rc=$$?; \
+	  if [ $$rc = 0 ] || [ $$rc = 124 ]; then cat $(BUILD)/hccl/killed.log; \
+	    echo "FAIL: a rank killed mid-operation: mpirun exited $$rc (0: nobody noticed; 124: hung)"; exit 1; fi; \
+	  echo "hccl: a rank killed in the middle of an allreduce ends the job (mpirun exit $$rc), no hang (ok)"
