@@ -2,7 +2,7 @@
 #
 #   make hccl-mpi          $(BUILD)/lib/libaclrt_hccl_mpi.so, the MPI engine (built with mpicc)
 #   make test-hccl-mpi     tests/hccl/test_hccl_mpi.c under `mpirun -np 4` (oversubscribed), in
-#                          the release build; then again with a rank that kills itself in the
+#                          the release, ThreadSanitizer and AddressSanitizer builds; then again with a rank that kills itself in the
 #                          middle of an allreduce: the job must end (mpirun reports it), not hang
 #
 # MPI is Open MPI from Debian (make deps installs it); MPICC names another wrapper (MPICH's).
@@ -26,15 +26,25 @@ $(HCCL_MPI_PLUGIN): $(HCCL_MPI_SOURCES)
 	@mkdir -p $(@D)
 	$(MPICC) $(CSTD) $(WARN) -Werror -O2 -g -fPIC -shared -fvisibility=hidden -I. $< -o $@
 
-$(BUILD)/hccl/test_hccl_mpi: tests/hccl/test_hccl_mpi.c tests/check.h $(BUILD)/release/impl.o
-	@mkdir -p $(@D)
-	$(MPICC) $(CSTD) $(WARN) -Werror $(FLAGS_release) $< $(BUILD)/release/impl.o -o $@ $(LIBS)
+# One program per variant of the runtime: release, ThreadSanitizer, AddressSanitizer. Open MPI
+# itself is not instrumented; it keeps memory until exit, so the leak check is off under ASan.
+HCCL_MPI_VARIANTS := release tsan asan
+HCCL_ENV_asan := ASAN_OPTIONS=detect_leaks=0
+define hccl_mpi_variant
+$(BUILD)/hccl/test_hccl_mpi_$(1): tests/hccl/test_hccl_mpi.c tests/check.h tests/hccl_ref.h $(BUILD)/$(1)/impl.o
+	@mkdir -p $$(@D)
+	$(MPICC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $$< $(BUILD)/$(1)/impl.o -o $$@ $(LIBS)
+endef
+$(foreach v,$(HCCL_MPI_VARIANTS),$(eval $(call hccl_mpi_variant,$(v))))
 
-test-hccl-mpi: $(BUILD)/hccl/test_hccl_mpi $(HCCL_MPI_PLUGIN)
-	@echo "== hccl: $(HCCL_NP) processes (mpirun) =="
-	@$(HCCL_ENV) $(BOUNDED) $(MPIRUN) $(MPIRUN_FLAGS) -x ACLRT_HCCL_MPI_PLUGIN -np $(HCCL_NP) ./$<
+test-hccl-mpi: $(addprefix $(BUILD)/hccl/test_hccl_mpi_,$(HCCL_MPI_VARIANTS)) $(HCCL_MPI_PLUGIN)
+	@for v in $(HCCL_MPI_VARIANTS); do \
+	  echo "== hccl: $(HCCL_NP) processes (mpirun), $$v =="; \
+	  env $(HCCL_ENV) $$( [ $$v = asan ] && echo $(HCCL_ENV_asan) ) $(BOUNDED) $(MPIRUN) $(MPIRUN_FLAGS) \
+	    -x ACLRT_HCCL_MPI_PLUGIN -x ASAN_OPTIONS -np $(HCCL_NP) ./$(BUILD)/hccl/test_hccl_mpi_$$v || exit 1; \
+	done
 	@$(HCCL_ENV) HCCL_KILL_RANK=1 $(BOUNDED) $(MPIRUN) $(MPIRUN_FLAGS) -x ACLRT_HCCL_MPI_PLUGIN -x HCCL_KILL_RANK \
-	  -np $(HCCL_NP) ./$< >$(BUILD)/hccl/killed.log 2>&1; rc=$$?; \
+	  -np $(HCCL_NP) ./$(BUILD)/hccl/test_hccl_mpi_release >$(BUILD)/hccl/killed.log 2>&1; rc=$$?; \
 	  if [ $$rc = 0 ] || [ $$rc = 124 ]; then cat $(BUILD)/hccl/killed.log; \
 	    echo "FAIL: a rank killed mid-operation: mpirun exited $$rc (0: nobody noticed; 124: hung)"; exit 1; fi; \
 	  echo "hccl: a rank killed in the middle of an allreduce ends the job (mpirun exit $$rc), no hang (ok)"
