@@ -31,6 +31,8 @@
  *   ipc/      the IPC calls: events, notifies and memory shared
  *   system/   versions, device information, error details, aclInit and
  *             aclFinalize
+ *   hccl/     HCCL: communicators and collectives on streams, ranks in one
+ *             process or across processes through MPI
  *
  * The files included here are the ones no other file includes; they reach
  * every other header of the folders above (checked by make check-layering).

@@ -19,8 +19,8 @@
 #ifndef ACLRT_IMPL_HCCL_HCCL_COMM_H
 #define ACLRT_IMPL_HCCL_HCCL_COMM_H
 
-#include "../../hccl/hccl.h"
 #include "../core/base.h"
+#include "../../hccl/hccl.h"
 #include "../core/error.h"
 #include "../core/thread.h"
 

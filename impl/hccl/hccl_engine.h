@@ -294,7 +294,7 @@ ACLRT_INTERNAL HcclResult aclrt_hccl_engine_use(bool more)
 }
 
 /* Hands a poller to the engine thread. */
-ACLRT_INTERNAL HcclResult aclrt_hccl_engine_poll(struct aclrt_hccl_poller *p)
+static HcclResult aclrt_hccl_engine_poll(struct aclrt_hccl_poller *p)
 {
     struct aclrt_hccl_engine *e = &aclrt_hccl_eng;
     pthread_mutex_lock(&e->lock);
@@ -306,14 +306,6 @@ ACLRT_INTERNAL HcclResult aclrt_hccl_engine_poll(struct aclrt_hccl_poller *p)
     }
     pthread_mutex_unlock(&e->lock);
     return r;
-}
-
-/* Wakes the threads waiting for pollers (a poller changed what they wait for). */
-ACLRT_INTERNAL void aclrt_hccl_engine_notify(void)
-{
-    pthread_mutex_lock(&aclrt_hccl_eng.lock);
-    pthread_cond_broadcast(&aclrt_hccl_eng.done);
-    pthread_mutex_unlock(&aclrt_hccl_eng.lock);
 }
 
 /* An operation whose stream reached it, on a communicator across processes. */

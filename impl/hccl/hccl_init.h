@@ -24,6 +24,8 @@
 #include "../core/base.h"
 #include "../core/clock.h"
 #include "../core/thread.h"
+#include "../context/device.h"
+#include "../system/init.h"
 #include "hccl_comm.h"
 #include "hccl_engine.h"
 #include "hccl_local.h"
@@ -117,11 +119,13 @@ static HcclResult aclrt_hccl_apply_config(struct aclrt_hccl_comm *c, const HcclC
     c->exec_timeout_ns = aclrt_hccl_exec_timeout_ns();
     if (config == NULL)
         return HCCL_SUCCESS;
+    /* The header HcclCommConfigInit wrote: size, magic word, version (the config's first bytes). */
+    const char *head = (const char *)(const void *)config;
     size_t size;
     uint32_t magic, version;
-    memcpy(&size, config->reserved, sizeof size);
-    memcpy(&magic, config->reserved + sizeof size, sizeof magic);
-    memcpy(&version, config->reserved + sizeof size + sizeof magic, sizeof version);
+    memcpy(&size, head, sizeof size);
+    memcpy(&magic, head + sizeof size, sizeof magic);
+    memcpy(&version, head + sizeof size + sizeof magic, sizeof version);
     if (magic != HCCL_COMM_CONFIG_MAGIC_WORD || size < offsetof(HcclCommConfig, hcclUdi))
         return aclrt_hccl_fail(HCCL_E_PARA, "config was not initialized by HcclCommConfigInit (magic %#x, size %zu)",
                                magic, size);

@@ -51,7 +51,7 @@ struct aclrt_hccl_item {
     struct aclrt_hccl_op *op;
     uint32_t owner, peer;        /* the rank that issued it, the rank it names */
     bool send;
-    void *buf;
+    void *data;
     uint64_t count;
     HcclDataType type;
     struct aclrt_hccl_item *next;
@@ -495,7 +495,7 @@ ACLRT_INTERNAL void aclrt_hccl_local_batch(struct aclrt_hccl_op *op)
         const HcclSendRecvItem *it = &op->a.items[i];
         struct aclrt_hccl_item *m = &mine[i];
         m->op = op, m->owner = rank, m->peer = it->remoteRank, m->send = it->sendRecvType == HCCL_SEND;
-        m->buf = it->buf, m->count = it->count, m->type = it->dataType;
+        m->data = it->buf, m->count = it->count, m->type = it->dataType;
         struct aclrt_hccl_item **p = &t->items;
         for (; *p != NULL; p = &(*p)->next)
             if ((*p)->send != m->send && (*p)->owner == m->peer && (*p)->peer == m->owner)
@@ -526,8 +526,8 @@ ACLRT_INTERNAL void aclrt_hccl_local_batch(struct aclrt_hccl_op *op)
         size_t bytes = aclrt_hccl_span(s->count, aclrt_hccl_type_size(s->type));
         if (s->count != q->count || aclrt_hccl_type_size(s->type) != aclrt_hccl_type_size(q->type))
             r = HCCL_E_PARA;
-        else if (s->buf != q->buf)
-            memmove(q->buf, s->buf, bytes);
+        else if (s->data != q->data)
+            memmove(q->data, s->data, bytes);
         aclrt_hccl_item_done(s->op, r, 1);
         aclrt_hccl_item_done(q->op, r, 1);
     }

@@ -16,6 +16,7 @@
 
 #include "../core/base.h"
 #include "../core/clock.h"
+#include "../exec/external.h"
 #include "hccl_abi.h"
 #include "hccl_comm.h"
 

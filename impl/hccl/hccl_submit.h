@@ -20,6 +20,7 @@
 
 #include "../core/base.h"
 #include "../core/clock.h"
+#include "../exec/external.h"
 #include "hccl_abi.h"
 #include "hccl_comm.h"
 #include "hccl_engine.h"
