@@ -337,6 +337,40 @@ TEST(the_barrier_holds_every_stream_until_the_last_rank_reaches_it)
     sync_all();
 }
 
+TEST(a_captured_allreduce_runs_at_every_replay_of_the_model)
+{
+    int32_t *b[RANKS];
+    aclmdlRI model[RANKS];
+    for (int r = 0; r < RANKS; r++) {
+        b[r] = (int32_t *)dev_alloc(COUNT * 4);
+        for (int i = 0; i < COUNT; i++)
+            b[r][i] = 1;
+    }
+    for (int r = 0; r < RANKS; r++) {
+        on_rank(r);
+        CHECK_OK(aclmdlRICaptureBegin(streams[r], ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+        CHECK_EQ(HCCL_SUCCESS, HcclAllReduce(b[r], b[r], COUNT, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comms[r],
+                                             streams[r]));
+        CHECK_OK(aclmdlRICaptureEnd(streams[r], &model[r]));
+    }
+    sync_all();
+    CHECK_EQ(1, b[0][0]); /* captured, not run */
+    for (int k = 0; k < 3; k++)
+        for (int r = 0; r < RANKS; r++) {
+            on_rank(r);
+            CHECK_OK(aclmdlRIExecuteAsync(model[r], streams[r]));
+        }
+    sync_all();
+    for (int r = 0; r < RANKS; r++)
+        for (int i = 0; i < COUNT; i++)
+            CHECK_EQ(64, b[r][i]); /* 1 -> 4 -> 16 -> 64 */
+    for (int r = 0; r < RANKS; r++) {
+        on_rank(r);
+        CHECK_OK(aclmdlRIDestroy(model[r]));
+        CHECK_OK(aclrtFree(b[r]));
+    }
+}
+
 /* ---- point to point ---- */
 
 TEST(sends_and_receives_pair_in_the_order_they_were_issued)
@@ -756,6 +790,7 @@ int main(void)
     RUN_CASE(alltoallv_and_alltoallvc_route_every_count_to_its_place);
     RUN_CASE(in_place_allreduce_allgather_and_reduce_scatter_read_before_they_write);
     RUN_CASE(an_operation_runs_in_stream_order_after_an_event_wait_and_before_later_tasks);
+    RUN_CASE(a_captured_allreduce_runs_at_every_replay_of_the_model);
     RUN_CASE(the_barrier_holds_every_stream_until_the_last_rank_reaches_it);
     RUN_CASE(sends_and_receives_pair_in_the_order_they_were_issued);
     RUN_CASE(a_ring_exchange_works_as_a_batch_and_as_a_group);

@@ -10,6 +10,7 @@
 
 #include "../core/base.h"
 #include "../core/thread.h"
+#include "hccl_capture.h"
 #include "hccl_comm.h"
 #include "hccl_config.h"
 #include "hccl_engine.h"
@@ -29,6 +30,7 @@ ACLRT_API HcclResult HcclCommDestroy(HcclComm comm)
     if (!aclrt_hccl_live_remove(c))
         return aclrt_hccl_fail(HCCL_E_PARA, "comm %p was destroyed already", comm);
     HcclResult pre = aclrt_hccl_state_callbacks(c, HCCL_COMM_STATE_PHASE_DESTROY_PRE);
+    aclrt_hccl_capture_forget(c); /* no replay starts on c from here; those running hold `inflight` */
     /* Acquire: pairs with the release in aclrt_hccl_op_finish; operations end or time out. */
     while (atomic_load_explicit(&c->inflight, memory_order_acquire) != 0)
         sched_yield();

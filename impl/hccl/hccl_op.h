@@ -20,6 +20,7 @@
 #include "hccl_abi.h"
 #include "hccl_comm.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,17 @@ struct aclrt_hccl_op {
     void *req;                  /* the engine's request while MPI runs it */
     struct aclrt_hccl_op *next; /* the engine's queue and in-flight list */
     void *scratch;              /* freed with the operation (an in-process batch's items) */
+    struct aclrt_hccl_waiter *waiter; /* a replay waits here instead of completing a task */
+    size_t words;               /* of storage */
     uint64_t storage[];         /* copies of the call's arrays */
+};
+
+/* A model's replay runs an operation to its end on the replaying thread (hccl_capture.h). */
+struct aclrt_hccl_waiter {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool done;
+    HcclResult result;
 };
 
 /* An operation with room for `words` uint64_t of arrays; NULL when out of memory. */
@@ -45,6 +56,7 @@ ACLRT_INTERNAL struct aclrt_hccl_op *aclrt_hccl_op_new(struct aclrt_hccl_comm *c
     if (op != NULL) {
         op->comm = c;
         op->api = api;
+        op->words = words;
     }
     return op;
 }
@@ -79,8 +91,18 @@ ACLRT_INTERNAL void aclrt_hccl_op_finish(struct aclrt_hccl_op *op, HcclResult r,
         aclrt_hccl_comm_set_error(c, r, why);
     }
     aclrtxExternalToken token = op->token;
+    struct aclrt_hccl_waiter *w = op->waiter;
     free(op->scratch);
     free(op);
+    if (w != NULL) {
+        atomic_fetch_sub_explicit(&c->inflight, 1, memory_order_release);
+        pthread_mutex_lock(&w->lock);
+        w->done = true;
+        w->result = r;
+        pthread_cond_signal(&w->cond);
+        pthread_mutex_unlock(&w->lock);
+        return;
+    }
     /* Release: pairs with the acquire load in HcclCommDestroy; nothing touches c after this. */
     atomic_fetch_sub_explicit(&c->inflight, 1, memory_order_release);
     aclrtxCompleteExternalTask(token, code);

@@ -22,6 +22,7 @@
 #include "../core/clock.h"
 #include "../exec/external.h"
 #include "hccl_abi.h"
+#include "hccl_capture.h"
 #include "hccl_comm.h"
 #include "hccl_engine.h"
 #include "hccl_local.h"
@@ -35,18 +36,17 @@ static void aclrt_hccl_start(aclrtxExternalToken token, void *user)
     struct aclrt_hccl_op *op = (struct aclrt_hccl_op *)user;
     op->token = token;
     op->deadline_ns = aclrt_now_ns() + op->comm->exec_timeout_ns;
-    if (op->comm->team == NULL)
-        aclrt_hccl_engine_submit(op);
-    else if (op->a.kind == ACLRT_HCCL_BATCH)
-        aclrt_hccl_local_batch(op);
-    else
-        aclrt_hccl_local_collective(op);
+    aclrt_hccl_dispatch(op);
 }
 
 /* Puts op on its stream; frees it when that fails. */
 static HcclResult aclrt_hccl_launch_now(struct aclrt_hccl_op *op, aclrtStream stream)
 {
     struct aclrt_hccl_comm *c = op->comm;
+    bool captured = false;
+    HcclResult r = aclrt_hccl_capture(op, stream, &captured);
+    if (captured || r != HCCL_SUCCESS)
+        return r;
     atomic_fetch_add_explicit(&c->inflight, 1, memory_order_relaxed);
     aclError rc = aclrtxLaunchExternalTask(stream, aclrt_hccl_start, op);
     if (rc == ACL_SUCCESS)
@@ -55,10 +55,6 @@ static HcclResult aclrt_hccl_launch_now(struct aclrt_hccl_op *op, aclrtStream st
     const char *api = op->api;
     free(op->scratch);
     free(op);
-    if (rc == ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT || rc == ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED)
-        return aclrt_hccl_fail(HCCL_E_NOT_SUPPORT, "%s: the stream is capturing a model, and HCCL operations are not "
-                                                   "captured (the capture is invalidated)",
-                               api);
     return aclrt_hccl_fail(HCCL_E_RUNTIME, "%s: the stream refused the operation (ACL error %d)", api, (int)rc);
 }
 

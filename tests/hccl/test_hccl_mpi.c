@@ -5,8 +5,9 @@
  * several data types against a reference; two communicators of disjoint
  * halves made at the same time from separate root infos, and a
  * sub-communicator of a parent; sends pairing in order, a ring as a batch
- * and as a group; stream order with an event; a rank that never calls (the
- * others fail within HCCL_EXEC_TIMEOUT, no hang, the runtime goes on).
+ * and as a group; stream order with an event; a captured model replayed; a
+ * rank that never calls (the others fail within HCCL_EXEC_TIMEOUT, no hang,
+ * the runtime goes on).
  *
  * HCCL_KILL_RANK=r: rank r kills itself in the middle of an allreduce; the
  * job must end (mpirun reports the death) rather than hang.
@@ -256,6 +257,25 @@ TEST(an_operation_waits_for_an_event_and_later_tasks_wait_for_it)
         CHECK_OK(aclrtFree(all[k]));
 }
 
+TEST(a_captured_broadcast_and_allreduce_run_at_every_replay)
+{
+    int32_t *b = (int32_t *)dev_alloc(COUNT * 4);
+    for (int i = 0; i < COUNT; i++)
+        b[i] = me == 0 ? 1 : 0;
+    aclmdlRI model;
+    CHECK_OK(aclmdlRICaptureBegin(stream, ACL_MODEL_RI_CAPTURE_MODE_RELAXED));
+    CHECK_EQ(HCCL_SUCCESS, HcclBroadcast(b, COUNT, HCCL_DATA_TYPE_INT32, 0, world, stream));
+    CHECK_EQ(HCCL_SUCCESS, HcclAllReduce(b, b, COUNT, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, world, stream));
+    CHECK_OK(aclmdlRICaptureEnd(stream, &model));
+    for (int k = 0; k < 2; k++)
+        CHECK_OK(aclmdlRIExecuteAsync(model, stream));
+    CHECK_OK(aclrtSynchronizeStream(stream));
+    for (int i = 0; i < COUNT; i++)
+        CHECK_EQ(nproc * nproc, b[i]); /* 1 -> n, then rank 0's n to all -> n * n */
+    CHECK_OK(aclmdlRIDestroy(model));
+    CHECK_OK(aclrtFree(b));
+}
+
 TEST(bad_input_across_processes_gets_hccl_codes)
 {
     int32_t *b = (int32_t *)dev_alloc(16);
@@ -333,6 +353,7 @@ int main(int argc, char **argv)
     RUN(sends_pair_in_order_and_a_ring_runs_as_a_batch_and_a_group);
     RUN(halves_made_at_once_from_two_root_infos_and_a_sub_communicator_are_independent);
     RUN(an_operation_waits_for_an_event_and_later_tasks_wait_for_it);
+    RUN(a_captured_broadcast_and_allreduce_run_at_every_replay);
     RUN(bad_input_across_processes_gets_hccl_codes);
     RUN(a_rank_that_never_calls_fails_the_others_within_the_exec_timeout);
     CHECK_EQ(HCCL_SUCCESS, HcclCommDestroy(world));
