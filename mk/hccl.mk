@@ -1,7 +1,8 @@
 # mk/hccl.mk - HCCL across processes: the MPI engine and the tests that run under mpirun.
 #
 #   make hccl-mpi          $(BUILD)/lib/libaclrt_hccl_mpi.so, the MPI engine (built with mpicc)
-#   make test-hccl-mpi     tests/hccl/test_hccl_mpi.c under `mpirun -np 4` (oversubscribed), in
+#   make test-hccl-mpi     examples/hccl/allreduce.c, then
+#                          tests/hccl/test_hccl_mpi.c under `mpirun -np 4` (oversubscribed), in
 #                          the release, ThreadSanitizer and AddressSanitizer builds; then again with a rank that kills itself in the
 #                          middle of an allreduce: the job must end (mpirun reports it), not hang
 #
@@ -37,7 +38,14 @@ $(BUILD)/hccl/test_hccl_mpi_$(1): tests/hccl/test_hccl_mpi.c tests/check.h tests
 endef
 $(foreach v,$(HCCL_MPI_VARIANTS),$(eval $(call hccl_mpi_variant,$(v))))
 
-test-hccl-mpi: $(addprefix $(BUILD)/hccl/test_hccl_mpi_,$(HCCL_MPI_VARIANTS)) $(HCCL_MPI_PLUGIN)
+# The example of examples/hccl/, built against the tree (its first comment builds it against an install).
+$(BUILD)/hccl/allreduce: examples/hccl/allreduce.c $(BUILD)/release/impl.o
+	@mkdir -p $(@D)
+	$(MPICC) $(CSTD) $(WARN) -Werror -O2 -I. $< $(BUILD)/release/impl.o -o $@ $(LIBS)
+
+test-hccl-mpi: $(addprefix $(BUILD)/hccl/test_hccl_mpi_,$(HCCL_MPI_VARIANTS)) $(HCCL_MPI_PLUGIN) $(BUILD)/hccl/allreduce
+	@echo "== hccl: examples/hccl/allreduce.c, $(HCCL_NP) processes =="
+	@$(HCCL_ENV) $(BOUNDED) $(MPIRUN) $(MPIRUN_FLAGS) -x ACLRT_HCCL_MPI_PLUGIN -np $(HCCL_NP) ./$(BUILD)/hccl/allreduce
 	@for v in $(HCCL_MPI_VARIANTS); do \
 	  echo "== hccl: $(HCCL_NP) processes (mpirun), $$v =="; \
 	  env $(HCCL_ENV) $$( [ $$v = asan ] && echo $(HCCL_ENV_asan) ) $(BOUNDED) $(MPIRUN) $(MPIRUN_FLAGS) \
