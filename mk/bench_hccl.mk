@@ -21,7 +21,7 @@ HCCL_BENCH_HAVE_MPI = command -v $(MPIRUN) >/dev/null 2>&1 && command -v $(MPICC
 
 .PHONY: bench-hccl bench-hccl-run bench-hccl-smoke bench-hccl-smoke-run
 
-$(HCCL_BENCH): bench/hccl/hccl_bench.c $(BENCH_IMPL_OBJ) mk/bench_hccl.mk
+$(HCCL_BENCH): bench/hccl/hccl_bench.c $(wildcard hccl/*.h) $(BENCH_IMPL_OBJ) mk/bench_hccl.mk
 	@mkdir -p $(@D)
 	$(MPICC) $(BENCH_CFLAGS) -Werror $< $(BENCH_IMPL_OBJ) -o $@ $(BENCH_LIBS)
 
