@@ -21,6 +21,7 @@
 #   mk/first_hour.mk  test-first-hour: the README's commands, run as a user would
 #   mk/hccl_headers.mk check-hccl-layout: the HCCL headers' names, values, sizes and offsets
 #   mk/hccl.mk        hccl-mpi, test-hccl-mpi: HCCL across processes (MPI)
+#   mk/bench_hccl.mk  bench-hccl, bench-hccl-smoke: HCCL next to raw MPI under mpirun
 # And here: make (deps, check, every test program and example built, none run), make clean.
 #
 # Settings (make NAME=value): BUILD (build), TEST_TIMEOUT (300 s), QUICK=1, BACKEND=cuda,
@@ -94,7 +95,7 @@ TEST_STEPS = deps \
 
 # The order matters: tests.mk's variant rules use cuda.mk's settings, bench.mk uses bench/bench.mk.
 include mk/deps.mk mk/cuda.mk mk/tests.mk mk/checks.mk mk/install.mk mk/python.mk mk/examples.mk \
-        mk/soak.mk mk/bench.mk mk/first_hour.mk mk/hccl_headers.mk mk/hccl.mk
+        mk/soak.mk mk/bench.mk mk/first_hour.mk mk/hccl_headers.mk mk/hccl.mk mk/bench_hccl.mk
 
 .PHONY: all test bench clean
 
@@ -103,7 +104,8 @@ all: deps check $(foreach v,$(VARIANTS),$(addprefix $(BUILD)/$(v)/,$(TESTS))) ex
 test: $(TEST_STEPS)
 	@echo "make test: all passed"
 
-# make bench: the benchmark harness on the host backend (QUICK=1: a short run).
+# make bench: the benchmark harness on the host backend (QUICK=1: a short run), then the HCCL
+# benchmark under mpirun (bench-hccl; skipped without MPI).
 # make bench BACKEND=cuda: the cuda backend next to the raw driver (bench/cuda/cuda_bench.c), on
 # libcuda.so.1, or on the file ACLRT_CUDA_LIBRARY names (the test double: the figures then only
 # say that it runs).
@@ -112,6 +114,7 @@ ifeq ($(BACKEND),cuda)
 	@$(MAKE) --no-print-directory bench-cuda
 else
 	@$(MAKE) --no-print-directory bench-run
+	@$(MAKE) --no-print-directory bench-hccl
 endif
 
 clean: clean-python

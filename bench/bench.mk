@@ -20,7 +20,7 @@ BENCH_BIN := $(BENCH_BUILD)/aclrt-bench
 BENCH_SRCS := $(filter-out bench/aclrt_impl.c,$(wildcard bench/*.c))
 BENCH_OBJS := $(patsubst bench/%.c,$(BENCH_BUILD)/%.o,$(BENCH_SRCS))
 BENCH_IMPL_OBJ := $(BENCH_BUILD)/aclrt_impl.o
-BENCH_ACLRT_SOURCES := aclrt.h $(wildcard acl/*.h acl/*/*.h impl/*.h impl/*/*.h backends/*.h backends/*/*.h)
+BENCH_ACLRT_SOURCES := aclrt.h $(wildcard acl/*.h acl/*/*.h hccl/*.h impl/*.h impl/*/*.h backends/*.h backends/*/*.h)
 BENCH_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wshadow -Wno-unused-function -I. -Ibench
 BENCH_LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm -ldl
 # The binary the launch_kernel cases load (bench/kernels/nop.c), by its absolute path.
