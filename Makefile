@@ -69,10 +69,13 @@ export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 #                                       external cuda cuda-tsan cuda-asan, gpu with BACKEND=cuda
 #                                       (mk/tests.mk)
 #   test-cpp test-negative              a C++17 program; ThreadSanitizer still sees a planted race
+#   check-hccl-layout test-hccl-mpi     HCCL's headers' ABI; HCCL under mpirun -np 4 in three builds
+#                                       (mk/hccl_headers.mk, mk/hccl.mk)
 #   test-install test-pip-install       make install, then pkg-config, CANN's paths and CMake
 #                                       (mk/install.mk); pip install (mk/python.mk)
 #   run-examples                        every example, built and run (mk/examples.mk)
 #   bench-smoke                         the benchmark harness, QUICK, its output checked (mk/bench.mk)
+#   bench-hccl-smoke                    the HCCL benchmark, QUICK, 2 processes (mk/bench_hccl.mk)
 #   test-soak-short                     the soak programs, 5 s a variant; SOAK_IN_TEST=0 leaves it
 #                                       out (mk/soak.mk)
 #   test-python                         the acl module's unittest suite (mk/python.mk)
@@ -87,7 +90,7 @@ TEST_STEPS = deps \
              check-hccl-layout test-hccl-mpi \
              test-install test-pip-install \
              run-examples \
-             bench-smoke \
+             bench-smoke bench-hccl-smoke \
              $(if $(filter 1,$(SOAK_IN_TEST)),test-soak-short) \
              test-python \
              bench-cuda-smoke \
