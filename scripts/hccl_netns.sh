@@ -148,13 +148,16 @@ chmod +x "$dir/rank.sh"
 
 counters() { # rx and tx bytes of each host's link, one host a line
     for ((i = 0; i < np; i++)); do
-        echo $(ip netns exec "$pfx-h$i" cat /sys/class/net/eth0/statistics/rx_bytes /sys/class/net/eth0/statistics/tx_bytes)
+        ip netns exec "$pfx-h$i" cat /sys/class/net/eth0/statistics/rx_bytes /sys/class/net/eth0/statistics/tx_bytes |
+            tr '\n' ' '
+        echo
     done
 }
 mapfile -t before < <(counters)
 t1=$(now)
 
 # ---- the run ----
+# shellcheck disable=SC2054 # tcp,self is one argument
 flags=(--hostfile "$dir/hostfile" --mca plm_rsh_agent "$dir/agent"
     --mca pml ob1 --mca btl tcp,self
     --mca btl_tcp_if_include "$net.0/24" --mca oob_tcp_if_include "$net.0/24")
@@ -180,7 +183,7 @@ hub_inode=$(stat -L -c %i "/run/netns/$hub")
 declare -A seen=()
 for ((r = 0; r < np; r++)); do
     [ -f "$dir/rank.$r" ] || fail "rank $r left no note (it did not start through the wrapper)"
-    read -r rank inode host btl pml <"$dir/rank.$r"
+    read -r _ inode host btl pml <"$dir/rank.$r"
     want=$(stat -L -c %i "/run/netns/$pfx-h$r")
     [ "$inode" = "$want" ] || fail "rank $r ran in network namespace $inode, not $pfx-h$r's ($want)"
     [ "$inode" != "$root_inode" ] && [ "$inode" != "$hub_inode" ] || fail "rank $r ran outside the hosts"
