@@ -21,6 +21,7 @@
 #   mk/first_hour.mk  test-first-hour: the README's commands, run as a user would
 #   mk/hccl_headers.mk check-hccl-layout: the HCCL headers' names, values, sizes and offsets
 #   mk/hccl.mk        hccl-mpi, test-hccl-mpi: HCCL across processes (MPI)
+#   mk/hccl_netns.mk  test-hccl-netns: HCCL ranks in network namespaces, as on separate hosts
 #   mk/bench_hccl.mk  bench-hccl, bench-hccl-smoke: HCCL next to raw MPI under mpirun
 # And here: make (deps, check, every test program and example built, none run), make clean.
 #
@@ -70,7 +71,8 @@ export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 #                                       (mk/tests.mk)
 #   test-cpp test-negative              a C++17 program; ThreadSanitizer still sees a planted race
 #   check-hccl-layout test-hccl-mpi     HCCL's headers' ABI; HCCL under mpirun -np 4 in three builds
-#                                       (mk/hccl_headers.mk, mk/hccl.mk)
+#   test-hccl-netns                     (mk/hccl_headers.mk, mk/hccl.mk); the same with each rank in a
+#                                       network namespace of its own, MPI over TCP (mk/hccl_netns.mk)
 #   test-install test-pip-install       make install, then pkg-config, CANN's paths and CMake
 #                                       (mk/install.mk); pip install (mk/python.mk)
 #   run-examples                        every example, built and run (mk/examples.mk)
@@ -87,7 +89,7 @@ TEST_STEPS = deps \
              test-cuda-decls test-cuda-no-gpu \
              $(addprefix test-,$(VARIANTS)) \
              test-cpp test-negative \
-             check-hccl-layout test-hccl-mpi \
+             check-hccl-layout test-hccl-mpi test-hccl-netns \
              test-install test-pip-install \
              run-examples \
              bench-smoke bench-hccl-smoke \
@@ -98,7 +100,7 @@ TEST_STEPS = deps \
 
 # The order matters: tests.mk's variant rules use cuda.mk's settings, bench.mk uses bench/bench.mk.
 include mk/deps.mk mk/cuda.mk mk/tests.mk mk/checks.mk mk/install.mk mk/python.mk mk/examples.mk \
-        mk/soak.mk mk/bench.mk mk/first_hour.mk mk/hccl_headers.mk mk/hccl.mk mk/bench_hccl.mk
+        mk/soak.mk mk/bench.mk mk/first_hour.mk mk/hccl_headers.mk mk/hccl.mk mk/hccl_netns.mk mk/bench_hccl.mk
 
 .PHONY: all test bench clean
 
