@@ -56,3 +56,21 @@ test-hccl-mpi: $(addprefix $(BUILD)/hccl/test_hccl_mpi_,$(HCCL_MPI_VARIANTS)) $(
 	  if [ $$rc = 0 ] || [ $$rc = 124 ]; then cat $(BUILD)/hccl/killed.log; \
 	    echo "FAIL: a rank killed mid-operation: mpirun exited $$rc (0: nobody noticed; 124: hung)"; exit 1; fi; \
 	  echo "hccl: a rank killed in the middle of an allreduce ends the job (mpirun exit $$rc), no hang (ok)"
+
+# ---- CANN's HCCL test programs against make install --------------------------------------
+#
+#   make test-hccl-cann    hccl_test (oam-tools' src/hccl_test: HCCL_TEST_SRC, else a clone cached
+#                          in $(BUILD)/oam-tools) built with its own Makefile against make install
+#                          into $(BUILD)/prefix-hccl, its 11 programs under `mpirun -np $(HCCL_NP)`
+#                          with the result check on (scripts/hccl_test_cann.sh; HCCL_TEST_FULL=1:
+#                          every data type and reduction they check). Offline: skipped, and said so.
+
+HCCL_CANN_PREFIX := $(BUILD)/prefix-hccl
+
+.PHONY: test-hccl-cann
+
+test-hccl-cann: dist $(BUILD)/lib/libascendcl.so $(HCCL_MPI_PLUGIN)
+	@rm -rf $(HCCL_CANN_PREFIX)
+	@$(MAKE) --no-print-directory install PREFIX=$(CURDIR)/$(HCCL_CANN_PREFIX) >/dev/null
+	@PREFIX=$(CURDIR)/$(HCCL_CANN_PREFIX) BUILD=$(BUILD) MPICC=$(MPICC) MPIRUN=$(MPIRUN) \
+	  MPIRUN_FLAGS="$(MPIRUN_FLAGS)" HCCL_NP=$(HCCL_NP) scripts/hccl_test_cann.sh

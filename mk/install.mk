@@ -9,6 +9,9 @@
 #                                                  linked with -lacl_rt -lhccl -lmsprofiler loads one
 #                                                  library (its soname, libascendcl.so)
 #                         include/hccl/            the hccl/ headers, once the tree has them
+#                         lib64/libaclrt_hccl_mpi.so
+#                                                  the MPI engine of HCCL (mk/hccl.mk), where mpicc is
+#                                                  installed: the runtime opens it next to itself
 #                         lib/libascendcl.so       a link to it, where the system's linker and loader look
 #                         lib/pkgconfig/aclrt.pc   pkg-config: the header-only form and its dependencies
 #                         lib/cmake/aclrt/         find_package(aclrt): aclrt::aclrt, aclrt::headers
@@ -18,7 +21,9 @@
 #                       ways a program's build does: pkg-config, the CANN package's paths
 #                       (-I$PREFIX/include -L$PREFIX/lib64 -lascendcl), CMake's find_package(aclrt)
 #                       (tests/install), the loader's cache through lib/, and the other library
-#                       names (-lhccl -lacl_rt -lmsprofiler: one NEEDED libascendcl.so; each loads)
+#                       names (-lhccl -lacl_rt -lmsprofiler: one NEEDED libascendcl.so; each loads);
+#                       where the MPI engine was installed, an MPI program (tests/install/hccl_mpi.c)
+#                       under mpirun: libascendcl.so opens the engine from its own folder
 
 .PHONY: dist install test-install
 
@@ -42,8 +47,11 @@ space := $(empty) $(empty)
 # all, under each name (links), with one soname so that a program loads it once.
 LIB_ALIASES := libacl_rt.so libhccl.so libmsprofiler.so
 HCCL_HEADERS := $(wildcard hccl/*.h)
+# The MPI engine (its rule: mk/hccl.mk), where there is an MPI compiler to build it.
+MPICC ?= mpicc
+HCCL_MPI_INSTALL := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BUILD)/lib/libaclrt_hccl_mpi.so)
 
-install: dist $(BUILD)/lib/libascendcl.so
+install: dist $(BUILD)/lib/libascendcl.so $(HCCL_MPI_INSTALL)
 	install -d $(DESTDIR)$(PREFIX)/include/acl/error_codes $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/lib64 $(DESTDIR)$(PREFIX)/lib/cmake/aclrt
 	install -m 644 dist/aclrt.h $(DESTDIR)$(PREFIX)/include/aclrt.h
@@ -51,6 +59,7 @@ install: dist $(BUILD)/lib/libascendcl.so
 	install -m 644 acl/error_codes/*.h $(DESTDIR)$(PREFIX)/include/acl/error_codes/
 	install -m 755 $(BUILD)/lib/libascendcl.so $(DESTDIR)$(PREFIX)/lib64/libascendcl.so
 	for n in $(LIB_ALIASES); do ln -sfn libascendcl.so $(DESTDIR)$(PREFIX)/lib64/$$n; done
+	$(if $(HCCL_MPI_INSTALL),install -m 755 $(HCCL_MPI_INSTALL) $(DESTDIR)$(PREFIX)/lib64/libaclrt_hccl_mpi.so)
 	if [ -n "$(HCCL_HEADERS)" ]; then install -d $(DESTDIR)$(PREFIX)/include/hccl && \
 	  install -m 644 $(HCCL_HEADERS) $(DESTDIR)$(PREFIX)/include/hccl/; fi
 	ln -sfn ../lib64/libascendcl.so $(DESTDIR)$(PREFIX)/lib/libascendcl.so
@@ -106,3 +115,16 @@ test-install: dist
 	  done && \
 	  echo "make install, CANN's other names: -lhccl -lacl_rt -lmsprofiler link one libascendcl.so; each name loads (ok)" || \
 	  { echo "FAIL: libhccl.so, libacl_rt.so, libmsprofiler.so: do not link to one libascendcl.so, or do not load"; exit 1; }
+	@if [ -n "$(HCCL_MPI_INSTALL)" ]; then \
+	  test -f $(BUILD)/prefix/lib64/libaclrt_hccl_mpi.so && \
+	  $(MPICC) $(CSTD) -O2 -I$(BUILD)/prefix/include tests/install/hccl_mpi.c -o $(BUILD)/prefix/hccl_mpi \
+	    -L$(BUILD)/prefix/lib64 -lhccl -lacl_rt -Wl,--enable-new-dtags,-rpath,$(CURDIR)/$(BUILD)/prefix/lib64 && \
+	  out=$$(env -u ACLRT_HCCL_MPI_PLUGIN -u LD_LIBRARY_PATH $(BOUNDED) $(MPIRUN) $(MPIRUN_FLAGS) -np 2 \
+	    ./$(BUILD)/prefix/hccl_mpi) && \
+	  test "$$out" = "engine: $$(readlink -f $(BUILD)/prefix/lib64/libaclrt_hccl_mpi.so)" && \
+	  echo "make install, the MPI engine: libascendcl.so opens lib64/libaclrt_hccl_mpi.so next to itself (ok)" || \
+	  { echo "FAIL: the installed runtime did not run HCCL across processes with the engine next to it: $$out"; \
+	    exit 1; }; \
+	else \
+	  echo "make install: no $(MPICC): the MPI engine is not installed (its check skipped)"; \
+	fi

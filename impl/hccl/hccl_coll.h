@@ -74,10 +74,10 @@ static HcclResult aclrt_hccl_new(struct aclrt_hccl_comm *c, enum aclrt_hccl_kind
                                  struct aclrt_hccl_op **out)
 {
     struct aclrt_hccl_op *op = aclrt_hccl_op_new(c, aclrt_tls.api, words);
+    *out = op; /* set on every path: gcc -O2 warns of the callers' use otherwise */
     if (op == NULL)
         return aclrt_hccl_fail(HCCL_E_MEMORY, "out of memory");
     op->a.kind = kind;
-    *out = op;
     return HCCL_SUCCESS;
 }
 
