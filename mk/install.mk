@@ -18,7 +18,9 @@
 #                       ways a program's build does: pkg-config, the CANN package's paths
 #                       (-I$PREFIX/include -L$PREFIX/lib64 -lascendcl), CMake's find_package(aclrt)
 #                       (tests/install), the loader's cache through lib/, and the other library
-#                       names (-lhccl -lacl_rt -lmsprofiler: one NEEDED libascendcl.so; each loads)
+#                       names (-lhccl -lacl_rt -lmsprofiler: one NEEDED libascendcl.so; each loads), and
+#                       lib64/libhccl.so through Python's ctypes as pyhccl uses it (tests/python/
+#                       test_hccl_ctypes.py: four threads, one root info, ACLRT_DEVICES=4)
 
 .PHONY: dist install test-install
 
@@ -106,3 +108,8 @@ test-install: dist
 	  done && \
 	  echo "make install, CANN's other names: -lhccl -lacl_rt -lmsprofiler link one libascendcl.so; each name loads (ok)" || \
 	  { echo "FAIL: libhccl.so, libacl_rt.so, libmsprofiler.so: do not link to one libascendcl.so, or do not load"; exit 1; }
+	@cd tests/python && ACLRT_TEST_LIBHCCL=$(CURDIR)/$(BUILD)/prefix/lib64/libhccl.so \
+	  python3 -m unittest test_hccl_ctypes >$(CURDIR)/$(BUILD)/prefix/hccl-ctypes.log 2>&1 && \
+	  ! grep -q skipped $(CURDIR)/$(BUILD)/prefix/hccl-ctypes.log && \
+	  echo "make install, libhccl.so through ctypes (pyhccl's calls): 4 threads, one root info, 4 devices (ok)" || \
+	  { cat $(BUILD)/prefix/hccl-ctypes.log; echo "FAIL: \$$PREFIX/lib64/libhccl.so through ctypes"; exit 1; }
