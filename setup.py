@@ -45,7 +45,7 @@ acl = Extension(
     "acl",
     sources=sorted(os.path.relpath(p, HERE) for p in glob.glob(os.path.join(HERE, "python", "*.c"))),
     include_dirs=[".", "python"],
-    depends=sorted(glob.glob("aclrt.h") + glob.glob("impl/**/*.h", recursive=True) + glob.glob("backends/**/*.h", recursive=True) + glob.glob("python/*.h")),
+    depends=sorted(glob.glob("aclrt.h") + glob.glob("hccl/*.h") + glob.glob("impl/**/*.h", recursive=True) + glob.glob("backends/**/*.h", recursive=True) + glob.glob("python/*.h")),
     libraries=["ck", "urcu-cds", "urcu-bp", "urcu-common", "pthread", "m", "dl"],
     extra_compile_args=["-std=c11", "-fvisibility=hidden"],
 )

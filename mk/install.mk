@@ -23,7 +23,9 @@
 #                       (tests/install), the loader's cache through lib/, and the other library
 #                       names (-lhccl -lacl_rt -lmsprofiler: one NEEDED libascendcl.so; each loads);
 #                       where the MPI engine was installed, an MPI program (tests/install/hccl_mpi.c)
-#                       under mpirun: libascendcl.so opens the engine from its own folder
+#                       under mpirun: libascendcl.so opens the engine from its own folder; and
+#                       lib64/libhccl.so through Python's ctypes as pyhccl uses it (tests/python/
+#                       test_hccl_ctypes.py: four threads, one root info, ACLRT_DEVICES=4)
 
 .PHONY: dist install test-install
 
@@ -128,3 +130,8 @@ test-install: dist
 	else \
 	  echo "make install: no $(MPICC): the MPI engine is not installed (its check skipped)"; \
 	fi
+	@cd tests/python && ACLRT_TEST_LIBHCCL=$(CURDIR)/$(BUILD)/prefix/lib64/libhccl.so \
+	  python3 -m unittest test_hccl_ctypes >$(CURDIR)/$(BUILD)/prefix/hccl-ctypes.log 2>&1 && \
+	  ! grep -q skipped $(CURDIR)/$(BUILD)/prefix/hccl-ctypes.log && \
+	  echo "make install, libhccl.so through ctypes (pyhccl's calls): 4 threads, one root info, 4 devices (ok)" || \
+	  { cat $(BUILD)/prefix/hccl-ctypes.log; echo "FAIL: \$$PREFIX/lib64/libhccl.so through ctypes"; exit 1; }

@@ -10,6 +10,8 @@
  *   acl.rtx        the aclrtx extensions: host kernels (rtx.c), HCOM tasks
  *                  (rtx_hcom.c)
  *   acl.util       bytes and pointers, threads (util.c)
+ *   acl.hccl       HCCL: communicators and collectives on the runtime's
+ *                  streams, and HCCL's constants (hccl.c)
  *
  * The submodules are attributes of `acl` and are also entered in sys.modules
  * ("acl.rt", ...), so `import acl.rt` and `from acl import rt` work.
@@ -19,7 +21,7 @@
 /*
  * Every capability: init, devices and contexts, streams, stream control,
  * events, notifies, value ops, memory, launches, kernels, callbacks, exceptions, the
- * aclrtx extensions and HCOM tasks, utilities. A new capability is one file
+ * aclrtx extensions and HCOM tasks, utilities, HCCL. A new capability is one file
  * that defines a `struct pyacl_capability` and one line here (and its
  * declaration in pyacl.h); the Makefile compiles every .c file in python/.
  */
@@ -30,6 +32,7 @@ static const struct pyacl_capability *const pyacl_capabilities[] = {
     &pyacl_cap_exception, &pyacl_cap_sysinfo, &pyacl_cap_device_info, &pyacl_cap_peer, &pyacl_cap_error_verbose,
     &pyacl_cap_overflow, &pyacl_cap_builtin, &pyacl_cap_physmem,
     &pyacl_cap_rtx,      &pyacl_cap_hcom,   &pyacl_cap_allocator, &pyacl_cap_util,
+    &pyacl_cap_hccl,
 };
 
 static const char *const pyacl_submodule_names[PYACL_SUBMODULE_COUNT] = {
@@ -37,6 +40,7 @@ static const char *const pyacl_submodule_names[PYACL_SUBMODULE_COUNT] = {
     [PYACL_RT] = "acl.rt",
     [PYACL_RTX] = "acl.rtx",
     [PYACL_UTIL] = "acl.util",
+    [PYACL_HCCL] = "acl.hccl",
 };
 
 static const char *const pyacl_submodule_docs[PYACL_SUBMODULE_COUNT] = {
@@ -45,6 +49,9 @@ static const char *const pyacl_submodule_docs[PYACL_SUBMODULE_COUNT] = {
                  "Every function returns its outputs first and the ACL error code `ret` last.",
     [PYACL_RTX] = "aclrt's extensions beyond the ACL API (aclrtx*): host kernels, HCOM group tasks, the backend.",
     [PYACL_UTIL] = "pyACL's helpers: Python bytes and buffers to pointers and back, threads.",
+    [PYACL_HCCL] = "HCCL (hccl/hccl.h): communicators, collectives and sends on the streams of acl.rt, with the\n"
+                   "runtime of acl itself. Functions return their outputs first and the HcclResult `ret` last;\n"
+                   "communicators, streams and device pointers are ints.",
 };
 
 /*
@@ -125,12 +132,15 @@ PyMODINIT_FUNC PyInit_acl(void)
     for (int m = PYACL_TOP + 1; m < PYACL_SUBMODULE_COUNT; m++)
         if ((modules[m] = pyacl_new_submodule(acl, (enum pyacl_submodule)m)) == NULL)
             goto fail;
-    for (size_t c = 0; c < sizeof pyacl_capabilities / sizeof pyacl_capabilities[0]; c++)
+    for (size_t c = 0; c < sizeof pyacl_capabilities / sizeof pyacl_capabilities[0]; c++) {
         for (int m = 0; m < PYACL_SUBMODULE_COUNT; m++) {
             PyMethodDef *methods = pyacl_capabilities[c]->methods[m];
             if (methods != NULL && PyModule_AddFunctions(modules[m], methods) < 0)
                 goto fail;
         }
+        if (pyacl_capabilities[c]->setup != NULL && pyacl_capabilities[c]->setup(modules) < 0)
+            goto fail;
+    }
     if (pyacl_add_constants(acl) < 0 || PyModule_AddStringConstant(acl, "__version__", PYACL_VERSION) < 0 ||
         pyacl_register_at_exit() < 0)
         goto fail;

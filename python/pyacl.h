@@ -91,12 +91,15 @@ enum pyacl_submodule {
     PYACL_RT,   /* acl.rt.*   */
     PYACL_RTX,  /* acl.rtx.*  (aclrtx extensions) */
     PYACL_UTIL, /* acl.util.* */
+    PYACL_HCCL, /* acl.hccl.* (hccl/hccl.h) */
     PYACL_SUBMODULE_COUNT
 };
 
 struct pyacl_capability {
     const char *name;                               /* for documentation and messages */
     PyMethodDef *methods[PYACL_SUBMODULE_COUNT];    /* per module, NULL-terminated, or NULL */
+    /* Optional: adds what is not a function (constants) to the modules, indexed by enum pyacl_submodule. */
+    int (*setup)(PyObject *const *modules);
 };
 
 extern const struct pyacl_capability pyacl_cap_init;   /* init.c:      acl.init, finalize, errors */
@@ -122,6 +125,7 @@ extern const struct pyacl_capability pyacl_cap_builtin;     /* rt_builtin.c: bui
 extern const struct pyacl_capability pyacl_cap_physmem;     /* rt_physmem.c: physical memory, address ranges */
 extern const struct pyacl_capability pyacl_cap_rtx;    /* rtx.c:       host kernels, backend */
 extern const struct pyacl_capability pyacl_cap_util;   /* util.c:      bytes/pointers, threads */
+extern const struct pyacl_capability pyacl_cap_hccl;   /* hccl.c:      acl.hccl, HCCL collectives */
 
 /* rt_exception.c: at interpreter exit, close the exception trampoline (GIL held; releases it to wait). */
 void pyacl_exception_at_exit(void);
