@@ -1,15 +1,21 @@
 /*
- * impl/hccl/hccl_engine.h - the engine thread: the one thread that calls MPI,
- * and the watch that fails operations past their deadline.
+ * impl/hccl/hccl_engine.h - MPI's side of the runtime: the engine thread,
+ * which drives MPI's progress, and the watch that fails operations past
+ * their deadline.
  *
- *   - Started by the first communicator; it sleeps on a condition variable
+ *   - Every call into MPI holds `mpi_lock`, so MPI is never entered by two
+ *     threads at once (MPI_THREAD_SERIALIZED is all it needs).
+ *   - An operation starts on the thread that runs its stream: the start
+ *     (MPI_Iallreduce, ...) returns at once, and that thread tests it for
+ *     up to ACLRT_HCCL_INLINE_POLL_NS, which finishes a small operation
+ *     without waking anyone. What is still in flight then goes to the engine
+ *     thread, which tests it until done (MPI_Testall), yielding the CPU
+ *     between rounds.
+ *   - The engine thread also runs pollers, functions it calls every round
+ *     until they say they are done (a rendezvous, hccl_rendezvous.h); it is
+ *     started by the first communicator, sleeps on a condition variable
  *     while there is nothing to do, and wakes every ACLRT_HCCL_TICK_NS while
  *     communicators exist, for the timeout watch.
- *   - Work reaches it two ways: operations to start on MPI (a stream reached
- *     them: aclrt_hccl_engine_submit), and pollers, functions it calls every
- *     round until they say they are done (a rendezvous, hccl_rendezvous.h).
- *     While MPI operations are in flight it polls them (MPI_Testall) without
- *     sleeping, yielding the CPU between rounds.
  *   - MPI comes from the plugin (hccl_abi.h), opened on first need: the file
  *     named by ACLRT_HCCL_MPI_PLUGIN, else libaclrt_hccl_mpi.so next to the
  *     library holding the runtime, else the loader's search. Without it (no
@@ -40,6 +46,7 @@
 #endif
 
 #define ACLRT_HCCL_TICK_NS 50000000ull /* 50 ms: how late a timeout may be noticed */
+#define ACLRT_HCCL_INLINE_POLL_NS 30000ull /* 30 us: a small operation's MPI round trip, tested in place */
 #define ACLRT_HCCL_MPI_PLUGIN_NAME "libaclrt_hccl_mpi.so"
 
 /* A function the engine thread calls every round until it returns true. */
@@ -55,7 +62,8 @@ struct aclrt_hccl_engine {
     bool started, stopping;
     pthread_t thread;
     uint32_t users;                         /* live communicators: the watch runs while > 0 (lock) */
-    struct aclrt_hccl_op *queue;            /* to start on MPI, newest first (lock) */
+    pthread_mutex_t mpi_lock;               /* held by every call into MPI */
+    struct aclrt_hccl_op *queue;            /* started on MPI and still in flight, newest first (lock) */
     struct aclrt_hccl_poller *new_pollers;  /* (lock) */
     /* MPI, set once by the engine thread (mpi_state != 0 is published under lock) */
     int mpi_state; /* 0 not tried, 1 ready, -1 unavailable */
@@ -64,8 +72,10 @@ struct aclrt_hccl_engine {
     char mpi_why[ACLRT_HCCL_WHY + 64];
 };
 
-static struct aclrt_hccl_engine aclrt_hccl_eng = {
-    .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
+static struct aclrt_hccl_engine aclrt_hccl_eng = {.lock = PTHREAD_MUTEX_INITIALIZER,
+                                                  .wake = PTHREAD_COND_INITIALIZER,
+                                                  .done = PTHREAD_COND_INITIALIZER,
+                                                  .mpi_lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* An MPI job's launcher sets one of these in every process it starts. */
 ACLRT_INTERNAL bool aclrt_hccl_in_mpi_job(void)
@@ -135,36 +145,20 @@ static void aclrt_hccl_mpi_open(struct aclrt_hccl_engine *e)
 /* MPI operations in flight, oldest first (engine thread only). */
 static struct aclrt_hccl_op *aclrt_hccl_mpi_inflight;
 
-static void aclrt_hccl_engine_start_ops(struct aclrt_hccl_engine *e, struct aclrt_hccl_op *newest_first)
+/* Takes the operations handed over since the last round into the in-flight list, oldest last. */
+static void aclrt_hccl_engine_adopt(struct aclrt_hccl_op *newest_first)
 {
-    /* Reverse: MPI starts them in the order the streams reached them. */
+    struct aclrt_hccl_op **tail = &aclrt_hccl_mpi_inflight;
+    while (*tail != NULL)
+        tail = &(*tail)->next;
     struct aclrt_hccl_op *ops = NULL;
-    while (newest_first != NULL) {
+    while (newest_first != NULL) { /* reverse: oldest first */
         struct aclrt_hccl_op *op = newest_first;
         newest_first = op->next;
         op->next = ops;
         ops = op;
     }
-    struct aclrt_hccl_op **tail = &aclrt_hccl_mpi_inflight;
-    while (*tail != NULL)
-        tail = &(*tail)->next;
-    while (ops != NULL) {
-        struct aclrt_hccl_op *op = ops;
-        ops = op->next;
-        op->next = NULL;
-        char msg[ACLRT_HCCL_MSG] = "";
-        struct aclrt_hccl_comm *c = op->comm;
-        int broken = atomic_load_explicit(&c->async_error, memory_order_acquire);
-        HcclResult r = broken != HCCL_SUCCESS ? (HcclResult)broken
-                       : e->mpi == NULL       ? HCCL_E_UNAVAIL
-                                              : e->mpi->start(c->mpi, (int)c->rank, (int)c->nranks, &op->a, &op->req, msg);
-        if (r != HCCL_SUCCESS) {
-            aclrt_hccl_op_finish(op, r, broken != HCCL_SUCCESS ? "the communicator is broken by an earlier failure" : msg);
-            continue;
-        }
-        *tail = op;
-        tail = &op->next;
-    }
+    *tail = ops;
 }
 
 /* Tests the operations in flight; fails those past their deadline. True while some remain. */
@@ -228,7 +222,8 @@ static void *aclrt_hccl_engine_main(void *arg)
         pthread_mutex_unlock(&e->lock);
 
         if (queue != NULL)
-            aclrt_hccl_engine_start_ops(e, queue);
+            aclrt_hccl_engine_adopt(queue);
+        pthread_mutex_lock(&e->mpi_lock);
         for (struct aclrt_hccl_poller **p = &pollers; *p != NULL;) {
             struct aclrt_hccl_poller *cur = *p;
             struct aclrt_hccl_poller *next = cur->next;
@@ -239,6 +234,7 @@ static void *aclrt_hccl_engine_main(void *arg)
         }
         uint64_t now = aclrt_now_ns();
         busy = aclrt_hccl_mpi_inflight != NULL && aclrt_hccl_engine_test_ops(e, now);
+        pthread_mutex_unlock(&e->mpi_lock);
         if (now >= next_watch) {
             aclrt_hccl_local_expire(now);
             next_watch = now + ACLRT_HCCL_TICK_NS;
@@ -308,10 +304,31 @@ static HcclResult aclrt_hccl_engine_poll(struct aclrt_hccl_poller *p)
     return r;
 }
 
-/* An operation whose stream reached it, on a communicator across processes. */
+/*
+ * An operation whose stream reached it, on a communicator across processes
+ * (the thread that runs the stream): started on MPI here, tested for a
+ * while, then handed to the engine thread if it is still in flight.
+ */
 ACLRT_INTERNAL void aclrt_hccl_engine_submit(struct aclrt_hccl_op *op)
 {
     struct aclrt_hccl_engine *e = &aclrt_hccl_eng;
+    struct aclrt_hccl_comm *c = op->comm;
+    char msg[ACLRT_HCCL_MSG] = "";
+    int broken = atomic_load_explicit(&c->async_error, memory_order_acquire);
+    if (broken != HCCL_SUCCESS) {
+        aclrt_hccl_op_finish(op, (HcclResult)broken, "the communicator is broken by an earlier failure");
+        return;
+    }
+    int done = 0;
+    pthread_mutex_lock(&e->mpi_lock);
+    HcclResult r = e->mpi->start(c->mpi, (int)c->rank, (int)c->nranks, &op->a, &op->req, msg);
+    for (uint64_t t0 = aclrt_now_ns(); r == HCCL_SUCCESS && !done && aclrt_now_ns() - t0 < ACLRT_HCCL_INLINE_POLL_NS;)
+        r = e->mpi->test(op->req, &done, msg);
+    pthread_mutex_unlock(&e->mpi_lock);
+    if (r != HCCL_SUCCESS || done) {
+        aclrt_hccl_op_finish(op, r, msg);
+        return;
+    }
     pthread_mutex_lock(&e->lock);
     op->next = e->queue;
     e->queue = op;
