@@ -441,6 +441,40 @@ TEST(a_ring_exchange_works_as_a_batch_and_as_a_group)
     }
 }
 
+TEST(one_thread_drives_every_rank_in_one_group_across_devices)
+{
+    int32_t *out[RANKS], *in[RANKS];
+    for (int r = 0; r < RANKS; r++) {
+        on_rank(r);
+        out[r] = (int32_t *)dev_alloc(COUNT * 4);
+        in[r] = (int32_t *)dev_alloc(COUNT * 4);
+        for (int i = 0; i < COUNT; i++)
+            out[r][i] = 10 * r + i;
+    }
+    /* NCCL's idiom: one group, each rank's calls made with its device current. */
+    CHECK_EQ(HCCL_SUCCESS, HcclGroupStart());
+    for (int r = 0; r < RANKS; r++) {
+        on_rank(r);
+        CHECK_EQ(HCCL_SUCCESS, HcclSend(out[r], COUNT, HCCL_DATA_TYPE_INT32, (uint32_t)(r + 1) % RANKS, comms[r],
+                                        streams[r]));
+        CHECK_EQ(HCCL_SUCCESS, HcclRecv(in[r], COUNT, HCCL_DATA_TYPE_INT32, (uint32_t)(r + RANKS - 1) % RANKS, comms[r],
+                                        streams[r]));
+    }
+    on_rank(1);
+    CHECK_EQ(HCCL_SUCCESS, HcclGroupEnd());
+    int32_t dev = -1;
+    CHECK_OK(aclrtGetDevice(&dev));
+    CHECK_EQ(1, dev); /* the caller's device is current again */
+    sync_all();
+    for (int r = 0; r < RANKS; r++)
+        for (int i = 0; i < COUNT; i++)
+            CHECK_EQ(10 * ((r + RANKS - 1) % RANKS) + i, in[r][i]);
+    for (int r = 0; r < RANKS; r++) {
+        CHECK_OK(aclrtFree(out[r]));
+        CHECK_OK(aclrtFree(in[r]));
+    }
+}
+
 /* ---- communicators ---- */
 
 struct sub_arg {
@@ -794,6 +828,7 @@ int main(void)
     RUN_CASE(the_barrier_holds_every_stream_until_the_last_rank_reaches_it);
     RUN_CASE(sends_and_receives_pair_in_the_order_they_were_issued);
     RUN_CASE(a_ring_exchange_works_as_a_batch_and_as_a_group);
+    RUN_CASE(one_thread_drives_every_rank_in_one_group_across_devices);
     RUN_CASE(a_sub_communicator_of_two_ranks_reduces_over_its_members_only);
     RUN_CASE(threads_sharing_one_root_info_make_one_communicator);
     RUN_CASE(a_rank_that_never_comes_fails_the_others_within_the_exec_timeout);

@@ -9,9 +9,10 @@
  *
  *     0  16  "aclrt-hccl-root"   40  16  meeting id
  *    16   4  format version (1)  56  64  host name (NUL-terminated)
- *    20   4  pid                 120  ... zero
- *    24   4  world rank (-1: not in an MPI job)
- *    28   4  world size
+ *    20   4  pid                 120   8  the process's random number (pid
+ *    24   4  world rank (-1: not           and host name can repeat across
+ *            in an MPI job)                containers on several hosts)
+ *    28   4  world size          128  ... zero
  *    32   8  hash of the host name
  *
  * HCCL's communicators live on devices; ours move data with the CPU in the
@@ -49,7 +50,10 @@ struct aclrt_hccl_root_wire {
     uint64_t host_hash;
     uint8_t uid[ACLRT_HCCL_UID_BYTES];
     char host[64];
+    uint64_t process_nonce;
 };
+
+_Static_assert(offsetof(struct aclrt_hccl_root_wire, process_nonce) == 120, "the root info's layout above");
 
 _Static_assert(sizeof(struct aclrt_hccl_root_wire) <= sizeof(HcclRootInfo), "a root info holds the wire form");
 
@@ -67,6 +71,30 @@ static void aclrt_hccl_host(char *host, size_t cap, uint64_t *hash)
     if (gethostname(host, cap - 1) != 0)
         snprintf(host, cap, "localhost");
     *hash = aclrt_hccl_hash(host, strlen(host), 14695981039346656037ull);
+}
+
+/* A random number drawn once per process (and again in a forked child, whose pid differs). */
+static uint64_t aclrt_hccl_process_nonce(void)
+{
+    static _Atomic uint64_t nonce;
+    static _Atomic uint32_t nonce_pid;
+    uint32_t pid = (uint32_t)getpid();
+    uint64_t v = atomic_load_explicit(&nonce, memory_order_acquire);
+    if (v != 0 && atomic_load_explicit(&nonce_pid, memory_order_relaxed) == pid)
+        return v;
+    uint64_t r = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (f == NULL || fread(&r, sizeof r, 1, f) != 1)
+        r = aclrt_hccl_hash(&pid, sizeof pid, aclrt_now_ns());
+    if (f != NULL)
+        fclose(f);
+    r |= 1; /* never 0: 0 means not drawn */
+    /* Two threads may draw at once: the first store wins, both return it. */
+    uint64_t expected = v;
+    if (atomic_compare_exchange_strong_explicit(&nonce, &expected, r, memory_order_acq_rel, memory_order_acquire))
+        expected = r;
+    atomic_store_explicit(&nonce_pid, pid, memory_order_relaxed);
+    return expected;
 }
 
 /* A fresh meeting id: pid, time, a counter, and the host. */
@@ -100,6 +128,7 @@ ACLRT_API HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
     w.pid = (uint32_t)getpid();
     w.world_rank = -1;
     aclrt_hccl_host(w.host, sizeof w.host, &w.host_hash);
+    w.process_nonce = aclrt_hccl_process_nonce();
     if (aclrt_hccl_in_mpi_job()) {
         int rank = -1, size = 0;
         if (aclrt_hccl_mpi_ready(&rank, &size) == HCCL_SUCCESS)
@@ -208,7 +237,8 @@ static HcclResult aclrt_hccl_init_root(uint32_t nRanks, const HcclRootInfo *root
     char host[64];
     uint64_t hash;
     aclrt_hccl_host(host, sizeof host, &hash);
-    bool here = w.pid == (uint32_t)getpid() && w.host_hash == hash && strncmp(w.host, host, sizeof host) == 0;
+    bool here = w.pid == (uint32_t)getpid() && w.host_hash == hash && strncmp(w.host, host, sizeof host) == 0 &&
+                w.process_nonce == aclrt_hccl_process_nonce();
     struct aclrt_hccl_comm *c;
     HcclResult r = aclrt_hccl_comm_new(nRanks, rank, w.uid, config, &c);
     if (r != HCCL_SUCCESS)

@@ -20,6 +20,9 @@
 
 #include "../core/base.h"
 #include "../core/clock.h"
+#include "../core/error.h"
+#include "../core/thread.h"
+#include "../context/context.h"
 #include "../exec/external.h"
 #include "hccl_abi.h"
 #include "hccl_capture.h"
@@ -58,10 +61,11 @@ static HcclResult aclrt_hccl_launch_now(struct aclrt_hccl_op *op, aclrtStream st
     return aclrt_hccl_fail(HCCL_E_RUNTIME, "%s: the stream refused the operation (ACL error %d)", api, (int)rc);
 }
 
-/* A call held by a group. */
+/* A call held by a group, with the context that was current at the call (its stream's). */
 struct aclrt_hccl_held {
     struct aclrt_hccl_op *op;
     aclrtStream stream;
+    aclrtContext context;
 };
 
 struct aclrt_hccl_group {
@@ -87,7 +91,12 @@ ACLRT_INTERNAL HcclResult aclrt_hccl_launch(struct aclrt_hccl_op *op, aclrtStrea
         }
         g->held = h, g->cap = cap;
     }
-    g->held[g->n++] = (struct aclrt_hccl_held){.op = op, .stream = stream};
+    const char *api = aclrt_tls.api;
+    aclrtContext context = NULL;
+    if (aclrtGetCurrentContext(&context) != ACL_SUCCESS)
+        (void)aclrt_errmsg_take(); /* no context: the launch at HcclGroupEnd says what is wrong */
+    aclrt_tls.api = api;
+    g->held[g->n++] = (struct aclrt_hccl_held){.op = op, .stream = stream, .context = context};
     return HCCL_SUCCESS;
 }
 
@@ -136,11 +145,26 @@ ACLRT_API HcclResult HcclGroupEnd(void)
         return aclrt_hccl_fail(HCCL_E_PARA, "HcclGroupEnd without HcclGroupStart");
     if (--g->depth > 0)
         return HCCL_SUCCESS;
+    /*
+     * One thread may drive several devices in a group (a rank per device):
+     * each call is submitted in the context that was current when it was
+     * made, and the caller's is current again at the end.
+     */
+    aclrtContext mine = NULL, current = NULL;
+    if (aclrtGetCurrentContext(&mine) != ACL_SUCCESS)
+        (void)aclrt_errmsg_take();
+    ACLRT_ENTER();
+    current = mine;
     HcclResult first = HCCL_SUCCESS;
     for (uint32_t i = 0; i < g->n; i++) {
         struct aclrt_hccl_held h = g->held[i];
         if (h.op == NULL)
             continue;
+        if (h.context != NULL && h.context != current) {
+            (void)aclrtSetCurrentContext(h.context);
+            ACLRT_ENTER();
+            current = h.context;
+        }
         struct aclrt_hccl_op *op = h.op;
         if (op->a.kind == ACLRT_HCCL_BATCH) {
             op = aclrt_hccl_group_merge(g, i);
@@ -154,7 +178,11 @@ ACLRT_API HcclResult HcclGroupEnd(void)
         if (first == HCCL_SUCCESS)
             first = r;
     }
-    /* Whatever a failure left held is dropped, not submitted half. */
+    if (mine != NULL && current != mine) {
+        (void)aclrtSetCurrentContext(mine);
+        ACLRT_ENTER();
+    }
+    /* Each call is one rank's part: a refused one does not hold back the others; the first failure is returned. */
     for (uint32_t i = 0; i < g->n; i++)
         free(g->held[i].op);
     free(g->held);
