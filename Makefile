@@ -71,8 +71,9 @@ export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 #                                       (mk/tests.mk)
 #   test-cpp test-negative              a C++17 program; ThreadSanitizer still sees a planted race
 #   check-hccl-layout test-hccl-mpi     HCCL's headers' ABI; HCCL under mpirun -np 4 in three builds
-#   test-hccl-netns                     (mk/hccl_headers.mk, mk/hccl.mk); the same with each rank in a
-#                                       network namespace of its own, MPI over TCP (mk/hccl_netns.mk)
+#   test-hccl-netns test-hccl-cann      (mk/hccl_headers.mk, mk/hccl.mk); the same with each rank in a
+#                                       network namespace of its own, MPI over TCP (mk/hccl_netns.mk);
+#                                       CANN's hccl_test against make install (mk/hccl.mk)
 #   test-install test-pip-install       make install, then pkg-config, CANN's paths and CMake
 #                                       (mk/install.mk); pip install (mk/python.mk)
 #   run-examples                        every example, built and run (mk/examples.mk)
@@ -89,7 +90,7 @@ TEST_STEPS = deps \
              test-cuda-decls test-cuda-no-gpu \
              $(addprefix test-,$(VARIANTS)) \
              test-cpp test-negative \
-             check-hccl-layout test-hccl-mpi test-hccl-netns \
+             check-hccl-layout test-hccl-mpi test-hccl-netns test-hccl-cann \
              test-install test-pip-install \
              run-examples \
              bench-smoke bench-hccl-smoke \
