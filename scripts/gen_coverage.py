@@ -18,6 +18,10 @@ What it reads:
             the next banner, or at a blank line after its functions; the
             functions outside any group are listed first under the section.
             The `aclrtx` section (extensions, not part of ACL) is counted apart.
+  hccl/hccl.h
+            the HCCL functions (ACLRT_API), one group per `/* ----` banner,
+            titled by the banner's first sentence; listed as a section of
+            their own and counted apart from ACL's.
   impl/, backends/
             each declared function must have a body there (ACLRT_API ...
             name(...) {); a function without one is an error.
@@ -41,6 +45,8 @@ OUT = "docs/COVERAGE.md"
 GAPS = "scripts/coverage_gaps.txt"
 SEMANTICS = "docs/SEMANTICS.md"
 EXTENSIONS_PREFIX = "aclrtx"
+HCCL_HEADER = "hccl/hccl.h"
+HCCL_SECTION = "HCCL: collective communication"
 
 # Sections and groups whose SEMANTICS.md heading is not found by their title.
 SEMANTIC_LINKS = {
@@ -160,6 +166,33 @@ def parse_api(root):
     return [s for s in sections if any(g[1] for g in s[1])]
 
 
+def parse_hccl(root):
+    """[(group title, [functions])] of hccl/hccl.h, in header order."""
+    path = os.path.join(root, HCCL_HEADER)
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    groups, i = [], 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("/* ----"):
+            text = []
+            i += 1
+            while not lines[i].lstrip().startswith("* ----"):
+                text.append(lines[i].strip().lstrip("*").strip())
+                i += 1
+            groups.append([first_sentence(" ".join(t for t in text if t)), []])
+        m = re.match(r"ACLRT_API\b(.*)", line)
+        if m and groups:
+            name = re.search(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(", m.group(1))
+            if not name:
+                raise SystemExit("gen_coverage: %s:%d: cannot read the function name" % (HCCL_HEADER, i + 1))
+            groups[-1][1].append(name.group(1))
+        i += 1
+    return [g for g in groups if g[1]]
+
+
 def defined_functions(root):
     """Names of the API functions that have a body in impl/ or backends/."""
     names = set()
@@ -206,13 +239,15 @@ def link_for(title, sem, emb):
 
 def render(root):
     sections = parse_api(root)
-    names = [f for s in sections for g in s[1] for f in g[1]]
+    hccl = parse_hccl(root)
+    names = [f for s in sections for g in s[1] for f in g[1]] + [f for g in hccl for f in g[1]]
     dups = sorted({n for n in names if names.count(n) > 1})
     if dups:
         raise SystemExit("gen_coverage: declared twice in aclrt.h: " + ", ".join(dups))
     missing_body = [n for n in names if n not in defined_functions(root)]
     if missing_body:
-        raise SystemExit("gen_coverage: declared in aclrt.h, no body in impl/ or backends/: " + ", ".join(missing_body))
+        raise SystemExit("gen_coverage: declared in aclrt.h or %s, no body in impl/ or backends/: %s"
+                         % (HCCL_HEADER, ", ".join(missing_body)))
     gaps = read_gaps(root)
     declared = set(names)
     stale = [g[0] for g in gaps if g[1] in ("planned", "missing") and g[0] in declared]
@@ -251,6 +286,9 @@ def render(root):
     w("| **ACL runtime API** | **%d** |" % n_acl)
     for s in ext:
         w("| [%s](#%s) | %d |" % (s[0], slug(s[0]), count(s)))
+    hccl_section = [HCCL_SECTION, [[t, f] for t, f in hccl]]
+    if hccl:
+        w("| [%s](#%s) (`%s`) | %d |" % (HCCL_SECTION, slug(HCCL_SECTION), HCCL_HEADER, count(hccl_section)))
     w("")
 
     def emit(s, intro=None):
@@ -276,6 +314,9 @@ def render(root):
     for s in ext:
         emit(s, "Not part of ACL: what a CPU runtime and the programs that embed it need\n"
                 "([EMBEDDING.md](EMBEDDING.md)). Programs written for the real runtime do not use them.")
+    if hccl:
+        emit(hccl_section, "Every function of CANN's `hccl.h` (and `hccl_comm.h`), declared in `%s`; what\n"
+                           "they do, and where they run: [HCCL.md](HCCL.md)." % HCCL_HEADER)
 
     w("## Known gaps")
     w("")
