@@ -914,6 +914,68 @@ ACLRT_API aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value
                                     aclrtStream stream);
 
 /*
+ * Allocation variants: device memory as aclrtMalloc's, and pinned host
+ * memory as aclrtMallocHost's, freed by aclrtFree / aclrtFreeHost or their
+ * WithDevSync forms. A configuration (may be NULL) names the module that
+ * owns the memory (accepted, recorded nowhere), the device (which must be
+ * the current one) and, for host memory, VA consistency (host memory is
+ * already at the same address for every device). The WithDevSync frees
+ * first wait for the work the device's streams (host memory: every
+ * device's) had launched at the call.
+ */
+typedef enum {
+    ACL_RT_MEM_ATTR_RSV = 0,
+    ACL_RT_MEM_ATTR_MODULE_ID,
+    ACL_RT_MEM_ATTR_DEVICE_ID,
+    ACL_RT_MEM_ATTR_VA_FLAG,
+} aclrtMallocAttrType;
+
+typedef union {
+    uint16_t moduleId;
+    uint32_t deviceId;
+    uint32_t vaFlag;
+    uint8_t rsv[8];
+} aclrtMallocAttrValue;
+
+typedef struct {
+    aclrtMallocAttrType attr;
+    aclrtMallocAttrValue value;
+} aclrtMallocAttribute;
+
+typedef struct {
+    aclrtMallocAttribute *attrs;
+    size_t numAttrs;
+} aclrtMallocConfig;
+
+ACLRT_API aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ACLRT_API aclError aclrtMallocCached(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ACLRT_API aclError aclrtMallocWithCfg(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
+                                      aclrtMallocConfig *cfg);
+ACLRT_API aclError aclrtMallocForTaskScheduler(void **devPtr, size_t size, aclrtMemMallocPolicy policy,
+                                               aclrtMallocConfig *cfg);
+ACLRT_API aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg);
+ACLRT_API aclError aclrtFreeWithDevSync(void *devPtr);
+ACLRT_API aclError aclrtFreeHostWithDevSync(void *hostPtr);
+
+/*
+ * Two-dimensional copies and 32-bit memsets. A 2-D copy moves `height`
+ * rows of `width` bytes, rows `spitch` bytes apart in the source and
+ * `dpitch` in the destination (width <= both pitches); the asynchronous
+ * form is one task. aclrtMemsetD32 writes N 32-bit values (memSize >= 4N).
+ * aclrtMemcpyAsyncWithCondition is aclrtMemcpyAsync (deprecated, as in
+ * CANN).
+ */
+ACLRT_API aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                 size_t height, aclrtMemcpyKind kind);
+ACLRT_API aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                      size_t height, aclrtMemcpyKind kind, aclrtStream stream);
+ACLRT_API aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t N);
+ACLRT_API aclError aclrtMemsetD32Async(void *ptr, size_t memSize, uint32_t value, size_t N, aclrtStream stream);
+ACL_DEPRECATED_MESSAGE("aclrtMemcpyAsyncWithCondition is deprecated, use aclrtMemcpyAsync instead")
+ACLRT_API aclError aclrtMemcpyAsyncWithCondition(void *dst, size_t destMax, const void *src, size_t count,
+                                                 aclrtMemcpyKind kind, aclrtStream stream);
+
+/*
  * IPC memory: aclrtMalloc memory another process maps (the same bytes).
  * On the host backend, allocations of at least 64 KiB are shareable, from
  * a page-aligned address; keys need a 65-byte buffer. With the DEFAULT
@@ -1145,6 +1207,65 @@ ACLRT_API aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int
 ACLRT_API aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,
                                                      aclrtDrvMemHandle *handle);
 ACLRT_API aclError aclrtDeviceGetBareTgid(int32_t *pid);
+
+/* ========================================================================
+ * Memory attributes and batch copies
+ *
+ * aclrtPointerGetAttributes says where a pointer's memory is: a device's
+ * (aclrtMalloc, mapped device memory), the host's (aclrtMallocHost, mapped
+ * host memory), or not the runtime's (UNREGISTERED, a success); the page
+ * size is the system's. aclrtMemGetAddressRange gives the allocation or
+ * mapping that holds an address. aclrtGetMemUsageInfo lists a device's
+ * memory by owner, largest first: "APP" (the program's device memory) and
+ * "RUNTIME" (the runtime's own), now and at its peak. A batch checks every
+ * entry first, then copies each as aclrtMemcpy / aclrtMemcpyAsync would
+ * (the asynchronous batch: a copy task per entry). A copy descriptor (device
+ * memory of aclrtGetMemcpyDescSize bytes) holds a copy's addresses and
+ * size, read when the copy runs; aclrtMemcpyAsyncWithOffset reads its two
+ * base addresses from memory when it runs too (both only within a device:
+ * ACL_MEMCPY_INNER_DEVICE_TO_DEVICE).
+ * ======================================================================== */
+typedef struct aclrtPtrAttributes {
+    aclrtMemLocation location;
+    uint32_t pageSize;
+    uint32_t rsv[4];
+} aclrtPtrAttributes;
+
+typedef struct aclrtMemUsageInfo {
+    char name[32];
+    uint64_t curMemSize;
+    uint64_t memPeakSize;
+    size_t reserved[8];
+} aclrtMemUsageInfo;
+
+typedef struct {
+    aclrtMemLocation dstLoc;
+    aclrtMemLocation srcLoc;
+    uint8_t rsv[16];
+} aclrtMemcpyBatchAttr;
+
+ACLRT_API aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes);
+ACLRT_API aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize);
+ACLRT_API aclError aclrtGetMemUsageInfo(int32_t deviceId, aclrtMemUsageInfo *memUsageInfo, size_t inputNum,
+                                        size_t *outputNum);
+ACLRT_API aclError aclrtMemcpyBatch(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches,
+                                    aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs,
+                                    size_t *failIndex);
+ACLRT_API aclError aclrtMemcpyBatchV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches,
+                                      aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs);
+ACLRT_API aclError aclrtMemcpyBatchAsync(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                         size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes,
+                                         size_t numAttrs, size_t *failIndex, aclrtStream stream);
+ACLRT_API aclError aclrtMemcpyBatchAsyncV2(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
+                                           size_t numBatches, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes,
+                                           size_t numAttrs, aclrtStream stream);
+ACLRT_API aclError aclrtGetMemcpyDescSize(aclrtMemcpyKind kind, size_t *descSize);
+ACLRT_API aclError aclrtSetMemcpyDesc(void *desc, aclrtMemcpyKind kind, void *srcAddr, void *dstAddr, size_t count,
+                                      void *config);
+ACLRT_API aclError aclrtMemcpyAsyncWithDesc(void *desc, aclrtMemcpyKind kind, aclrtStream stream);
+ACLRT_API aclError aclrtMemcpyAsyncWithOffset(void **dst, size_t destMax, size_t dstDataOffset, const void **src,
+                                              size_t count, size_t srcDataOffset, aclrtMemcpyKind kind,
+                                              aclrtStream stream);
 
 /* ========================================================================
  * Built-in tasks: reduce, random numbers

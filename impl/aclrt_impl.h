@@ -42,7 +42,11 @@
 
 #include "context/device.h"
 #include "context/stream_control.h"
+#include "memory/alloc_variants.h"
+#include "memory/mem_info.h"
 #include "memory/memcpy.h"
+#include "memory/memcpy2d.h"
+#include "memory/memcpy_batch.h"
 #include "memory/vmm.h"
 #include "sync/event_query.h"
 #include "sync/event_record.h"

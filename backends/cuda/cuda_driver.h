@@ -140,6 +140,8 @@ typedef void (*aclrt_CUhostFn)(void *userData);
     X(cuMemsetD8, "cuMemsetD8_v2", "", (aclrt_CUdeviceptr dst, unsigned char value, size_t count))                  \
     X(cuMemsetD8Async, "cuMemsetD8Async", "",                                                                       \
       (aclrt_CUdeviceptr dst, unsigned char value, size_t count, aclrt_CUstream stream))                            \
+    X(cuMemsetD32Async, "cuMemsetD32Async", "",                                                                     \
+      (aclrt_CUdeviceptr dst, unsigned int value, size_t count, aclrt_CUstream stream))                             \
     X(cuModuleLoad, "cuModuleLoad", "", (aclrt_CUmodule * module, const char *fname))                               \
     X(cuModuleLoadData, "cuModuleLoadData", "", (aclrt_CUmodule * module, const void *image))                       \
     X(cuModuleUnload, "cuModuleUnload", "", (aclrt_CUmodule hmod))                                                  \

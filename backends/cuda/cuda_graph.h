@@ -124,7 +124,9 @@ static bool aclrt_cuda_graph_step_ok(const struct aclrt_task *t, bool *gpu, bool
     case ACLRT_TASK_NOP:
     case ACLRT_TASK_LABEL: return true;
     case ACLRT_TASK_MEMCPY:
-    case ACLRT_TASK_MEMSET: *gpu = true; return true;
+    case ACLRT_TASK_MEMSET:
+    case ACLRT_TASK_MEMCPY2D:
+    case ACLRT_TASK_MEMSET32: *gpu = true; return true;
     case ACLRT_TASK_KERNEL:
         if (!t->u.kernel.owned || t->u.kernel.timeout_ms != 0)
             return false;
@@ -144,6 +146,16 @@ static aclrt_CUresult aclrt_cuda_step_issue(const struct aclrt_task *t, void *ar
     case ACLRT_TASK_MEMSET:
         return aclrt_cu->cuMemsetD8Async((aclrt_CUdeviceptr)(uintptr_t)t->u.fill.dst, (unsigned char)t->u32,
                                          t->u.fill.count, cu);
+    case ACLRT_TASK_MEMCPY2D: {
+        aclrt_CUresult r = ACLRT_CUDA_SUCCESS;
+        for (uint32_t row = 0; row < t->u.copy2d.height && r == ACLRT_CUDA_SUCCESS; row++)
+            r = aclrt_cu->cuMemcpyAsync((aclrt_CUdeviceptr)(uintptr_t)t->u.copy2d.dst + row * t->u.copy2d.dpitch,
+                                        (aclrt_CUdeviceptr)(uintptr_t)t->u.copy2d.src + row * t->u.copy2d.spitch,
+                                        t->u.copy2d.width, cu);
+        return r;
+    }
+    case ACLRT_TASK_MEMSET32:
+        return aclrt_cu->cuMemsetD32Async((aclrt_CUdeviceptr)(uintptr_t)t->u.fill.dst, t->u32, t->u.fill.count / 4, cu);
     case ACLRT_TASK_KERNEL: {
         aclrt_CUfunction f;
         memcpy(&f, &t->u.kernel.fn, sizeof f); /* the backend's function handle (module_function) */
@@ -340,8 +352,11 @@ ACLRT_INTERNAL int aclrt_cuda_model_step(struct aclrt_stream *s, struct aclrt_ta
     switch (t->kind->id) {
     case ACLRT_TASK_MEMCPY:
     case ACLRT_TASK_MEMSET:
+    case ACLRT_TASK_MEMCPY2D:
+    case ACLRT_TASK_MEMSET32:
     case ACLRT_TASK_KERNEL: break;
     case ACLRT_TASK_REDUCE:
+    case ACLRT_TASK_MEMCPY_INDIRECT:
         if (!sl->cd->host_access)
             return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
         return t->kind->run(s, t, blk);

@@ -9,6 +9,7 @@
  *   on the GPU queue, then the task's number into the completion word:
  *     no-op               nothing (the word write alone)
  *     memcpy / memset     cuMemcpyAsync / cuMemsetD8Async (unified addressing)
+ *     2-D memcpy          cuMemcpyAsync, a row at a time; 32-bit memset: cuMemsetD32Async
  *     event stamp         cuEventRecord of the event's CUevent (cuda_time.h)
  *     stream wait         cuStreamWaitValue64 GEQ on the captured stream's
  *                         word, when the captured work is all on the GPU
@@ -319,6 +320,33 @@ static int aclrt_cuda_memset_run(struct aclrt_stream *s, struct aclrt_task *t, s
     return aclrt_cuda_complete_after(s, sl, t, r);
 }
 
+static int aclrt_cuda_memcpy2d_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
+    int g = aclrt_cuda_gate(s, sl, blk);
+    if (g != 0)
+        return g;
+    aclrt_CUresult r = aclrt_cuda_begin(sl);
+    for (uint32_t row = 0; row < t->u.copy2d.height && r == ACLRT_CUDA_SUCCESS; row++) /* a row a copy */
+        r = aclrt_cu->cuMemcpyAsync((aclrt_CUdeviceptr)(uintptr_t)t->u.copy2d.dst + row * t->u.copy2d.dpitch,
+                                    (aclrt_CUdeviceptr)(uintptr_t)t->u.copy2d.src + row * t->u.copy2d.spitch,
+                                    t->u.copy2d.width, sl->cu);
+    return aclrt_cuda_complete_after(s, sl, t, r);
+}
+
+static int aclrt_cuda_memset32_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
+    int g = aclrt_cuda_gate(s, sl, blk);
+    if (g != 0)
+        return g;
+    aclrt_CUresult r = aclrt_cuda_begin(sl);
+    if (r == ACLRT_CUDA_SUCCESS)
+        r = aclrt_cu->cuMemsetD32Async((aclrt_CUdeviceptr)(uintptr_t)t->u.fill.dst, t->u32, t->u.fill.count / 4,
+                                       sl->cu);
+    return aclrt_cuda_complete_after(s, sl, t, r);
+}
+
 static int aclrt_cuda_stamp_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
@@ -470,6 +498,10 @@ static const struct aclrt_task_kind aclrt_cuda_kind_memcpy =
     ACLRT_CUDA_KIND(ACLRT_TASK_MEMCPY, "memcpy (cuMemcpyAsync)", aclrt_cuda_memcpy_run);
 static const struct aclrt_task_kind aclrt_cuda_kind_memset =
     ACLRT_CUDA_KIND(ACLRT_TASK_MEMSET, "memset (cuMemsetD8Async)", aclrt_cuda_memset_run);
+static const struct aclrt_task_kind aclrt_cuda_kind_memcpy2d =
+    ACLRT_CUDA_KIND(ACLRT_TASK_MEMCPY2D, "2-D memcpy (cuMemcpyAsync a row)", aclrt_cuda_memcpy2d_run);
+static const struct aclrt_task_kind aclrt_cuda_kind_memset32 =
+    ACLRT_CUDA_KIND(ACLRT_TASK_MEMSET32, "32-bit memset (cuMemsetD32Async)", aclrt_cuda_memset32_run);
 static const struct aclrt_task_kind aclrt_cuda_kind_wait_stream =
     ACLRT_CUDA_KIND(ACLRT_TASK_WAIT_STREAM, "stream wait (cuStreamWaitValue64)", aclrt_cuda_wait_stream_run);
 static const struct aclrt_task_kind aclrt_cuda_kind_stamp =

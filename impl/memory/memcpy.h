@@ -51,7 +51,7 @@ static aclError aclrt_copy_check(void *dst, size_t destMax, const void *src, siz
 }
 
 /* A copy between two devices' memory needs the device that runs it to have peer access to both (peer.h). */
-static aclError aclrt_copy_peer_check(struct aclrt_device *runner, void *dst, const void *src, size_t count)
+ACLRT_INTERNAL aclError aclrt_copy_peer_check(struct aclrt_device *runner, void *dst, const void *src, size_t count)
 {
     struct aclrt_device *to = aclrt_mem_device_of(dst, count), *from = aclrt_mem_device_of(src, count);
     if (to == NULL || from == NULL || to == from)
@@ -112,7 +112,7 @@ static void aclrt_mem_settle(const struct aclrt_device *dev)
         free(refs);
 }
 
-static void aclrt_mem_settle_for(const void *a, const void *b, size_t count)
+ACLRT_INTERNAL void aclrt_mem_settle_for(const void *a, const void *b, size_t count)
 {
     const struct aclrt_device *da = aclrt_mem_device_of(a, count);
     const struct aclrt_device *db = b != NULL ? aclrt_mem_device_of(b, count) : NULL;
@@ -159,7 +159,7 @@ static const struct aclrt_task_kind aclrt_kind_memcpy = {ACLRT_TASK_MEMCPY, "mem
 static const struct aclrt_task_kind aclrt_kind_memset = {ACLRT_TASK_MEMSET, "memset", aclrt_memset_run, NULL};
 
 /* Submit a task and, if asked, wait until it has run (pageable memory). */
-static aclError aclrt_submit_maybe_wait(struct aclrt_stream *s, const struct aclrt_task *t, bool wait)
+ACLRT_INTERNAL aclError aclrt_submit_maybe_wait(struct aclrt_stream *s, const struct aclrt_task *t, bool wait)
 {
     uint64_t number;
     aclError rc = aclrt_stream_submit(s, t, &number);
@@ -172,10 +172,10 @@ static aclError aclrt_submit_maybe_wait(struct aclrt_stream *s, const struct acl
     return ACL_SUCCESS;
 }
 
-ACLRT_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
-                                    aclrtMemcpyKind kind, aclrtStream stream)
+/* aclrtMemcpyAsync, and aclrtMemcpyAsyncWithCondition (memcpy2d.h), which is the same call. */
+ACLRT_INTERNAL aclError aclrt_memcpy_async(void *dst, size_t destMax, const void *src, size_t count,
+                                           aclrtMemcpyKind kind, aclrtStream stream)
 {
-    ACLRT_ENTER();
     aclError rc = aclrt_copy_check(dst, destMax, src, count, kind);
     if (rc != ACL_SUCCESS)
         return rc;
@@ -189,6 +189,13 @@ ACLRT_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, 
     struct aclrt_task t = {.kind = &aclrt_kind_memcpy, .u.copy.dst = dst, .u.copy.src = src, .u.copy.count = count};
     bool pinned = aclrt_mem_is_ours(dst, count) && aclrt_mem_is_ours(src, count);
     return aclrt_submit_maybe_wait(s, &t, !pinned);
+}
+
+ACLRT_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
+                                    aclrtMemcpyKind kind, aclrtStream stream)
+{
+    ACLRT_ENTER();
+    return aclrt_memcpy_async(dst, destMax, src, count, kind, stream);
 }
 
 static aclError aclrt_memset_check(void *devPtr, size_t maxCount, size_t count)

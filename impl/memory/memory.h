@@ -17,6 +17,7 @@
 #define ACLRT_IMPL_MEMORY_MEMORY_H
 
 #include "../core/base.h"
+#include "../core/config.h"
 #include "../core/error.h"
 #include "../core/handle.h"
 #include "../core/seq.h"
@@ -48,7 +49,46 @@ static struct {
     size_t count, capacity;
     /* Mapped memory is owned by physmem.h, which sets this (under the lock) to release it all at aclFinalize. */
     void (*release_mapped)(void);
+    /* Device memory per device and owner (aclrt_mem_usage), now and at its peak; under the lock. */
+    struct aclrt_mem_usage {
+        size_t current, peak;
+    } usage[ACLRT_MAX_DEVICES][2];
 } aclrt_mem = {.lock = PTHREAD_RWLOCK_INITIALIZER};
+
+/* Which usage counter an allocation counts in: 0 the program's device memory, 1 the runtime's; -1 none. */
+static int aclrt_mem_usage_slot(enum aclrt_mem_kind kind, const struct aclrt_device *dev)
+{
+    if (dev == NULL || dev->id >= ACLRT_MAX_DEVICES)
+        return -1;
+    return kind == ACLRT_MEM_DEVICE ? 0 : kind == ACLRT_MEM_RUNTIME ? 1 : -1;
+}
+
+/* Count an allocation in (sign 1) or out (-1) of its device's usage; under the write lock. */
+static void aclrt_mem_usage_add(const struct aclrt_allocation *a, int sign)
+{
+    int slot = aclrt_mem_usage_slot(a->kind, a->device);
+    if (slot < 0)
+        return;
+    struct aclrt_mem_usage *u = &aclrt_mem.usage[a->device->id][slot];
+    if (sign > 0) {
+        u->current += a->size;
+        if (u->current > u->peak)
+            u->peak = u->current;
+    } else {
+        u->current -= a->size;
+    }
+}
+
+/* The device memory of `dev` in use now and at its peak: slot 0 the program's (aclrtMalloc), 1 the runtime's. */
+ACLRT_INTERNAL void aclrt_mem_usage(const struct aclrt_device *dev, size_t current[2], size_t peak[2])
+{
+    pthread_rwlock_rdlock(&aclrt_mem.lock);
+    for (int i = 0; i < 2; i++) {
+        current[i] = aclrt_mem.usage[dev->id][i].current;
+        peak[i] = aclrt_mem.usage[dev->id][i].peak;
+    }
+    pthread_rwlock_unlock(&aclrt_mem.lock);
+}
 
 /* Index of the first allocation with base > addr. */
 ACLRT_INTERNAL size_t aclrt_mem_upper(uintptr_t addr)
@@ -84,6 +124,7 @@ ACLRT_INTERNAL bool aclrt_mem_register(uintptr_t base, size_t size, enum aclrt_m
         memmove(&aclrt_mem.items[at + 1], &aclrt_mem.items[at], (aclrt_mem.count - at) * sizeof *aclrt_mem.items);
         aclrt_mem.items[at] = (struct aclrt_allocation){base, size, kind, dev};
         aclrt_mem.count++;
+        aclrt_mem_usage_add(&aclrt_mem.items[at], 1);
     }
     pthread_rwlock_unlock(&aclrt_mem.lock);
     return ok;
@@ -97,6 +138,7 @@ ACLRT_INTERNAL bool aclrt_mem_unregister(uintptr_t base, enum aclrt_mem_kind kin
     bool found = at > 0 && aclrt_mem.items[at - 1].base == base && aclrt_mem.items[at - 1].kind == kind;
     if (found) {
         *out = aclrt_mem.items[at - 1];
+        aclrt_mem_usage_add(out, -1);
         memmove(&aclrt_mem.items[at - 1], &aclrt_mem.items[at], (aclrt_mem.count - at) * sizeof *aclrt_mem.items);
         aclrt_mem.count--;
     }
@@ -116,6 +158,19 @@ ACLRT_INTERNAL size_t aclrt_mem_device_bytes(const struct aclrt_device *dev)
     }
     pthread_rwlock_unlock(&aclrt_mem.lock);
     return bytes;
+}
+
+/* The allocation that holds the byte at addr, if any (*out: a copy of its entry). */
+ACLRT_INTERNAL bool aclrt_mem_find(const void *addr, struct aclrt_allocation *out)
+{
+    uintptr_t a = (uintptr_t)addr;
+    pthread_rwlock_rdlock(&aclrt_mem.lock);
+    size_t at = aclrt_mem_upper(a);
+    bool found = at > 0 && a - aclrt_mem.items[at - 1].base < aclrt_mem.items[at - 1].size;
+    if (found)
+        *out = aclrt_mem.items[at - 1];
+    pthread_rwlock_unlock(&aclrt_mem.lock);
+    return found;
 }
 
 /* Does [addr, addr+len) lie inside one of our allocations (pinned)? */
@@ -324,6 +379,7 @@ ACLRT_INTERNAL void aclrt_mem_release_all(void)
     free(aclrt_mem.items);
     aclrt_mem.items = NULL;
     aclrt_mem.count = aclrt_mem.capacity = 0;
+    memset(aclrt_mem.usage, 0, sizeof aclrt_mem.usage);
     void (*release_mapped)(void) = aclrt_mem.release_mapped;
     pthread_rwlock_unlock(&aclrt_mem.lock);
     if (release_mapped != NULL)
@@ -374,10 +430,9 @@ ACLRT_INTERNAL aclError aclrt_mem_size_check(size_t size, const char *what)
     return ACL_SUCCESS;
 }
 
-ACLRT_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+/* aclrtMalloc and its variants (alloc_variants.h): `size` bytes of the current device's memory. */
+ACLRT_INTERNAL aclError aclrt_malloc_device(void **devPtr, size_t size)
 {
-    ACLRT_ENTER();
-    (void)policy; /* page-size policies have no meaning for host memory; unknown ones are accepted, as in the runtime */
     if (devPtr == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "devPtr (output) is NULL");
     if (size == 0)
@@ -402,6 +457,13 @@ ACLRT_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy 
     return ACL_SUCCESS;
 }
 
+ACLRT_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    ACLRT_ENTER();
+    (void)policy; /* page-size policies have no meaning for host memory; unknown ones are accepted, as in the runtime */
+    return aclrt_malloc_device(devPtr, size);
+}
+
 ACLRT_API aclError aclrtFree(void *devPtr)
 {
     ACLRT_ENTER();
@@ -415,9 +477,9 @@ ACLRT_API aclError aclrtFree(void *devPtr)
     return ACL_SUCCESS;
 }
 
-ACLRT_API aclError aclrtMallocHost(void **hostPtr, size_t size)
+/* aclrtMallocHost and aclrtMallocHostWithCfg: `size` bytes of pinned host memory. */
+ACLRT_INTERNAL aclError aclrt_malloc_host(void **hostPtr, size_t size)
 {
-    ACLRT_ENTER();
     if (hostPtr == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "hostPtr (output) is NULL");
     if (size == 0)
@@ -435,6 +497,12 @@ ACLRT_API aclError aclrtMallocHost(void **hostPtr, size_t size)
     }
     *hostPtr = p;
     return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtMallocHost(void **hostPtr, size_t size)
+{
+    ACLRT_ENTER();
+    return aclrt_malloc_host(hostPtr, size);
 }
 
 ACLRT_API aclError aclrtFreeHost(void *hostPtr)

@@ -152,6 +152,9 @@ ACLRT_INLINE bool aclrt_capture_kind_ok(enum aclrt_task_kind_id id)
     case ACLRT_TASK_HOST_KERNEL:
     case ACLRT_TASK_MEMCPY:
     case ACLRT_TASK_MEMSET:
+    case ACLRT_TASK_MEMCPY2D:
+    case ACLRT_TASK_MEMSET32:
+    case ACLRT_TASK_MEMCPY_INDIRECT:
     case ACLRT_TASK_REDUCE:
     case ACLRT_TASK_KERNEL:
     case ACLRT_TASK_MODEL_RECORD:

@@ -33,6 +33,9 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_HOST_KERNEL,       /* aclrtxLaunchHostKernel (host_kernel.h) */
     ACLRT_TASK_MEMCPY,            /* aclrtMemcpyAsync (memcpy.h) */
     ACLRT_TASK_MEMSET,            /* aclrtMemsetAsync (memcpy.h) */
+    ACLRT_TASK_MEMCPY2D,          /* aclrtMemcpy2dAsync (memcpy2d.h) */
+    ACLRT_TASK_MEMSET32,          /* aclrtMemsetD32Async */
+    ACLRT_TASK_MEMCPY_INDIRECT,   /* a copy whose addresses are read from memory when it runs (memcpy_batch.h) */
     ACLRT_TASK_WAIT_STREAM,       /* until stream.completed >= target (event_wait.h) */
     ACLRT_TASK_WAIT_EVENT,        /* legacy event not recorded yet: until its next record */
     ACLRT_TASK_EVENT_STAMP,       /* timestamp an event record when the stream reaches it (event_record.h) */
@@ -124,6 +127,18 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             const void *src;
             size_t count;
         } copy;
+        struct {
+            void *dst;
+            const void *src;
+            size_t dpitch, spitch;
+            uint32_t width, height; /* height rows of width bytes (both below 2^23: memcpy2d.h) */
+        } copy2d;
+        struct {
+            /* u32 0: *dst + dst_offset <- *src + src_offset, count bytes; u32 1: dst is a descriptor, read whole */
+            const void *dst;
+            const void *src;
+            size_t count, dst_offset, src_offset;
+        } indirect;
         struct {
             void *dst;
             size_t count;

@@ -151,7 +151,7 @@ struct CUctx_st {
     struct CUstream_st *streams; /* every stream made in it (g_lock) */
 };
 
-enum op_kind { OP_COPY, OP_SET, OP_WRITE64, OP_WAIT64, OP_HOST_FN, OP_RECORD, OP_WAIT_EVENT, OP_KERNEL, OP_GRAPH };
+enum op_kind { OP_COPY, OP_SET, OP_SET32, OP_WRITE64, OP_WAIT64, OP_HOST_FN, OP_RECORD, OP_WAIT_EVENT, OP_KERNEL, OP_GRAPH };
 
 struct CUgraph_st;
 struct CUgraphExec_st;
@@ -353,6 +353,10 @@ static void op_run(struct CUstream_st *s, struct op *o)
     switch (o->kind) {
     case OP_COPY: memmove(o->dst, o->src, o->n); break;
     case OP_SET: memset(o->dst, (int)o->value, o->n); break;
+    case OP_SET32:
+        for (size_t i = 0; i < o->n; i++)
+            ((uint32_t *)o->dst)[i] = (uint32_t)o->value;
+        break;
     case OP_WRITE64: __atomic_store_n((uint64_t *)o->dst, o->value, __ATOMIC_RELEASE); break;
     case OP_WAIT64:
         for (unsigned i = 0; !wait_value_holds(o) && atomic_load(&s->ctx->lost) == CUDA_SUCCESS; i++) {
@@ -461,7 +465,7 @@ static CUresult enqueue(struct CUstream_st *s, const struct op *o)
         }
         return CUDA_SUCCESS;
     }
-    if ((n->kind == OP_COPY || n->kind == OP_SET) && atomic_load(&g_fail_next) != 0)
+    if ((n->kind == OP_COPY || n->kind == OP_SET || n->kind == OP_SET32) && atomic_load(&g_fail_next) != 0)
         n->fail = atomic_exchange(&g_fail_next, 0);
     if (s->tail != NULL)
         s->tail->next = n;
@@ -1165,6 +1169,14 @@ EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, 
     if (dst == 0 && n > 0)
         return CUDA_ERROR_INVALID_VALUE;
     struct op o = {.kind = OP_SET, .dst = (void *)(uintptr_t)dst, .value = value, .n = n};
+    return enqueue(s, &o);
+}
+
+EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t n, struct CUstream_st *s)
+{
+    if ((dst == 0 && n > 0) || dst % 4 != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct op o = {.kind = OP_SET32, .dst = (void *)(uintptr_t)dst, .value = value, .n = n};
     return enqueue(s, &o);
 }
 

@@ -79,7 +79,13 @@ static const char *const fz_functions[] = {
     "aclrtNotifyBatchReset", "aclrtCntNotifyCreate", "aclrtCntNotifyDestroy", "aclrtCntNotifyRecord",
     "aclrtCntNotifyWaitWithTimeout", "aclrtCntNotifyReset", "aclrtCntNotifyGetId", "aclrtValueWrite",
     "aclrtValueWait", "aclrtLaunchHostFunc", "aclrtMalloc", "aclrtFree", "aclrtMallocHost", "aclrtFreeHost",
-    "aclrtMemcpy", "aclrtMemcpyAsync", "aclrtMemset", "aclrtMemsetAsync", "aclrtSubscribeReport",
+    "aclrtMemcpy", "aclrtMemcpyAsync", "aclrtMemset", "aclrtMemsetAsync", "aclrtMallocAlign32", "aclrtMallocCached",
+    "aclrtMallocWithCfg", "aclrtMallocForTaskScheduler", "aclrtMallocHostWithCfg", "aclrtFreeWithDevSync",
+    "aclrtFreeHostWithDevSync", "aclrtMemcpy2d", "aclrtMemcpy2dAsync", "aclrtMemsetD32", "aclrtMemsetD32Async",
+    "aclrtMemcpyAsyncWithCondition", "aclrtPointerGetAttributes", "aclrtMemGetAddressRange", "aclrtGetMemUsageInfo",
+    "aclrtMemcpyBatch", "aclrtMemcpyBatchV2", "aclrtMemcpyBatchAsync", "aclrtMemcpyBatchAsyncV2",
+    "aclrtGetMemcpyDescSize", "aclrtSetMemcpyDesc", "aclrtMemcpyAsyncWithDesc", "aclrtMemcpyAsyncWithOffset",
+    "aclrtSubscribeReport",
     "aclrtLaunchCallback", "aclrtProcessReport", "aclrtUnSubscribeReport", "aclrtSubscribeHostFunc",
     "aclrtProcessHostFunc", "aclrtUnSubscribeHostFunc", "aclrtSetExceptionInfoCallback",
     "aclrtExceptionInfoCallbackRegister", "aclrtExceptionInfoCallbackUnregister", "aclrtGetTaskIdFromExceptionInfo",
@@ -188,6 +194,10 @@ struct fz {
     unsigned char sync_a[FZ_BUF], sync_b[FZ_BUF];
     uint64_t *word;                   /* aclrtMalloc memory: value ops */
     unsigned char *task_mem;          /* aclrtMalloc memory the built-in tasks write (never freed in the run) */
+    void *desc_mem;                   /* aclrtMalloc memory: a copy descriptor (never freed in the run) */
+    bool desc_set;                    /* desc_mem holds a descriptor of pinned_a -> pinned_b */
+    void *slots[2];                   /* the base addresses aclrtMemcpyAsyncWithOffset reads: pinned_b, pinned_a */
+    uint32_t *fill32;                 /* aclrtMallocHost memory only aclrtMemsetD32 writes (never freed in the run) */
     int32_t *kernel_mem;              /* aclrtMalloc memory: kernels' output, then their device args (never freed) */
     uint64_t word_last;               /* last value written to it in `values`' order */
     aclrtStreamConfigHandle *cfg;     /* NULL: none */
@@ -685,7 +695,7 @@ static void fz_one_call(struct fz *z)
     size_t sizes[] = {0, 1, 16, FZ_BUF};
     size_t maxes[] = {0, 1, 16, FZ_BUF, SIZE_MAX};
     memset(&av, 0, sizeof av);
-    unsigned op = (unsigned)soak_pick(rng, 99);
+    unsigned op = (unsigned)soak_pick(rng, 101);
     switch (op) {
     /* --- launches --- */
     case 0:
@@ -2019,6 +2029,133 @@ static void fz_one_call(struct fz *z)
         FZ(CODES(P), aclprofDestroyConfig(soak_pick(rng, 8) ? pcfg : (const aclprofConfig *)fz_garbage(z)));
         if (pcfg != NULL && last_rc != ACL_SUCCESS)
             FZ(CODES(P), aclprofDestroyConfig(pcfg));
+        break;
+    }
+    case 99: {
+        /* Allocation variants (freed at once), what the runtime says of pointers; frees that sync only fail. */
+        aclrtMallocAttribute ma = {(aclrtMallocAttrType)soak_pick(rng, 5), {0}};
+        ma.value.deviceId = (uint32_t)soak_pick(rng, 3);
+        aclrtMallocConfig mc = {soak_pick(rng, 4) ? &ma : NULL, soak_pick(rng, 3)};
+        aclrtMallocConfig *pmc = soak_pick(rng, 3) ? &mc : NULL;
+        size_t sz = sizes[soak_pick(rng, 4)];
+        aclrtMemMallocPolicy pol = (aclrtMemMallocPolicy)soak_rng(rng);
+        ptr = NULL;
+        switch (soak_pick(rng, 5)) {
+        case 0: FZ(CODES(P, CN), aclrtMallocAlign32(fz_maybe(z, &ptr), sz, pol)); break;
+        case 1: FZ(CODES(P, CN), aclrtMallocCached(fz_maybe(z, &ptr), sz, pol)); break;
+        case 2: FZ(CODES(P, CN), aclrtMallocWithCfg(fz_maybe(z, &ptr), sz, pol, pmc)); break;
+        case 3: FZ(CODES(P, CN), aclrtMallocForTaskScheduler(fz_maybe(z, &ptr), sz, pol, pmc)); break;
+        default: FZ(CODES(P, CN), aclrtMallocHostWithCfg(fz_maybe(z, &ptr), sz, pmc)); break;
+        }
+        if (last_rc == ACL_SUCCESS && ptr != NULL) {
+            aclrtPtrAttributes pa;
+            void *base = NULL;
+            size_t bsz = 0;
+            FZ(CODES(-2), aclrtPointerGetAttributes((char *)ptr + sz - 1, &pa));
+            FZ(CODES(-2), aclrtMemGetAddressRange(ptr, &base, &bsz));
+            if (base != ptr || bsz != sz)
+                soak_violation(SV_FUZZ, "aclrtMemGetAddressRange(%p) gave %p, %zu bytes (allocated: %zu)", ptr, base, bsz,
+                               sz);
+            FZ(CODES(-2), pa.location.type == ACL_MEM_LOCATION_TYPE_HOST ? aclrtFreeHost(ptr) : aclrtFree(ptr));
+        }
+        void *cands[] = {NULL, &g_local_int, z->freed, (char *)z->pinned_a + 1};
+        aclrtPtrAttributes pa;
+        void *base;
+        size_t bsz;
+        FZ(CODES(P), aclrtPointerGetAttributes(cands[soak_pick(rng, 4)], fz_maybe(z, &pa)));
+        FZ(CODES(P, R), aclrtMemGetAddressRange(cands[soak_pick(rng, 4)], fz_maybe(z, &base), fz_maybe(z, &bsz)));
+        FZ(CODES(P, R), aclrtFreeWithDevSync(cands[soak_pick(rng, 4)]));
+        FZ(CODES(P, R), aclrtFreeHostWithDevSync(cands[soak_pick(rng, 4)]));
+        aclrtMemUsageInfo mu[3];
+        size_t nmu;
+        FZ(CODES(P, DV), aclrtGetMemUsageInfo(devices[soak_pick(rng, 6)], fz_maybe(z, mu), soak_pick(rng, 4),
+                                              fz_maybe(z, &nmu)));
+        break;
+    }
+    case 100: {
+        /* 2-D copies, 32-bit memsets, batches, descriptors and offsets on this thread's memory and work stream. */
+        aclrtStream cs = soak_pick(rng, 4) ? z->work : fz_garbage(z);
+        size_t widths[] = {0, 1, 16, 65}, heights[] = {0, 1, 3, 5242881}, pitches[] = {16, 64};
+        size_t w = widths[soak_pick(rng, 4)], h = heights[soak_pick(rng, 4)];
+        size_t dp = pitches[soak_pick(rng, 2)], sp = pitches[soak_pick(rng, 2)];
+        aclrtMemcpyKind kind = (aclrtMemcpyKind)soak_pick(rng, 9);
+        (void)aclrtSetCurrentContext(g_ctx);
+        switch (soak_pick(rng, 8)) {
+        case 0: FZ(CODES(P, R), aclrtMemcpy2d(fz_maybe(z, z->sync_a), dp, fz_maybe(z, z->sync_b), sp, w, h, kind)); break;
+        case 1:
+            FZ(CODES(SUBMIT, R), aclrtMemcpy2dAsync(fz_maybe(z, z->pinned_a), dp, fz_maybe(z, z->pinned_b), sp, w, h,
+                                                    kind, cs));
+            break;
+        case 2:
+        case 3: {
+            /* Host memory no task touches: the asynchronous form fills it at once too. */
+            if (z->fill32 == NULL && aclrtMallocHost((void **)&z->fill32, FZ_BUF) != ACL_SUCCESS)
+                break;
+            size_t msz = maxes[soak_pick(rng, 5)], n = sizes[soak_pick(rng, 4)] / 4;
+            if (soak_pick(rng, 2))
+                FZ(CODES(P, R), aclrtMemsetD32(fz_maybe(z, z->fill32), msz, (uint32_t)soak_rng(rng), n));
+            else
+                FZ(CODES(SUBMIT, R), aclrtMemsetD32Async(fz_maybe(z, z->fill32), msz, (uint32_t)soak_rng(rng), n, cs));
+            break;
+        }
+        case 4:
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+            FZ(CODES(SUBMIT, R), aclrtMemcpyAsyncWithCondition(fz_maybe(z, z->pinned_a), maxes[soak_pick(rng, 5)],
+                                                               fz_maybe(z, z->pinned_b), sizes[soak_pick(rng, 4)],
+                                                               kind, cs));
+#pragma GCC diagnostic pop
+            break;
+        case 5: {
+            /* Synchronous batches on this thread's plain buffers, asynchronous ones on pinned memory (tasks). */
+            bool async = soak_pick(rng, 2);
+            void *dsts[2] = {async ? (void *)z->pinned_a : (void *)z->sync_b,
+                             soak_pick(rng, 5) ? (void *)(async ? z->pinned_b : z->sync_b) : NULL};
+            void *srcs[2] = {async ? (void *)z->pinned_b : (void *)z->sync_a, async ? (void *)z->pinned_a : z->sync_a};
+            size_t dmax[2] = {maxes[soak_pick(rng, 5)], FZ_BUF}, bsz[2] = {sizes[soak_pick(rng, 4)], 16};
+            aclrtMemcpyBatchAttr ba[2];
+            memset(ba, 0, sizeof ba);
+            for (int i = 0; i < 2; i++) {
+                ba[i].srcLoc.type = (aclrtMemLocationType)soak_pick(rng, 3);
+                ba[i].dstLoc.type = (aclrtMemLocationType)soak_pick(rng, 3);
+            }
+            size_t idx[2] = {0, soak_pick(rng, 3)}, nattr = 1 + soak_pick(rng, 2), fail;
+            switch (soak_pick(rng, 2) + (async ? 2 : 0)) {
+            case 0: FZ(CODES(P, R), aclrtMemcpyBatch(dsts, dmax, srcs, bsz, 2, ba, idx, nattr, fz_maybe(z, &fail))); break;
+            case 1: FZ(CODES(P, R), aclrtMemcpyBatchV2(dsts, dmax, srcs, bsz, 2, ba, idx, nattr)); break;
+            case 2:
+                FZ(CODES(SUBMIT, R), aclrtMemcpyBatchAsync(dsts, dmax, srcs, bsz, 2, ba, idx, nattr, fz_maybe(z, &fail), cs));
+                break;
+            default: FZ(CODES(SUBMIT, R), aclrtMemcpyBatchAsyncV2(dsts, dmax, srcs, bsz, 2, ba, idx, nattr, cs)); break;
+            }
+            break;
+        }
+        case 6: {
+            size_t dsz;
+            FZ(CODES(P), aclrtGetMemcpyDescSize(kind, fz_maybe(z, &dsz)));
+            if (z->desc_mem == NULL && aclrtMalloc(&z->desc_mem, 64, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
+                break;
+            /* Written once (a later write would race with the copies that read it): then only refused calls. */
+            void *desc = z->desc_set ? (void *)z->sync_a : z->desc_mem;
+            FZ(CODES(P, R), aclrtSetMemcpyDesc(fz_maybe(z, desc), kind, z->pinned_a, z->pinned_b, 16,
+                                               soak_pick(rng, 6) ? NULL : desc));
+            if (last_rc == ACL_SUCCESS)
+                z->desc_set = true;
+            if (z->desc_set)
+                FZ(CODES(SUBMIT, R), aclrtMemcpyAsyncWithDesc(fz_maybe(z, soak_pick(rng, 4) ? z->desc_mem : desc), kind, cs));
+            break;
+        }
+        default:
+            if (z->slots[0] == NULL) { /* written once: the copies read them when they run */
+                z->slots[0] = z->pinned_b;
+                z->slots[1] = z->pinned_a;
+            }
+            FZ(CODES(SUBMIT, R), aclrtMemcpyAsyncWithOffset(fz_maybe(z, &z->slots[0]), maxes[soak_pick(rng, 5)],
+                                                            sizes[soak_pick(rng, 4)], (const void **)&z->slots[1],
+                                                            sizes[soak_pick(rng, 3)], sizes[soak_pick(rng, 4)] / 2,
+                                                            kind, cs));
+            break;
+        }
         break;
     }
     default: {
