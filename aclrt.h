@@ -1319,9 +1319,9 @@ ACLRT_API aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo 
  *
  * aclrt is the "runtime" package: aclsysGetVersionStr/Num report its own
  * version (ACLRT_VERSION_*, as "MAJOR.MINOR.PATCH"); any other package name
- * is not installed (ACL_ERROR_INVALID_FILE). The SoC of a device is
- * "aclrt-<backend>" ("aclrt-host" for the CPU); code built for any other SoC
- * is not compatible with it. The half-precision conversions saturate, as
+ * is not installed (ACL_ERROR_INVALID_FILE). The SoC of a device is the
+ * device profile's ("Ascend910B1" by default; "aclrt-<backend>" with the
+ * profile "host"); code built for any other SoC is not compatible with it. The half-precision conversions saturate, as
  * the runtime's do: no Inf or NaN is ever produced.
  * ======================================================================== */
 #define ACL_PKG_VERSION_MAX_SIZE 128
@@ -1349,12 +1349,16 @@ ACLRT_API size_t aclDataTypeSize(aclDataType dataType);
 /* ========================================================================
  * Device information and limits (acl_rt.h)
  *
- * A host device reports the machine: its cores are the CPUs this process
- * may run on (reported as AI CPU, AI Core, cube and vector cores alike: the
- * same cores run every kind of task), its global memory the machine's RAM,
- * its L2 the CPU's. What a CPU does not have (SIMT warps, super-pod
- * placement, an NPU architecture number) is 0 where the runtime reports 0
- * for a device without it, and ACL_ERROR_RT_FEATURE_NOT_SUPPORT otherwise.
+ * A device reports the device profile the configuration names (aclrt.profile,
+ * ACLRT_PROFILE; docs/CONFIGURATION.md): by default an Ascend910B1's figures
+ * (24 AI Cores, 24 cube and 48 vector cores, 6 AI CPUs, 64 GiB of global
+ * memory), while its work runs on the machine's CPUs. The profile "host"
+ * reports the machine: its cores are the CPUs this process may run on
+ * (reported as AI CPU, AI Core, cube and vector cores alike: the same cores
+ * run every kind of task), its global memory the machine's RAM, its L2 the
+ * CPU's. What neither has (SIMT warps, super-pod placement, an NPU
+ * architecture number) is 0 where the runtime reports 0 for a device without
+ * it, and ACL_ERROR_RT_FEATURE_NOT_SUPPORT otherwise.
  * Resource limits are what the runtime keeps them for: the core counts
  * reported to whoever sizes kernels (aclrtGetDeviceResLimit,
  * aclrtGetResInCurrentThread), per device until it is reset; as on the

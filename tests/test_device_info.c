@@ -1,10 +1,12 @@
 /*
  * tests/test_device_info.c - pins "Device information and limits"
- * (docs/SEMANTICS.md): device attributes from the machine, capabilities,
- * status, utilization, and the process's resource limits: the flows of the
- * device multi-thread, context query and kernel-with-resource-limit
- * samples, and the memory a device has free (aclrtGetMemInfo). Runs with
- * two host devices (device 1 stays unset until a case sets it).
+ * (docs/SEMANTICS.md): device attributes from the device profile (the
+ * default, Ascend910B1, then the profile "host", which reports the
+ * machine), capabilities, status, utilization, and the process's resource
+ * limits: the flows of the device multi-thread, context query and
+ * kernel-with-resource-limit samples, and the memory a device has free
+ * (aclrtGetMemInfo). Runs with two host devices (device 1 stays unset
+ * until a case sets it).
  */
 #define _GNU_SOURCE
 
@@ -14,6 +16,15 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <unistd.h>
+
+/* The default profile's figures (Ascend910B1). */
+#define CUBE 24
+#define VECTOR 48
+#define AICORE 24
+#define AICPU 6
+#define HBM ((int64_t)64 << 30)
+#define L2 ((int64_t)192 << 20)
+#define UBUF ((int64_t)192 << 10)
 
 /* The CPUs this process may run on, counted here independently of the runtime. */
 static int64_t cpus(void)
@@ -30,8 +41,29 @@ static uint32_t device_count(void)
     return n;
 }
 
-TEST(core_counts_are_the_cpus_the_process_may_use)
+TEST(the_soc_and_its_figures_are_the_default_profiles)
 {
+    CHECK_EQ(0, strcmp(aclrtGetSocName(), "Ascend910B1"));
+    struct {
+        aclrtDevAttr attr;
+        int64_t want;
+    } figures[] = {{ACL_DEV_ATTR_AICPU_CORE_NUM, AICPU},      {ACL_DEV_ATTR_AICORE_CORE_NUM, AICORE},
+                   {ACL_DEV_ATTR_CUBE_CORE_NUM, CUBE},        {ACL_DEV_ATTR_VECTOR_CORE_NUM, VECTOR},
+                   {ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, HBM}, {ACL_DEV_ATTR_L2_CACHE_SIZE, L2},
+                   {ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE, UBUF}};
+    for (uint32_t d = 0; d < device_count(); d++) {
+        for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
+            int64_t v = -1;
+            CHECK_OK(aclrtGetDeviceInfo(d, figures[i].attr, &v));
+            CHECK_EQ(figures[i].want, v);
+        }
+    }
+}
+
+/* The profile "host" (checked after a restart, at the end): the machine's figures. */
+TEST(host_profile_core_counts_are_the_cpus_the_process_may_use)
+{
+    CHECK_EQ(0, strcmp(aclrtGetSocName(), "aclrt-host"));
     aclrtDevAttr cores[] = {ACL_DEV_ATTR_AICPU_CORE_NUM, ACL_DEV_ATTR_AICORE_CORE_NUM, ACL_DEV_ATTR_CUBE_CORE_NUM,
                             ACL_DEV_ATTR_VECTOR_CORE_NUM};
     for (uint32_t d = 0; d < device_count(); d++) {
@@ -41,16 +73,26 @@ TEST(core_counts_are_the_cpus_the_process_may_use)
             CHECK_EQ(cpus(), v);
         }
     }
+    uint32_t limit = 0;
+    CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &limit));
+    CHECK_EQ(cpus(), limit);
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, (uint32_t)cpus() + 1));
+    int64_t v = -1;
+    CHECK_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE, &v));
+    CHECK_EQ(0, v);
 }
 
-TEST(global_memory_is_the_machines_ram)
+TEST(host_profile_global_memory_is_the_machines_ram)
 {
     int64_t v = -1;
     CHECK_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, &v));
     CHECK_EQ((int64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE), v);
+    size_t free_bytes = 0, total = 0;
+    CHECK_OK(aclrtGetMemInfo(ACL_HBM_MEM, &free_bytes, &total));
+    CHECK_EQ((size_t)v, total);
 }
 
-TEST(l2_cache_is_the_cpus)
+TEST(host_profile_l2_cache_is_the_cpus)
 {
     int64_t v = -1;
     aclError rc = aclrtGetDeviceInfo(0, ACL_DEV_ATTR_L2_CACHE_SIZE, &v);
@@ -68,6 +110,8 @@ TEST(l2_cache_is_the_cpus)
 TEST(simt_attributes_are_zero)
 {
     for (int a = ACL_DEV_ATTR_WARP_SIZE; a <= ACL_DEV_ATTR_MAX_BLOCK_DIM_Z; a++) {
+        if (a == ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE)
+            continue; /* not SIMT: the profile's unified buffer */
         int64_t v = -1;
         CHECK_OK(aclrtGetDeviceInfo(0, (aclrtDevAttr)a, &v));
         CHECK_EQ(0, v);
@@ -95,7 +139,7 @@ TEST(npu_hardware_attributes_are_not_supported)
         int64_t v = 77;
         CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtGetDeviceInfo(0, npu[i], &v));
     }
-    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "NPU hardware");
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "NPU hardware that device 0 (Ascend910B1) does not emulate");
 }
 
 TEST(device_info_rejects_a_bad_device_an_unknown_attribute_and_null)
@@ -169,11 +213,23 @@ TEST(resource_limits_default_to_all_cores)
 {
     uint32_t v = 0;
     CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(CUBE, v);
     CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(VECTOR, v);
     CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(VECTOR, v);
+}
+
+/* CANN's kernel-with-resource-limit sample: 8 cube cores, whatever the machine's CPUs. */
+TEST(the_samples_limit_of_8_cube_cores_is_accepted)
+{
+    uint32_t v = 0;
+    CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, 8));
+    CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(8, v);
+    CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(VECTOR, v);
+    CHECK_OK(aclrtResetDeviceResLimit(0));
 }
 
 TEST(a_limit_is_reported_for_its_type_until_reset)
@@ -185,12 +241,12 @@ TEST(a_limit_is_reported_for_its_type_until_reset)
     CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
     CHECK_EQ(1, v);
     CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(CUBE, v);
     CHECK_OK(aclrtResetDeviceResLimit(0));
     CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(VECTOR, v);
     CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(VECTOR, v);
 }
 
 TEST(the_cube_limit_is_the_reported_cube_core_count)
@@ -200,24 +256,26 @@ TEST(the_cube_limit_is_the_reported_cube_core_count)
     CHECK_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_CUBE_CORE_NUM, &v));
     CHECK_EQ(1, v);
     CHECK_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_AICORE_CORE_NUM, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(AICORE, v);
     CHECK_OK(aclrtResetDeviceResLimit(0));
     CHECK_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_CUBE_CORE_NUM, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(CUBE, v);
 }
 
 TEST(a_limit_above_the_cores_is_refused_and_changes_nothing)
 {
     CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, 1));
-    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, (uint32_t)cpus() + 1));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, VECTOR + 1));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "limit 49 exceeds the 48 vector cores of device 0 (Ascend910B1)");
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, CUBE + 1));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "limit 25 exceeds the 24 cube cores");
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, UINT32_MAX));
-    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "exceeds");
     uint32_t v = 0;
     CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &v));
     CHECK_EQ(1, v);
     CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v));
-    CHECK_EQ(cpus(), v);
-    CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, (uint32_t)cpus())); /* all the cores is fine */
+    CHECK_EQ(CUBE, v);
+    CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, VECTOR)); /* all the cores is fine */
     CHECK_OK(aclrtResetDeviceResLimit(0));
 }
 
@@ -240,7 +298,7 @@ TEST(limits_end_when_the_device_is_released)
     CHECK_OK(aclrtSetDevice(1));
     uint32_t v = 0;
     CHECK_OK(aclrtGetDeviceResLimit(1, ACL_RT_DEV_RES_VECTOR_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(VECTOR, v);
     CHECK_OK(aclrtResetDevice(1));
     CHECK_OK(aclrtSetCurrentContext(ctx));
 }
@@ -255,10 +313,10 @@ TEST(limits_belong_to_their_device)
     CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v)); /* current: device 1 */
     CHECK_EQ(1, v);
     CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(CUBE, v);
     CHECK_OK(aclrtSetCurrentContext(ctx)); /* back on device 0 */
     CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(CUBE, v);
     CHECK_OK(aclrtResetDeviceForce(1));
     CHECK_OK(aclrtSetCurrentContext(ctx));
 }
@@ -433,9 +491,7 @@ int main(void)
         fprintf(stderr, "FAIL: cannot start the runtime: %s\n", aclGetRecentErrMsg());
         return 1;
     }
-    RUN(core_counts_are_the_cpus_the_process_may_use);
-    RUN(global_memory_is_the_machines_ram);
-    RUN(l2_cache_is_the_cpus);
+    RUN(the_soc_and_its_figures_are_the_default_profiles);
     RUN(simt_attributes_are_zero);
     RUN(one_machine_one_os_and_no_split_are_zero);
     RUN(npu_hardware_attributes_are_not_supported);
@@ -445,6 +501,7 @@ int main(void)
     RUN(utilization_rates_are_not_available);
     RUN(utilization_needs_an_info_without_extension);
     RUN(resource_limits_default_to_all_cores);
+    RUN(the_samples_limit_of_8_cube_cores_is_accepted);
     RUN(a_limit_is_reported_for_its_type_until_reset);
     RUN(the_cube_limit_is_the_reported_cube_core_count);
     RUN(a_limit_above_the_cores_is_refused_and_changes_nothing);
@@ -458,6 +515,16 @@ int main(void)
     RUN(mem_info_free_drops_by_what_is_allocated_and_comes_back_when_freed);
     RUN(mem_info_counts_the_current_devices_memory_only);
     RUN(mem_info_rejects_null_an_unknown_attribute_and_no_context);
+    aclrtResetDevice(0);
+    aclFinalize();
+    setenv("ACLRT_PROFILE", "host", 1); /* the same process, started again with the machine's figures */
+    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) {
+        fprintf(stderr, "FAIL: cannot start the runtime with the host profile: %s\n", aclGetRecentErrMsg());
+        return 1;
+    }
+    RUN(host_profile_core_counts_are_the_cpus_the_process_may_use);
+    RUN(host_profile_global_memory_is_the_machines_ram);
+    RUN(host_profile_l2_cache_is_the_cpus);
     aclrtResetDevice(0);
     aclFinalize();
     return check_report("device_info");
