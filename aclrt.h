@@ -1451,6 +1451,51 @@ ACLRT_API aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType
 ACLRT_API aclError aclrtResetDeviceResLimit(int32_t deviceId);
 ACLRT_API aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value);
 
+/*
+ * A stream's resource limits: what aclrtGetResInCurrentThread reports in a
+ * thread that uses the stream's (aclrtUseStreamResInCurrentThread), ahead
+ * of the process's limit of the device. At most the profile's cores; kept
+ * until reset or the stream is destroyed. A stream without one reports the
+ * process's limit (aclrtGetStreamResLimit).
+ */
+ACLRT_API aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t *value);
+ACLRT_API aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t value);
+ACLRT_API aclError aclrtResetStreamResLimit(aclrtStream stream);
+ACLRT_API aclError aclrtUseStreamResInCurrentThread(aclrtStream stream);
+ACLRT_API aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream);
+
+/*
+ * Identity and topology. A device's UUID is stable for the machine and the
+ * device id (derived from the machine id); its PCI bus id is synthesized,
+ * "0000:<bus>:00.0" with bus 0x01 + the device id, unique in the process
+ * as a virtual machine's are. Devices of one process share the machine's
+ * coherent memory: every pair is ACL_RT_DEVS_TOPOLOGY_HCCS. There is no
+ * ASCEND_RT_VISIBLE_DEVICES remapping and no container: user, logical and
+ * physical device ids are the same.
+ */
+#define ACL_RT_DEVS_TOPOLOGY_HCCS 0x01ULL
+#define ACL_RT_DEVS_TOPOLOGY_PIX 0x02ULL
+#define ACL_RT_DEVS_TOPOLOGY_PIB 0x04ULL
+#define ACL_RT_DEVS_TOPOLOGY_PHB 0x08ULL
+#define ACL_RT_DEVS_TOPOLOGY_SYS 0x10ULL
+#define ACL_RT_DEVS_TOPOLOGY_SIO 0x20ULL
+#define ACL_RT_DEVS_TOPOLOGY_HCCS_SW 0x40ULL
+
+typedef struct aclrtUuid {
+    char bytes[16];
+} aclrtUuid;
+
+ACLRT_API aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid);
+ACLRT_API aclError aclrtDeviceGetPCIBusId(int32_t deviceId, char *pciBusId, int32_t len);
+ACLRT_API aclError aclrtDeviceGetByPCIBusId(const char *pciBusId, int32_t *deviceId);
+ACLRT_API aclError aclrtGetDevicesTopo(uint32_t deviceId, uint32_t otherDeviceId, uint64_t *value);
+ACLRT_API aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int32_t *const logicDevId);
+ACLRT_API aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId, int32_t *const userDevid);
+ACLRT_API aclError aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId, int32_t *const logicDevId);
+ACLRT_API aclError aclrtGetPhyDevIdByLogicDevId(const int32_t logicDevId, int32_t *const phyDevId);
+ACLRT_API aclError aclrtGetUserDevIdByPhyDevId(const int32_t phyDevId, int32_t *const userDevId);
+ACLRT_API aclError aclrtGetPhyDevIdByUserDevId(const int32_t userDevId, int32_t *const phyDevId);
+
 /* ========================================================================
  * Overflow detection (acl_rt.h)
  *

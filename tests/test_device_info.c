@@ -484,6 +484,179 @@ TEST(a_kernel_launched_with_more_blocks_than_the_limit_runs_them_all)
     CHECK_OK(aclrtDestroyStream(s));
 }
 
+TEST(a_stream_limit_is_its_own_until_reset_and_defaults_to_the_process_limit)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    uint32_t v = 0;
+    CHECK_OK(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(CUBE, v);
+    CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, 12)); /* the process's, seen by the stream */
+    CHECK_OK(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(12, v);
+    CHECK_OK(aclrtSetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, 4));
+    CHECK_OK(aclrtSetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, 8)); /* the last one counts */
+    CHECK_OK(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(8, v);
+    CHECK_OK(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(VECTOR, v);
+    CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v)); /* the process's is unchanged */
+    CHECK_EQ(12, v);
+    CHECK_OK(aclrtResetStreamResLimit(s));
+    CHECK_OK(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(12, v);
+    CHECK_OK(aclrtResetDeviceResLimit(0));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(a_thread_that_uses_a_streams_limits_reads_them_until_it_stops)
+{
+    aclrtStream s, other;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_OK(aclrtCreateStream(&other));
+    CHECK_OK(aclrtSetStreamResLimit(s, ACL_RT_DEV_RES_VECTOR_CORE, 16));
+    CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, 32));
+    uint32_t v = 0;
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(32, v); /* not used yet: the process's */
+    CHECK_OK(aclrtUseStreamResInCurrentThread(s));
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(16, v);
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(CUBE, v); /* the stream has no cube limit: the process's */
+    CHECK_OK(aclrtUnuseStreamResInCurrentThread(other)); /* not the one in use: nothing changes */
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(16, v);
+    CHECK_OK(aclrtUnuseStreamResInCurrentThread(s));
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(32, v);
+    CHECK_OK(aclrtUseStreamResInCurrentThread(s));
+    CHECK_OK(aclrtDestroyStream(s)); /* a destroyed stream's limits end with it */
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(32, v);
+    CHECK_OK(aclrtResetDeviceResLimit(0));
+    CHECK_OK(aclrtDestroyStream(other));
+}
+
+TEST(stream_limit_calls_reject_a_bad_stream_type_value_and_null)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    uint32_t v = 77;
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetStreamResLimit(s, ACL_RT_DEV_RES_VECTOR_CORE, VECTOR + 1));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "limit 49 exceeds the 48 vector cores of device 0 (Ascend910B1)");
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetStreamResLimit(s, (aclrtDevResLimitType)2, 1));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtGetStreamResLimit(s, (aclrtDevResLimitType)-1, &v));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "value (output) is NULL");
+    CHECK_OK(aclrtSetStreamResLimit(NULL, ACL_RT_DEV_RES_CUBE_CORE, 0)); /* NULL: the default stream; 0 is a limit */
+    CHECK_OK(aclrtGetStreamResLimit(NULL, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(0, v);
+    CHECK_OK(aclrtResetStreamResLimit(NULL));
+    CHECK_OK(aclrtDestroyStream(s));
+    aclrtStream gone = s;
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtGetStreamResLimit(gone, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtSetStreamResLimit(gone, ACL_RT_DEV_RES_CUBE_CORE, 1));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtResetStreamResLimit(gone));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtUseStreamResInCurrentThread(gone));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtUnuseStreamResInCurrentThread(gone));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not a live stream");
+    CHECK_EQ(0, v);
+}
+
+TEST(a_device_uuid_is_stable_and_its_own)
+{
+    aclrtUuid a, b, c;
+    CHECK_OK(aclrtDeviceGetUuid(0, &a));
+    CHECK_OK(aclrtDeviceGetUuid(0, &b));
+    CHECK_OK(aclrtDeviceGetUuid(1, &c)); /* a device that is not set has one too */
+    CHECK_EQ(0, memcmp(a.bytes, b.bytes, sizeof a.bytes));
+    CHECK(memcmp(a.bytes, c.bytes, sizeof a.bytes) != 0);
+    CHECK_EQ(0x80, (unsigned char)a.bytes[6] & 0xf0); /* version 8 */
+    CHECK_EQ(0x80, (unsigned char)a.bytes[8] & 0xc0); /* variant 10 */
+    CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceGetUuid((int32_t)device_count(), &a));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceGetUuid(-1, &a));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetUuid(0, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "uuid (output) is NULL");
+}
+
+TEST(pci_bus_ids_name_each_device_and_read_back)
+{
+    for (uint32_t d = 0; d < device_count(); d++) {
+        char id[13];
+        memset(id, 'x', sizeof id);
+        CHECK_OK(aclrtDeviceGetPCIBusId((int32_t)d, id, (int32_t)sizeof id));
+        char want[24];
+        snprintf(want, sizeof want, "0000:%02x:00.0", (d + 1) & 0xffu);
+        CHECK_EQ(0, strcmp(want, id));
+        int32_t back = -1;
+        CHECK_OK(aclrtDeviceGetByPCIBusId(id, &back));
+        CHECK_EQ(d, back);
+    }
+    int32_t back = -1;
+    /* Upper-case digits are read too: bus 0x0A would be the tenth device, which the two devices lack. */
+    CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceGetByPCIBusId("0000:0A:00.0", &back));
+    CHECK_EQ(-1, back);
+}
+
+TEST(pci_bus_id_calls_reject_a_short_buffer_bad_text_and_no_device)
+{
+    char id[13] = "untouched";
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetPCIBusId(0, id, 12));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "len 12 is too short");
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetPCIBusId(0, NULL, 13));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceGetPCIBusId((int32_t)device_count(), id, 13));
+    CHECK_EQ(0, strcmp(id, "untouched"));
+    int32_t d = -1;
+    const char *bad[] = {"", "0000:01:00", "0000-01:00.0", "0000:0g:00.0", "0000:01:00.0 ", "00000:01:00.0"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetByPCIBusId(bad[i], &d));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "is not a PCI bus id");
+    const char *none[] = {"0000:00:00.0", "0000:03:00.0", "0001:01:00.0", "0000:01:01.0", "0000:01:00.1"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+        CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceGetByPCIBusId(none[i], &d));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "no device has PCI bus id");
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetByPCIBusId(NULL, &d));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetByPCIBusId("0000:01:00.0", NULL));
+    CHECK_EQ(-1, d);
+}
+
+TEST(every_pair_of_devices_is_connected_by_hccs)
+{
+    for (uint32_t a = 0; a < device_count(); a++)
+        for (uint32_t b = 0; b < device_count(); b++) {
+            uint64_t v = 0;
+            CHECK_OK(aclrtGetDevicesTopo(a, b, &v));
+            CHECK_EQ(ACL_RT_DEVS_TOPOLOGY_HCCS, v);
+        }
+    uint64_t v = 7;
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtGetDevicesTopo(0, device_count(), &v));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtGetDevicesTopo(UINT32_MAX, 0, &v));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "out of range");
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetDevicesTopo(0, 1, NULL));
+    CHECK_EQ(7, v);
+}
+
+TEST(user_logical_and_physical_ids_are_the_same)
+{
+    aclError (*maps[])(const int32_t, int32_t *const) = {aclrtGetLogicDevIdByUserDevId, aclrtGetUserDevIdByLogicDevId,
+                                                        aclrtGetLogicDevIdByPhyDevId,  aclrtGetPhyDevIdByLogicDevId,
+                                                        aclrtGetUserDevIdByPhyDevId,   aclrtGetPhyDevIdByUserDevId};
+    for (size_t m = 0; m < sizeof maps / sizeof maps[0]; m++) {
+        for (int32_t d = 0; d < (int32_t)device_count(); d++) {
+            int32_t out = -1;
+            CHECK_OK(maps[m](d, &out));
+            CHECK_EQ(d, out);
+        }
+        int32_t out = -1;
+        CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, maps[m]((int32_t)device_count(), &out));
+        CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, maps[m](-1, &out));
+        CHECK_EQ(-1, out);
+        CHECK_EQ(ACL_ERROR_INVALID_PARAM, maps[m](0, NULL));
+        CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "(output) is NULL");
+    }
+}
+
 int main(void)
 {
     setenv("ACLRT_DEVICES", "2", 1);
@@ -511,6 +684,14 @@ int main(void)
     RUN(a_thread_that_sets_the_device_sees_the_process_limit);
     RUN(limit_calls_reject_a_bad_type_a_bad_device_null_and_no_context);
     RUN(a_kernel_launched_with_more_blocks_than_the_limit_runs_them_all);
+    RUN(a_stream_limit_is_its_own_until_reset_and_defaults_to_the_process_limit);
+    RUN(a_thread_that_uses_a_streams_limits_reads_them_until_it_stops);
+    RUN(stream_limit_calls_reject_a_bad_stream_type_value_and_null);
+    RUN(a_device_uuid_is_stable_and_its_own);
+    RUN(pci_bus_ids_name_each_device_and_read_back);
+    RUN(pci_bus_id_calls_reject_a_short_buffer_bad_text_and_no_device);
+    RUN(every_pair_of_devices_is_connected_by_hccs);
+    RUN(user_logical_and_physical_ids_are_the_same);
     RUN(mem_info_total_is_the_global_memory_for_every_attribute);
     RUN(mem_info_free_drops_by_what_is_allocated_and_comes_back_when_freed);
     RUN(mem_info_counts_the_current_devices_memory_only);

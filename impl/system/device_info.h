@@ -40,6 +40,12 @@
  *     the cores). Setting one needs the device set (ACL_ERROR_RT_DEV_SETUP_ERROR
  *     otherwise). They do not cap a kernel's blocks: as on the device, a
  *     kernel runs all the blocks it is launched with.
+ *   - A stream's limits (aclrtSetStreamResLimit) are kept in the stream
+ *     until reset or destroyed; a stream without one reports the process's
+ *     limit. A thread that uses a stream's limits
+ *     (aclrtUseStreamResInCurrentThread, the last call wins) reads them
+ *     from aclrtGetResInCurrentThread while the stream lives, on the
+ *     stream's device, ahead of the process's limit.
  */
 #ifndef ACLRT_IMPL_SYSTEM_DEVICE_INFO_H
 #define ACLRT_IMPL_SYSTEM_DEVICE_INFO_H
@@ -51,7 +57,9 @@
 #include "../core/thread.h"
 #include "../runtime/runtime.h"
 #include "../runtime/runtime_start.h"
+#include "../stream/stream.h"
 #include "../context/context.h"
+#include "../context/stream_api.h"
 #include "../memory/memory.h"
 
 /* The CPUs this process may run on (at least 1). */
@@ -376,6 +384,9 @@ ACLRT_API aclError aclrtResetDeviceResLimit(int32_t deviceId)
     return ACL_SUCCESS;
 }
 
+/* The stream whose limits this thread uses (aclrtUseStreamResInCurrentThread), as a handle; NULL: none. */
+static _Thread_local void *aclrt_res_thread_stream ACLRT_TLS_MODEL;
+
 ACLRT_API aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value)
 {
     ACLRT_ENTER();
@@ -385,9 +396,85 @@ ACLRT_API aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_
     struct aclrt_context *ctx;
     if (rc != ACL_SUCCESS || (rc = aclrt_current_context(&ctx)) != ACL_SUCCESS)
         return rc;
+    struct aclrt_stream *used = aclrt_res_thread_stream != NULL ? aclrt_stream_lookup(aclrt_res_thread_stream) : NULL;
+    if (used != NULL && used->device == ctx->device) {
+        uint32_t v = atomic_load_explicit(&used->res_limit[type], memory_order_relaxed);
+        if (v != ACLRT_RES_UNSET) {
+            *value = v;
+            return ACL_SUCCESS;
+        }
+    }
     pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
     *value = aclrt_res_limit_locked(ctx->device, type);
     pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t *value)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve_output(stream, value, "value", &s);
+    if (rc != ACL_SUCCESS || (rc = aclrt_res_type_check(type)) != ACL_SUCCESS)
+        return rc;
+    uint32_t v = atomic_load_explicit(&s->res_limit[type], memory_order_relaxed);
+    if (v == ACLRT_RES_UNSET) { /* the process's limit of the stream's device, or all its cores */
+        pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
+        v = aclrt_res_limit_locked(s->device, type);
+        pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    }
+    *value = v;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t value)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    if (rc != ACL_SUCCESS || (rc = aclrt_res_type_check(type)) != ACL_SUCCESS)
+        return rc;
+    uint32_t cores = aclrt_res_cores(type);
+    if (value > cores)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "limit %u exceeds the %u %s cores of device %u (%s)", value,
+                          cores, type == ACL_RT_DEV_RES_CUBE_CORE ? "cube" : "vector", s->device->id,
+                          aclrt_device_profile()->name);
+    atomic_store_explicit(&s->res_limit[type], value, memory_order_relaxed);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtResetStreamResLimit(aclrtStream stream)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    for (int t = 0; t < ACLRT_RES_TYPES; t++)
+        atomic_store_explicit(&s->res_limit[t], ACLRT_RES_UNSET, memory_order_relaxed);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtUseStreamResInCurrentThread(aclrtStream stream)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    aclrt_res_thread_stream = aclrt_stream_handle(s);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (aclrt_res_thread_stream == aclrt_stream_handle(s)) /* another stream's use stays */
+        aclrt_res_thread_stream = NULL;
     return ACL_SUCCESS;
 }
 
