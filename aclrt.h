@@ -1440,9 +1440,9 @@ ACLRT_API aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo 
  *
  * aclrt is the "runtime" package: aclsysGetVersionStr/Num report its own
  * version (ACLRT_VERSION_*, as "MAJOR.MINOR.PATCH"); any other package name
- * is not installed (ACL_ERROR_INVALID_FILE). The SoC of a device is
- * "aclrt-<backend>" ("aclrt-host" for the CPU); code built for any other SoC
- * is not compatible with it. The half-precision conversions saturate, as
+ * is not installed (ACL_ERROR_INVALID_FILE). The SoC of a device is the
+ * device profile's ("Ascend910B1" by default; "aclrt-<backend>" with the
+ * profile "host"); code built for any other SoC is not compatible with it. The half-precision conversions saturate, as
  * the runtime's do: no Inf or NaN is ever produced.
  * ======================================================================== */
 #define ACL_PKG_VERSION_MAX_SIZE 128
@@ -1470,12 +1470,16 @@ ACLRT_API size_t aclDataTypeSize(aclDataType dataType);
 /* ========================================================================
  * Device information and limits (acl_rt.h)
  *
- * A host device reports the machine: its cores are the CPUs this process
- * may run on (reported as AI CPU, AI Core, cube and vector cores alike: the
- * same cores run every kind of task), its global memory the machine's RAM,
- * its L2 the CPU's. What a CPU does not have (SIMT warps, super-pod
- * placement, an NPU architecture number) is 0 where the runtime reports 0
- * for a device without it, and ACL_ERROR_RT_FEATURE_NOT_SUPPORT otherwise.
+ * A device reports the device profile the configuration names (aclrt.profile,
+ * ACLRT_PROFILE; docs/CONFIGURATION.md): by default an Ascend910B1's figures
+ * (24 AI Cores, 24 cube and 48 vector cores, 6 AI CPUs, 64 GiB of global
+ * memory), while its work runs on the machine's CPUs. The profile "host"
+ * reports the machine: its cores are the CPUs this process may run on
+ * (reported as AI CPU, AI Core, cube and vector cores alike: the same cores
+ * run every kind of task), its global memory the machine's RAM, its L2 the
+ * CPU's. What neither has (SIMT warps, super-pod placement, an NPU
+ * architecture number) is 0 where the runtime reports 0 for a device without
+ * it, and ACL_ERROR_RT_FEATURE_NOT_SUPPORT otherwise.
  * Resource limits are what the runtime keeps them for: the core counts
  * reported to whoever sizes kernels (aclrtGetDeviceResLimit,
  * aclrtGetResInCurrentThread), per device until it is reset; as on the
@@ -1567,6 +1571,51 @@ ACLRT_API aclError aclrtGetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType
 ACLRT_API aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType type, uint32_t value);
 ACLRT_API aclError aclrtResetDeviceResLimit(int32_t deviceId);
 ACLRT_API aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value);
+
+/*
+ * A stream's resource limits: what aclrtGetResInCurrentThread reports in a
+ * thread that uses the stream's (aclrtUseStreamResInCurrentThread), ahead
+ * of the process's limit of the device. At most the profile's cores; kept
+ * until reset or the stream is destroyed. A stream without one reports the
+ * process's limit (aclrtGetStreamResLimit).
+ */
+ACLRT_API aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t *value);
+ACLRT_API aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t value);
+ACLRT_API aclError aclrtResetStreamResLimit(aclrtStream stream);
+ACLRT_API aclError aclrtUseStreamResInCurrentThread(aclrtStream stream);
+ACLRT_API aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream);
+
+/*
+ * Identity and topology. A device's UUID is stable for the machine and the
+ * device id (derived from the machine id); its PCI bus id is synthesized,
+ * "0000:<bus>:00.0" with bus 0x01 + the device id, unique in the process
+ * as a virtual machine's are. Devices of one process share the machine's
+ * coherent memory: every pair is ACL_RT_DEVS_TOPOLOGY_HCCS. There is no
+ * ASCEND_RT_VISIBLE_DEVICES remapping and no container: user, logical and
+ * physical device ids are the same.
+ */
+#define ACL_RT_DEVS_TOPOLOGY_HCCS 0x01ULL
+#define ACL_RT_DEVS_TOPOLOGY_PIX 0x02ULL
+#define ACL_RT_DEVS_TOPOLOGY_PIB 0x04ULL
+#define ACL_RT_DEVS_TOPOLOGY_PHB 0x08ULL
+#define ACL_RT_DEVS_TOPOLOGY_SYS 0x10ULL
+#define ACL_RT_DEVS_TOPOLOGY_SIO 0x20ULL
+#define ACL_RT_DEVS_TOPOLOGY_HCCS_SW 0x40ULL
+
+typedef struct aclrtUuid {
+    char bytes[16];
+} aclrtUuid;
+
+ACLRT_API aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid);
+ACLRT_API aclError aclrtDeviceGetPCIBusId(int32_t deviceId, char *pciBusId, int32_t len);
+ACLRT_API aclError aclrtDeviceGetByPCIBusId(const char *pciBusId, int32_t *deviceId);
+ACLRT_API aclError aclrtGetDevicesTopo(uint32_t deviceId, uint32_t otherDeviceId, uint64_t *value);
+ACLRT_API aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int32_t *const logicDevId);
+ACLRT_API aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId, int32_t *const userDevid);
+ACLRT_API aclError aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId, int32_t *const logicDevId);
+ACLRT_API aclError aclrtGetPhyDevIdByLogicDevId(const int32_t logicDevId, int32_t *const phyDevId);
+ACLRT_API aclError aclrtGetUserDevIdByPhyDevId(const int32_t phyDevId, int32_t *const userDevId);
+ACLRT_API aclError aclrtGetPhyDevIdByUserDevId(const int32_t userDevId, int32_t *const phyDevId);
 
 /* ========================================================================
  * Overflow detection (acl_rt.h)

@@ -66,6 +66,7 @@
 #include "ipc/ipc_event.h"
 #include "ipc/ipc_notify.h"
 #include "ipc/ipc_physmem.h"
+#include "system/device_id.h"
 #include "system/device_info.h"
 #include "system/fault.h"
 #include "system/sysinfo.h"

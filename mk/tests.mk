@@ -33,7 +33,7 @@ FLAGS_cuda := $(FLAGS_release)
 FLAGS_cuda-tsan := $(FLAGS_tsan)
 FLAGS_cuda-asan := $(FLAGS_asan)
 # Not on the cuda backend:
-#   test_sysinfo, test_bad_input: assert the backend's name and SoC name ("host", "aclrt-host");
+#   test_sysinfo, test_bad_input: assert the backend's name ("host") and the SoC name;
 #   test_embed: registers backends, which run on the host backend's machinery, and selects them by name.
 TESTS_CUDA = $(filter-out test_sysinfo test_bad_input test_embed,$(TESTS))
 define cuda_variant

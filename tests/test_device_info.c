@@ -1,10 +1,12 @@
 /*
  * tests/test_device_info.c - pins "Device information and limits"
- * (docs/SEMANTICS.md): device attributes from the machine, capabilities,
- * status, utilization, and the process's resource limits: the flows of the
- * device multi-thread, context query and kernel-with-resource-limit
- * samples, and the memory a device has free (aclrtGetMemInfo). Runs with
- * two host devices (device 1 stays unset until a case sets it).
+ * (docs/SEMANTICS.md): device attributes from the device profile (the
+ * default, Ascend910B1, then the profile "host", which reports the
+ * machine), capabilities, status, utilization, and the process's resource
+ * limits: the flows of the device multi-thread, context query and
+ * kernel-with-resource-limit samples, and the memory a device has free
+ * (aclrtGetMemInfo). Runs with two host devices (device 1 stays unset
+ * until a case sets it).
  */
 #define _GNU_SOURCE
 
@@ -14,6 +16,15 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <unistd.h>
+
+/* The default profile's figures (Ascend910B1). */
+#define CUBE 24
+#define VECTOR 48
+#define AICORE 24
+#define AICPU 6
+#define HBM ((int64_t)64 << 30)
+#define L2 ((int64_t)192 << 20)
+#define UBUF ((int64_t)192 << 10)
 
 /* The CPUs this process may run on, counted here independently of the runtime. */
 static int64_t cpus(void)
@@ -30,8 +41,29 @@ static uint32_t device_count(void)
     return n;
 }
 
-TEST(core_counts_are_the_cpus_the_process_may_use)
+TEST(the_soc_and_its_figures_are_the_default_profiles)
 {
+    CHECK_EQ(0, strcmp(aclrtGetSocName(), "Ascend910B1"));
+    struct {
+        aclrtDevAttr attr;
+        int64_t want;
+    } figures[] = {{ACL_DEV_ATTR_AICPU_CORE_NUM, AICPU},      {ACL_DEV_ATTR_AICORE_CORE_NUM, AICORE},
+                   {ACL_DEV_ATTR_CUBE_CORE_NUM, CUBE},        {ACL_DEV_ATTR_VECTOR_CORE_NUM, VECTOR},
+                   {ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, HBM}, {ACL_DEV_ATTR_L2_CACHE_SIZE, L2},
+                   {ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE, UBUF}};
+    for (uint32_t d = 0; d < device_count(); d++) {
+        for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
+            int64_t v = -1;
+            CHECK_OK(aclrtGetDeviceInfo(d, figures[i].attr, &v));
+            CHECK_EQ(figures[i].want, v);
+        }
+    }
+}
+
+/* The profile "host" (checked after a restart, at the end): the machine's figures. */
+TEST(host_profile_core_counts_are_the_cpus_the_process_may_use)
+{
+    CHECK_EQ(0, strcmp(aclrtGetSocName(), "aclrt-host"));
     aclrtDevAttr cores[] = {ACL_DEV_ATTR_AICPU_CORE_NUM, ACL_DEV_ATTR_AICORE_CORE_NUM, ACL_DEV_ATTR_CUBE_CORE_NUM,
                             ACL_DEV_ATTR_VECTOR_CORE_NUM};
     for (uint32_t d = 0; d < device_count(); d++) {
@@ -41,16 +73,26 @@ TEST(core_counts_are_the_cpus_the_process_may_use)
             CHECK_EQ(cpus(), v);
         }
     }
+    uint32_t limit = 0;
+    CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &limit));
+    CHECK_EQ(cpus(), limit);
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, (uint32_t)cpus() + 1));
+    int64_t v = -1;
+    CHECK_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE, &v));
+    CHECK_EQ(0, v);
 }
 
-TEST(global_memory_is_the_machines_ram)
+TEST(host_profile_global_memory_is_the_machines_ram)
 {
     int64_t v = -1;
     CHECK_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE, &v));
     CHECK_EQ((int64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE), v);
+    size_t free_bytes = 0, total = 0;
+    CHECK_OK(aclrtGetMemInfo(ACL_HBM_MEM, &free_bytes, &total));
+    CHECK_EQ((size_t)v, total);
 }
 
-TEST(l2_cache_is_the_cpus)
+TEST(host_profile_l2_cache_is_the_cpus)
 {
     int64_t v = -1;
     aclError rc = aclrtGetDeviceInfo(0, ACL_DEV_ATTR_L2_CACHE_SIZE, &v);
@@ -68,6 +110,8 @@ TEST(l2_cache_is_the_cpus)
 TEST(simt_attributes_are_zero)
 {
     for (int a = ACL_DEV_ATTR_WARP_SIZE; a <= ACL_DEV_ATTR_MAX_BLOCK_DIM_Z; a++) {
+        if (a == ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE)
+            continue; /* not SIMT: the profile's unified buffer */
         int64_t v = -1;
         CHECK_OK(aclrtGetDeviceInfo(0, (aclrtDevAttr)a, &v));
         CHECK_EQ(0, v);
@@ -95,7 +139,7 @@ TEST(npu_hardware_attributes_are_not_supported)
         int64_t v = 77;
         CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtGetDeviceInfo(0, npu[i], &v));
     }
-    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "NPU hardware");
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "NPU hardware that device 0 (Ascend910B1) does not emulate");
 }
 
 TEST(device_info_rejects_a_bad_device_an_unknown_attribute_and_null)
@@ -169,11 +213,23 @@ TEST(resource_limits_default_to_all_cores)
 {
     uint32_t v = 0;
     CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(CUBE, v);
     CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(VECTOR, v);
     CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(VECTOR, v);
+}
+
+/* CANN's kernel-with-resource-limit sample: 8 cube cores, whatever the machine's CPUs. */
+TEST(the_samples_limit_of_8_cube_cores_is_accepted)
+{
+    uint32_t v = 0;
+    CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, 8));
+    CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(8, v);
+    CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(VECTOR, v);
+    CHECK_OK(aclrtResetDeviceResLimit(0));
 }
 
 TEST(a_limit_is_reported_for_its_type_until_reset)
@@ -185,12 +241,12 @@ TEST(a_limit_is_reported_for_its_type_until_reset)
     CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
     CHECK_EQ(1, v);
     CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(CUBE, v);
     CHECK_OK(aclrtResetDeviceResLimit(0));
     CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(VECTOR, v);
     CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(VECTOR, v);
 }
 
 TEST(the_cube_limit_is_the_reported_cube_core_count)
@@ -200,24 +256,26 @@ TEST(the_cube_limit_is_the_reported_cube_core_count)
     CHECK_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_CUBE_CORE_NUM, &v));
     CHECK_EQ(1, v);
     CHECK_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_AICORE_CORE_NUM, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(AICORE, v);
     CHECK_OK(aclrtResetDeviceResLimit(0));
     CHECK_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_CUBE_CORE_NUM, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(CUBE, v);
 }
 
 TEST(a_limit_above_the_cores_is_refused_and_changes_nothing)
 {
     CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, 1));
-    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, (uint32_t)cpus() + 1));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, VECTOR + 1));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "limit 49 exceeds the 48 vector cores of device 0 (Ascend910B1)");
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, CUBE + 1));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "limit 25 exceeds the 24 cube cores");
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, UINT32_MAX));
-    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "exceeds");
     uint32_t v = 0;
     CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, &v));
     CHECK_EQ(1, v);
     CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v));
-    CHECK_EQ(cpus(), v);
-    CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, (uint32_t)cpus())); /* all the cores is fine */
+    CHECK_EQ(CUBE, v);
+    CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, VECTOR)); /* all the cores is fine */
     CHECK_OK(aclrtResetDeviceResLimit(0));
 }
 
@@ -240,7 +298,7 @@ TEST(limits_end_when_the_device_is_released)
     CHECK_OK(aclrtSetDevice(1));
     uint32_t v = 0;
     CHECK_OK(aclrtGetDeviceResLimit(1, ACL_RT_DEV_RES_VECTOR_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(VECTOR, v);
     CHECK_OK(aclrtResetDevice(1));
     CHECK_OK(aclrtSetCurrentContext(ctx));
 }
@@ -255,10 +313,10 @@ TEST(limits_belong_to_their_device)
     CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v)); /* current: device 1 */
     CHECK_EQ(1, v);
     CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(CUBE, v);
     CHECK_OK(aclrtSetCurrentContext(ctx)); /* back on device 0 */
     CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v));
-    CHECK_EQ(cpus(), v);
+    CHECK_EQ(CUBE, v);
     CHECK_OK(aclrtResetDeviceForce(1));
     CHECK_OK(aclrtSetCurrentContext(ctx));
 }
@@ -426,6 +484,179 @@ TEST(a_kernel_launched_with_more_blocks_than_the_limit_runs_them_all)
     CHECK_OK(aclrtDestroyStream(s));
 }
 
+TEST(a_stream_limit_is_its_own_until_reset_and_defaults_to_the_process_limit)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    uint32_t v = 0;
+    CHECK_OK(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(CUBE, v);
+    CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, 12)); /* the process's, seen by the stream */
+    CHECK_OK(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(12, v);
+    CHECK_OK(aclrtSetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, 4));
+    CHECK_OK(aclrtSetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, 8)); /* the last one counts */
+    CHECK_OK(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(8, v);
+    CHECK_OK(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(VECTOR, v);
+    CHECK_OK(aclrtGetDeviceResLimit(0, ACL_RT_DEV_RES_CUBE_CORE, &v)); /* the process's is unchanged */
+    CHECK_EQ(12, v);
+    CHECK_OK(aclrtResetStreamResLimit(s));
+    CHECK_OK(aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(12, v);
+    CHECK_OK(aclrtResetDeviceResLimit(0));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(a_thread_that_uses_a_streams_limits_reads_them_until_it_stops)
+{
+    aclrtStream s, other;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_OK(aclrtCreateStream(&other));
+    CHECK_OK(aclrtSetStreamResLimit(s, ACL_RT_DEV_RES_VECTOR_CORE, 16));
+    CHECK_OK(aclrtSetDeviceResLimit(0, ACL_RT_DEV_RES_VECTOR_CORE, 32));
+    uint32_t v = 0;
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(32, v); /* not used yet: the process's */
+    CHECK_OK(aclrtUseStreamResInCurrentThread(s));
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(16, v);
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(CUBE, v); /* the stream has no cube limit: the process's */
+    CHECK_OK(aclrtUnuseStreamResInCurrentThread(other)); /* not the one in use: nothing changes */
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(16, v);
+    CHECK_OK(aclrtUnuseStreamResInCurrentThread(s));
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(32, v);
+    CHECK_OK(aclrtUseStreamResInCurrentThread(s));
+    CHECK_OK(aclrtDestroyStream(s)); /* a destroyed stream's limits end with it */
+    CHECK_OK(aclrtGetResInCurrentThread(ACL_RT_DEV_RES_VECTOR_CORE, &v));
+    CHECK_EQ(32, v);
+    CHECK_OK(aclrtResetDeviceResLimit(0));
+    CHECK_OK(aclrtDestroyStream(other));
+}
+
+TEST(stream_limit_calls_reject_a_bad_stream_type_value_and_null)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    uint32_t v = 77;
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetStreamResLimit(s, ACL_RT_DEV_RES_VECTOR_CORE, VECTOR + 1));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "limit 49 exceeds the 48 vector cores of device 0 (Ascend910B1)");
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSetStreamResLimit(s, (aclrtDevResLimitType)2, 1));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtGetStreamResLimit(s, (aclrtDevResLimitType)-1, &v));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetStreamResLimit(s, ACL_RT_DEV_RES_CUBE_CORE, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "value (output) is NULL");
+    CHECK_OK(aclrtSetStreamResLimit(NULL, ACL_RT_DEV_RES_CUBE_CORE, 0)); /* NULL: the default stream; 0 is a limit */
+    CHECK_OK(aclrtGetStreamResLimit(NULL, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(0, v);
+    CHECK_OK(aclrtResetStreamResLimit(NULL));
+    CHECK_OK(aclrtDestroyStream(s));
+    aclrtStream gone = s;
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtGetStreamResLimit(gone, ACL_RT_DEV_RES_CUBE_CORE, &v));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtSetStreamResLimit(gone, ACL_RT_DEV_RES_CUBE_CORE, 1));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtResetStreamResLimit(gone));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtUseStreamResInCurrentThread(gone));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtUnuseStreamResInCurrentThread(gone));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "not a live stream");
+    CHECK_EQ(0, v);
+}
+
+TEST(a_device_uuid_is_stable_and_its_own)
+{
+    aclrtUuid a, b, c;
+    CHECK_OK(aclrtDeviceGetUuid(0, &a));
+    CHECK_OK(aclrtDeviceGetUuid(0, &b));
+    CHECK_OK(aclrtDeviceGetUuid(1, &c)); /* a device that is not set has one too */
+    CHECK_EQ(0, memcmp(a.bytes, b.bytes, sizeof a.bytes));
+    CHECK(memcmp(a.bytes, c.bytes, sizeof a.bytes) != 0);
+    CHECK_EQ(0x80, (unsigned char)a.bytes[6] & 0xf0); /* version 8 */
+    CHECK_EQ(0x80, (unsigned char)a.bytes[8] & 0xc0); /* variant 10 */
+    CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceGetUuid((int32_t)device_count(), &a));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceGetUuid(-1, &a));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetUuid(0, NULL));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "uuid (output) is NULL");
+}
+
+TEST(pci_bus_ids_name_each_device_and_read_back)
+{
+    for (uint32_t d = 0; d < device_count(); d++) {
+        char id[13];
+        memset(id, 'x', sizeof id);
+        CHECK_OK(aclrtDeviceGetPCIBusId((int32_t)d, id, (int32_t)sizeof id));
+        char want[24];
+        snprintf(want, sizeof want, "0000:%02x:00.0", (d + 1) & 0xffu);
+        CHECK_EQ(0, strcmp(want, id));
+        int32_t back = -1;
+        CHECK_OK(aclrtDeviceGetByPCIBusId(id, &back));
+        CHECK_EQ(d, back);
+    }
+    int32_t back = -1;
+    /* Upper-case digits are read too: bus 0x0A would be the tenth device, which the two devices lack. */
+    CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceGetByPCIBusId("0000:0A:00.0", &back));
+    CHECK_EQ(-1, back);
+}
+
+TEST(pci_bus_id_calls_reject_a_short_buffer_bad_text_and_no_device)
+{
+    char id[13] = "untouched";
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetPCIBusId(0, id, 12));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "len 12 is too short");
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetPCIBusId(0, NULL, 13));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceGetPCIBusId((int32_t)device_count(), id, 13));
+    CHECK_EQ(0, strcmp(id, "untouched"));
+    int32_t d = -1;
+    const char *bad[] = {"", "0000:01:00", "0000-01:00.0", "0000:0g:00.0", "0000:01:00.0 ", "00000:01:00.0"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetByPCIBusId(bad[i], &d));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "is not a PCI bus id");
+    const char *none[] = {"0000:00:00.0", "0000:03:00.0", "0001:01:00.0", "0000:01:01.0", "0000:01:00.1"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+        CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceGetByPCIBusId(none[i], &d));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "no device has PCI bus id");
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetByPCIBusId(NULL, &d));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetByPCIBusId("0000:01:00.0", NULL));
+    CHECK_EQ(-1, d);
+}
+
+TEST(every_pair_of_devices_is_connected_by_hccs)
+{
+    for (uint32_t a = 0; a < device_count(); a++)
+        for (uint32_t b = 0; b < device_count(); b++) {
+            uint64_t v = 0;
+            CHECK_OK(aclrtGetDevicesTopo(a, b, &v));
+            CHECK_EQ(ACL_RT_DEVS_TOPOLOGY_HCCS, v);
+        }
+    uint64_t v = 7;
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtGetDevicesTopo(0, device_count(), &v));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtGetDevicesTopo(UINT32_MAX, 0, &v));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "out of range");
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetDevicesTopo(0, 1, NULL));
+    CHECK_EQ(7, v);
+}
+
+TEST(user_logical_and_physical_ids_are_the_same)
+{
+    aclError (*maps[])(const int32_t, int32_t *const) = {aclrtGetLogicDevIdByUserDevId, aclrtGetUserDevIdByLogicDevId,
+                                                        aclrtGetLogicDevIdByPhyDevId,  aclrtGetPhyDevIdByLogicDevId,
+                                                        aclrtGetUserDevIdByPhyDevId,   aclrtGetPhyDevIdByUserDevId};
+    for (size_t m = 0; m < sizeof maps / sizeof maps[0]; m++) {
+        for (int32_t d = 0; d < (int32_t)device_count(); d++) {
+            int32_t out = -1;
+            CHECK_OK(maps[m](d, &out));
+            CHECK_EQ(d, out);
+        }
+        int32_t out = -1;
+        CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, maps[m]((int32_t)device_count(), &out));
+        CHECK_EQ(ACL_ERROR_RT_INVALID_DEVICEID, maps[m](-1, &out));
+        CHECK_EQ(-1, out);
+        CHECK_EQ(ACL_ERROR_INVALID_PARAM, maps[m](0, NULL));
+        CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "(output) is NULL");
+    }
+}
+
 int main(void)
 {
     setenv("ACLRT_DEVICES", "2", 1);
@@ -433,9 +664,7 @@ int main(void)
         fprintf(stderr, "FAIL: cannot start the runtime: %s\n", aclGetRecentErrMsg());
         return 1;
     }
-    RUN(core_counts_are_the_cpus_the_process_may_use);
-    RUN(global_memory_is_the_machines_ram);
-    RUN(l2_cache_is_the_cpus);
+    RUN(the_soc_and_its_figures_are_the_default_profiles);
     RUN(simt_attributes_are_zero);
     RUN(one_machine_one_os_and_no_split_are_zero);
     RUN(npu_hardware_attributes_are_not_supported);
@@ -445,6 +674,7 @@ int main(void)
     RUN(utilization_rates_are_not_available);
     RUN(utilization_needs_an_info_without_extension);
     RUN(resource_limits_default_to_all_cores);
+    RUN(the_samples_limit_of_8_cube_cores_is_accepted);
     RUN(a_limit_is_reported_for_its_type_until_reset);
     RUN(the_cube_limit_is_the_reported_cube_core_count);
     RUN(a_limit_above_the_cores_is_refused_and_changes_nothing);
@@ -454,10 +684,28 @@ int main(void)
     RUN(a_thread_that_sets_the_device_sees_the_process_limit);
     RUN(limit_calls_reject_a_bad_type_a_bad_device_null_and_no_context);
     RUN(a_kernel_launched_with_more_blocks_than_the_limit_runs_them_all);
+    RUN(a_stream_limit_is_its_own_until_reset_and_defaults_to_the_process_limit);
+    RUN(a_thread_that_uses_a_streams_limits_reads_them_until_it_stops);
+    RUN(stream_limit_calls_reject_a_bad_stream_type_value_and_null);
+    RUN(a_device_uuid_is_stable_and_its_own);
+    RUN(pci_bus_ids_name_each_device_and_read_back);
+    RUN(pci_bus_id_calls_reject_a_short_buffer_bad_text_and_no_device);
+    RUN(every_pair_of_devices_is_connected_by_hccs);
+    RUN(user_logical_and_physical_ids_are_the_same);
     RUN(mem_info_total_is_the_global_memory_for_every_attribute);
     RUN(mem_info_free_drops_by_what_is_allocated_and_comes_back_when_freed);
     RUN(mem_info_counts_the_current_devices_memory_only);
     RUN(mem_info_rejects_null_an_unknown_attribute_and_no_context);
+    aclrtResetDevice(0);
+    aclFinalize();
+    setenv("ACLRT_PROFILE", "host", 1); /* the same process, started again with the machine's figures */
+    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) {
+        fprintf(stderr, "FAIL: cannot start the runtime with the host profile: %s\n", aclGetRecentErrMsg());
+        return 1;
+    }
+    RUN(host_profile_core_counts_are_the_cpus_the_process_may_use);
+    RUN(host_profile_global_memory_is_the_machines_ram);
+    RUN(host_profile_l2_cache_is_the_cpus);
     aclrtResetDevice(0);
     aclFinalize();
     return check_report("device_info");

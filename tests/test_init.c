@@ -66,6 +66,7 @@ static void clear_env(void)
 {
     unsetenv("ACLRT_DEVICES");
     unsetenv("ACLRT_DEFAULT_DEVICE");
+    unsetenv("ACLRT_PROFILE");
 }
 
 /*
@@ -494,13 +495,13 @@ TEST(unknown_key_in_aclrt_is_file_attr_invalid)
     CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"devices\":2,\"exectors\":4}}")));
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(),
                        "[aclInit] unknown key \"aclrt.exectors\" in the configuration: did you mean \"executors\"? "
-                       "(the keys of \"aclrt\": backend, progress, devices, executors, ring_bytes, spin_ns, "
-                       "max_streams, max_events, max_notifies) (error 100008)");
+                       "(the keys of \"aclrt\": backend, progress, profile, devices, executors, ring_bytes, "
+                       "spin_ns, max_streams, max_events, max_notifies) (error 100008)");
     CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"no_such_key\":7}}")));
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(),
                        "[aclInit] unknown key \"aclrt.no_such_key\" in the configuration (the keys of \"aclrt\": "
-                       "backend, progress, devices, executors, ring_bytes, spin_ns, max_streams, max_events, "
-                       "max_notifies) (error 100008)");
+                       "backend, progress, profile, devices, executors, ring_bytes, spin_ns, max_streams, "
+                       "max_events, max_notifies) (error 100008)");
     CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"Backend\":\"host\"}}")));
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "unknown key \"aclrt.Backend\" in the configuration: did you mean "
                                              "\"backend\"?");
@@ -675,6 +676,72 @@ TEST(aclinit_after_lazy_start_with_a_file_it_agrees_with_succeeds)
 /* ------------------------------------------------------------------------
  * Environment variables (read when the runtime starts)
  * ------------------------------------------------------------------------ */
+
+/* The cube cores device 0 reports: the profile's figure. */
+static int64_t cube_cores(void)
+{
+    int64_t v = -1;
+    CHECK_OK(aclrtGetDeviceInfo(0, ACL_DEV_ATTR_CUBE_CORE_NUM, &v));
+    return v;
+}
+
+TEST(config_profile_chooses_what_the_devices_report)
+{
+    fresh();
+    CHECK_EQ(0, strcmp(aclrtGetSocName(), "Ascend910B1")); /* the default, before anything starts */
+    CHECK_OK(aclInit(temp_config("{\"aclrt\":{\"profile\":\"Ascend910B4\"}}")));
+    CHECK_EQ(0, strcmp(aclrtGetSocName(), "Ascend910B4")); /* from aclInit on, before a device starts */
+    CHECK_EQ(20, cube_cores());
+    CHECK_OK(aclFinalize());
+    CHECK_OK(aclInit(NULL)); /* the file does not outlive aclFinalize */
+    CHECK_EQ(0, strcmp(aclrtGetSocName(), "Ascend910B1"));
+    CHECK_EQ(24, cube_cores());
+    CHECK_OK(aclFinalize());
+}
+
+TEST(config_profile_must_be_a_known_name)
+{
+    fresh();
+    CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"profile\":\"Ascend910C\"}}")));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "aclrt.profile must be one of Ascend910B1, Ascend910B2, Ascend910B3, "
+                                             "Ascend910B4, Ascend910_9391, Ascend910_9392, host");
+    CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"profile\":7}}")));
+    CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"profile\":\"ascend910b1\"}}")));
+    CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"profil\":\"host\"}}")));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "did you mean \"profile\"?");
+    CHECK_OK(aclInit(NULL)); /* none of them initialised anything */
+    CHECK_OK(aclFinalize());
+}
+
+TEST(env_profile_overrides_the_file_and_a_bad_one_is_ignored)
+{
+    fresh();
+    setenv("ACLRT_PROFILE", "host", 1);
+    CHECK_EQ(0, strcmp(aclrtGetSocName(), "aclrt-host")); /* before anything starts */
+    CHECK_OK(aclInit(temp_config("{\"aclrt\":{\"profile\":\"Ascend910B3\"}}")));
+    CHECK_EQ(0, strcmp(aclrtGetSocName(), "aclrt-host"));
+    int64_t cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    CHECK(cube_cores() >= 1 && cube_cores() <= cpus); /* the CPUs this process may run on */
+    CHECK_OK(aclFinalize());
+    setenv("ACLRT_PROFILE", "Ascend999", 1); /* ignored, with a warning on standard error */
+    CHECK_EQ(0, strcmp(aclrtGetSocName(), "Ascend910B1"));
+    CHECK_OK(aclInit(temp_config("{\"aclrt\":{\"profile\":\"Ascend910B3\"}}")));
+    CHECK_EQ(0, strcmp(aclrtGetSocName(), "Ascend910B3"));
+    CHECK_EQ(20, cube_cores());
+    clear_env();
+    CHECK_OK(aclFinalize());
+}
+
+TEST(aclinit_after_lazy_start_names_a_profile_it_could_not_apply)
+{
+    fresh();
+    CHECK_EQ(24, cube_cores()); /* starts the runtime with the default profile */
+    CHECK_EQ(ACL_ERROR_REPEAT_INITIALIZE, aclInit(temp_config("{\"aclrt\":{\"profile\":\"Ascend910B4\"}}")));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "aclrt.profile \"Ascend910B4\" (the runtime has \"Ascend910B1\")");
+    CHECK_EQ(0, strcmp(aclrtGetSocName(), "Ascend910B1"));
+    CHECK_EQ(24, cube_cores());
+    CHECK_OK(aclFinalize());
+}
 
 TEST(env_devices_applies_at_lazy_start)
 {
@@ -1041,6 +1108,10 @@ int main(void)
     RUN(aclinit_after_lazy_start_applies_default_device_but_keeps_sizes);
     RUN(aclinit_after_lazy_start_with_a_file_it_agrees_with_succeeds);
 
+    RUN(config_profile_chooses_what_the_devices_report);
+    RUN(config_profile_must_be_a_known_name);
+    RUN(env_profile_overrides_the_file_and_a_bad_one_is_ignored);
+    RUN(aclinit_after_lazy_start_names_a_profile_it_could_not_apply);
     RUN(env_devices_applies_at_lazy_start);
     RUN(env_overrides_config_file);
     RUN(env_is_read_only_when_runtime_starts);

@@ -90,8 +90,8 @@ static ACLRT_NOINLINE aclError aclrt_stream_refuse_capturing(const struct aclrt_
  * default stream), after the check of its output argument `out`, named
  * `what` (NULL: ACL_ERROR_INVALID_PARAM).
  */
-static aclError aclrt_stream_resolve_output(aclrtStream stream, const void *out, const char *what,
-                                            struct aclrt_stream **s)
+ACLRT_INTERNAL aclError aclrt_stream_resolve_output(aclrtStream stream, const void *out, const char *what,
+                                                    struct aclrt_stream **s)
 {
     if (out == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s (output) is NULL", what);

@@ -7,6 +7,7 @@
  *   defaultDevice.default_device   ACLRT_DEFAULT_DEVICE   none
  *   aclrt.backend                  ACLRT_BACKEND          "host"
  *   aclrt.progress                 ACLRT_PROGRESS         "threads" (or "external")
+ *   aclrt.profile                  ACLRT_PROFILE          "Ascend910B1" (profile.h)
  *   aclrt.devices                  ACLRT_DEVICES          1
  *   aclrt.executors                ACLRT_EXECUTORS        online CPUs (min 2)
  *   aclrt.ring_bytes               ACLRT_RING_BYTES       65536 (1024 tasks)
@@ -33,6 +34,7 @@
 #include "base.h"
 #include "clock.h"
 #include "error.h"
+#include "profile.h"
 
 #define JSMN_STATIC
 #define JSMN_PARENT_LINKS
@@ -47,6 +49,7 @@
 struct aclrt_config {
     char backend[32];
     bool external_progress; /* aclrt.progress "external": no runtime threads (aclrtxDeviceProgress) */
+    uint32_t profile;       /* aclrt.profile: the index in aclrt_profiles (profile.h) of what the devices report */
     uint32_t devices;
     bool devices_set; /* aclrt.devices / ACLRT_DEVICES was given (a GPU backend otherwise counts its GPUs) */
     uint32_t executors;
@@ -60,8 +63,9 @@ struct aclrt_config {
     uint32_t file_keys;     /* the "aclrt" keys the file set: ACLRT_CONFIG_KEY(index in aclrt_config_numbers), ... */
 };
 
-/* Bits of file_keys: a number's index in aclrt_config_numbers, then the two named ones. */
+/* Bits of file_keys: a number's index in aclrt_config_numbers, then the three named ones. */
 #define ACLRT_CONFIG_KEY(index) (1u << (index))
+#define ACLRT_CONFIG_KEY_PROFILE (1u << 29)
 #define ACLRT_CONFIG_KEY_BACKEND (1u << 30)
 #define ACLRT_CONFIG_KEY_PROGRESS (1u << 31)
 
@@ -78,6 +82,7 @@ ACLRT_INTERNAL void aclrt_config_defaults(struct aclrt_config *c)
     c->max_notifies = 8192; /* the A2/A3 limit */
     c->spin_ns = 20000;
     c->default_device = -1;
+    c->profile = ACLRT_PROFILE_DEFAULT;
 }
 
 /* Round the ring size to a power of two within [1 KiB, 64 MiB]. */
@@ -199,10 +204,10 @@ static aclError aclrt_config_unknown_key(const char *key, size_t n)
 {
     const char *closest = NULL;
     size_t closest_d = 3;
-    char known[256] = "backend, progress";
+    char known[256] = "backend, progress, profile";
     size_t len = strlen(known);
-    const char *named[2] = {"backend", "progress"};
-    for (size_t k = 0; k < 2; k++) {
+    const char *named[3] = {"backend", "progress", "profile"};
+    for (size_t k = 0; k < 3; k++) {
         size_t d = aclrt_config_distance(key, n, named[k]);
         if (d < closest_d)
             closest = named[k], closest_d = d;
@@ -386,6 +391,16 @@ static aclError aclrt_config_apply_json(struct aclrt_config *c, const char *js, 
                                           "aclrt.progress must be \"threads\" or \"external\"");
                     c->external_progress = mode == 1;
                 }
+                if (strcmp(name, "aclrt.profile") == 0) {
+                    known = true;
+                    c->file_keys |= ACLRT_CONFIG_KEY_PROFILE;
+                    int found = v->type == JSMN_STRING ? aclrt_profile_find(js + v->start, (size_t)(v->end - v->start)) : -1;
+                    char names[256];
+                    if (found < 0)
+                        return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID, "aclrt.profile must be one of %s",
+                                          aclrt_profile_names(names, sizeof names));
+                    c->profile = (uint32_t)found;
+                }
                 for (size_t s = 0; s < ACLRT_ARRAY_SIZE(aclrt_config_numbers); s++) {
                     if (strcmp(name, aclrt_config_numbers[s].name) != 0)
                         continue;
@@ -470,6 +485,16 @@ ACLRT_INTERNAL void aclrt_config_load_env(struct aclrt_config *c)
         else
             fprintf(stderr, "aclrt: ignoring ACLRT_PROGRESS=%s (expected \"threads\" or \"external\")\n", p);
     }
+    const char *f = getenv("ACLRT_PROFILE");
+    if (f != NULL && f[0] != '\0') {
+        int found = aclrt_profile_find(f, strlen(f));
+        char names[256];
+        if (found >= 0)
+            c->profile = (uint32_t)found;
+        else
+            fprintf(stderr, "aclrt: ignoring ACLRT_PROFILE=%s (expected one of %s)\n", f,
+                    aclrt_profile_names(names, sizeof names));
+    }
     for (size_t s = 0; s < ACLRT_ARRAY_SIZE(aclrt_config_numbers); s++) {
         const char *name = aclrt_config_numbers[s].env;
         const char *v = name ? getenv(name) : NULL;
@@ -509,6 +534,9 @@ ACLRT_INTERNAL int aclrt_config_unapplied(const struct aclrt_config *running, co
         ACLRT_CONFIG_UNAPPLIED("%saclrt.progress \"%s\" (the runtime has \"%s\")", n ? ", " : "",
                                file->external_progress ? "external" : "threads",
                                running->external_progress ? "external" : "threads");
+    if ((file->file_keys & ACLRT_CONFIG_KEY_PROFILE) && running->profile != file->profile)
+        ACLRT_CONFIG_UNAPPLIED("%saclrt.profile \"%s\" (the runtime has \"%s\")", n ? ", " : "",
+                               aclrt_profiles[file->profile].name, aclrt_profiles[running->profile].name);
     for (size_t s = 0; s < ACLRT_ARRAY_SIZE(aclrt_config_numbers); s++) {
         const char *name = aclrt_config_numbers[s].name;
         if (!(file->file_keys & ACLRT_CONFIG_KEY(s)) || strncmp(name, "aclrt.", 6) != 0 ||

@@ -117,10 +117,13 @@ struct aclrt_stream {
     _Atomic uint32_t overflow_switch;
     _Atomic uint32_t user_custom_tag;
     _Atomic uint32_t cache_op_info;
+    _Atomic uint32_t res_limit[2]; /* aclrtSetStreamResLimit's, by aclrtDevResLimitType; ACLRT_RES_UNSET: none */
 
     /* The capture under way, if any (capture.h); the flag above says when to look. */
     struct aclrt_capture capture ACLRT_ALIGNED(ACLRT_CACHELINE);
 };
+
+#define ACLRT_RES_UNSET UINT32_MAX
 
 static struct aclrt_table aclrt_streams = ACLRT_TABLE_INIT(ACLRT_KIND_STREAM, struct aclrt_stream, "stream");
 

@@ -3,14 +3,18 @@
  * capabilities, status, utilization, and the resource limits of the
  * process.
  *
- *   - Attributes report the machine the host device runs on. Its cores are
- *     the CPUs this process may run on (sched_getaffinity): the same cores
+ *   - Attributes report the device profile (profile.h): by default a SoC's
+ *     figures (Ascend910B1: 24 AI Cores, 24 cube and 48 vector cores, 6 AI
+ *     CPUs, 64 GiB of global memory, 192 MiB of L2, 192 KiB of unified
+ *     buffer per vector core), whatever the machine; the work runs on its
+ *     CPUs all the same. The profile "host" reports the machine instead: its
+ *     cores are the CPUs this process may run on (sched_getaffinity), which
  *     run AI CPU work (host functions) and kernels of every kind, so the AI
- *     CPU, AI Core, cube and vector core counts are all that number. Its
+ *     CPU, AI Core, cube and vector core counts are all that number; its
  *     global memory is the machine's RAM (a registered backend's own memory
  *     is not known: ACL_ERROR_RT_FEATURE_NOT_SUPPORT), its L2 cache the
- *     CPU's. A CPU has no SIMT warps: those attributes are 0, as the runtime
- *     reports for a device without SIMT. Host devices run under one
+ *     CPU's, its unified buffer 0. Neither has SIMT warps: those attributes
+ *     are 0, as the runtime reports for a device without SIMT. Host devices run under one
  *     operating system on one machine, not split (SMP id, physical chip id
  *     and "virtual" are 0); super-pod placement, main board, custom
  *     operator privilege, host connection, form factor and NPU architecture
@@ -24,18 +28,24 @@
  *   - Utilization is not measured: every rate is -1 ("not available"), as
  *     the runtime reports a rate it cannot get; so is a bad device id's.
  *   - Memory (aclrtGetMemInfo): the total is the device's global memory
- *     as aclrtGetDeviceInfo reports it (the machine's RAM), the free part
+ *     as aclrtGetDeviceInfo reports it (the profile's), the free part
  *     the total less the device memory allocated on the current device and
  *     not freed (aclrtMalloc's, and the runtime's own). Every memory
  *     attribute names the same memory: a host device has no separate DDR,
  *     HBM, huge-page or P2P pools.
  *   - Resource limits are, as in the runtime, the core counts that whoever
  *     sizes kernels reads (aclrtGetDeviceResLimit, aclrtGetResInCurrentThread):
- *     at most the device's cores, kept per device while it is set (a reset
+ *     at most the profile's cores, kept per device while it is set (a reset
  *     that releases the device drops them; aclrtResetDeviceResLimit restores
  *     the cores). Setting one needs the device set (ACL_ERROR_RT_DEV_SETUP_ERROR
  *     otherwise). They do not cap a kernel's blocks: as on the device, a
  *     kernel runs all the blocks it is launched with.
+ *   - A stream's limits (aclrtSetStreamResLimit) are kept in the stream
+ *     until reset or destroyed; a stream without one reports the process's
+ *     limit. A thread that uses a stream's limits
+ *     (aclrtUseStreamResInCurrentThread, the last call wins) reads them
+ *     from aclrtGetResInCurrentThread while the stream lives, on the
+ *     stream's device, ahead of the process's limit.
  */
 #ifndef ACLRT_IMPL_SYSTEM_DEVICE_INFO_H
 #define ACLRT_IMPL_SYSTEM_DEVICE_INFO_H
@@ -43,10 +53,13 @@
 #include "../core/base.h"
 #include "../core/config.h"
 #include "../core/error.h"
+#include "../core/profile.h"
 #include "../core/thread.h"
 #include "../runtime/runtime.h"
 #include "../runtime/runtime_start.h"
+#include "../stream/stream.h"
 #include "../context/context.h"
+#include "../context/stream_api.h"
 #include "../memory/memory.h"
 
 /* The CPUs this process may run on (at least 1). */
@@ -113,6 +126,34 @@ static int64_t aclrt_machine_l2(void)
     return aclrt_sysfs_cache_size(2);
 }
 
+/* The profile the devices report (the runtime has started). */
+static const struct aclrt_profile *aclrt_device_profile(void)
+{
+    return &aclrt_profiles[aclrt_rt.config.profile];
+}
+
+/* The cores of resource `type` a device has: the profile's, or the machine's CPUs. */
+static uint32_t aclrt_res_cores(aclrtDevResLimitType type)
+{
+    const struct aclrt_profile *p = aclrt_device_profile();
+    uint32_t n = type == ACL_RT_DEV_RES_CUBE_CORE ? p->cube : p->vector;
+    return n != 0 ? n : aclrt_machine_cpus();
+}
+
+/* The device's global memory in bytes: the profile's, or the machine's RAM (0 if the system does not say). */
+static int64_t aclrt_device_memory(void)
+{
+    const struct aclrt_profile *p = aclrt_device_profile();
+    return p->memory != 0 ? (int64_t)p->memory : aclrt_machine_ram();
+}
+
+/* Whether the device's memory is a registered backend's, of a size aclrt does not know. */
+static bool aclrt_device_memory_unknown(void)
+{
+    return aclrt_profile_is_host(aclrt_rt.config.profile) && aclrt_rt.embedder != NULL &&
+           aclrt_rt.embedder->memAlloc != NULL;
+}
+
 /*
  * The process's resource limits of each device (lifecycle_lock). They
  * belong to the device's set: `owner` is the default context the device had
@@ -131,7 +172,7 @@ static uint32_t aclrt_res_limit_locked(const struct aclrt_device *dev, aclrtDevR
     void *owner = aclrt_res_limits[dev->id].owner;
     if (owner != NULL && owner == dev->default_ctx_handle)
         return aclrt_res_limits[dev->id].value[type];
-    return aclrt_machine_cpus();
+    return aclrt_res_cores(type);
 }
 
 static aclError aclrt_res_type_check(aclrtDevResLimitType type)
@@ -170,10 +211,12 @@ ACLRT_API aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int6
     if (deviceId >= aclrt_rt.device_count)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "device id %u is out of range [0, %u)", deviceId,
                           aclrt_rt.device_count);
+    const struct aclrt_profile *p = aclrt_device_profile();
     switch (attr) {
-    case ACL_DEV_ATTR_AICPU_CORE_NUM:
-    case ACL_DEV_ATTR_AICORE_CORE_NUM:
-    case ACL_DEV_ATTR_VECTOR_CORE_NUM: *value = aclrt_machine_cpus(); return ACL_SUCCESS;
+    case ACL_DEV_ATTR_AICPU_CORE_NUM: *value = p->aicpu != 0 ? p->aicpu : aclrt_machine_cpus(); return ACL_SUCCESS;
+    case ACL_DEV_ATTR_AICORE_CORE_NUM: *value = p->aicore != 0 ? p->aicore : aclrt_machine_cpus(); return ACL_SUCCESS;
+    case ACL_DEV_ATTR_VECTOR_CORE_NUM: *value = aclrt_res_cores(ACL_RT_DEV_RES_VECTOR_CORE); return ACL_SUCCESS;
+    case ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE: *value = (int64_t)p->ubuf; return ACL_SUCCESS;
     case ACL_DEV_ATTR_CUBE_CORE_NUM:
         pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
         *value = aclrt_res_limit_locked(&aclrt_rt.devices[deviceId], ACL_RT_DEV_RES_CUBE_CORE);
@@ -181,7 +224,6 @@ ACLRT_API aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int6
         return ACL_SUCCESS;
     case ACL_DEV_ATTR_WARP_SIZE:
     case ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE:
-    case ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE:
     case ACL_DEV_ATTR_MAX_GRID_DIM_X:
     case ACL_DEV_ATTR_MAX_GRID_DIM_Y:
     case ACL_DEV_ATTR_MAX_GRID_DIM_Z:
@@ -191,15 +233,15 @@ ACLRT_API aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int6
     case ACL_DEV_ATTR_MAX_BLOCK_DIM_Y:
     case ACL_DEV_ATTR_MAX_BLOCK_DIM_Z: *value = 0; return ACL_SUCCESS; /* no SIMT */
     case ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE:
-        if (aclrt_rt.embedder != NULL && aclrt_rt.embedder->memAlloc != NULL)
+        if (aclrt_device_memory_unknown())
             return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                               "the memory of device %u is the %s backend's, whose size aclrt does not know", deviceId,
                               aclrt_rt.embedder->name);
-        if ((*value = aclrt_machine_ram()) == 0)
+        if ((*value = aclrt_device_memory()) == 0)
             return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the system does not say how much RAM it has");
         return ACL_SUCCESS;
     case ACL_DEV_ATTR_L2_CACHE_SIZE:
-        if ((*value = aclrt_machine_l2()) == 0)
+        if ((*value = p->l2 != 0 ? (int64_t)p->l2 : aclrt_machine_l2()) == 0)
             return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the system does not say how large the CPU's L2 is");
         return ACL_SUCCESS;
     case ACL_DEV_ATTR_SMP_ID:
@@ -214,7 +256,8 @@ ACLRT_API aclError aclrtGetDeviceInfo(uint32_t deviceId, aclrtDevAttr attr, int6
     case ACL_DEV_ATTR_DEVICE_FORM_FACTOR:
     case ACL_DEV_ATTR_NPU_ARCH:
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                          "attribute %d describes NPU hardware; device %u is the host's CPU", (int)attr, deviceId);
+                          "attribute %d describes NPU hardware that device %u (%s) does not emulate", (int)attr,
+                          deviceId, p->name);
     }
     return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%d is not a device attribute (aclrtDevAttr)", (int)attr);
 }
@@ -232,11 +275,11 @@ ACLRT_API aclError aclrtGetMemInfo(aclrtMemAttr attribute, size_t *free, size_t 
     aclError rc = aclrt_current_context(&ctx);
     if (rc != ACL_SUCCESS)
         return rc;
-    if (aclrt_rt.embedder != NULL && aclrt_rt.embedder->memAlloc != NULL)
+    if (aclrt_device_memory_unknown())
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                           "the memory of device %u is the %s backend's, whose size aclrt does not know",
                           ctx->device->id, aclrt_rt.embedder->name);
-    int64_t ram = aclrt_machine_ram();
+    int64_t ram = aclrt_device_memory();
     if (ram <= 0)
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "the system does not say how much RAM it has");
     size_t all = (uint64_t)ram > SIZE_MAX ? SIZE_MAX : (size_t)ram;
@@ -312,16 +355,17 @@ ACLRT_API aclError aclrtSetDeviceResLimit(int32_t deviceId, aclrtDevResLimitType
     struct aclrt_device *dev;
     if (rc != ACL_SUCCESS || (rc = aclrt_res_device_lock(deviceId, &dev)) != ACL_SUCCESS)
         return rc;
-    uint32_t cores = aclrt_machine_cpus();
+    uint32_t cores = aclrt_res_cores(type);
     if (value > cores) {
         pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "limit %u exceeds the %u cores of device %d", value, cores,
-                          (int)deviceId);
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "limit %u exceeds the %u %s cores of device %d (%s)", value,
+                          cores, type == ACL_RT_DEV_RES_CUBE_CORE ? "cube" : "vector", (int)deviceId,
+                          aclrt_device_profile()->name);
     }
     if (aclrt_res_limits[dev->id].owner != dev->default_ctx_handle) { /* the first limit of this set */
         aclrt_res_limits[dev->id].owner = dev->default_ctx_handle;
         for (int t = 0; t < ACLRT_RES_TYPES; t++)
-            aclrt_res_limits[dev->id].value[t] = cores;
+            aclrt_res_limits[dev->id].value[t] = aclrt_res_cores((aclrtDevResLimitType)t);
     }
     aclrt_res_limits[dev->id].value[type] = value;
     pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
@@ -340,6 +384,9 @@ ACLRT_API aclError aclrtResetDeviceResLimit(int32_t deviceId)
     return ACL_SUCCESS;
 }
 
+/* The stream whose limits this thread uses (aclrtUseStreamResInCurrentThread), as a handle; NULL: none. */
+static _Thread_local void *aclrt_res_thread_stream ACLRT_TLS_MODEL;
+
 ACLRT_API aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value)
 {
     ACLRT_ENTER();
@@ -349,9 +396,85 @@ ACLRT_API aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_
     struct aclrt_context *ctx;
     if (rc != ACL_SUCCESS || (rc = aclrt_current_context(&ctx)) != ACL_SUCCESS)
         return rc;
+    struct aclrt_stream *used = aclrt_res_thread_stream != NULL ? aclrt_stream_lookup(aclrt_res_thread_stream) : NULL;
+    if (used != NULL && used->device == ctx->device) {
+        uint32_t v = atomic_load_explicit(&used->res_limit[type], memory_order_relaxed);
+        if (v != ACLRT_RES_UNSET) {
+            *value = v;
+            return ACL_SUCCESS;
+        }
+    }
     pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
     *value = aclrt_res_limit_locked(ctx->device, type);
     pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtGetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t *value)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve_output(stream, value, "value", &s);
+    if (rc != ACL_SUCCESS || (rc = aclrt_res_type_check(type)) != ACL_SUCCESS)
+        return rc;
+    uint32_t v = atomic_load_explicit(&s->res_limit[type], memory_order_relaxed);
+    if (v == ACLRT_RES_UNSET) { /* the process's limit of the stream's device, or all its cores */
+        pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
+        v = aclrt_res_limit_locked(s->device, type);
+        pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    }
+    *value = v;
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtSetStreamResLimit(aclrtStream stream, aclrtDevResLimitType type, uint32_t value)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    if (rc != ACL_SUCCESS || (rc = aclrt_res_type_check(type)) != ACL_SUCCESS)
+        return rc;
+    uint32_t cores = aclrt_res_cores(type);
+    if (value > cores)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "limit %u exceeds the %u %s cores of device %u (%s)", value,
+                          cores, type == ACL_RT_DEV_RES_CUBE_CORE ? "cube" : "vector", s->device->id,
+                          aclrt_device_profile()->name);
+    atomic_store_explicit(&s->res_limit[type], value, memory_order_relaxed);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtResetStreamResLimit(aclrtStream stream)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    for (int t = 0; t < ACLRT_RES_TYPES; t++)
+        atomic_store_explicit(&s->res_limit[t], ACLRT_RES_UNSET, memory_order_relaxed);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtUseStreamResInCurrentThread(aclrtStream stream)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    aclrt_res_thread_stream = aclrt_stream_handle(s);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_resolve(stream, false, &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    if (aclrt_res_thread_stream == aclrt_stream_handle(s)) /* another stream's use stays */
+        aclrt_res_thread_stream = NULL;
     return ACL_SUCCESS;
 }
 

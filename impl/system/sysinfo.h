@@ -13,9 +13,12 @@
  *     0 or 1. Host kernels compute with IEEE 754 arithmetic, so Inf/NaN is
  *     available; aclrt has no operator compiler (JIT) and the host device no
  *     BF16 arithmetic of its own. Another value is ACL_ERROR_INVALID_PARAM.
- *   - The SoC of a device is "aclrt-" and the backend's name ("aclrt-host"
- *     for the CPU). It needs no aclInit and starts nothing: before the
- *     runtime starts it names the backend the environment selects.
+ *   - The SoC of a device is the device profile's (profile.h): by default
+ *     "Ascend910B1"; with the profile "host", "aclrt-" and the backend's
+ *     name ("aclrt-host" for the CPU). It needs no aclInit and starts
+ *     nothing: before the runtime starts it names the profile aclInit's
+ *     file or the environment selects (and the backend the environment
+ *     selects).
  *     aclrtCheckArchCompatibility says whether code built for a SoC runs on
  *     this one: only for this one's own name.
  *   - Half precision: the conversions of the runtime, which saturate: a
@@ -32,6 +35,7 @@
 #include "../core/base.h"
 #include "../core/error.h"
 #include "../core/half.h"
+#include "../core/profile.h"
 #include "../core/thread.h"
 #include "../../backends/backend.h"
 #include "../runtime/runtime.h"
@@ -108,10 +112,25 @@ ACLRT_API aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value)
 /* "aclrt-<backend>" for another backend than the host one; rewritten only when the backend changes. */
 static char aclrt_soc_name_buf[sizeof ACLRT_SOC_PREFIX + ACLRTX_BACKEND_NAME_MAX];
 
-/* The SoC name of the devices: of the backend running, or of the one the environment selects. */
+/* The profile of the devices: the configuration's, or the one the environment selects (lifecycle_lock held). */
+static uint32_t aclrt_soc_profile_locked(void)
+{
+    if (aclrt_runtime_started() || aclrt_rt.config_loaded)
+        return aclrt_rt.config.profile;
+    const char *f = getenv("ACLRT_PROFILE");
+    int found = f != NULL ? aclrt_profile_find(f, strlen(f)) : -1;
+    return found >= 0 ? (uint32_t)found : ACLRT_PROFILE_DEFAULT;
+}
+
+/* The SoC name of the devices: the profile's, or of the backend running (or the one the environment selects). */
 static const char *aclrt_soc_name(void)
 {
-    pthread_mutex_lock(&aclrt_rt.lifecycle_lock); /* the backend changes only under it */
+    pthread_mutex_lock(&aclrt_rt.lifecycle_lock); /* the backend and the profile change only under it */
+    uint32_t profile = aclrt_soc_profile_locked();
+    if (!aclrt_profile_is_host(profile)) {
+        pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+        return aclrt_profiles[profile].name;
+    }
     const char *backend;
     if (aclrt_runtime_started()) {
         backend = aclrt_rt.embedder != NULL ? aclrt_rt.embedder->name : aclrt_rt.backend->name;

@@ -157,7 +157,7 @@ run "$SRC" "$PIP_INSTALL"
 ok "$PIP_INSTALL ($PY)"
 begin import
 run "$SRC" "$IMPORT"
-expect "0 aclrt-host 0"
+expect "0 Ascend910B1 0"
 ok "import acl from another directory: $IMPORT"
 
 # --- 10. make python for two interpreters: each compiles its own objects

@@ -20,8 +20,8 @@ def tearDownModule():
 
 
 class TestSocAndVersion(unittest.TestCase):
-    def test_soc_name_is_the_backend_soc(self):
-        self.assertEqual(acl.get_soc_name(), "aclrt-" + acl.rtx.get_backend_name())
+    def test_soc_name_is_the_device_profiles(self):
+        self.assertEqual(acl.get_soc_name(), "Ascend910B1")   # the default profile, whatever the backend
 
     def test_runtime_package_version_is_the_module_version(self):
         version, ret = acl.sys_get_version_str("runtime")
@@ -43,7 +43,7 @@ class TestSocAndVersion(unittest.TestCase):
 
     def test_arch_compatibility_is_the_own_soc_only(self):
         self.assertEqual(acl.rt.check_arch_compatibility(acl.get_soc_name()), (1, OK))
-        self.assertEqual(acl.rt.check_arch_compatibility("Ascend910B1"), (0, OK))
+        self.assertEqual(acl.rt.check_arch_compatibility("Ascend910B4"), (0, OK))
         self.assertEqual(acl.rt.check_arch_compatibility(""), (0, RT_PARAM_INVALID))
         self.assertEqual(acl.rt.check_arch_compatibility(None), (0, RT_PARAM_INVALID))
 

@@ -111,6 +111,11 @@ static const char *const fz_functions[] = {
     "aclrtGetSocName", "aclrtCheckArchCompatibility", "aclFloat16ToFloat", "aclFloatToFloat16", "aclDataTypeSize",
     "aclrtGetDeviceInfo", "aclrtGetDeviceCapability", "aclrtQueryDeviceStatus", "aclrtGetDeviceUtilizationRate",
     "aclrtGetMemInfo", "aclrtGetDeviceResLimit", "aclrtSetDeviceResLimit", "aclrtResetDeviceResLimit", "aclrtGetResInCurrentThread",
+    "aclrtGetStreamResLimit", "aclrtSetStreamResLimit", "aclrtResetStreamResLimit", "aclrtUseStreamResInCurrentThread",
+    "aclrtUnuseStreamResInCurrentThread", "aclrtDeviceGetUuid", "aclrtDeviceGetPCIBusId", "aclrtDeviceGetByPCIBusId",
+    "aclrtGetDevicesTopo", "aclrtGetLogicDevIdByUserDevId", "aclrtGetUserDevIdByLogicDevId",
+    "aclrtGetLogicDevIdByPhyDevId", "aclrtGetPhyDevIdByLogicDevId", "aclrtGetUserDevIdByPhyDevId",
+    "aclrtGetPhyDevIdByUserDevId",
     "aclrtSetDeviceSatMode", "aclrtGetDeviceSatMode", "aclrtSetStreamOverflowSwitch", "aclrtGetStreamOverflowSwitch",
     "aclrtGetOverflowStatus", "aclrtResetOverflowStatus",
     "aclrtBinaryLoadFromFile", "aclrtBinaryLoadFromData", "aclrtBinaryGetFunction", "aclrtBinaryUnLoad",
@@ -1503,6 +1508,30 @@ static void fz_one_call(struct fz *z)
         size_t mem_free, mem_total;
         FZ(CODES(P, R, CN, F), aclrtGetMemInfo((aclrtMemAttr)soak_pick(rng, 20), fz_maybe(z, &mem_free),
                                                fz_maybe(z, &mem_total)));
+        /* Stream limits (they cap nothing that runs), the thread's use of them, identity and ids. */
+        FZ(CODES(P, H, R, CN), aclrtGetStreamResLimit(fz_stream_any(z), lt, fz_maybe(z, &u32)));
+        FZ(CODES(H, R, CN), aclrtSetStreamResLimit(fz_stream_any(z), lt, (uint32_t)soak_pick(rng, 64)));
+        FZ(CODES(H, CN), aclrtResetStreamResLimit(fz_stream_any(z)));
+        FZ(CODES(H, CN), aclrtUseStreamResInCurrentThread(fz_stream_any(z)));
+        FZ(CODES(H, CN), aclrtUnuseStreamResInCurrentThread(fz_stream_any(z)));
+        aclrtUuid uuid;
+        char bus[16];
+        uint64_t topo;
+        FZ(CODES(P, DV), aclrtDeviceGetUuid(d, fz_maybe(z, &uuid)));
+        FZ(CODES(P, DV), aclrtDeviceGetPCIBusId(d, fz_maybe(z, bus), (int32_t)soak_pick(rng, 16)));
+        const char *bus_ids[] = {"0000:01:00.0", "0000:02:00.0", "0000:ff:00.0", "0000:01:00", "garbage", ""};
+        FZ(CODES(P, DV), aclrtDeviceGetByPCIBusId(soak_pick(rng, 8) ? bus_ids[soak_pick(rng, 6)] : NULL,
+                                                  fz_maybe(z, &i32)));
+        FZ(CODES(P, R), aclrtGetDevicesTopo((uint32_t)d, (uint32_t)devices[soak_pick(rng, 6)], fz_maybe(z, &topo)));
+        int32_t *id_out = fz_maybe(z, &i32);
+        switch (soak_pick(rng, 6)) {
+        case 0: FZ(CODES(P, DV), aclrtGetLogicDevIdByUserDevId(d, id_out)); break;
+        case 1: FZ(CODES(P, DV), aclrtGetUserDevIdByLogicDevId(d, id_out)); break;
+        case 2: FZ(CODES(P, DV), aclrtGetLogicDevIdByPhyDevId(d, id_out)); break;
+        case 3: FZ(CODES(P, DV), aclrtGetPhyDevIdByLogicDevId(d, id_out)); break;
+        case 4: FZ(CODES(P, DV), aclrtGetUserDevIdByPhyDevId(d, id_out)); break;
+        default: FZ(CODES(P, DV), aclrtGetPhyDevIdByUserDevId(d, id_out)); break;
+        }
         break;
     }
     case 91: {
