@@ -63,7 +63,9 @@ TEST(the_soc_and_its_figures_are_the_default_profiles)
 /* The profile "host" (checked after a restart, at the end): the machine's figures. */
 TEST(host_profile_core_counts_are_the_cpus_the_process_may_use)
 {
-    CHECK_EQ(0, strcmp(aclrtGetSocName(), "aclrt-host"));
+    char soc[64];
+    snprintf(soc, sizeof soc, "aclrt-%s", aclrtxGetBackendName()); /* aclrt-host, aclrt-cuda */
+    CHECK_EQ(0, strcmp(aclrtGetSocName(), soc));
     aclrtDevAttr cores[] = {ACL_DEV_ATTR_AICPU_CORE_NUM, ACL_DEV_ATTR_AICORE_CORE_NUM, ACL_DEV_ATTR_CUBE_CORE_NUM,
                             ACL_DEV_ATTR_VECTOR_CORE_NUM};
     for (uint32_t d = 0; d < device_count(); d++) {
