@@ -336,7 +336,7 @@ TEST(a_session_records_the_tasks_of_its_devices_on_every_stream)
     CHECK_OK(aclrtMemsetAsync(mem, 256, 7, 128, a));
     for (int i = 0; i < 2; i++)
         CHECK_OK(aclrtLaunchHostFunc(b, count_fn, &ran));
-    CHECK_OK(aclrtMemsetAsync(mem, 256, 9, 128, b));
+    CHECK_OK(aclrtMemsetAsync((char *)mem + 128, 128, 9, 128, b)); /* the other half: the streams do not race */
     /* Device 1 is not profiled. */
     CHECK_OK(aclrtSetDevice(1));
     CHECK_OK(aclrtCreateStream(&other));
