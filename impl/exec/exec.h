@@ -81,10 +81,23 @@ ACLRT_INLINE int aclrt_task_run(struct aclrt_stream *s, struct aclrt_task *t, st
 static ACLRT_NOINLINE int aclrt_task_run_profiled(struct aclrt_stream *s, struct aclrt_task *t,
                                                   struct aclrt_block *blk)
 {
+    /*
+     * Seq_cst, both: pairs with aclrt_prof_stop_locked's store of `on` and
+     * load of `busy` (prof.h). Either the stop sees this task busy and waits
+     * for its record, or this task sees the session off and records nothing:
+     * a task whose completion a synchronize saw (an issued one completes
+     * before its run returns) is in the trace the stop writes.
+     */
+    atomic_fetch_add_explicit(&aclrt_prof.busy, 1, memory_order_seq_cst);
+    if (!atomic_load_explicit(&aclrt_prof.on, memory_order_seq_cst)) {
+        atomic_fetch_sub_explicit(&aclrt_prof.busy, 1, memory_order_release);
+        return aclrt_task_run(s, t, blk);
+    }
     uint64_t begin = aclrt_prof_task_begin(s);
     int rc = aclrt_task_run(s, t, blk);
     if (begin != 0 && rc != ACLRT_TASK_BLOCKED)
         aclrt_prof_task_end(s, t, begin, rc);
+    atomic_fetch_sub_explicit(&aclrt_prof.busy, 1, memory_order_release);
     return rc;
 }
 

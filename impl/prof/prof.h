@@ -63,13 +63,25 @@ static int aclrt_prof_mkdirs(char *dir)
     return mkdir(dir, 0750) != 0 && errno != EEXIST ? errno : 0;
 }
 
-/* End the running session (caller holds the lock): stop recording, then write the trace. */
+/*
+ * End the running session (caller holds the lock, which is let go while the
+ * tasks already in the profiled path record themselves): stop recording,
+ * then write the trace.
+ */
 static aclError aclrt_prof_stop_locked(void)
 {
-    atomic_store_explicit(&aclrt_prof.on, false, memory_order_relaxed);
+    /* Seq_cst: pairs with the increment and load in aclrt_task_run_profiled (exec.h). */
+    atomic_store_explicit(&aclrt_prof.on, false, memory_order_seq_cst);
+    aclrt_prof.stopping = true; /* a second stop meanwhile finds no session to stop */
+    pthread_mutex_unlock(&aclrt_prof.lock);
+    /* Acquire: pairs with the release decrement; their records are in. */
+    while (atomic_load_explicit(&aclrt_prof.busy, memory_order_seq_cst) != 0)
+        sched_yield();
+    pthread_mutex_lock(&aclrt_prof.lock);
     for (uint32_t d = 0; d < ACLRT_MAX_DEVICES; d++)
         atomic_store_explicit(&aclrt_prof.device_on[d], false, memory_order_relaxed);
     aclrt_prof.running = false; /* tasks finishing now find it under the lock and are not recorded */
+    aclrt_prof.stopping = false;
     return aclrt_prof_write_locked();
 }
 
@@ -123,7 +135,7 @@ ACLRT_API aclError aclprofFinalize(void)
     if (!aclrt_prof.inited) {
         rc = aclrt_fail(ACL_ERROR_PROF_NOT_RUN, "profiling is not initialized (aclprofInit first)");
     } else {
-        if (aclrt_prof.running)
+        if (aclrt_prof.running && !aclrt_prof.stopping)
             rc = aclrt_prof_stop_locked();
         aclrt_prof.inited = false;
     }
@@ -249,7 +261,7 @@ ACLRT_API aclError aclprofStop(const aclprofConfig *profilerConfig)
         rc = aclrt_fail(ACL_ERROR_PROF_NOT_RUN, "profiling is not initialized (aclprofInit first)");
         goto out;
     }
-    if (!aclrt_prof.running) {
+    if (!aclrt_prof.running || aclrt_prof.stopping) {
         rc = aclrt_fail(ACL_ERROR_PROF_NOT_RUN, "no profiling session runs (aclprofStart first)");
         goto out;
     }

@@ -51,10 +51,13 @@ static struct {
     /* A session runs: the one load the run path pays (relaxed: a task that misses it is not recorded). */
     _Atomic bool on;
     _Atomic bool device_on[ACLRT_MAX_DEVICES]; /* set before `on`, cleared after */
+    /* Tasks inside the profiled path (exec.h): a stop waits for them to record themselves. */
+    _Atomic uint32_t busy;
     pthread_mutex_t lock;
     /* The rest under the lock. */
     bool inited;           /* aclprofInit .. aclprofFinalize */
     bool running;          /* aclprofStart .. aclprofStop */
+    bool stopping;         /* a stop waits for the tasks in the profiled path (lock let go meanwhile) */
     char dir[ACLRT_PROF_PATH_MAX];
     uint64_t start_ns;     /* the session's aclprofStart */
     uint64_t data_types;   /* the running config's ACL_PROF_* bits and metrics, written into the trace */
