@@ -2064,7 +2064,9 @@ static void fz_one_call(struct fz *z)
         /* Allocation variants (freed at once), what the runtime says of pointers; frees that sync only fail. */
         aclrtMallocAttribute ma = {(aclrtMallocAttrType)soak_pick(rng, 5), {0}};
         ma.value.deviceId = (uint32_t)soak_pick(rng, 3);
-        aclrtMallocConfig mc = {soak_pick(rng, 4) ? &ma : NULL, soak_pick(rng, 3)};
+        /* numAttrs: 0..2 with no array (NULL with a count is refused), 0..1 with the one attribute. */
+        aclrtMallocAttribute *attrs = soak_pick(rng, 4) ? &ma : NULL;
+        aclrtMallocConfig mc = {attrs, soak_pick(rng, attrs != NULL ? 2 : 3)};
         aclrtMallocConfig *pmc = soak_pick(rng, 3) ? &mc : NULL;
         size_t sz = sizes[soak_pick(rng, 4)];
         aclrtMemMallocPolicy pol = (aclrtMemMallocPolicy)soak_rng(rng);
