@@ -228,6 +228,12 @@ static void fz_noop(void *p)
     (void)p;
 }
 
+/* A branch's host function: the condition word goes to 0, so a while loop stops after this pass. */
+static void fz_clear_word(void *word)
+{
+    __atomic_store_n((uint64_t *)word, 0, __ATOMIC_RELAXED);
+}
+
 static aclError fz_noop_kernel(uint32_t b, uint32_t n, void *p)
 {
     (void)b;
@@ -1711,6 +1717,10 @@ static void fz_one_call(struct fz *z)
                     if (last_rc != ACL_SUCCESS)
                         break;
                     FZ(CODES(SUBMIT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), aclrtLaunchHostFunc(bs, fz_noop, NULL));
+                    /* A while loop's body clears the condition word: every replay ends (the runtime loops as told). */
+                    if (cw != NULL && last_rc == ACL_SUCCESS)
+                        FZ(CODES(SUBMIT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED),
+                           aclrtLaunchHostFunc(bs, fz_clear_word, cw));
                     if (soak_pick(rng, 8) == 0)
                         break; /* left capturing: the model's end refuses and the branch's capture goes with it */
                     aclmdlRI ended = NULL;
