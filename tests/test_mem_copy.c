@@ -313,6 +313,13 @@ TEST(copies_with_descriptors_and_offsets_read_their_addresses_when_they_run)
     CHECK_OK(aclrtMemcpyAsyncWithOffset(&slots[0], 256, 16, (const void **)&slots[1], 32, 8, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
     CHECK_OK(aclrtSynchronizeStream(s));
     CHECK(memcmp(c + 16, a + 8, 32) == 0 && c[15] == 0 && c[48] == 0);
+    /* Addresses read when the task runs: a base whose range ends past its allocation faults the task. */
+    slots[0] = b + 240;
+    CHECK_OK(aclrtMemcpyAsyncWithOffset(&slots[0], 256, 0, (const void **)&slots[1], 32, 0,
+                                        ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
+    CHECK_EQ(ACL_ERROR_RT_DEVICE_MEM_ERROR, aclrtSynchronizeStream(s));
+    CHECK(b[239] == 0); /* nothing was written */
+    slots[0] = b;
     /* Bad input. */
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetMemcpyDescSize(ACL_MEMCPY_DEVICE_TO_DEVICE, &dsz));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetMemcpyDescSize(ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL));

@@ -201,23 +201,23 @@ static int aclrt_memcpy_indirect_run(struct aclrt_stream *s, struct aclrt_task *
         struct aclrt_memcpy_desc d;
         memcpy(&d, t->u.indirect.dst, sizeof d);
         if (d.magic != ACLRT_MEMCPY_DESC_MAGIC)
-            return ACL_ERROR_RT_PARAM_INVALID; /* not set by aclrtSetMemcpyDesc */
+            return ACL_ERROR_RT_DEVICE_MEM_ERROR; /* not set by aclrtSetMemcpyDesc: garbage to a copy engine */
         /* The addresses are read now: both ranges must lie in device memory now, as a device would fault. */
         if (aclrt_mem_device_of((const void *)(uintptr_t)d.dst, (size_t)d.count) == NULL ||
             aclrt_mem_device_of((const void *)(uintptr_t)d.src, (size_t)d.count) == NULL)
-            return ACL_ERROR_RT_PARAM_INVALID;
+            return ACL_ERROR_RT_DEVICE_MEM_ERROR;
         memmove((void *)(uintptr_t)d.dst, (const void *)(uintptr_t)d.src, (size_t)d.count);
         return ACL_SUCCESS;
     }
     char *dst = (char *)*(void *const *)t->u.indirect.dst;
     const char *src = (const char *)*(const void *const *)t->u.indirect.src;
     if (dst == NULL || src == NULL)
-        return ACL_ERROR_RT_PARAM_INVALID;
+        return ACL_ERROR_RT_DEVICE_MEM_ERROR;
     dst += t->u.indirect.dst_offset;
     src += t->u.indirect.src_offset;
     /* As above: the ranges the pointers name now, offsets and count included, must be device memory. */
     if (aclrt_mem_device_of(dst, t->u.indirect.count) == NULL || aclrt_mem_device_of(src, t->u.indirect.count) == NULL)
-        return ACL_ERROR_RT_PARAM_INVALID;
+        return ACL_ERROR_RT_DEVICE_MEM_ERROR;
     memmove(dst, src, t->u.indirect.count);
     return ACL_SUCCESS;
 }

@@ -49,7 +49,8 @@
 #define SUBMIT P, H, CN, SC
 /* What a synchronize may report from work the fuzzer (or anyone on the device) queued earlier. */
 #define ASYNC SOAK_FAIL_CODE, ACL_ERROR_RT_TASK_TIMEOUT, ACL_ERROR_RT_STREAM_NO_CB_REG, ACL_ERROR_RT_STREAM_ABORT, \
-              ACL_ERROR_RT_TASK_ABORT_STOP, ACL_ERROR_RT_AICORE_TIMEOUT /* a kernel launched with a short timeout */
+              ACL_ERROR_RT_TASK_ABORT_STOP, ACL_ERROR_RT_AICORE_TIMEOUT /* a kernel launched with a short timeout */, \
+              ACL_ERROR_RT_DEVICE_MEM_ERROR /* an offset or descriptor copy whose addresses, read as it ran, were bad */
 #define QUOTA ACL_ERROR_RT_NO_STREAM_RESOURCE, ACL_ERROR_RT_NO_EVENT_RESOURCE, ACL_ERROR_RT_NO_NOTIFY_RESOURCE
 
 #define FZ_BUF 256
