@@ -152,6 +152,39 @@ static HcclResult aclrt_hccl_copy_counts(uint64_t *dst, const void *src, uint32_
     return HCCL_SUCCESS;
 }
 
+/*
+ * The V forms' operation: the counts and displacements copied (nranks each),
+ * this rank's entry equal to its own count, and the buffer that holds every
+ * rank's block (`whole`) present for their sum. A rejected call frees it.
+ */
+static HcclResult aclrt_hccl_new_v(struct aclrt_hccl_comm *c, enum aclrt_hccl_kind kind, const void *counts,
+                                   const void *displs, const char *counts_name, const char *displs_name,
+                                   uint64_t own, const char *own_name, const void *whole, const char *whole_name,
+                                   struct aclrt_hccl_op **out)
+{
+    struct aclrt_hccl_op *o = NULL;
+    uint32_t n = c->nranks;
+    ACLRT_HCCL_TRY(aclrt_hccl_new(c, kind, 2 * (size_t)n, &o));
+    HcclResult r = aclrt_hccl_copy_counts(o->storage, counts, n, counts_name);
+    if (r == HCCL_SUCCESS)
+        r = aclrt_hccl_copy_counts(o->storage + n, displs, n, displs_name);
+    if (r == HCCL_SUCCESS && o->storage[c->rank] != own)
+        r = aclrt_hccl_fail(HCCL_E_PARA, "%s %llu differs from %s[%u] %llu", own_name, (unsigned long long)own,
+                            counts_name, c->rank, (unsigned long long)o->storage[c->rank]);
+    uint64_t total = 0;
+    for (uint32_t i = 0; r == HCCL_SUCCESS && i < n; i++)
+        total += o->storage[i];
+    if (r == HCCL_SUCCESS)
+        r = aclrt_hccl_check_buf(whole, total, whole_name);
+    if (r != HCCL_SUCCESS) {
+        free(o);
+        return r;
+    }
+    o->a.counts = o->storage, o->a.displs = o->storage + n;
+    *out = o;
+    return HCCL_SUCCESS;
+}
+
 ACLRT_API HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts, const void *sendDispls, void *recvBuf,
                                         uint64_t recvCount, HcclDataType dataType, HcclReduceOp op, HcclComm comm,
                                         aclrtStream stream)
@@ -162,24 +195,9 @@ ACLRT_API HcclResult HcclReduceScatterV(void *sendBuf, const void *sendCounts, c
     ACLRT_HCCL_TRY(aclrt_hccl_check(comm, stream, &c));
     ACLRT_HCCL_TRY(aclrt_hccl_check_type(dataType, true, op));
     ACLRT_HCCL_TRY(aclrt_hccl_check_buf(recvBuf, recvCount, "recvBuf"));
-    ACLRT_HCCL_TRY(aclrt_hccl_new(c, ACLRT_HCCL_REDUCE_SCATTERV, 2 * (size_t)c->nranks, &o));
-    HcclResult r = aclrt_hccl_copy_counts(o->storage, sendCounts, c->nranks, "sendCounts");
-    if (r == HCCL_SUCCESS)
-        r = aclrt_hccl_copy_counts(o->storage + c->nranks, sendDispls, c->nranks, "sendDispls");
-    uint64_t total = 0;
-    for (uint32_t i = 0; r == HCCL_SUCCESS && i < c->nranks; i++)
-        total += o->storage[i];
-    if (r == HCCL_SUCCESS && o->storage[c->rank] != recvCount)
-        r = aclrt_hccl_fail(HCCL_E_PARA, "recvCount %llu differs from sendCounts[%u] %llu",
-                            (unsigned long long)recvCount, c->rank, (unsigned long long)o->storage[c->rank]);
-    if (r == HCCL_SUCCESS)
-        r = aclrt_hccl_check_buf(sendBuf, total, "sendBuf");
-    if (r != HCCL_SUCCESS) {
-        free(o);
-        return r;
-    }
+    ACLRT_HCCL_TRY(aclrt_hccl_new_v(c, ACLRT_HCCL_REDUCE_SCATTERV, sendCounts, sendDispls, "sendCounts", "sendDispls",
+                                    recvCount, "recvCount", sendBuf, "sendBuf", &o));
     o->a.send = sendBuf, o->a.recv = recvBuf, o->a.count = recvCount, o->a.type = dataType, o->a.op = op;
-    o->a.counts = o->storage, o->a.displs = o->storage + c->nranks;
     return aclrt_hccl_launch(o, stream);
 }
 
@@ -224,24 +242,9 @@ ACLRT_API HcclResult HcclAllGatherV(void *sendBuf, uint64_t sendCount, void *rec
     ACLRT_HCCL_TRY(aclrt_hccl_check(comm, stream, &c));
     ACLRT_HCCL_TRY(aclrt_hccl_check_type(dataType, false, HCCL_REDUCE_SUM));
     ACLRT_HCCL_TRY(aclrt_hccl_check_buf(sendBuf, sendCount, "sendBuf"));
-    ACLRT_HCCL_TRY(aclrt_hccl_new(c, ACLRT_HCCL_ALLGATHERV, 2 * (size_t)c->nranks, &o));
-    HcclResult r = aclrt_hccl_copy_counts(o->storage, recvCounts, c->nranks, "recvCounts");
-    if (r == HCCL_SUCCESS)
-        r = aclrt_hccl_copy_counts(o->storage + c->nranks, recvDispls, c->nranks, "recvDispls");
-    if (r == HCCL_SUCCESS && o->storage[c->rank] != sendCount)
-        r = aclrt_hccl_fail(HCCL_E_PARA, "sendCount %llu differs from recvCounts[%u] %llu",
-                            (unsigned long long)sendCount, c->rank, (unsigned long long)o->storage[c->rank]);
-    uint64_t total = 0;
-    for (uint32_t i = 0; r == HCCL_SUCCESS && i < c->nranks; i++)
-        total += o->storage[i];
-    if (r == HCCL_SUCCESS)
-        r = aclrt_hccl_check_buf(recvBuf, total, "recvBuf");
-    if (r != HCCL_SUCCESS) {
-        free(o);
-        return r;
-    }
+    ACLRT_HCCL_TRY(aclrt_hccl_new_v(c, ACLRT_HCCL_ALLGATHERV, recvCounts, recvDispls, "recvCounts", "recvDispls",
+                                    sendCount, "sendCount", recvBuf, "recvBuf", &o));
     o->a.send = sendBuf, o->a.recv = recvBuf, o->a.count = sendCount, o->a.type = dataType;
-    o->a.counts = o->storage, o->a.displs = o->storage + c->nranks;
     return aclrt_hccl_launch(o, stream);
 }
 

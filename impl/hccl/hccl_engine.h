@@ -68,7 +68,7 @@ struct aclrt_hccl_engine {
     /* MPI, set once by the engine thread (mpi_state != 0 is published under lock) */
     int mpi_state; /* 0 not tried, 1 ready, -1 unavailable */
     const struct aclrt_hccl_mpi *mpi;
-    int world_rank, world_size, thread_level;
+    int world_rank, world_size;
     char mpi_why[ACLRT_HCCL_WHY + 64];
 };
 
@@ -135,7 +135,8 @@ static void aclrt_hccl_mpi_open(struct aclrt_hccl_engine *e)
     }
     pthread_mutex_lock(&e->lock);
     e->mpi = m;
-    e->world_rank = rank, e->world_size = size, e->thread_level = level;
+    e->world_rank = rank, e->world_size = size;
+    (void)level; /* not checked: every call into MPI holds mpi_lock (docs/HCCL.md: what a program needs) */
     snprintf(e->mpi_why, sizeof e->mpi_why, "%s", why);
     e->mpi_state = m != NULL ? 1 : -1;
     pthread_cond_broadcast(&e->done);

@@ -122,12 +122,6 @@ static size_t aclrt_hccl_span(uint64_t count, size_t es)
     return (size_t)count * es;
 }
 
-static bool aclrt_hccl_overlap(const void *a, size_t alen, const void *b, size_t blen)
-{
-    const char *x = (const char *)a, *y = (const char *)b;
-    return alen > 0 && blen > 0 && x < y + blen && y < x + alen;
-}
-
 /* out[j] = op over ranks i of in[i] (elements [0, count)), blockwise through the stack. */
 static void aclrt_hccl_reduce_into(const char *const *in, char *const *out, uint32_t nin, uint32_t nout,
                                    uint64_t count, HcclDataType type, HcclReduceOp op)

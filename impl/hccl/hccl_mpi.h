@@ -269,12 +269,6 @@ static int aclrt_hccl_mpi_ints(const uint64_t *in, int n, int *out)
     return 1;
 }
 
-static int aclrt_hccl_mpi_overlap(const void *a, size_t alen, const void *b, size_t blen)
-{
-    const char *x = (const char *)a, *y = (const char *)b;
-    return alen > 0 && blen > 0 && x < y + blen && y < x + alen;
-}
-
 static HcclResult aclrt_hccl_mpi_start(void *comm_box, int rank, int nranks, const struct aclrt_hccl_args *a, void **out,
                                        char *msg)
 {
@@ -322,7 +316,7 @@ static HcclResult aclrt_hccl_mpi_start(void *comm_box, int rank, int nranks, con
     case ACLRT_HCCL_ALLGATHER: {
         size_t part = (size_t)a->count * es;
         bool in_place = (char *)a->send == (char *)a->recv + (size_t)rank * part;
-        bool copy = !in_place && aclrt_hccl_mpi_overlap(a->send, part, a->recv, part * (size_t)n);
+        bool copy = !in_place && aclrt_hccl_overlap(a->send, part, a->recv, part * (size_t)n);
         r = aclrt_hccl_mpi_req_new(1, copy ? part : 0);
         if (r == NULL)
             break;
@@ -335,7 +329,7 @@ static HcclResult aclrt_hccl_mpi_start(void *comm_box, int rank, int nranks, con
     }
     case ACLRT_HCCL_REDUCE_SCATTER: {
         size_t all = (size_t)a->count * es * (size_t)n;
-        bool copy = aclrt_hccl_mpi_overlap(a->send, all, a->recv, (size_t)a->count * es);
+        bool copy = aclrt_hccl_overlap(a->send, all, a->recv, (size_t)a->count * es);
         r = aclrt_hccl_mpi_req_new(1, copy ? all : 0);
         if (r == NULL)
             break;
@@ -349,7 +343,7 @@ static HcclResult aclrt_hccl_mpi_start(void *comm_box, int rank, int nranks, con
     case ACLRT_HCCL_SCATTER: {
         bool root = (uint32_t)rank == a->root;
         size_t part = (size_t)a->count * es;
-        bool copy = root && aclrt_hccl_mpi_overlap(a->send, part * (size_t)n, a->recv, part);
+        bool copy = root && aclrt_hccl_overlap(a->send, part * (size_t)n, a->recv, part);
         r = aclrt_hccl_mpi_req_new(1, copy ? part * (size_t)n : 0);
         if (r == NULL)
             break;
@@ -362,7 +356,7 @@ static HcclResult aclrt_hccl_mpi_start(void *comm_box, int rank, int nranks, con
     }
     case ACLRT_HCCL_ALLTOALL: {
         size_t all = (size_t)a->count * es * (size_t)n;
-        bool copy = aclrt_hccl_mpi_overlap(a->send, all, a->recv, all);
+        bool copy = aclrt_hccl_overlap(a->send, all, a->recv, all);
         MPI_Datatype rt = aclrt_hccl_mpi_type(a->recv_type);
         r = aclrt_hccl_mpi_req_new(1, copy ? all : 0);
         if (r == NULL)

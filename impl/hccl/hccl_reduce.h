@@ -168,6 +168,13 @@ static void aclrt_hccl_reduce_half(uint16_t *d, const uint16_t *s, size_t n, Hcc
     }
 }
 
+/* Whether two byte ranges share a byte (in-place calls, in both engines). */
+ACLRT_INLINE bool aclrt_hccl_overlap(const void *a, size_t alen, const void *b, size_t blen)
+{
+    const char *x = (const char *)a, *y = (const char *)b;
+    return alen > 0 && blen > 0 && x < y + blen && y < x + alen;
+}
+
 /* dst[i] = op(dst[i], src[i]) for `count` elements; the type must be reducible. */
 ACLRT_INTERNAL void aclrt_hccl_reduce(void *dst, const void *src, size_t count, HcclDataType type, HcclReduceOp op)
 {
