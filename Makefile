@@ -101,7 +101,8 @@ TEST_STEPS = deps \
 
 # The order matters: tests.mk's variant rules use cuda.mk's settings, bench.mk uses bench/bench.mk.
 include mk/deps.mk mk/cuda.mk mk/tests.mk mk/checks.mk mk/install.mk mk/python.mk mk/examples.mk \
-        mk/soak.mk mk/bench.mk mk/first_hour.mk mk/hccl_headers.mk mk/hccl.mk mk/hccl_netns.mk mk/bench_hccl.mk
+        mk/soak.mk mk/bench.mk mk/first_hour.mk mk/hccl_headers.mk mk/hccl.mk mk/hccl_netns.mk mk/bench_hccl.mk \
+        mk/gpu_check.mk
 
 .PHONY: all test bench clean
 

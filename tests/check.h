@@ -77,6 +77,8 @@ static void check_run(const char *name, void (*fn)(void))
     check_case_name = name;
     check_cases++;
     aclGetRecentErrMsg(); /* start each case with no leftover text */
+    if (getenv("CHECK_VERBOSE"))
+        fprintf(stderr, "run  %s\n", name); /* a hang names its case */
     if (setjmp(check_case_abort) == 0) {
         fn();
         if (getenv("CHECK_VERBOSE"))
