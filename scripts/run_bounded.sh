@@ -19,7 +19,8 @@ pid=$!
     kill -0 "$pid" 2>/dev/null || exit 0
     echo "TIMEOUT: $* did not finish within ${limit} s; its threads:" >&2
     if command -v gdb >/dev/null 2>&1; then
-        gdb -p "$pid" -batch -ex "set pagination off" -ex "thread apply all bt" 2>&1 |
+        # Bounded too: a debugger may itself hang on a process stuck in a driver.
+        timeout -k 2 20 gdb -p "$pid" -batch -ex "set pagination off" -ex "thread apply all bt" 2>&1 |
             grep -v '^\[New LWP\|^\[Thread debugging\|^Using host libthread_db' >&2
     else
         echo "(gdb is not installed: no stacks)" >&2

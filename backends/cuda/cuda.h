@@ -30,6 +30,7 @@
 #define ACLRT_BACKENDS_CUDA_CUDA_H
 
 #include "../../impl/core/base.h"
+#include "../../impl/core/clock.h"
 #include "../../impl/core/config.h"
 #include "../../impl/core/error.h"
 #include "../../impl/task/task.h"
@@ -163,8 +164,14 @@ static aclError aclrt_cuda_device_start(struct aclrt_device *dev)
         r = aclrt_cuda_enter(cd->ctx);
     if (r != ACLRT_CUDA_SUCCESS)
         return aclrt_cuda_fail(r, "retaining the GPU's primary context");
+    /*
+     * Whether the CPU may address cuMemAlloc memory: only where it shares the
+     * GPU's page tables (Grace Hopper's ATS, attribute 100). Not on an x86
+     * H100 (attribute 101 is about managed memory, which is another thing).
+     */
     int host_access = 0;
-    aclrt_cu->cuDeviceGetAttribute(&host_access, ACLRT_CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST, cd->gpu);
+    aclrt_cu->cuDeviceGetAttribute(&host_access, ACLRT_CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
+                                   cd->gpu);
     cd->host_access = host_access != 0;
     pthread_mutex_init(&cd->anchor_lock, NULL);
     r = aclrt_cu->cuStreamCreateWithPriority(&cd->anchor_stream, ACLRT_CU_STREAM_NON_BLOCKING, 0);
@@ -186,6 +193,24 @@ static aclError aclrt_cuda_device_start(struct aclrt_device *dev)
     return ACL_SUCCESS;
 }
 
+/*
+ * Wait until every host function of ours has ended (the driver skips them
+ * once the device is lost: then not). Not cuCtxSynchronize: GPU work that
+ * never finishes (a value wait released by aclFinalize, on a stream of its
+ * own) would hold it for ever.
+ */
+static void aclrt_cuda_host_fns_drain(struct aclrt_cuda_device *cd)
+{
+    /* Acquire: pairs with aclrt_cuda_host_fn_end's release. */
+    for (uint64_t pause = 10 * ACLRT_NS_PER_US;
+         atomic_load_explicit(&aclrt_cuda.host_fns, memory_order_acquire) != 0 &&
+         atomic_load_explicit(&cd->lost, memory_order_relaxed) == ACLRT_CUDA_SUCCESS;
+         pause = aclrt_min_u64(2 * pause, ACLRT_NS_PER_MS)) {
+        struct timespec ts = {0, (long)pause};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static void aclrt_cuda_device_stop(struct aclrt_device *dev)
 {
     struct aclrt_cuda_device *cd = aclrt_cuda_device_of(dev);
@@ -195,14 +220,14 @@ static void aclrt_cuda_device_stop(struct aclrt_device *dev)
      * machinery: they all return before that machinery goes (the streams are
      * released by now, so nothing issues more meanwhile).
      */
-    if (cd->started && aclrt_cuda_enter(cd->ctx) == ACLRT_CUDA_SUCCESS)
-        aclrt_cu->cuCtxSynchronize();
+    if (cd->started)
+        aclrt_cuda_host_fns_drain(cd);
     aclrt_host_device_stop(dev); /* no thread issues any more */
     if (!cd->started)
         return;
     /* Host functions of ours may still be queued behind destroyed streams: they run first. */
+    aclrt_cuda_host_fns_drain(cd);
     if (aclrt_cuda_enter(cd->ctx) == ACLRT_CUDA_SUCCESS) {
-        aclrt_cu->cuCtxSynchronize();
         aclrt_cu->cuEventDestroy(cd->anchor);
         aclrt_cu->cuStreamDestroy(cd->anchor_stream);
     }
@@ -331,7 +356,6 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .device_abandon = aclrt_cuda_device_abandon,
     .stream_create = aclrt_cuda_stream_create,
     .stream_destroy = aclrt_cuda_stream_destroy,
-    .stream_stop = aclrt_cuda_stream_stop,
     .schedule = aclrt_host_schedule,
     .has_other_work = aclrt_host_has_other_work,
     .timers_changed = aclrt_host_timers_changed,

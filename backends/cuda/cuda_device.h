@@ -55,9 +55,31 @@ static struct {
     struct aclrt_cuda_gpu gpus[ACLRT_MAX_DEVICES];
     struct aclrt_cuda_device devices[ACLRT_MAX_DEVICES];
     pthread_mutex_t lock; /* primary context retains; the slot and stamp tables' growth */
+    _Atomic uint64_t host_fns; /* host functions of ours enqueued and not ended (aclrt_cuda_host_fn) */
 } aclrt_cuda = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 #define aclrt_cu (&aclrt_cuda.drv)
+
+/*
+ * Enqueue a host function of ours on cu, counted until it calls
+ * aclrt_cuda_host_fn_end as its last step: a device stops once none is left
+ * (aclrt_cuda_host_fns_drain), rather than by cuCtxSynchronize, which would
+ * also wait for GPU work that may never finish (a released value wait).
+ */
+ACLRT_INLINE aclrt_CUresult aclrt_cuda_host_fn(aclrt_CUstream cu, void (*fn)(void *), void *arg)
+{
+    atomic_fetch_add_explicit(&aclrt_cuda.host_fns, 1, memory_order_relaxed);
+    aclrt_CUresult r = aclrt_cu->cuLaunchHostFunc(cu, fn, arg);
+    if (ACLRT_UNLIKELY(r != ACLRT_CUDA_SUCCESS))
+        atomic_fetch_sub_explicit(&aclrt_cuda.host_fns, 1, memory_order_relaxed);
+    return r;
+}
+
+ACLRT_INLINE void aclrt_cuda_host_fn_end(void)
+{
+    /* Release: pairs with the drain's acquire (what the function did comes before the stop). */
+    atomic_fetch_sub_explicit(&aclrt_cuda.host_fns, 1, memory_order_release);
+}
 
 /* The context this thread made current, in which open generation. */
 static _Thread_local struct {

@@ -69,8 +69,8 @@ struct aclrt_cuda_graph {
     struct aclrt_cuda_graph *next; /* the list of those destroyed later */
 };
 
-/* Executable graphs let go of on a driver callback thread, destroyed by the next ordinary thread (aclrt_cuda.lock). */
-static struct aclrt_cuda_graph *aclrt_cuda_graphs_later;
+/* Executable graphs let go of on a driver callback thread, destroyed by the next ordinary thread (a stack). */
+static struct aclrt_cuda_graph *_Atomic aclrt_cuda_graphs_later;
 
 /* Is g's executable graph still the driver's (its context not released since)? */
 ACLRT_INLINE bool aclrt_cuda_graph_live(const struct aclrt_cuda_graph *g)
@@ -89,10 +89,8 @@ static void aclrt_cuda_graph_free(struct aclrt_cuda_graph *g)
 /* Destroy the executable graphs let go of on callback threads (not from one). */
 ACLRT_INTERNAL void aclrt_cuda_graphs_destroy_later(void)
 {
-    pthread_mutex_lock(&aclrt_cuda.lock);
-    struct aclrt_cuda_graph *list = aclrt_cuda_graphs_later;
-    aclrt_cuda_graphs_later = NULL;
-    pthread_mutex_unlock(&aclrt_cuda.lock);
+    /* Acquire: pairs with the release CAS of the push. */
+    struct aclrt_cuda_graph *list = atomic_exchange_explicit(&aclrt_cuda_graphs_later, NULL, memory_order_acquire);
     for (struct aclrt_cuda_graph *g = list, *next; g != NULL; g = next) {
         next = g->next;
         aclrt_cuda_graph_free(g);
@@ -104,10 +102,11 @@ static void aclrt_cuda_graph_release(struct aclrt_model_ext *x)
 {
     struct aclrt_cuda_graph *g = (struct aclrt_cuda_graph *)(void *)x;
     if (aclrt_cuda_in_callback && aclrt_cuda_graph_live(g)) {
-        pthread_mutex_lock(&aclrt_cuda.lock);
-        g->next = aclrt_cuda_graphs_later;
-        aclrt_cuda_graphs_later = g;
-        pthread_mutex_unlock(&aclrt_cuda.lock);
+        /* No lock on a callback thread (a driver call may hold it); release: pairs with the taker's acquire. */
+        g->next = atomic_load_explicit(&aclrt_cuda_graphs_later, memory_order_relaxed);
+        while (!atomic_compare_exchange_weak_explicit(&aclrt_cuda_graphs_later, &g->next, g, memory_order_release,
+                                                      memory_order_relaxed))
+            ;
         return;
     }
     aclrt_cuda_graph_free(g);
@@ -310,7 +309,7 @@ static int aclrt_cuda_model_run(struct aclrt_stream *s, struct aclrt_task *t, st
         return rc;
     }
     *d = (struct aclrt_cuda_graph_done){.slot = sl, .body = b, .number = n};
-    r = aclrt_cu->cuLaunchHostFunc(sl->cu, aclrt_cuda_graph_done_cb, d);
+    r = aclrt_cuda_host_fn(sl->cu, aclrt_cuda_graph_done_cb, d);
     if (ACLRT_UNLIKELY(r != ACLRT_CUDA_SUCCESS)) {
         /*
          * The kernels are on the GPU queue with nothing behind them to say

@@ -67,15 +67,13 @@ static struct aclrt_cuda_module_later {
     struct aclrt_cuda_module_later *next;
     aclrt_CUmodule mod;
     aclrt_CUcontext ctx;
-} *aclrt_cuda_modules_later;
+} *_Atomic aclrt_cuda_modules_later; /* a stack: pushed by callbacks (no lock there), taken whole */
 
 ACLRT_INTERNAL void aclrt_cuda_modules_unload_later(void)
 {
     aclrt_cuda_graphs_destroy_later(); /* first: a graph let go of may hold kernels of these modules */
-    pthread_mutex_lock(&aclrt_cuda.lock);
-    struct aclrt_cuda_module_later *list = aclrt_cuda_modules_later;
-    aclrt_cuda_modules_later = NULL;
-    pthread_mutex_unlock(&aclrt_cuda.lock);
+    /* Acquire: pairs with the release CAS of the push (the records' fields). */
+    struct aclrt_cuda_module_later *list = atomic_exchange_explicit(&aclrt_cuda_modules_later, NULL, memory_order_acquire);
     bool driver = !aclrt_runtime_orphaned();
     for (struct aclrt_cuda_module_later *m = list, *next; m != NULL; m = next) {
         next = m->next;
@@ -178,10 +176,11 @@ ACLRT_INTERNAL void aclrt_cuda_module_unload(void *module)
         if (l != NULL) { /* out of memory: the module stays loaded until its context goes */
             l->mod = m->mod;
             l->ctx = m->ctx;
-            pthread_mutex_lock(&aclrt_cuda.lock);
-            l->next = aclrt_cuda_modules_later;
-            aclrt_cuda_modules_later = l;
-            pthread_mutex_unlock(&aclrt_cuda.lock);
+            l->next = atomic_load_explicit(&aclrt_cuda_modules_later, memory_order_relaxed);
+            /* Release: pairs with the taker's acquire exchange. */
+            while (!atomic_compare_exchange_weak_explicit(&aclrt_cuda_modules_later, &l->next, l, memory_order_release,
+                                                          memory_order_relaxed))
+                ;
         }
     } else if (!aclrt_runtime_orphaned() && aclrt_cuda_enter(m->ctx) == ACLRT_CUDA_SUCCESS) {
         aclrt_cu->cuModuleUnload(m->mod);
@@ -233,6 +232,7 @@ static void aclrt_cuda_launch_start_cb(void *arg)
     struct aclrt_cuda_launch *l = (struct aclrt_cuda_launch *)arg;
     /* Relaxed: the done callback runs after this one on the same driver queue (its order). */
     atomic_store_explicit(&l->start_ns, aclrt_now_ns(), memory_order_relaxed);
+    aclrt_cuda_host_fn_end();
 }
 
 /* Behind the kernel: the timeout, the binary's count, the task's completion. */
@@ -244,10 +244,10 @@ static void aclrt_cuda_launch_done_cb(void *arg)
     if (l->timeout_ms != 0 &&
         aclrt_now_ns() - atomic_load_explicit(&l->start_ns, memory_order_relaxed) > (uint64_t)l->timeout_ms * 1000000u)
         aclrt_stream_fail_kernel(l->stream, l->tid, l->number, ACL_ERROR_RT_AICORE_TIMEOUT, &l->kernel);
-    pthread_mutex_lock(&sl->lock);
+    pthread_mutex_lock(&sl->launch_lock);
     if (sl->launches[l->number % ACLRT_CUDA_TID_RING] == l)
         sl->launches[l->number % ACLRT_CUDA_TID_RING] = NULL;
-    pthread_mutex_unlock(&sl->lock);
+    pthread_mutex_unlock(&sl->launch_lock);
     aclrt_binary_done(l->binary); /* may unload the module: later, off this thread */
     uint64_t n = l->number;
     free(l->kernel.args);
@@ -295,7 +295,7 @@ static int aclrt_cuda_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, s
     atomic_init(&l->start_ns, 0);
     t->u.kernel.binary = NULL; /* counted done by the done callback */
     if (l->timeout_ms != 0)
-        r = aclrt_cu->cuLaunchHostFunc(sl->cu, aclrt_cuda_launch_start_cb, l);
+        r = aclrt_cuda_host_fn(sl->cu, aclrt_cuda_launch_start_cb, l);
     aclrt_CUfunction f;
     memcpy(&f, &t->u.kernel.fn, sizeof f); /* the backend's function handle (module_function) */
     size_t size = t->u.kernel.args_size;
@@ -303,20 +303,20 @@ static int aclrt_cuda_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, s
                      (void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT, &size,
                      (void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_END_AS_INT};
     /* Known to a failure report before the kernel can fail. */
-    pthread_mutex_lock(&sl->lock);
+    pthread_mutex_lock(&sl->launch_lock);
     sl->launches[n % ACLRT_CUDA_TID_RING] = l;
-    pthread_mutex_unlock(&sl->lock);
+    pthread_mutex_unlock(&sl->launch_lock);
     if (r == ACLRT_CUDA_SUCCESS)
         r = aclrt_cu->cuLaunchKernel(f, t->u32, 1, 1, ACLRT_CUDA_BLOCK_THREADS, 1, 1, 0, sl->cu, NULL, extra);
     if (r == ACLRT_CUDA_SUCCESS)
-        r = aclrt_cu->cuLaunchHostFunc(sl->cu, aclrt_cuda_launch_done_cb, l);
+        r = aclrt_cuda_host_fn(sl->cu, aclrt_cuda_launch_done_cb, l);
     if (r == ACLRT_CUDA_SUCCESS) {
         aclrt_cuda_issued(sl, n);
         return ACLRT_TASK_ISSUED;
     }
-    pthread_mutex_lock(&sl->lock);
+    pthread_mutex_lock(&sl->launch_lock);
     sl->launches[n % ACLRT_CUDA_TID_RING] = NULL;
-    pthread_mutex_unlock(&sl->lock);
+    pthread_mutex_unlock(&sl->launch_lock);
     /*
      * Not issued whole: the task fails and completes in order. A start
      * callback already queued still writes into the record: it is kept

@@ -17,8 +17,6 @@
  *                         function then counts the event's pending wait
  *                         done, and stores the word); other waits wait on
  *                         the host, where they can be discarded
- *     host function       cuLaunchHostFunc: the function, then the word,
- *                         stored by that host function
  *     value write / wait  on a GPU whose memory the CPU cannot address:
  *                         cuStreamWriteValue64 (and a host function that
  *                         wakes the host's value waits) / cuStreamWaitValue64
@@ -27,7 +25,10 @@
  *   GPU (the barrier: the stream parks on its own completed count, brought
  *   there by a fold callback right behind the last task): the core's own
  *   kind, run as the host backend runs it:
- *     callbacks and host functions for subscribed threads, host kernels,
+ *     host functions and callbacks (user code never runs on the driver's
+ *     thread for host functions: the driver may run every stream's host
+ *     functions on one thread, and one that blocks would stall them all),
+ *     host kernels,
  *     stream waits with a timeout, waits on unrecorded events, event
  *     resets, notifies, counting notifies, IPC records and waits, HCOM
  *     tasks, external tasks,
@@ -63,7 +64,9 @@
 #include "cuda_device.h"
 #include "cuda_driver.h"
 #include "cuda_stream.h"
+#include "cuda_staged.h"
 #include "cuda_time.h"
+#include "cuda_value.h"
 
 #define ACLRT_CUDA_BLOCK_THREADS 256u /* the block of every kernel launch (cuda_kernel.h, cuda_graph.h) */
 
@@ -155,7 +158,7 @@ ACLRT_INTERNAL int aclrt_cuda_complete_after(struct aclrt_stream *s, struct aclr
 }
 
 /* What a host function of ours does on the driver's thread, then it stores the task's number. */
-enum aclrt_cuda_call_what { ACLRT_CUDA_CALL_HOST_FUNC, ACLRT_CUDA_CALL_WAIT_DONE, ACLRT_CUDA_CALL_VALUE_WRITTEN };
+enum aclrt_cuda_call_what { ACLRT_CUDA_CALL_WAIT_DONE, ACLRT_CUDA_CALL_VALUE_WRITTEN };
 
 struct aclrt_cuda_call {
     enum aclrt_cuda_call_what what;
@@ -163,61 +166,10 @@ struct aclrt_cuda_call {
     uint64_t number;
     struct aclrt_stream *stream;
     union {
-        struct {
-            aclrtHostFunc fn;
-            void *args;
-        } f;
         struct aclrt_event_ref ref;
         struct aclrt_device *dev;
     } u;
 };
-
-/*
- * What a host function the GPU reached does: run, or not, because the core
- * dropped what had not started when it got there (its context stopped
- * after a failure, or the stream discards up to it: an abort, a teardown).
- * A stopped stream (aclrtStreamStop) starts nothing until an abort or a
- * destroy discards it: the GPU queue waits here (on a GPU, the driver's
- * thread for host functions waits too). Work the GPU runs itself cannot be
- * taken back. The stream lives while the task is not complete.
- *
- * `running_fn` says a function runs, for aclrtStreamStop, which returns
- * once none does (aclrt_cuda_stream_stop): stored (seq_cst) before the look
- * at the flags; the stop sets its flag (seq_cst CAS) before it looks at
- * `running_fn`. Either the stop waits for the function, or the function
- * sees the stop.
- */
-static bool aclrt_cuda_call_runs(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, uint64_t n)
-{
-    for (uint64_t pause = 2 * ACLRT_NS_PER_US;; pause = aclrt_min_u64(2 * pause, ACLRT_NS_PER_MS)) {
-        atomic_store_explicit(&sl->running_fn, n, memory_order_seq_cst);
-        /* Acquire: pairs with the release CAS that stores the failure (aclrt_stream_fail). */
-        if (atomic_load_explicit(&s->ctx->failure, memory_order_acquire) != 0)
-            break;
-        /* The bound is stored (release) before the flag's CAS (stream_control.h, stream_life.h). */
-        uint64_t w = atomic_load_explicit(&s->sched, memory_order_seq_cst);
-        if ((w & ACLRT_SCHED_DISCARD) && n <= atomic_load_explicit(&s->discard_until, memory_order_acquire))
-            break;
-        if (!(w & ACLRT_SCHED_STOPPED))
-            return true;
-        atomic_store_explicit(&sl->running_fn, 0, memory_order_release);
-        struct timespec ts = {0, (long)pause};
-        nanosleep(&ts, NULL);
-    }
-    atomic_store_explicit(&sl->running_fn, 0, memory_order_release);
-    return false;
-}
-
-/* The backend's stream_stop: return once no host function of s runs (the core does the same for its holder). */
-ACLRT_INTERNAL void aclrt_cuda_stream_stop(struct aclrt_stream *s)
-{
-    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
-    /* Acquire: pairs with the release store that ends the function. */
-    while (sl != NULL && atomic_load_explicit(&sl->running_fn, memory_order_seq_cst) != 0) {
-        struct timespec ts = {0, 20000};
-        nanosleep(&ts, NULL);
-    }
-}
 
 /*
  * The end of a host function of ours on the driver's thread: task n is
@@ -231,6 +183,7 @@ ACLRT_INTERNAL void aclrt_cuda_callback_complete(struct aclrt_cuda_slot *sl, uin
     if (atomic_load_explicit(&sl->want, memory_order_relaxed) > aclrt_seq_read(&sl->stream->completed))
         aclrt_stream_fold(sl->stream); /* someone waits: this thread brings the count now */
     aclrt_cuda_in_callback = false;
+    aclrt_cuda_host_fn_end();
 }
 
 static void aclrt_cuda_call_cb(void *arg)
@@ -238,16 +191,6 @@ static void aclrt_cuda_call_cb(void *arg)
     struct aclrt_cuda_call *c = (struct aclrt_cuda_call *)arg;
     aclrt_cuda_in_callback = true;
     switch (c->what) {
-    case ACLRT_CUDA_CALL_HOST_FUNC: {
-        if (!aclrt_cuda_call_runs(c->stream, c->slot, c->number))
-            break;
-        /* A runtime thread running a task of the stream, as an executor is (impl/core/thread.h). */
-        struct aclrt_task_scope outer = aclrt_task_scope_enter(c->stream);
-        c->u.f.fn(c->u.f.args);
-        aclrt_task_scope_leave(outer);
-        atomic_store_explicit(&c->slot->running_fn, 0, memory_order_release); /* pairs with aclrt_cuda_stream_stop */
-        break;
-    }
     case ACLRT_CUDA_CALL_WAIT_DONE: aclrt_event_wait_done(&c->u.ref); break;
     case ACLRT_CUDA_CALL_VALUE_WRITTEN:
         aclrt_counter_advance(&c->u.dev->value_writes, &c->u.dev->value_waiters, 1);
@@ -269,7 +212,7 @@ static int aclrt_cuda_call_after(struct aclrt_stream *s, struct aclrt_cuda_slot 
     c->number = n;
     c->stream = s;
     if (r == ACLRT_CUDA_SUCCESS)
-        r = aclrt_cu->cuLaunchHostFunc(sl->cu, aclrt_cuda_call_cb, c);
+        r = aclrt_cuda_host_fn(sl->cu, aclrt_cuda_call_cb, c);
     if (ACLRT_UNLIKELY(r != ACLRT_CUDA_SUCCESS)) {
         if (c->what == ACLRT_CUDA_CALL_WAIT_DONE)
             aclrt_event_wait_done(&c->u.ref);
@@ -413,25 +356,6 @@ static int aclrt_cuda_wait_stream_run(struct aclrt_stream *s, struct aclrt_task 
     return aclrt_cuda_call_after(s, sl, t, c, r);
 }
 
-/* A host function: on the driver's thread in stream order, unless a subscribed thread runs it. */
-static int aclrt_cuda_host_func_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
-{
-    if (t->u.host_func.item != NULL || aclrt_stream_report_thread(s, ACLRT_REPORT_HOST_FUNC) != NULL)
-        return aclrt_cuda_host_run(s, t, blk);
-    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
-    int g = aclrt_cuda_gate(s, sl, blk);
-    if (g != 0)
-        return g;
-    struct aclrt_cuda_call *c = (struct aclrt_cuda_call *)malloc(sizeof *c);
-    if (c == NULL)
-        return aclrt_cuda_host_run(s, t, blk); /* no memory for the call: on this thread, behind the barrier */
-    c->what = ACLRT_CUDA_CALL_HOST_FUNC;
-    c->u.f.fn = t->u.host_func.fn;
-    c->u.f.args = t->u.host_func.args;
-    atomic_store_explicit(&sl->may_block, s->issued, memory_order_relaxed); /* published by aclrt_cuda_issued */
-    return aclrt_cuda_call_after(s, sl, t, c, aclrt_cuda_begin(sl));
-}
-
 /* Value operations: on the host where the CPU addresses the GPU's memory, else on the GPU. */
 static int aclrt_cuda_value_write_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
@@ -463,22 +387,26 @@ static int aclrt_cuda_value_wait_run(struct aclrt_stream *s, struct aclrt_task *
         return g;
     aclrt_CUresult r = aclrt_cuda_begin(sl);
     atomic_store_explicit(&sl->may_block, s->issued, memory_order_relaxed); /* a host thread may be the writer */
-    if (r == ACLRT_CUDA_SUCCESS) /* ACL's wait flags are CUDA's: GEQ 0, EQ 1, AND 2, NOR 3 */
-        r = aclrt_cu->cuStreamWaitValue64(sl->cu, (aclrt_CUdeviceptr)(uintptr_t)t->u.value.word, t->u.value.value,
-                                          t->u32);
+    if (r == ACLRT_CUDA_SUCCESS)
+        r = aclrt_cuda_value_wait_issue(sl, t, s->issued);
     return aclrt_cuda_complete_after(s, sl, t, r);
 }
 
-/* Built-in tasks that compute on the GPU's memory on the host: only where the CPU addresses it. */
+/* Built-in tasks that compute on the GPU's memory: on the host, directly or on copies (cuda_staged.h). */
 static int aclrt_cuda_device_memory_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
-    if (aclrt_cuda_slot_of(s)->cd->host_access)
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
+    if (sl->cd->host_access)
         return aclrt_cuda_host_run(s, t, blk);
     int rc = aclrt_cuda_barrier(s, blk);
     if (rc != 0)
         return rc;
-    aclrt_cuda_drop(t);
-    return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+    aclrt_CUresult r = aclrt_cuda_begin(sl);
+    if (r != ACLRT_CUDA_SUCCESS) {
+        aclrt_cuda_drop(t);
+        return aclrt_cuda_code(r);
+    }
+    return aclrt_cuda_staged_run(s, t, blk);
 }
 
 /* An external task: started on the host behind the barrier; what follows waits for its completion. */
@@ -493,7 +421,7 @@ static int aclrt_cuda_external_run(struct aclrt_stream *s, struct aclrt_task *t,
 #define ACLRT_CUDA_KIND(id, name, run) {id, name, run, aclrt_cuda_drop}
 static const struct aclrt_task_kind aclrt_cuda_kind_nop = ACLRT_CUDA_KIND(ACLRT_TASK_NOP, "no-op (GPU)", aclrt_cuda_nop_run);
 static const struct aclrt_task_kind aclrt_cuda_kind_host_func =
-    ACLRT_CUDA_KIND(ACLRT_TASK_HOST_FUNC, "host function (cuLaunchHostFunc)", aclrt_cuda_host_func_run);
+    ACLRT_CUDA_KIND(ACLRT_TASK_HOST_FUNC, "host function (host, in GPU order)", aclrt_cuda_host_run);
 static const struct aclrt_task_kind aclrt_cuda_kind_memcpy =
     ACLRT_CUDA_KIND(ACLRT_TASK_MEMCPY, "memcpy (cuMemcpyAsync)", aclrt_cuda_memcpy_run);
 static const struct aclrt_task_kind aclrt_cuda_kind_memset =

@@ -45,6 +45,7 @@
 #include "../../impl/stream/stream_complete.h"
 #include "../../impl/exec/exception.h"
 #include "../../impl/exec/exec.h"
+#include "../../impl/sync/value.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
 
@@ -71,26 +72,31 @@ struct aclrt_cuda_launch {
 
 struct aclrt_cuda_word {
     _Atomic uint64_t value;
-    char pad[ACLRT_CACHELINE - sizeof(uint64_t)];
+    _Atomic uint64_t gate; /* the value waits' gate (cuda_value.h) */
+    char pad[ACLRT_CACHELINE - 2 * sizeof(uint64_t)];
 };
 
 struct aclrt_cuda_slot {
     struct aclrt_stream *stream;      /* the core's slot (valid for the process) */
     _Atomic uint64_t *word;           /* completion word (pinned, mapped) */
     aclrt_CUdeviceptr word_dev;       /* its address for the GPU */
-    pthread_mutex_t lock;             /* `cu` and `cd` for threads other than the holder */
+    _Atomic uint64_t *gate;           /* value waits on the GPU: the last one let through (cuda_value.h) */
+    aclrt_CUdeviceptr gate_dev;
+    aclrt_CUstream watch;             /* value waits on the GPU: where they wait (lock; NULL: none yet) */
+    _Atomic uint64_t gate_want;       /* the last value wait issued to the GPU */
+    pthread_mutex_t lock;             /* `cu` and `cd` for threads other than the holder (held across driver calls) */
+    pthread_mutex_t launch_lock;      /* `launches` (the driver's callbacks take it: never held across a driver call) */
     aclrt_CUstream cu;                /* this life's CUstream; NULL between lives */
     struct aclrt_cuda_device *cd;     /* this life's device */
     uint64_t host_until;              /* holder: an external task's number; later work waits for it */
     _Atomic uint64_t gpu_issued;      /* the last task whose completion is enqueued on the GPU */
-    _Atomic uint64_t may_block;       /* the last task on the GPU queue that can wait for the host (a host function) */
-    _Atomic uint64_t running_fn;      /* the host function the driver's thread is in (0: none) */
+    _Atomic uint64_t may_block;       /* the last task on the GPU queue that can wait for the host (a value wait) */
     _Atomic uint64_t want;            /* the largest target a waiter asked for (stream_await) */
     _Atomic uint64_t fold_sent;       /* a fold callback is enqueued behind this task */
     _Atomic uint64_t reported;        /* the last task reported failed */
     _Atomic bool checking;            /* a waiter asks the driver about a failure (aclrt_cuda_check) */
     _Atomic uint32_t tids[ACLRT_CUDA_TID_RING];
-    struct aclrt_cuda_launch *launches[ACLRT_CUDA_TID_RING]; /* kernels in flight by number (lock) */
+    struct aclrt_cuda_launch *launches[ACLRT_CUDA_TID_RING]; /* kernels in flight by number (launch_lock) */
 };
 
 struct aclrt_cuda_chunk {
@@ -153,7 +159,10 @@ static aclError aclrt_cuda_slot_make(uint32_t index, struct aclrt_cuda_slot **ou
                 sl->stream = (struct aclrt_stream *)(void *)aclrt_table_slot(&aclrt_streams, n * ACLRT_CUDA_SLOT_CHUNK + i);
                 sl->word = &c->words[i].value;
                 sl->word_dev = c->words_dev + (aclrt_CUdeviceptr)i * sizeof(struct aclrt_cuda_word);
+                sl->gate = &c->words[i].gate;
+                sl->gate_dev = sl->word_dev + offsetof(struct aclrt_cuda_word, gate);
                 pthread_mutex_init(&sl->lock, NULL);
+                pthread_mutex_init(&sl->launch_lock, NULL);
             }
             /* Release: pairs with the acquire in aclrt_cuda_slot_at. */
             atomic_store_explicit(&aclrt_cuda_chunks[n], c, memory_order_release);
@@ -172,6 +181,7 @@ static void aclrt_cuda_fold_cb(void *arg)
     aclrt_cuda_in_callback = true;
     aclrt_stream_fold(sl->stream);
     aclrt_cuda_in_callback = false;
+    aclrt_cuda_host_fn_end();
 }
 
 /* Enqueue a fold callback behind the work issued so far (not from a driver callback thread). */
@@ -182,7 +192,7 @@ static void aclrt_cuda_request_fold(struct aclrt_cuda_slot *sl, uint64_t upto)
     pthread_mutex_lock(&sl->lock);
     if (sl->cu != NULL && atomic_load_explicit(&sl->fold_sent, memory_order_relaxed) < upto &&
         aclrt_cuda_enter(sl->cd->ctx) == ACLRT_CUDA_SUCCESS &&
-        aclrt_cu->cuLaunchHostFunc(sl->cu, aclrt_cuda_fold_cb, sl) == ACLRT_CUDA_SUCCESS)
+        aclrt_cuda_host_fn(sl->cu, aclrt_cuda_fold_cb, sl) == ACLRT_CUDA_SUCCESS)
         atomic_store_explicit(&sl->fold_sent, upto, memory_order_relaxed);
     pthread_mutex_unlock(&sl->lock);
 }
@@ -253,13 +263,13 @@ static aclrt_CUresult aclrt_cuda_query(struct aclrt_cuda_slot *sl)
 static bool aclrt_cuda_kernel_of(struct aclrt_cuda_slot *sl, uint64_t number, struct aclrt_kernel_failure *out)
 {
     bool found = false;
-    pthread_mutex_lock(&sl->lock);
+    pthread_mutex_lock(&sl->launch_lock);
     struct aclrt_cuda_launch *l = sl->launches[number % ACLRT_CUDA_TID_RING];
     if (l != NULL && l->number == number) { /* alive: its stream stopped at it, its done callback has not run */
         *out = l->kernel;
         found = true;
     }
-    pthread_mutex_unlock(&sl->lock);
+    pthread_mutex_unlock(&sl->launch_lock);
     return found;
 }
 
@@ -329,16 +339,43 @@ ACLRT_INTERNAL void aclrt_cuda_stream_await(struct aclrt_stream *s, uint64_t tar
     aclrt_cuda_check(sl);
 }
 
+/* Let the stream past its value waits on the GPU (no driver call: any thread, any time). */
+ACLRT_INTERNAL void aclrt_cuda_value_release(struct aclrt_cuda_slot *sl)
+{
+    uint64_t want = atomic_load_explicit(&sl->gate_want, memory_order_relaxed);
+    uint64_t g = atomic_load_explicit(sl->gate, memory_order_relaxed);
+    /* Release: the GPU reads the gate (the stream's wait); nothing of ours is published with it. */
+    while (g < want && !atomic_compare_exchange_weak_explicit(sl->gate, &g, want, memory_order_release,
+                                                              memory_order_relaxed))
+        ;
+}
+
 /*
  * The backend's stream_device_busy: work of the slot's stream is on the GPU
- * queue and its completion is not in the word yet. Acquire (both): pairs with
- * the seq_cst store of gpu_issued and the release stores of the word.
+ * queue and its completion is not in the word yet, and the stream is not
+ * held at a value wait (cuda_value.h), which counts as parked, as on the
+ * host backend. Once aclFinalize releases value waits, this lets the
+ * stream's go. Acquire (both): pairs with the seq_cst store of gpu_issued
+ * and the release stores of the word.
  */
 ACLRT_INTERNAL bool aclrt_cuda_stream_device_busy(const struct aclrt_stream *s)
 {
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_at(aclrt_slot_index(&s->hdr));
-    return sl != NULL && atomic_load_explicit(&sl->gpu_issued, memory_order_acquire) >
-                             atomic_load_explicit(sl->word, memory_order_acquire);
+    if (sl == NULL)
+        return false;
+    uint64_t issued = atomic_load_explicit(&sl->gpu_issued, memory_order_acquire);
+    uint64_t done = atomic_load_explicit(sl->word, memory_order_acquire);
+    if (issued <= done)
+        return false;
+    uint64_t want = atomic_load_explicit(&sl->gate_want, memory_order_relaxed);
+    if (want != done + 1 || atomic_load_explicit(sl->gate, memory_order_relaxed) >= want)
+        return true;
+    /* Acquire: pairs with the release in aclrt_value_release_waits. */
+    if (atomic_load_explicit(&aclrt_value_releasing, memory_order_acquire)) {
+        aclrt_cuda_value_release(sl);
+        return true; /* it goes on now */
+    }
+    return false;
 }
 
 /* The backend's stream_create: a non-blocking CUstream, and the slot's word published to the core. */
@@ -390,8 +427,13 @@ ACLRT_INTERNAL void aclrt_cuda_stream_destroy(struct aclrt_stream *s)
     sl->cu = NULL;
     if (!orphaned)
         pthread_mutex_unlock(&sl->lock);
-    if (cu != NULL && !orphaned && aclrt_cuda_enter(cd->ctx) == ACLRT_CUDA_SUCCESS)
+    bool driver = cu != NULL && !orphaned && aclrt_cuda_enter(cd->ctx) == ACLRT_CUDA_SUCCESS;
+    aclrt_cuda_value_release(sl); /* value waits still on the GPU let the stream's last work go */
+    if (driver)
         aclrt_cu->cuStreamDestroy(cu);
+    if (sl->watch != NULL && driver)
+        aclrt_cu->cuStreamDestroy(sl->watch); /* what it waits for goes with it, in the driver */
+    sl->watch = NULL;
     s->backend_state = NULL;
 }
 
@@ -406,6 +448,7 @@ ACLRT_INTERNAL void aclrt_cuda_slots_release(bool call_driver)
         for (uint32_t i = 0; i < ACLRT_CUDA_SLOT_CHUNK; i++) {
             atomic_store_explicit(&c->slots[i].stream->device_done, NULL, memory_order_relaxed);
             pthread_mutex_destroy(&c->slots[i].lock);
+            pthread_mutex_destroy(&c->slots[i].launch_lock);
         }
         if (call_driver)
             aclrt_cu->cuMemFreeHost(c->words);

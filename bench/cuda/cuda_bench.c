@@ -207,6 +207,7 @@ int main(int argc, char **argv)
         }
     }
     setenv("ACLRT_BACKEND", "cuda", 1);
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each row as it is measured: a hang names its row */
     const char *lib = getenv("ACLRT_CUDA_LIBRARY");
 
     /* aclrt on the cuda backend. */
@@ -272,13 +273,16 @@ int main(int argc, char **argv)
             snprintf(line, sizeof line, "%-30s %12s   %-40s %12s\n", rows[i].what, "skipped", rows[i].raw,
                      "(no kernel: --kernel PATH)");
         } else {
+            fprintf(stderr, "cuda-bench: %s ...\n", rows[i].what);
             double a = measure(rows[i].a), d = measure(rows[i].d);
             snprintf(line, sizeof line, "%-30s %10.1f ns   %-40s %10.1f ns   x%.2f\n", rows[i].what, a, rows[i].raw, d,
                      a > 0 ? d / a : 0.0);
         }
         fputs(line, stdout);
-        if (out != NULL)
+        if (out != NULL) {
             fputs(line, out);
+            fflush(out);
+        }
     }
 
     /* A model of 100 tasks vs the same tasks, on the cuda backend. */
@@ -302,13 +306,16 @@ int main(int argc, char **argv)
     if (out != NULL)
         fputs(head, out);
     for (size_t i = 0; i < sizeof mrows / sizeof mrows[0]; i++) {
+        fprintf(stderr, "cuda-bench: model, %s ...\n", mrows[i].what);
         double r = measure(mrows[i].replay), l = measure(mrows[i].launch);
         char line[256];
         snprintf(line, sizeof line, "%-30s replay %10.1f us   launches %10.1f us   x%.2f\n", mrows[i].what, r / 1000,
                  l / 1000, r > 0 ? l / r : 0.0);
         fputs(line, stdout);
-        if (out != NULL)
+        if (out != NULL) {
             fputs(line, out);
+            fflush(out);
+        }
     }
     OK(aclmdlRIDestroy(a_model));
     OK(aclrtFree(a_buf));

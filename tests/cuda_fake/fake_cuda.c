@@ -148,6 +148,7 @@ struct CUctx_st {
     int device;
     int refs;                   /* primary context retains (g_lock) */
     _Atomic CUresult lost;      /* a sticky error, or 0 */
+    _Atomic bool dying;         /* its last release: queued work is dropped, waits let go */
     struct CUstream_st *streams; /* every stream made in it (g_lock) */
 };
 
@@ -359,7 +360,9 @@ static void op_run(struct CUstream_st *s, struct op *o)
         break;
     case OP_WRITE64: __atomic_store_n((uint64_t *)o->dst, o->value, __ATOMIC_RELEASE); break;
     case OP_WAIT64:
-        for (unsigned i = 0; !wait_value_holds(o) && atomic_load(&s->ctx->lost) == CUDA_SUCCESS; i++) {
+        for (unsigned i = 0; !wait_value_holds(o) && atomic_load(&s->ctx->lost) == CUDA_SUCCESS &&
+                             !atomic_load(&s->ctx->dying);
+             i++) {
             if (i < 64)
                 sched_yield();
             else
@@ -416,8 +419,8 @@ static void *worker_main(void *arg)
         if (s->head == NULL)
             s->tail = NULL;
         pthread_mutex_unlock(&s->lock);
-        if (atomic_load(&s->ctx->lost) == CUDA_SUCCESS)
-            op_run(s, o); /* a lost context runs nothing more */
+        if (atomic_load(&s->ctx->lost) == CUDA_SUCCESS && !atomic_load(&s->ctx->dying))
+            op_run(s, o); /* a lost or destroyed context runs nothing more */
         if (o->event != NULL)
             event_put(o->event);
         if (o->kind == OP_GRAPH)
@@ -717,6 +720,8 @@ EXPORT CUresult cuDevicePrimaryCtxRelease_v2(int device)
     }
     struct CUstream_st *streams = c->streams;
     c->streams = NULL;
+    /* The context goes with work still queued (a wait nothing satisfies): dropped, not waited for. */
+    atomic_store(&c->dying, true);
     struct alloc **p = &g_allocs;
     while (*p != NULL) {
         struct alloc *a = *p;
@@ -777,6 +782,7 @@ EXPORT CUresult cuDevicePrimaryCtxRelease_v2(int device)
         execs = x->next;
         exec_put(x);
     }
+    atomic_store(&c->dying, false);
     return CUDA_SUCCESS;
 }
 
