@@ -67,8 +67,8 @@ export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 #   test-cuda-decls test-cuda-no-gpu    the cuda backend's declarations against cuda.h; the backend
 #                                       without a GPU (mk/cuda.mk)
 #   test-<variant>                      every test program in each of VARIANTS: release tsan asan dist
-#                                       external cuda cuda-tsan cuda-asan, gpu with BACKEND=cuda
-#                                       (mk/tests.mk)
+#                                       external cuda-tsan cuda-asan, gpu with BACKEND=cuda
+#                                       (mk/tests.mk; the cuda variant runs in gpu-check)
 #   test-cpp test-negative              a C++17 program; ThreadSanitizer still sees a planted race
 #   check-hccl-layout test-hccl-mpi     HCCL's headers' ABI; HCCL under mpirun -np 4 in three builds
 #   test-hccl-netns test-hccl-cann      (mk/hccl_headers.mk, mk/hccl.mk); the same with each rank in a
@@ -82,13 +82,15 @@ export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 #   test-soak-short                     the soak programs, 5 s a variant; SOAK_IN_TEST=0 leaves it
 #                                       out (mk/soak.mk)
 #   test-python                         the acl module's unittest suite (mk/python.mk)
-#   bench-cuda-smoke                    the cuda benchmark, QUICK, on the test double (mk/bench.mk)
+#   gpu-check                           the cuda backend whole (the cuda variant's suite, examples/,
+#                                       the cuda benchmark), on the test double where there is no
+#                                       GPU, its report checked (mk/gpu_check.mk)
 #   test-first-hour                     the README's build, install and Python commands, from a clean
 #                                       copy of the tree (mk/first_hour.mk)
 TEST_STEPS = deps \
              check check-headers check-layering check-docs \
              test-cuda-decls test-cuda-no-gpu \
-             $(addprefix test-,$(VARIANTS)) \
+             $(addprefix test-,$(filter-out cuda,$(VARIANTS))) \
              test-cpp test-negative \
              check-hccl-layout test-hccl-mpi test-hccl-netns test-hccl-cann \
              test-install test-pip-install \
@@ -96,7 +98,7 @@ TEST_STEPS = deps \
              bench-smoke bench-hccl-smoke \
              $(if $(filter 1,$(SOAK_IN_TEST)),test-soak-short) \
              test-python \
-             bench-cuda-smoke \
+             gpu-check \
              test-first-hour
 
 # The order matters: tests.mk's variant rules use cuda.mk's settings, bench.mk uses bench/bench.mk.

@@ -12,6 +12,7 @@ GPU_DEPS_PKGS := libck0 libck-dev liburcu8 liburcu-dev libjsmn-dev
 .PHONY: gpu-check gpu-deps
 
 gpu-check:
+	@echo "== gpu-check =="
 	@BUILD=$(BUILD) GPU_CHECK_OUT=$(or $(OUT),$(BUILD)/gpu-check) \
 	  GPU_CHECK_TESTS="$(TESTS_gpu)" GPU_CHECK_DOUBLE_TESTS="$(TESTS_cuda)" \
 	  GPU_CHECK_DOUBLE_KERNEL=$(abspath $(BENCH_KERNEL)) scripts/gpu_check.sh

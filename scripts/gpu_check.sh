@@ -9,7 +9,7 @@
 #   GPU_CHECK_DOUBLE_KERNEL the benchmark's no-op kernel on the double (a host shared object)
 #   BUILD           make's build directory
 #   GPU_CHECK_TIMEOUT  bound of one program, seconds (60)
-#   GPU_CHECK_JOBS  programs run at once (4)
+#   GPU_CHECK_JOBS  programs run at once (the number of CPUs)
 #
 # On a machine with a GPU (libcuda.so.1 and nvidia-smi listing one), every step runs on it; without
 # one, or with GPU_CHECK_DOUBLE=1, the same steps run against the driver test double and the report
@@ -27,7 +27,7 @@ ROOT=$PWD
 BUILD=${BUILD:-build}
 OUT=${GPU_CHECK_OUT:-$BUILD/gpu-check}
 TIMEOUT=${GPU_CHECK_TIMEOUT:-60}
-JOBS=${GPU_CHECK_JOBS:-4}
+JOBS=${GPU_CHECK_JOBS:-$(nproc)}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 LOGS=$OUT/logs

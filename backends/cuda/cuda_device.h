@@ -138,10 +138,21 @@ ACLRT_INTERNAL aclError aclrt_cuda_fail(aclrt_CUresult r, const char *what)
     return aclrt_fail(aclrt_cuda_code(r), "%s failed: %s", what, aclrt_cuda_error_name(aclrt_cu, r, name, sizeof name));
 }
 
-/* Is r an error the context does not recover from (every later call returns it)? */
+/*
+ * Is r an error the context does not recover from (every later call returns
+ * it)? Those cuda.h says leave the process in an inconsistent state: a
+ * kernel's illegal address (700), its timeout (702), a hardware stack error,
+ * an illegal or misaligned instruction or address, an invalid PC, a failed
+ * launch (714-719), an uncorrectable ECC error (214). Not the others of the
+ * 700s: launch out of resources (701), too many blocks (720), peer access
+ * errors (704, 705), ... fail the call, and the context goes on.
+ */
 ACLRT_INLINE bool aclrt_cuda_sticky(aclrt_CUresult r)
 {
-    return r >= 700 && r < 800;
+    switch (r) {
+    case 214: case 700: case 702: case 714: case 715: case 716: case 717: case 718: case 719: return true;
+    default: return false;
+    }
 }
 
 /* The primary context of GPU g, retained on first use (lock held by the caller or taken here). */
