@@ -299,9 +299,19 @@ static aclError aclrt_cuda_mem_copy(void *dst, const void *src, size_t count, ac
     return r == ACLRT_CUDA_SUCCESS ? ACL_SUCCESS : aclrt_cuda_fail(r, "cuMemcpy");
 }
 
+/* Is p device memory the runtime did not allocate (a module's global, a foreign cuMemAlloc)? */
+static bool aclrt_cuda_foreign_device_memory(const void *p)
+{
+    unsigned int type = 0;
+    return aclrt_cu->cuPointerGetAttribute != NULL && aclrt_cuda_enter_any() == ACLRT_CUDA_SUCCESS &&
+           aclrt_cu->cuPointerGetAttribute(&type, ACLRT_CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                           (aclrt_CUdeviceptr)(uintptr_t)p) == ACLRT_CUDA_SUCCESS &&
+           type == ACLRT_CU_MEMORYTYPE_DEVICE;
+}
+
 static aclError aclrt_cuda_mem_set(void *dst, int value, size_t count)
 {
-    if (aclrt_mem_device_of(dst, count) == NULL) { /* host memory */
+    if (aclrt_mem_device_of(dst, count) == NULL && !aclrt_cuda_foreign_device_memory(dst)) { /* host memory */
         memset(dst, value, count);
         return ACL_SUCCESS;
     }

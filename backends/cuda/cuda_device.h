@@ -95,11 +95,20 @@ ACLRT_INLINE struct aclrt_cuda_device *aclrt_cuda_device_of(const struct aclrt_d
     return &aclrt_cuda.devices[dev->id];
 }
 
-/* Make ctx current on the calling thread (a compare when it is already). */
+/*
+ * Make ctx current on the calling thread. The thread's cache says what the
+ * backend made current there; user code on the same thread (a host
+ * function, a program that also uses the CUDA runtime) may have made
+ * another context current since, so the driver is asked (a thread-local
+ * read in the driver) before the cache is trusted.
+ */
 ACLRT_INLINE aclrt_CUresult aclrt_cuda_enter(aclrt_CUcontext ctx)
 {
-    if (ACLRT_LIKELY(aclrt_cuda_current.ctx == ctx && aclrt_cuda_current.generation == aclrt_cuda.generation))
-        return ACLRT_CUDA_SUCCESS;
+    if (ACLRT_LIKELY(aclrt_cuda_current.ctx == ctx && aclrt_cuda_current.generation == aclrt_cuda.generation)) {
+        aclrt_CUcontext cur = NULL;
+        if (aclrt_cu->cuCtxGetCurrent == NULL || (aclrt_cu->cuCtxGetCurrent(&cur) == ACLRT_CUDA_SUCCESS && cur == ctx))
+            return ACLRT_CUDA_SUCCESS;
+    }
     aclrt_CUresult r = aclrt_cu->cuCtxSetCurrent(ctx);
     if (r == ACLRT_CUDA_SUCCESS) {
         aclrt_cuda_current.ctx = ctx;

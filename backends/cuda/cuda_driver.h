@@ -32,6 +32,7 @@
 typedef unsigned int aclrt_CUresult;
 typedef int aclrt_CUdevice;
 typedef unsigned int aclrt_CUdevice_attribute;
+typedef unsigned int aclrt_CUpointer_attribute;
 typedef unsigned long long aclrt_CUdeviceptr;
 typedef struct CUctx_st *aclrt_CUcontext;
 typedef struct CUstream_st *aclrt_CUstream;
@@ -80,6 +81,8 @@ typedef void (*aclrt_CUhostFn)(void *userData);
 #define ACLRT_CU_EVENT_DISABLE_TIMING 0x2u
 #define ACLRT_CU_MEMHOSTALLOC_PORTABLE 0x01u
 #define ACLRT_CU_MEMHOSTALLOC_DEVICEMAP 0x02u
+#define ACLRT_CU_POINTER_ATTRIBUTE_MEMORY_TYPE 2u
+#define ACLRT_CU_MEMORYTYPE_DEVICE 2u
 #define ACLRT_CU_STREAM_WAIT_VALUE_GEQ 0x0u
 #define ACLRT_CU_STREAM_WAIT_VALUE_EQ 0x1u
 #define ACLRT_CU_STREAM_WAIT_VALUE_AND 0x2u
@@ -159,7 +162,10 @@ typedef void (*aclrt_CUhostFn)(void *userData);
  * Optional entry points, the same way: a driver without them still opens
  * (their pointers stay NULL) and the backend does without. CUDA graphs
  * (stream capture, instantiation, launch): without them a model replays
- * step by step (cuda_graph.h).
+ * step by step (cuda_graph.h). cuCtxGetCurrent: without it, a thread's
+ * current context is taken to be the one the backend last made current
+ * there. cuPointerGetAttribute: without it, memory the runtime did not
+ * allocate is taken for host memory (aclrtMemset).
  */
 #define ACLRT_CUDA_OPTIONAL_FUNCTIONS(X)                                                                            \
     X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", "",                                                          \
@@ -169,7 +175,10 @@ typedef void (*aclrt_CUhostFn)(void *userData);
       (aclrt_CUgraphExec * phGraphExec, aclrt_CUgraph hGraph, unsigned long long flags))                            \
     X(cuGraphLaunch, "cuGraphLaunch", "", (aclrt_CUgraphExec hGraphExec, aclrt_CUstream hStream))                   \
     X(cuGraphExecDestroy, "cuGraphExecDestroy", "", (aclrt_CUgraphExec hGraphExec))                                 \
-    X(cuGraphDestroy, "cuGraphDestroy", "", (aclrt_CUgraph hGraph))
+    X(cuGraphDestroy, "cuGraphDestroy", "", (aclrt_CUgraph hGraph))                                                 \
+    X(cuCtxGetCurrent, "cuCtxGetCurrent", "", (aclrt_CUcontext * pctx))                                            \
+    X(cuPointerGetAttribute, "cuPointerGetAttribute", "",                                                           \
+      (void *data, aclrt_CUpointer_attribute attribute, aclrt_CUdeviceptr ptr))
 
 #define ACLRT_CUDA_FN_TYPE(name, sym, old, params) typedef aclrt_CUresult(*aclrt_##name##_fn) params;
 ACLRT_CUDA_FUNCTIONS(ACLRT_CUDA_FN_TYPE)
