@@ -114,6 +114,14 @@ struct aclrt_backend {
     void (*host_free)(void *ptr);
     aclError (*mem_copy)(void *dst, const void *src, size_t count, aclrtMemcpyKind kind);
     aclError (*mem_set)(void *dst, int value, size_t count);
+    /*
+     * Host memory now stands for a device's memory, or no longer does
+     * (optional): physical memory mapped with aclrtMapMem, memory imported
+     * from another process. A backend whose device cannot reach host memory
+     * by itself makes it reachable (the cuda backend registers it with the
+     * driver). Called outside the runtime's locks' reach of its callbacks.
+     */
+    void (*mem_mapped)(void *p, size_t size, bool mapped);
     /* The device's clock for event timestamps, ns (optional: CLOCK_MONOTONIC). */
     uint64_t (*timestamp_ns)(struct aclrt_device *dev);
     /*

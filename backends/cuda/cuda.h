@@ -321,6 +321,25 @@ static aclError aclrt_cuda_mem_set(void *dst, int value, size_t count)
     return r == ACLRT_CUDA_SUCCESS ? ACL_SUCCESS : aclrt_cuda_fail(r, "cuMemsetD8");
 }
 
+/*
+ * Host memory that stands for device memory (aclrtMapMem, IPC imports) is
+ * pinned and mapped for the GPUs (cuMemHostRegister, portable): with
+ * unified addressing its host address is its address on the GPU, so copies,
+ * value operations and kernels reach it. A failure leaves it unregistered:
+ * the driver then refuses the GPU work that names it, with the task's error.
+ */
+static void aclrt_cuda_mem_mapped(void *p, size_t size, bool mapped)
+{
+    if (aclrt_cu->cuMemHostRegister == NULL || aclrt_cu->cuMemHostUnregister == NULL || aclrt_cuda.gpu_count == 0 ||
+        aclrt_runtime_orphaned() ||
+        aclrt_cuda_enter_any() != ACLRT_CUDA_SUCCESS)
+        return;
+    if (mapped)
+        aclrt_cu->cuMemHostRegister(p, size, ACLRT_CU_MEMHOSTREGISTER_PORTABLE | ACLRT_CU_MEMHOSTREGISTER_DEVICEMAP);
+    else
+        aclrt_cu->cuMemHostUnregister(p);
+}
+
 /* The overrides, by kind: every kind is the backend's (the id of the shared descriptors is informative only). */
 static const struct aclrt_task_kind *const aclrt_cuda_kinds[ACLRT_TASK_KIND_COUNT] = {
     [ACLRT_TASK_NOP] = &aclrt_cuda_kind_nop,
@@ -379,6 +398,7 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .host_free = aclrt_cuda_host_free,
     .mem_copy = aclrt_cuda_mem_copy,
     .mem_set = aclrt_cuda_mem_set,
+    .mem_mapped = aclrt_cuda_mem_mapped,
     .stream_await = aclrt_cuda_stream_await,
     .stream_device_busy = aclrt_cuda_stream_device_busy,
     .stamp_time = aclrt_cuda_stamp_time,

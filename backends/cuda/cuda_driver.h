@@ -81,6 +81,8 @@ typedef void (*aclrt_CUhostFn)(void *userData);
 #define ACLRT_CU_EVENT_DISABLE_TIMING 0x2u
 #define ACLRT_CU_MEMHOSTALLOC_PORTABLE 0x01u
 #define ACLRT_CU_MEMHOSTALLOC_DEVICEMAP 0x02u
+#define ACLRT_CU_MEMHOSTREGISTER_PORTABLE 0x01u
+#define ACLRT_CU_MEMHOSTREGISTER_DEVICEMAP 0x02u
 #define ACLRT_CU_POINTER_ATTRIBUTE_MEMORY_TYPE 2u
 #define ACLRT_CU_MEMORYTYPE_DEVICE 2u
 #define ACLRT_CU_STREAM_WAIT_VALUE_GEQ 0x0u
@@ -165,7 +167,9 @@ typedef void (*aclrt_CUhostFn)(void *userData);
  * step by step (cuda_graph.h). cuCtxGetCurrent: without it, a thread's
  * current context is taken to be the one the backend last made current
  * there. cuPointerGetAttribute: without it, memory the runtime did not
- * allocate is taken for host memory (aclrtMemset).
+ * allocate is taken for host memory (aclrtMemset). cuMemHostRegister /
+ * Unregister: without them, host memory standing for device memory
+ * (aclrtMapMem, IPC imports) is not registered with the driver.
  */
 #define ACLRT_CUDA_OPTIONAL_FUNCTIONS(X)                                                                            \
     X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", "",                                                          \
@@ -178,7 +182,9 @@ typedef void (*aclrt_CUhostFn)(void *userData);
     X(cuGraphDestroy, "cuGraphDestroy", "", (aclrt_CUgraph hGraph))                                                 \
     X(cuCtxGetCurrent, "cuCtxGetCurrent", "", (aclrt_CUcontext * pctx))                                            \
     X(cuPointerGetAttribute, "cuPointerGetAttribute", "",                                                           \
-      (void *data, aclrt_CUpointer_attribute attribute, aclrt_CUdeviceptr ptr))
+      (void *data, aclrt_CUpointer_attribute attribute, aclrt_CUdeviceptr ptr))                                     \
+    X(cuMemHostRegister, "cuMemHostRegister_v2", "cuMemHostRegister", (void *p, size_t bytes, unsigned int flags))  \
+    X(cuMemHostUnregister, "cuMemHostUnregister", "", (void *p))
 
 #define ACLRT_CUDA_FN_TYPE(name, sym, old, params) typedef aclrt_CUresult(*aclrt_##name##_fn) params;
 ACLRT_CUDA_FUNCTIONS(ACLRT_CUDA_FN_TYPE)
