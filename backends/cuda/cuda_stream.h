@@ -340,7 +340,7 @@ ACLRT_INTERNAL void aclrt_cuda_stream_await(struct aclrt_stream *s, uint64_t tar
 }
 
 /* Let the stream past its value waits on the GPU (no driver call: any thread, any time). */
-ACLRT_INTERNAL void aclrt_cuda_value_release(struct aclrt_cuda_slot *sl)
+static void aclrt_cuda_value_release(struct aclrt_cuda_slot *sl)
 {
     uint64_t want = atomic_load_explicit(&sl->gate_want, memory_order_relaxed);
     uint64_t g = atomic_load_explicit(sl->gate, memory_order_relaxed);

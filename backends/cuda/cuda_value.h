@@ -31,7 +31,7 @@
 #include "cuda_stream.h"
 
 /* Issue value wait n (task t) on the GPU, through the gate; the driver's result. */
-static aclrt_CUresult aclrt_cuda_value_wait_issue(struct aclrt_cuda_slot *sl, const struct aclrt_task *t, uint64_t n)
+ACLRT_INTERNAL aclrt_CUresult aclrt_cuda_value_wait_issue(struct aclrt_cuda_slot *sl, const struct aclrt_task *t, uint64_t n)
 {
     aclrt_CUresult r = ACLRT_CUDA_SUCCESS;
     if (sl->watch == NULL) /* the holder's alone while the stream lives */
