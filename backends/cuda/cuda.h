@@ -82,6 +82,14 @@ static aclError aclrt_cuda_find_gpus(int *count, struct aclrt_cuda_gpu *gpus)
                               why);
         aclrt_cuda.loaded = true;
     }
+    /*
+     * GPU-side waits (cuStreamWaitValue64) hold the hardware queue their
+     * stream is mapped to; with the driver's default of 8 queues, streams
+     * share them, and a wait could hold up the very stream that would
+     * release it. 32 is the most the driver allows; the program's own
+     * setting stands. Read by the driver at its first initialisation.
+     */
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
     aclrt_CUresult r = aclrt_cu->cuInit(0);
     if (r != ACLRT_CUDA_SUCCESS)
         return aclrt_cuda_no_device(r, "cuInit");
