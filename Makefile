@@ -11,7 +11,7 @@
 #   mk/deps.mk        deps, deps-bench: the Debian packages (installed as root, else the apt-get line)
 #   mk/tests.mk       the test programs in variants: test-release, test-tsan, test-asan, test-dist,
 #                     test-external, test-cuda*, test-gpu; test-cpp, test-negative
-#   mk/cuda.mk        the CUDA driver test double, test-cuda-no-gpu, test-cuda-decls
+#   mk/cuda.mk        the CUDA driver test double, test-cuda-no-gpu, test-cuda-decls, test-cuda-rules
 #   mk/checks.mk      check, check-headers, check-layering, check-docs, docs
 #   mk/install.mk     dist, install (PREFIX, DESTDIR), test-install
 #   mk/python.mk      python, test-python, install-python, test-pip-install (PYTHON)
@@ -65,7 +65,8 @@ export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 #   check-docs                          alone; the include layering; the generated docs current and
 #                                       their links whole (mk/checks.mk)
 #   test-cuda-decls test-cuda-no-gpu    the cuda backend's declarations against cuda.h; the backend
-#                                       without a GPU (mk/cuda.mk)
+#   test-cuda-rules                     without a GPU; the driver test double fails where a GPU
+#                                       fails, each of its rules checked (mk/cuda.mk)
 #   test-<variant>                      every test program in each of VARIANTS: release tsan asan dist
 #                                       external cuda-tsan cuda-asan, gpu with BACKEND=cuda
 #                                       (mk/tests.mk; the cuda variant runs in gpu-check)
@@ -89,7 +90,7 @@ export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 #                                       copy of the tree (mk/first_hour.mk)
 TEST_STEPS = deps \
              check check-headers check-layering check-docs \
-             test-cuda-decls test-cuda-no-gpu \
+             test-cuda-decls test-cuda-no-gpu test-cuda-rules \
              $(addprefix test-,$(filter-out cuda,$(VARIANTS))) \
              test-cpp test-negative \
              check-hccl-layout test-hccl-mpi test-hccl-netns test-hccl-cann \

@@ -3,6 +3,9 @@
 #   make test-cuda-no-gpu   the backend where it cannot run: no driver file, no GPU, cuInit failing
 #   make test-cuda-decls    its own declarations of the driver against the toolkit's cuda.h
 #                           (CUDA_INCLUDE; said to be skipped when there is no cuda.h)
+#   make test-cuda-rules    the test double fails where a GPU fails: each rule of fake_cuda.c's
+#                           head, a misuse planted by a program of tests/cuda_fake/rule_*.c, run
+#                           strict (caught) and with the rule's relaxing knob (let pass)
 #
 # The suite on this backend runs in the variants cuda, cuda-tsan and cuda-asan of mk/tests.mk,
 # through the CUDA driver test double of tests/cuda_fake/ (fake_cuda.c), built here per variant.
@@ -14,7 +17,7 @@ CUDA_VARIANTS := cuda cuda-tsan cuda-asan
 NVCC ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/cuda/bin/nvcc))
 CUDA_INCLUDE ?= $(firstword $(wildcard /usr/local/cuda/include) $(patsubst %/cuda.h,%,$(wildcard /usr/include/cuda.h)))
 
-.PHONY: test-cuda-no-gpu test-cuda-decls
+.PHONY: test-cuda-no-gpu test-cuda-decls test-cuda-rules
 
 # The test double, as a shared library per variant (instrumented like the tests).
 $(BUILD)/%/libcuda_fake.so: tests/cuda_fake/fake_cuda.c
@@ -39,3 +42,28 @@ test-cuda-decls:
 	  $(CC) $(CSTD) $(WARN) -Werror -I. -I$(CUDA_INCLUDE) tests/cuda_fake/check_decls.c -o $(BUILD)/cuda_decls && \
 	  ./$(BUILD)/cuda_decls; \
 	else echo "cuda_decls: skipped: no cuda.h (set CUDA_INCLUDE to the toolkit's include directory)"; fi
+
+# The rules' programs call the double directly (linked by its absolute path, the cuda variant's build).
+CUDA_RULES := rule_host_access rule_host_fns rule_no_calls rule_memops rule_fork rule_kernel_fault
+CUDA_RULES_FAKE := $(CURDIR)/$(BUILD)/cuda/libcuda_fake.so
+CUDA_RULES_KERNELS := $(BUILD)/kernels/libtest_kernels.so
+
+$(BUILD)/cuda-rules/%: tests/cuda_fake/%.c tests/cuda_fake/rules.h $(BUILD)/cuda/libcuda_fake.so
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_cuda) $< -o $@ $(CUDA_RULES_FAKE) -lpthread -ldl
+
+test-cuda-rules: $(addprefix $(BUILD)/cuda-rules/,$(CUDA_RULES)) $(CUDA_RULES_KERNELS)
+	@echo "== the test double's rules: strict, then relaxed =="
+	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_host_access $(CUDA_RULES_KERNELS)
+	@ACLRT_FAKE_CUDA_HOST_ACCESS=1 $(BOUNDED) ./$(BUILD)/cuda-rules/rule_host_access $(CUDA_RULES_KERNELS)
+	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_host_fns
+	@ACLRT_FAKE_CUDA_PARALLEL_HOST_FUNCS=1 $(BOUNDED) ./$(BUILD)/cuda-rules/rule_host_fns
+	@names=$$(nm -D --defined-only $(BUILD)/cuda/libcuda_fake.so | awk '$$3 ~ /^cu/ {print $$3}'); \
+	  case " $$(echo $$names) " in *" cuInit "*) ;; *) echo "rule_no_calls: no entry points listed"; exit 1;; esac; \
+	  $(BOUNDED) ./$(BUILD)/cuda-rules/rule_no_calls $$names
+	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_memops
+	@ACLRT_FAKE_CUDA_HOST_ACCESS=1 $(BOUNDED) ./$(BUILD)/cuda-rules/rule_memops
+	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_fork
+	@ACLRT_FAKE_CUDA_FORK_OK=1 $(BOUNDED) ./$(BUILD)/cuda-rules/rule_fork
+	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_kernel_fault $(CUDA_RULES_KERNELS)
+	@ACLRT_FAKE_CUDA_KERNEL_FAULT_RECOVERS=1 $(BOUNDED) ./$(BUILD)/cuda-rules/rule_kernel_fault $(CUDA_RULES_KERNELS)

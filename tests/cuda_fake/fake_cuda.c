@@ -6,11 +6,55 @@
  *
  * It is a test double, not a CUDA implementation:
  *   - GPUs: ACLRT_FAKE_CUDA_DEVICES of them (default 1), each with one
- *     primary context. "Device memory" is host memory (a device pointer is
- *     the host pointer), and so is pinned host memory (mapped: the device
- *     pointer is the host pointer too). Unified addressing and 64-bit stream
- *     memory operations are supported; whether the host may address device
- *     memory is ACLRT_FAKE_CUDA_HOST_ACCESS (default 1).
+ *     primary context. Unified addressing and 64-bit stream memory
+ *     operations are supported. Pinned host memory is host memory, mapped
+ *     (its device pointer is its host pointer).
+ *   - It fails where a GPU fails (an x86 H100 without HMM, "Addressing
+ *     Mode: None"): each rule is strict by default, with a knob (=1 in the
+ *     environment, read at the first cuInit) that relaxes it, and a program
+ *     of tests/cuda_fake/rule_*.c that plants the misuse (make
+ *     test-cuda-rules):
+ *     1. Device memory is not the host's (rule_host_access.c). cuMemAlloc's
+ *        addresses, and a module global's (cuModuleGetGlobal), lie in a
+ *        reservation of address space with no access (PROT_NONE): a host
+ *        load or store there is a SIGSEGV, as on the GPU. The bytes are a
+ *        host allocation of their own; the double's operations translate:
+ *        copies (an address range must lie in one live allocation, else
+ *        CUDA_ERROR_INVALID_VALUE at the call), sets, value writes and
+ *        waits, and a stand-in kernel's parameters (each 8-byte-aligned
+ *        64-bit value of the packed buffer that is an address in a live
+ *        allocation becomes its bytes' address: a heuristic, see
+ *        xlate_args). Device attributes 88 (PAGEABLE_MEMORY_ACCESS), 100
+ *        (..._USES_HOST_PAGE_TABLES) and 101
+ *        (DIRECT_MANAGED_MEM_ACCESS_FROM_HOST) are 0.
+ *        ACLRT_FAKE_CUDA_HOST_ACCESS=1: device memory is host memory (the
+ *        device pointer is the host pointer) and the attributes are 1.
+ *     2. Host functions run one at a time in the process
+ *        (rule_host_fns.c): the driver may run every stream's host
+ *        functions on one thread, so a process-wide lock is held while one
+ *        runs (a host function that waits for another stream's deadlocks,
+ *        as on a GPU). Other work of the streams (copies, kernels, value
+ *        waits) does not take it. ACLRT_FAKE_CUDA_PARALLEL_HOST_FUNCS=1:
+ *        each stream's host functions run on its own worker, beside others.
+ *     3. No driver call from a host function (rule_no_calls.c): every entry
+ *        point returns CUDA_ERROR_NOT_PERMITTED there, first thing. No knob.
+ *     4. 64-bit stream memory operations only on the GPU's memory
+ *        (rule_memops.c): a device allocation, or pinned host memory at its
+ *        device address; any other address (malloc'd memory) is
+ *        CUDA_ERROR_INVALID_VALUE at the call. ACLRT_FAKE_CUDA_HOST_ACCESS=1
+ *        (the GPU addresses pageable memory) accepts any.
+ *     5. No driver in a child forked after cuInit (rule_fork.c): there
+ *        cuInit and every other call return CUDA_ERROR_NOT_INITIALIZED
+ *        (cuInit did on an H100). A
+ *        child forked before cuInit initialises its own.
+ *        ACLRT_FAKE_CUDA_FORK_OK=1: the child's driver works (the inherited
+ *        streams idle and empty, their queued work gone with the workers).
+ *     6. A kernel fault loses the context (rule_kernel_fault.c): a stand-in
+ *        kernel's block that returns non-zero makes every later call in the
+ *        context fail with CUDA_ERROR_LAUNCH_FAILED (sticky, as CUDA
+ *        documents it), until its primary context is released for the last
+ *        time. ACLRT_FAKE_CUDA_KERNEL_FAULT_RECOVERS=1: not sticky (the
+ *        stream stops at the kernel, as for an injected failure below).
  *   - Streams are asynchronous and in order: each has a queue of operations
  *     and a worker thread (started on demand, gone after an idle while)
  *     that runs them: copies, sets, 64-bit value writes and waits (GEQ, EQ,
@@ -42,8 +86,7 @@
  *     (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE, copied at the call) and the
  *     stream's worker calls the kernel once per block of the grid, in
  *     order; a block that returns non-zero fails the launch with
- *     CUDA_ERROR_LAUNCH_FAILED, not sticky here (the stream stops as for an
- *     injected failure; on a GPU a kernel fault loses the context). Images
+ *     CUDA_ERROR_LAUNCH_FAILED (rule 6). Images
  *     of another kind (real cubins, fatbins, PTX) are
  *     CUDA_ERROR_INVALID_IMAGE.
  *   - Graphs, by stream capture: between cuStreamBeginCapture and
@@ -67,10 +110,11 @@
  *     all of them, as ACLRT_FAKE_CUDA_GRAPH_FAIL=1 does from the start),
  *     fakecuda_graph_launches() counts launches, fakecuda_graph_execs() the
  *     executable graphs alive.
- *   - What it does not model: real kernels, pitched and array copies, graph
- *     nodes made one by one, graph updates, interprocess handles, real memory spaces, a single host-function
- *     thread per context (each stream's worker runs its own), fork (a
- *     child's driver works).
+ *   - What it does not model: real kernels (a stand-in kernel is host code:
+ *     it may dereference host memory a GPU could not, and pointers it reads
+ *     from memory are not translated), pitched and array copies, graph nodes
+ *     made one by one, graph updates, interprocess handles, managed memory,
+ *     cuMemHostRegister.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -137,11 +181,15 @@ struct CUctx_st;
 struct CUstream_st;
 struct CUevent_st;
 
+struct CUmod_st;
+
 struct alloc {
     struct alloc *next;
-    void *p;
-    size_t size;
+    void *p;              /* the bytes (the backing of device memory) */
+    uintptr_t dev;        /* the address the caller is given: a device address, or p */
+    size_t size;          /* rounded up to 256 bytes */
     struct CUctx_st *ctx; /* NULL: pinned host memory */
+    struct CUmod_st *mod; /* a module's global (its bytes are the module's, not freed here); NULL otherwise */
 };
 
 struct CUctx_st {
@@ -247,6 +295,18 @@ static _Atomic int g_graph_execs;
 static _Thread_local struct CUctx_st *t_ctx __attribute__((tls_model("initial-exec")));
 static _Thread_local bool t_in_host_fn __attribute__((tls_model("initial-exec")));
 
+/*
+ * The rules the double enforces, each with a knob that relaxes it (read at
+ * cuInit, before any allocation; see the top comment).
+ */
+static bool g_host_access;          /* ACLRT_FAKE_CUDA_HOST_ACCESS=1: device memory is host memory */
+static bool g_parallel_host_fns;    /* ACLRT_FAKE_CUDA_PARALLEL_HOST_FUNCS=1: no process-wide host-function lock */
+static bool g_fork_ok;              /* ACLRT_FAKE_CUDA_FORK_OK=1: a forked child's driver works */
+static bool g_kernel_fault_recovers; /* ACLRT_FAKE_CUDA_KERNEL_FAULT_RECOVERS=1: a failed kernel is not sticky */
+static _Atomic bool g_forked;       /* this process is a child forked after cuInit: every call fails */
+/* Held while any host function runs, whichever stream's (strict: one host-function thread per process). */
+static pthread_mutex_t g_host_fn_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int env_int(const char *name, int fallback)
 {
     const char *v = getenv(name);
@@ -265,11 +325,39 @@ EXPORT void fakecuda_fail_next(int sticky)
     atomic_store(&g_fail_next, sticky ? 2 : 1);
 }
 
-/* Every call but the error names: not from a host function; a context current and not lost. */
-static CUresult enter(void)
+/*
+ * What every entry point checks first: no driver call from a host function
+ * (CUDA_ERROR_NOT_PERMITTED), none in a child forked after cuInit
+ * (CUDA_ERROR_NOT_INITIALIZED).
+ */
+static CUresult entry_check(void)
 {
     if (t_in_host_fn)
         return CUDA_ERROR_NOT_PERMITTED;
+    if (atomic_load(&g_forked))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    return CUDA_SUCCESS;
+}
+
+/* A call that still works in a lost context (it only lets go of something). */
+static bool lost_ok(CUresult r)
+{
+    return r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_LAUNCH_FAILED;
+}
+
+#define ENTRY()                                                                                                        \
+    do {                                                                                                               \
+        CUresult entry_r_ = entry_check();                                                                             \
+        if (entry_r_ != CUDA_SUCCESS)                                                                                  \
+            return entry_r_;                                                                                           \
+    } while (0)
+
+/* The calls that work in a context: the entry checks, a context current and not lost. */
+static CUresult enter(void)
+{
+    CUresult r = entry_check();
+    if (r != CUDA_SUCCESS)
+        return r;
     if (t_ctx == NULL)
         return CUDA_ERROR_INVALID_CONTEXT;
     return atomic_load(&t_ctx->lost);
@@ -370,13 +458,22 @@ static void op_run(struct CUstream_st *s, struct op *o)
         }
         break;
     case OP_HOST_FN:
+        if (!g_parallel_host_fns)
+            pthread_mutex_lock(&g_host_fn_lock); /* one host function at a time in the process */
         t_in_host_fn = true;
         o->fn(o->user);
         t_in_host_fn = false;
+        if (!g_parallel_host_fns)
+            pthread_mutex_unlock(&g_host_fn_lock);
         break;
     case OP_KERNEL:
         for (uint64_t b = 0; b < o->value; b++)
             if (o->kernel((uint32_t)b, (uint32_t)o->value, (void *)o->src) != 0) {
+                if (!g_kernel_fault_recovers) { /* a fault of a kernel loses the context */
+                    CUresult none = CUDA_SUCCESS;
+                    atomic_compare_exchange_strong(&s->ctx->lost, &none, CUDA_ERROR_LAUNCH_FAILED);
+                    break;
+                }
                 pthread_mutex_lock(&s->lock);
                 s->error = CUDA_ERROR_LAUNCH_FAILED;
                 s->error_reads = 0;
@@ -555,6 +652,11 @@ static void fork_parent(void) { pthread_mutex_unlock(&g_lock); }
 static void fork_child(void)
 {
     pthread_mutex_unlock(&g_lock);
+    /* Strict: a child of a process that initialised the driver cannot use it (a GPU's cuInit there
+     * returns CUDA_ERROR_NOT_INITIALIZED, and so does every later call). */
+    if (g_init && !g_fork_ok)
+        atomic_store(&g_forked, true);
+    pthread_mutex_init(&g_host_fn_lock, NULL); /* no host function runs in the child */
     for (int d = 0; d < FAKE_MAX_DEVICES; d++)
         for (struct CUstream_st *s = g_ctx[d].streams; s != NULL; s = s->next) {
             pthread_mutex_init(&s->lock, NULL);
@@ -576,6 +678,7 @@ static void fork_register(void) { pthread_atfork(fork_prepare, fork_parent, fork
 
 EXPORT CUresult cuInit(unsigned int flags)
 {
+    ENTRY();
     if (flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
     int forced = env_int("ACLRT_FAKE_CUDA_INIT_RESULT", 0);
@@ -583,9 +686,14 @@ EXPORT CUresult cuInit(unsigned int flags)
         return (CUresult)forced;
     pthread_once(&g_fork_once, fork_register);
     pthread_mutex_lock(&g_lock);
-    if (!g_init)
+    if (!g_init) {
         for (int d = 0; d < FAKE_MAX_DEVICES; d++)
             g_ctx[d].device = d;
+        g_host_access = env_int("ACLRT_FAKE_CUDA_HOST_ACCESS", 0) != 0;
+        g_parallel_host_fns = env_int("ACLRT_FAKE_CUDA_PARALLEL_HOST_FUNCS", 0) != 0;
+        g_fork_ok = env_int("ACLRT_FAKE_CUDA_FORK_OK", 0) != 0;
+        g_kernel_fault_recovers = env_int("ACLRT_FAKE_CUDA_KERNEL_FAULT_RECOVERS", 0) != 0;
+    }
     g_init = true;
     pthread_mutex_unlock(&g_lock);
     return CUDA_SUCCESS;
@@ -593,6 +701,8 @@ EXPORT CUresult cuInit(unsigned int flags)
 
 static bool initialized(void)
 {
+    if (atomic_load(&g_forked))
+        return false;
     pthread_mutex_lock(&g_lock);
     bool i = g_init;
     pthread_mutex_unlock(&g_lock);
@@ -601,6 +711,7 @@ static bool initialized(void)
 
 EXPORT CUresult cuDriverGetVersion(int *version)
 {
+    ENTRY();
     if (version == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     *version = 13000;
@@ -609,6 +720,7 @@ EXPORT CUresult cuDriverGetVersion(int *version)
 
 EXPORT CUresult cuGetErrorName(CUresult error, const char **str)
 {
+    ENTRY();
     static const struct {
         CUresult code;
         const char *name;
@@ -643,6 +755,7 @@ EXPORT CUresult cuGetErrorName(CUresult error, const char **str)
 
 EXPORT CUresult cuDeviceGetCount(int *count)
 {
+    ENTRY();
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
     if (count == NULL)
@@ -653,6 +766,7 @@ EXPORT CUresult cuDeviceGetCount(int *count)
 
 EXPORT CUresult cuDeviceGet(int *device, int ordinal)
 {
+    ENTRY();
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
     if (device == NULL)
@@ -665,6 +779,7 @@ EXPORT CUresult cuDeviceGet(int *device, int ordinal)
 
 EXPORT CUresult cuDeviceGetAttribute(int *value, unsigned attribute, int device)
 {
+    ENTRY();
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
     if (value == NULL)
@@ -674,7 +789,11 @@ EXPORT CUresult cuDeviceGetAttribute(int *value, unsigned attribute, int device)
     switch (attribute) {
     case 41: *value = 1; break;  /* unified addressing */
     case 122: *value = 1; break; /* 64-bit stream memory operations */
-    case 101: *value = env_int("ACLRT_FAKE_CUDA_HOST_ACCESS", 1) != 0; break; /* host access to device memory */
+    case 88:  /* pageable memory access (HMM, ATS) */
+    case 100: /* ... through the host's page tables */
+    case 101: /* the host may address device (managed) memory */
+        *value = g_host_access;
+        break;
     default: *value = 0; break;
     }
     return CUDA_SUCCESS;
@@ -682,10 +801,9 @@ EXPORT CUresult cuDeviceGetAttribute(int *value, unsigned attribute, int device)
 
 EXPORT CUresult cuDevicePrimaryCtxRetain(struct CUctx_st **ctx, int device)
 {
+    ENTRY();
     if (!initialized())
         return CUDA_ERROR_NOT_INITIALIZED;
-    if (t_in_host_fn)
-        return CUDA_ERROR_NOT_PERMITTED;
     if (ctx == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     if (device < 0 || device >= device_count())
@@ -699,13 +817,13 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(struct CUctx_st **ctx, int device)
 }
 
 static void graph_free(struct CUgraph_st *g);
+static void alloc_drop(struct alloc *a);
 static void exec_put(struct CUgraphExec_st *x);
 
 /* The last release destroys the context: its streams (after their work), graphs and device memory go. */
 EXPORT CUresult cuDevicePrimaryCtxRelease_v2(int device)
 {
-    if (t_in_host_fn)
-        return CUDA_ERROR_NOT_PERMITTED;
+    ENTRY();
     if (device < 0 || device >= device_count())
         return CUDA_ERROR_INVALID_DEVICE;
     struct CUctx_st *c = &g_ctx[device];
@@ -727,8 +845,7 @@ EXPORT CUresult cuDevicePrimaryCtxRelease_v2(int device)
         struct alloc *a = *p;
         if (a->ctx == c) {
             *p = a->next;
-            free(a->p);
-            free(a);
+            alloc_drop(a);
         } else {
             p = &a->next;
         }
@@ -788,14 +905,14 @@ EXPORT CUresult cuDevicePrimaryCtxRelease_v2(int device)
 
 EXPORT CUresult cuCtxSetCurrent(struct CUctx_st *ctx)
 {
-    if (t_in_host_fn)
-        return CUDA_ERROR_NOT_PERMITTED;
+    ENTRY();
     t_ctx = ctx;
     return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuCtxSynchronize(void)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -814,6 +931,7 @@ EXPORT CUresult cuCtxSynchronize(void)
 
 EXPORT CUresult cuStreamCreateWithPriority(struct CUstream_st **stream, unsigned int flags, int priority)
 {
+    ENTRY();
     (void)priority;
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
@@ -837,6 +955,7 @@ EXPORT CUresult cuStreamCreateWithPriority(struct CUstream_st **stream, unsigned
 /* Returns at once; queued work still runs (the stream's memory goes with its context). */
 EXPORT CUresult cuStreamDestroy_v2(struct CUstream_st *s)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -862,6 +981,7 @@ static bool capture_refuse(struct CUstream_st *s)
 
 EXPORT CUresult cuStreamQuery(struct CUstream_st *s)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -879,6 +999,7 @@ EXPORT CUresult cuStreamQuery(struct CUstream_st *s)
 
 EXPORT CUresult cuStreamSynchronize(struct CUstream_st *s)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -892,24 +1013,37 @@ EXPORT CUresult cuStreamSynchronize(struct CUstream_st *s)
     return stream_read_error(s);
 }
 
+static CUresult memop_target(CUdeviceptr addr, void **out);
+
 EXPORT CUresult cuStreamWriteValue64_v2(struct CUstream_st *s, CUdeviceptr addr, uint64_t value, unsigned int flags)
 {
+    ENTRY();
     if (addr == 0 || (addr & 7u) != 0 || flags > 1)
         return CUDA_ERROR_INVALID_VALUE;
-    struct op o = {.kind = OP_WRITE64, .dst = (void *)(uintptr_t)addr, .value = value};
+    void *d;
+    CUresult r = memop_target(addr, &d);
+    if (r != CUDA_SUCCESS)
+        return r;
+    struct op o = {.kind = OP_WRITE64, .dst = d, .value = value};
     return enqueue(s, &o);
 }
 
 EXPORT CUresult cuStreamWaitValue64_v2(struct CUstream_st *s, CUdeviceptr addr, uint64_t value, unsigned int flags)
 {
+    ENTRY();
     if (addr == 0 || (addr & 7u) != 0 || (flags & ~(3u | (1u << 30))) != 0)
         return CUDA_ERROR_INVALID_VALUE;
-    struct op o = {.kind = OP_WAIT64, .dst = (void *)(uintptr_t)addr, .value = value, .flags = flags};
+    void *d;
+    CUresult r = memop_target(addr, &d);
+    if (r != CUDA_SUCCESS)
+        return r;
+    struct op o = {.kind = OP_WAIT64, .dst = d, .value = value, .flags = flags};
     return enqueue(s, &o);
 }
 
 EXPORT CUresult cuLaunchHostFunc(struct CUstream_st *s, CUhostFn fn, void *user)
 {
+    ENTRY();
     if (fn == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     struct op o = {.kind = OP_HOST_FN, .fn = fn, .user = user};
@@ -922,6 +1056,7 @@ EXPORT CUresult cuLaunchHostFunc(struct CUstream_st *s, CUhostFn fn, void *user)
 
 EXPORT CUresult cuEventCreate(struct CUevent_st **event, unsigned int flags)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -941,8 +1076,9 @@ EXPORT CUresult cuEventCreate(struct CUevent_st **event, unsigned int flags)
 
 EXPORT CUresult cuEventDestroy_v2(struct CUevent_st *e)
 {
+    ENTRY();
     CUresult r = enter();
-    if (r != CUDA_SUCCESS && r != CUDA_ERROR_ILLEGAL_ADDRESS)
+    if (r != CUDA_SUCCESS && !lost_ok(r))
         return r;
     if (e == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
@@ -952,6 +1088,7 @@ EXPORT CUresult cuEventDestroy_v2(struct CUevent_st *e)
 
 EXPORT CUresult cuEventRecord(struct CUevent_st *e, struct CUstream_st *s)
 {
+    ENTRY();
     if (e == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
     pthread_mutex_lock(&e->lock);
@@ -971,6 +1108,7 @@ EXPORT CUresult cuEventRecord(struct CUevent_st *e, struct CUstream_st *s)
 
 EXPORT CUresult cuStreamWaitEvent(struct CUstream_st *s, struct CUevent_st *e, unsigned int flags)
 {
+    ENTRY();
     if (e == NULL || flags > 1)
         return flags > 1 ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_HANDLE;
     pthread_mutex_lock(&e->lock);
@@ -986,6 +1124,7 @@ EXPORT CUresult cuStreamWaitEvent(struct CUstream_st *s, struct CUevent_st *e, u
 
 EXPORT CUresult cuEventQuery(struct CUevent_st *e)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -999,6 +1138,7 @@ EXPORT CUresult cuEventQuery(struct CUevent_st *e)
 
 EXPORT CUresult cuEventSynchronize(struct CUevent_st *e)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -1015,6 +1155,7 @@ EXPORT CUresult cuEventSynchronize(struct CUevent_st *e)
 
 EXPORT CUresult cuEventElapsedTime_v2(float *ms, struct CUevent_st *start, struct CUevent_st *end)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -1042,48 +1183,265 @@ EXPORT CUresult cuEventElapsedTime_v2(float *ms, struct CUevent_st *start, struc
  * Memory
  * ------------------------------------------------------------------------ */
 
+/*
+ * Device memory the host cannot address (strict; ACLRT_FAKE_CUDA_HOST_ACCESS=1
+ * makes it host memory again). A device allocation's address lies in a
+ * reservation of address space that has no access at all (PROT_NONE,
+ * MAP_NORESERVE: a load or store of the host there is a SIGSEGV, as on a GPU
+ * without HMM); its bytes are a host allocation of their own (the backing,
+ * which AddressSanitizer watches as before). The double's own operations
+ * translate (xlate): copies, sets, value writes and waits, kernels' argument
+ * buffers. Addresses of the reservations are handed out first-fit from a
+ * free list of ranges, sorted and merged; a reservation is FAKE_RESERVE bytes
+ * (or the allocation's size, when larger), and another is made when the free
+ * ranges have no room.
+ */
+#define FAKE_RESERVE (4ull << 30)
+#define FAKE_MAX_RESERVATIONS 64
+
+struct vrange {
+    uintptr_t at;
+    size_t n;
+    struct vrange *next;
+};
+static struct vrange *g_vfree; /* free device addresses, sorted, merged (g_lock) */
+static struct {
+    uintptr_t at;
+    size_t n;
+} g_res[FAKE_MAX_RESERVATIONS]; /* the reservations (g_lock; a slot, once filled, never changes) */
+static _Atomic int g_nres;
+
+/* Give device addresses back (g_lock held): into the sorted free list, merged with its neighbours. */
+static void va_free(uintptr_t at, size_t n)
+{
+    struct vrange *prev = NULL, *next = g_vfree;
+    while (next != NULL && next->at < at) {
+        prev = next;
+        next = next->next;
+    }
+    if (prev != NULL && prev->at + prev->n == at) {
+        prev->n += n;
+        if (next != NULL && prev->at + prev->n == next->at) {
+            prev->n += next->n;
+            prev->next = next->next;
+            free(next);
+        }
+        return;
+    }
+    if (next != NULL && at + n == next->at) {
+        next->at = at;
+        next->n += n;
+        return;
+    }
+    struct vrange *r = (struct vrange *)malloc(sizeof *r);
+    if (r == NULL)
+        return; /* the range is lost to reuse, nothing worse */
+    r->at = at;
+    r->n = n;
+    r->next = next;
+    if (prev != NULL)
+        prev->next = r;
+    else
+        g_vfree = r;
+}
+
+/* n bytes of device addresses (n a multiple of 256), 0 where none (g_lock held). */
+static uintptr_t va_alloc(size_t n)
+{
+    for (int round = 0; round < 2; round++) {
+        for (struct vrange **p = &g_vfree; *p != NULL; p = &(*p)->next) {
+            struct vrange *r = *p;
+            if (r->n < n)
+                continue;
+            uintptr_t at = r->at;
+            r->at += n;
+            r->n -= n;
+            if (r->n == 0) {
+                *p = r->next;
+                free(r);
+            }
+            return at;
+        }
+        int k = atomic_load(&g_nres);
+        if (round > 0 || k == FAKE_MAX_RESERVATIONS)
+            break;
+        size_t size = n > FAKE_RESERVE ? (n + 0xfffff) & ~(size_t)0xfffff : FAKE_RESERVE;
+        void *m = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED)
+            break;
+        g_res[k].at = (uintptr_t)m;
+        g_res[k].n = size;
+        atomic_store(&g_nres, k + 1);
+        va_free((uintptr_t)m, size);
+    }
+    return 0;
+}
+
+/* Is a an address of the device reservations? */
+static bool in_reservation(uintptr_t a)
+{
+    int k = atomic_load(&g_nres);
+    for (int i = 0; i < k; i++)
+        if (a - g_res[i].at < g_res[i].n)
+            return true;
+    return false;
+}
+
+/* The live device allocation (or module global) that holds device address a (g_lock held). */
+static struct alloc *dev_find(uintptr_t a)
+{
+    for (struct alloc *x = g_allocs; x != NULL; x = x->next)
+        if (x->ctx != NULL && a - x->dev < x->size)
+            return x;
+    return NULL;
+}
+
+/*
+ * Where the double reads or writes n bytes at address a (a device address
+ * or a host one): a device address is translated to its backing, and must
+ * lie, all n bytes, in one live allocation (else CUDA_ERROR_INVALID_VALUE,
+ * as the driver answers an address it does not know); a host address (and,
+ * with ACLRT_FAKE_CUDA_HOST_ACCESS=1, every address) is itself.
+ */
+static CUresult xlate(CUdeviceptr a, size_t n, void **out)
+{
+    uintptr_t p = (uintptr_t)a;
+    if (!in_reservation(p)) {
+        *out = (void *)p;
+        return CUDA_SUCCESS;
+    }
+    pthread_mutex_lock(&g_lock);
+    struct alloc *x = dev_find(p);
+    CUresult r = x != NULL && n <= x->size - (p - x->dev) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (r == CUDA_SUCCESS)
+        *out = (char *)x->p + (p - x->dev);
+    pthread_mutex_unlock(&g_lock);
+    return r;
+}
+
+/*
+ * The word of a 64-bit stream memory operation: memory the GPU can address,
+ * that is a device allocation of the double, or pinned host memory
+ * (cuMemHostAlloc; mapped by unified addressing whatever its flags) at its
+ * device address; else CUDA_ERROR_INVALID_VALUE, at the call (plain host
+ * memory is not the GPU's without HMM). ACLRT_FAKE_CUDA_HOST_ACCESS=1 (the
+ * GPU addresses pageable memory) accepts any address.
+ */
+static CUresult memop_target(CUdeviceptr addr, void **out)
+{
+    uintptr_t p = (uintptr_t)addr;
+    if (g_host_access) {
+        *out = (void *)p;
+        return CUDA_SUCCESS;
+    }
+    if (in_reservation(p))
+        return xlate(addr, 8, out);
+    pthread_mutex_lock(&g_lock);
+    bool pinned = false;
+    for (struct alloc *a = g_allocs; a != NULL && !pinned; a = a->next)
+        pinned = a->ctx == NULL && p - (uintptr_t)a->p < a->size && a->size - (p - (uintptr_t)a->p) >= 8;
+    pthread_mutex_unlock(&g_lock);
+    if (!pinned)
+        return CUDA_ERROR_INVALID_VALUE;
+    *out = (void *)p;
+    return CUDA_SUCCESS;
+}
+
+/*
+ * A kernel's argument buffer (the launch's own copy): each 8-byte-aligned
+ * 64-bit value that is an address in a live device allocation becomes the
+ * address of its backing, so that the stand-in kernel, host code, reaches the
+ * bytes. A heuristic: the buffer is untyped, so an integer that happens to
+ * equal a device address is translated too (unlikely: the reservations lie
+ * far above small integers), and a pointer that is not 8-byte aligned in the
+ * buffer, or one the kernel reads from memory (a table of pointers), is not.
+ */
+static void xlate_args(void *buf, size_t size)
+{
+    if (atomic_load(&g_nres) == 0)
+        return;
+    pthread_mutex_lock(&g_lock);
+    for (size_t off = 0; off + 8 <= size; off += 8) {
+        uint64_t v;
+        memcpy(&v, (char *)buf + off, 8);
+        if (!in_reservation((uintptr_t)v))
+            continue;
+        struct alloc *x = dev_find((uintptr_t)v);
+        if (x == NULL)
+            continue; /* not a live allocation: the kernel faults where it uses it, as on a GPU */
+        uint64_t b = (uint64_t)(uintptr_t)((char *)x->p + ((uintptr_t)v - x->dev));
+        memcpy((char *)buf + off, &b, 8);
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* The device addresses an allocation of `size` bytes takes: 256-byte granules, at least one. */
+static size_t alloc_span(size_t size)
+{
+    return size == 0 ? 256 : (size + 255) & ~(size_t)255;
+}
+
+/* Track an allocation of the double: pinned host memory (ctx NULL) or device memory (ctx set). */
 static CUresult alloc_track(size_t size, struct CUctx_st *ctx, void **out)
 {
     if (size == 0)
         return CUDA_ERROR_INVALID_VALUE;
+    size_t span = (size + 255) & ~(size_t)255;
     struct alloc *a = (struct alloc *)malloc(sizeof *a);
-    void *p = aligned_alloc(256, (size + 255) & ~(size_t)255);
+    void *p = aligned_alloc(256, span);
     if (a == NULL || p == NULL) {
         free(a);
         free(p);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     a->p = p;
-    a->size = size;
+    a->dev = (uintptr_t)p;
+    a->size = span;
     a->ctx = ctx;
+    a->mod = NULL;
     pthread_mutex_lock(&g_lock);
+    if (ctx != NULL && !g_host_access && (a->dev = va_alloc(span)) == 0) {
+        pthread_mutex_unlock(&g_lock);
+        free(a);
+        free(p);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     a->next = g_allocs;
     g_allocs = a;
     pthread_mutex_unlock(&g_lock);
-    *out = p;
+    *out = (void *)a->dev;
     return CUDA_SUCCESS;
 }
 
-/* Forget and free the allocation at p of the given kind (device: ctx not NULL). */
-static CUresult alloc_free(void *p, bool device)
+/* An allocation leaves the list (g_lock held): its device addresses go back; its bytes, unless a module's. */
+static void alloc_drop(struct alloc *a)
+{
+    if (a->dev != (uintptr_t)a->p)
+        va_free(a->dev, alloc_span(a->size));
+    if (a->mod == NULL)
+        free(a->p);
+    free(a);
+}
+
+/* Forget and free the allocation at the address the caller has (device: ctx not NULL). */
+static CUresult alloc_free(uintptr_t at, bool device)
 {
     pthread_mutex_lock(&g_lock);
-    struct alloc **at = &g_allocs;
-    while (*at != NULL && !((*at)->p == p && ((*at)->ctx != NULL) == device))
-        at = &(*at)->next;
-    struct alloc *a = *at;
-    if (a != NULL)
-        *at = a->next;
+    struct alloc **p = &g_allocs;
+    while (*p != NULL && !((*p)->dev == at && ((*p)->ctx != NULL) == device && (*p)->mod == NULL))
+        p = &(*p)->next;
+    struct alloc *a = *p;
+    if (a != NULL) {
+        *p = a->next;
+        alloc_drop(a);
+    }
     pthread_mutex_unlock(&g_lock);
-    if (a == NULL)
-        return CUDA_ERROR_INVALID_VALUE;
-    free(a->p);
-    free(a);
-    return CUDA_SUCCESS;
+    return a == NULL ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -1097,14 +1455,16 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 
 EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
+    ENTRY();
     CUresult r = enter();
-    if (r != CUDA_SUCCESS && r != CUDA_ERROR_ILLEGAL_ADDRESS)
+    if (r != CUDA_SUCCESS && !lost_ok(r))
         return r;
-    return alloc_free((void *)(uintptr_t)dptr, true);
+    return alloc_free((uintptr_t)dptr, true);
 }
 
 EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -1115,15 +1475,17 @@ EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
 
 EXPORT CUresult cuMemFreeHost(void *p)
 {
+    ENTRY();
     CUresult r = enter();
-    if (r != CUDA_SUCCESS && r != CUDA_ERROR_ILLEGAL_ADDRESS)
+    if (r != CUDA_SUCCESS && !lost_ok(r))
         return r;
-    return alloc_free(p, false);
+    return alloc_free((uintptr_t)p, false);
 }
 
 /* Mapped pinned memory: the device address is the host address (unified addressing). */
 EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *dptr, void *p, unsigned int flags)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -1142,47 +1504,70 @@ EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *dptr, void *p, unsigne
 
 EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
     if ((dst == 0 || src == 0) && bytes > 0)
         return CUDA_ERROR_INVALID_VALUE;
-    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
+    void *d, *from;
+    if ((r = xlate(dst, bytes, &d)) != CUDA_SUCCESS || (r = xlate(src, bytes, &from)) != CUDA_SUCCESS)
+        return r;
+    memmove(d, from, bytes);
     return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, struct CUstream_st *s)
 {
+    ENTRY();
     if ((dst == 0 || src == 0) && bytes > 0)
         return CUDA_ERROR_INVALID_VALUE;
-    struct op o = {.kind = OP_COPY, .dst = (void *)(uintptr_t)dst, .src = (const void *)(uintptr_t)src, .n = bytes};
+    void *d, *from;
+    CUresult r;
+    if ((r = xlate(dst, bytes, &d)) != CUDA_SUCCESS || (r = xlate(src, bytes, &from)) != CUDA_SUCCESS)
+        return r;
+    struct op o = {.kind = OP_COPY, .dst = d, .src = from, .n = bytes};
     return enqueue(s, &o);
 }
 
 EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
     if (dst == 0 && n > 0)
         return CUDA_ERROR_INVALID_VALUE;
-    memset((void *)(uintptr_t)dst, value, n);
+    void *d;
+    if ((r = xlate(dst, n, &d)) != CUDA_SUCCESS)
+        return r;
+    memset(d, value, n);
     return CUDA_SUCCESS;
 }
 
 EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, struct CUstream_st *s)
 {
+    ENTRY();
     if (dst == 0 && n > 0)
         return CUDA_ERROR_INVALID_VALUE;
-    struct op o = {.kind = OP_SET, .dst = (void *)(uintptr_t)dst, .value = value, .n = n};
+    void *d;
+    CUresult r = xlate(dst, n, &d);
+    if (r != CUDA_SUCCESS)
+        return r;
+    struct op o = {.kind = OP_SET, .dst = d, .value = value, .n = n};
     return enqueue(s, &o);
 }
 
 EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t n, struct CUstream_st *s)
 {
-    if ((dst == 0 && n > 0) || dst % 4 != 0)
+    ENTRY();
+    if ((dst == 0 && n > 0) || dst % 4 != 0 || n > SIZE_MAX / 4)
         return CUDA_ERROR_INVALID_VALUE;
-    struct op o = {.kind = OP_SET32, .dst = (void *)(uintptr_t)dst, .value = value, .n = n};
+    void *d;
+    CUresult r = xlate(dst, n * 4, &d);
+    if (r != CUDA_SUCCESS)
+        return r;
+    struct op o = {.kind = OP_SET32, .dst = d, .value = value, .n = n};
     return enqueue(s, &o);
 }
 
@@ -1213,6 +1598,7 @@ static CUresult module_open(const char *path, int fd, struct CUmod_st **out)
 
 EXPORT CUresult cuModuleLoad(struct CUmod_st **module, const char *fname)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -1226,6 +1612,7 @@ EXPORT CUresult cuModuleLoad(struct CUmod_st **module, const char *fname)
 /* An image in memory: a host ELF shared object, as long as the end of its headers says. */
 EXPORT CUresult cuModuleLoadData(struct CUmod_st **module, const void *image)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -1263,11 +1650,23 @@ EXPORT CUresult cuModuleLoadData(struct CUmod_st **module, const void *image)
 
 EXPORT CUresult cuModuleUnload(struct CUmod_st *m)
 {
+    ENTRY();
     CUresult r = enter();
-    if (r != CUDA_SUCCESS && r != CUDA_ERROR_ILLEGAL_ADDRESS)
+    if (r != CUDA_SUCCESS && !lost_ok(r))
         return r;
     if (m == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&g_lock); /* its globals' device addresses go */
+    for (struct alloc **p = &g_allocs; *p != NULL;) {
+        struct alloc *a = *p;
+        if (a->mod == m) {
+            *p = a->next;
+            alloc_drop(a);
+        } else {
+            p = &a->next;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
     dlclose(m->dl);
     if (m->fd >= 0)
         close(m->fd);
@@ -1293,6 +1692,7 @@ static void *module_symbol(struct CUmod_st *m, const char *name, unsigned type, 
 
 EXPORT CUresult cuModuleGetFunction(void **hfunc, struct CUmod_st *m, const char *name)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -1308,6 +1708,7 @@ EXPORT CUresult cuModuleGetFunction(void **hfunc, struct CUmod_st *m, const char
 
 EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, struct CUmod_st *m, const char *name)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -1317,8 +1718,32 @@ EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, struct CU
     void *v = module_symbol(m, name, STT_OBJECT, &size);
     if (v == NULL)
         return CUDA_ERROR_NOT_FOUND;
+    uintptr_t dev = (uintptr_t)v;
+    if (!g_host_access) { /* a device address of its own (once per global), its bytes the module's variable */
+        pthread_mutex_lock(&g_lock);
+        struct alloc *a = g_allocs;
+        while (a != NULL && !(a->mod == m && a->p == v))
+            a = a->next;
+        if (a == NULL && (a = (struct alloc *)malloc(sizeof *a)) != NULL) {
+            if ((a->dev = va_alloc(alloc_span(size))) == 0) {
+                free(a);
+                a = NULL;
+            } else {
+                a->p = v;
+                a->size = size; /* the variable's own bytes: a copy past them is refused */
+                a->ctx = t_ctx;
+                a->mod = m;
+                a->next = g_allocs;
+                g_allocs = a;
+            }
+        }
+        pthread_mutex_unlock(&g_lock);
+        if (a == NULL)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        dev = a->dev;
+    }
     if (dptr != NULL)
-        *dptr = (CUdeviceptr)(uintptr_t)v;
+        *dptr = (CUdeviceptr)dev;
     if (bytes != NULL)
         *bytes = size;
     return CUDA_SUCCESS;
@@ -1327,6 +1752,7 @@ EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, struct CU
 EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                                unsigned shared, struct CUstream_st *s, void **params, void **extra)
 {
+    ENTRY();
     (void)shared;
     if (f == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
@@ -1352,6 +1778,7 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
     if (copy == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
     memcpy(copy, buf, size);
+    xlate_args(copy, size);
     struct op o = {.kind = OP_KERNEL, .src = copy, .n = size, .value = (uint64_t)gx * gy * gz};
     memcpy(&o.kernel, &f, sizeof f);
     CUresult r = enqueue(s, &o);
@@ -1425,6 +1852,7 @@ static bool graph_fail_now(void)
 
 EXPORT CUresult cuStreamBeginCapture_v2(struct CUstream_st *s, unsigned mode)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -1452,6 +1880,7 @@ EXPORT CUresult cuStreamBeginCapture_v2(struct CUstream_st *s, unsigned mode)
 
 EXPORT CUresult cuStreamEndCapture(struct CUstream_st *s, struct CUgraph_st **graph)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -1494,6 +1923,7 @@ static bool graph_unlist(struct CUgraph_st *g)
 
 EXPORT CUresult cuGraphDestroy(struct CUgraph_st *g)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -1505,6 +1935,7 @@ EXPORT CUresult cuGraphDestroy(struct CUgraph_st *g)
 
 EXPORT CUresult cuGraphInstantiateWithFlags(struct CUgraphExec_st **exec, struct CUgraph_st *g, unsigned long long flags)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
@@ -1577,8 +2008,9 @@ static struct CUgraphExec_st *exec_get(struct CUgraphExec_st *x)
 
 EXPORT CUresult cuGraphExecDestroy(struct CUgraphExec_st *x)
 {
+    ENTRY();
     CUresult r = enter();
-    if (r != CUDA_SUCCESS && r != CUDA_ERROR_ILLEGAL_ADDRESS)
+    if (r != CUDA_SUCCESS && !lost_ok(r))
         return r;
     pthread_mutex_lock(&g_lock);
     struct CUgraphExec_st **at = &g_execs;
@@ -1596,6 +2028,7 @@ EXPORT CUresult cuGraphExecDestroy(struct CUgraphExec_st *x)
 
 EXPORT CUresult cuGraphLaunch(struct CUgraphExec_st *x, struct CUstream_st *s)
 {
+    ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
