@@ -113,8 +113,11 @@
  *   - What it does not model: real kernels (a stand-in kernel is host code:
  *     it may dereference host memory a GPU could not, and pointers it reads
  *     from memory are not translated), pitched and array copies, graph nodes
- *     made one by one, graph updates, interprocess handles, managed memory,
- *     cuMemHostRegister.
+ *     made one by one, graph updates, interprocess handles, managed memory.
+ *   - Also: cuMemHostRegister / Unregister (the caller's memory becomes
+ *     pinned host memory for the rules above), cuPointerGetAttribute (the
+ *     memory type only), cuCtxGetCurrent; a context's last release drops the
+ *     work still queued in it (a wait nothing satisfies is let go).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -142,6 +145,8 @@
 #define CUDA_ERROR_FILE_NOT_FOUND 301u
 #define CUDA_ERROR_NOT_FOUND 500u
 #define CUDA_ERROR_LAUNCH_FAILED 719u
+#define CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED 712u
+#define CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED 713u
 #define CUDA_ERROR_INVALID_CONTEXT 201u
 #define CUDA_ERROR_INVALID_HANDLE 400u
 #define CUDA_ERROR_NOT_READY 600u
@@ -190,6 +195,7 @@ struct alloc {
     size_t size;          /* rounded up to 256 bytes */
     struct CUctx_st *ctx; /* NULL: pinned host memory */
     struct CUmod_st *mod; /* a module's global (its bytes are the module's, not freed here); NULL otherwise */
+    bool registered;      /* host memory of the caller's, cuMemHostRegister'd (not freed here) */
 };
 
 struct CUctx_st {
@@ -1418,7 +1424,7 @@ static void alloc_drop(struct alloc *a)
 {
     if (a->dev != (uintptr_t)a->p)
         va_free(a->dev, alloc_span(a->size));
-    if (a->mod == NULL)
+    if (a->mod == NULL && !a->registered)
         free(a->p);
     free(a);
 }
@@ -1480,6 +1486,85 @@ EXPORT CUresult cuMemFreeHost(void *p)
     if (r != CUDA_SUCCESS && !lost_ok(r))
         return r;
     return alloc_free((uintptr_t)p, false);
+}
+
+/*
+ * The caller's host memory, pinned and mapped: afterwards it is pinned host
+ * memory for the double's rules (value operations accept it). Overlapping
+ * an earlier registration: CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED.
+ */
+EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)
+{
+    ENTRY();
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (p == NULL || bytes == 0 || flags > 0xf)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct alloc *a = (struct alloc *)calloc(1, sizeof *a);
+    if (a == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *a = (struct alloc){.p = p, .dev = (uintptr_t)p, .size = bytes, .registered = true};
+    pthread_mutex_lock(&g_lock);
+    for (struct alloc *x = g_allocs; x != NULL; x = x->next)
+        if (x->ctx == NULL && (uintptr_t)p < (uintptr_t)x->p + x->size && (uintptr_t)x->p < (uintptr_t)p + bytes)
+            r = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    if (r == CUDA_SUCCESS) {
+        a->next = g_allocs;
+        g_allocs = a;
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (r != CUDA_SUCCESS)
+        free(a);
+    return r;
+}
+
+EXPORT CUresult cuMemHostUnregister(void *p)
+{
+    ENTRY();
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS && !lost_ok(r))
+        return r;
+    pthread_mutex_lock(&g_lock);
+    struct alloc **q = &g_allocs;
+    while (*q != NULL && !((*q)->registered && (*q)->p == p))
+        q = &(*q)->next;
+    struct alloc *a = *q;
+    if (a != NULL)
+        *q = a->next;
+    pthread_mutex_unlock(&g_lock);
+    if (a == NULL)
+        return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    alloc_drop(a);
+    return CUDA_SUCCESS;
+}
+
+/* What memory an address is: CU_POINTER_ATTRIBUTE_MEMORY_TYPE only (device 2, pinned host 1). */
+EXPORT CUresult cuPointerGetAttribute(void *data, unsigned attribute, CUdeviceptr ptr)
+{
+    ENTRY();
+    if (data == NULL || attribute != 2)
+        return CUDA_ERROR_INVALID_VALUE;
+    uintptr_t a = (uintptr_t)ptr;
+    unsigned type = 0;
+    pthread_mutex_lock(&g_lock);
+    for (struct alloc *x = g_allocs; x != NULL && type == 0; x = x->next)
+        if (a - x->dev < x->size)
+            type = x->ctx != NULL ? 2u : 1u;
+    pthread_mutex_unlock(&g_lock);
+    if (type == 0)
+        return CUDA_ERROR_INVALID_VALUE; /* memory the driver does not know */
+    *(unsigned *)data = type;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxGetCurrent(struct CUctx_st **pctx)
+{
+    ENTRY();
+    if (pctx == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pctx = t_ctx;
+    return CUDA_SUCCESS;
 }
 
 /* Mapped pinned memory: the device address is the host address (unified addressing). */
