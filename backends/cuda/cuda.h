@@ -59,6 +59,9 @@ static aclError aclrt_cuda_no_device(aclrt_CUresult r, const char *what)
                "driver, or set ACLRT_CUDA_LIBRARY to its libcuda.so.1";
     else if (r == ACLRT_CUDA_ERROR_NO_DEVICE)
         hint = ": the driver sees no GPU (check nvidia-smi, CUDA_VISIBLE_DEVICES, a container's access to the GPUs)";
+    else if (r == ACLRT_CUDA_ERROR_NOT_INITIALIZED && aclrt_cuda.init_pid != 0 && aclrt_cuda.init_pid != getpid())
+        hint = ": this process was forked from one that had started CUDA, and CUDA does not start again in such a "
+               "child (fork before the first ACL call, or exec a new program)";
     else if (r == ACLRT_CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)
         hint = ": the driver library and the loaded kernel module are of different versions (reboot after a "
                "driver update)";
@@ -93,6 +96,8 @@ static aclError aclrt_cuda_find_gpus(int *count, struct aclrt_cuda_gpu *gpus)
     aclrt_CUresult r = aclrt_cu->cuInit(0);
     if (r != ACLRT_CUDA_SUCCESS)
         return aclrt_cuda_no_device(r, "cuInit");
+    if (aclrt_cuda.init_pid == 0)
+        aclrt_cuda.init_pid = getpid();
     int n = 0;
     r = aclrt_cu->cuDeviceGetCount(&n);
     if (r != ACLRT_CUDA_SUCCESS)

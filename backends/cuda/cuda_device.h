@@ -22,6 +22,9 @@
 #ifndef ACLRT_BACKENDS_CUDA_CUDA_DEVICE_H
 #define ACLRT_BACKENDS_CUDA_CUDA_DEVICE_H
 
+#include <sys/types.h>
+#include <unistd.h>
+
 #include "../../impl/core/base.h"
 #include "../../impl/core/config.h"
 #include "../../impl/core/error.h"
@@ -56,6 +59,7 @@ static struct {
     struct aclrt_cuda_device devices[ACLRT_MAX_DEVICES];
     pthread_mutex_t lock; /* primary context retains; the slot and stamp tables' growth */
     _Atomic uint64_t host_fns; /* host functions of ours enqueued and not ended (aclrt_cuda_host_fn) */
+    pid_t init_pid;            /* the process that first started the driver (a forked child's is its parent's) */
 } aclrt_cuda = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 #define aclrt_cu (&aclrt_cuda.drv)
