@@ -462,16 +462,20 @@ TEST(memcpy_rejects_null_pointers_and_unknown_kinds_and_accepts_every_kind_it_ta
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(dst, 64, src, 64, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(dst, 64, src, 64, ACL_MEMCPY_INTER_DEVICE_TO_DEVICE));
     CHECK(all_bytes_are(dst, sizeof dst, 0xEE));
-    void *dev = NULL;
+    void *dev = NULL, *pinned = NULL;
     CHECK_OK(aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMallocHost(&pinned, 64));
     for (int kind = ACL_MEMCPY_HOST_TO_HOST; kind <= ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE; kind++) {
+        /* Through device memory; a host-to-host copy through pinned host memory (device memory is not the host's). */
+        void *mid = kind == ACL_MEMCPY_HOST_TO_HOST ? pinned : dev;
         fill_pattern(src, sizeof src, (unsigned)kind);
-        CHECK_OK(aclrtMemset(dev, 64, 0, 64));
+        CHECK_OK(aclrtMemset(mid, 64, 0, 64));
         memset(dst, 0, sizeof dst);
-        CHECK_OK(aclrtMemcpy(dev, 64, src, 64, (aclrtMemcpyKind)kind));
-        CHECK_OK(aclrtMemcpy(dst, sizeof dst, dev, 64, (aclrtMemcpyKind)kind));
+        CHECK_OK(aclrtMemcpy(mid, 64, src, 64, (aclrtMemcpyKind)kind));
+        CHECK_OK(aclrtMemcpy(dst, sizeof dst, mid, 64, (aclrtMemcpyKind)kind));
         CHECK(has_pattern(dst, sizeof dst, (unsigned)kind));
     }
+    CHECK_OK(aclrtFreeHost(pinned));
     CHECK_OK(aclrtFree(dev));
 }
 
