@@ -58,9 +58,19 @@ static uint64_t word_get(const void *w)
     return v;
 }
 
-/* A store the runtime does not see as a value write: a copy from the host. */
+/*
+ * A store the runtime does not see as a value write: a copy from the host.
+ * On the host backend, whose device memory is the host's, the store is an
+ * atomic one instead: a waiting executor polls the word with atomic loads,
+ * and a copy (memmove) under them is a data race there.
+ */
 static aclError word_store(void *w, uint64_t v)
 {
+    const char *backend = aclrtxGetBackendName();
+    if (backend != NULL && strcmp(backend, "host") == 0) {
+        atomic_store_explicit((_Atomic uint64_t *)w, v, memory_order_release);
+        return ACL_SUCCESS;
+    }
     return aclrtMemcpy(w, sizeof v, &v, sizeof v, ACL_MEMCPY_HOST_TO_DEVICE);
 }
 
