@@ -28,7 +28,8 @@ static void *rank_main(void *arg)
     int rank = (int)(long)arg;
     HcclComm comm;
     aclrtStream stream;
-    float *buf;
+    float *buf; /* device memory: filled and read back through copies */
+    static float host[RANKS][COUNT];
     /* Every rank waits here until all four have joined. */
     if (HcclCommInitRootInfo(RANKS, &root, (uint32_t)rank, &comm) != HCCL_SUCCESS)
         return NULL;
@@ -36,10 +37,12 @@ static void *rank_main(void *arg)
     aclrtCreateStream(&stream);
     aclrtMalloc((void **)&buf, COUNT * sizeof *buf, ACL_MEM_MALLOC_HUGE_FIRST);
     for (int i = 0; i < COUNT; i++)
-        buf[i] = (float)rank;
+        host[rank][i] = (float)rank;
+    aclrtMemcpy(buf, COUNT * sizeof *buf, host[rank], sizeof host[rank], ACL_MEMCPY_HOST_TO_DEVICE);
     HcclAllReduce(buf, buf, COUNT, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream); /* in place */
     aclrtSynchronizeStream(stream);
-    result[rank] = (int)buf[COUNT - 1];
+    aclrtMemcpy(host[rank], sizeof host[rank], buf, COUNT * sizeof *buf, ACL_MEMCPY_DEVICE_TO_HOST);
+    result[rank] = (int)host[rank][COUNT - 1];
     aclrtFree(buf);
     aclrtDestroyStream(stream);
     HcclCommDestroy(comm);

@@ -38,7 +38,7 @@
 
 struct batch {
     int index;
-    float *buffer;   /* device memory */
+    float *buffer;   /* pinned host memory: every stage here runs on the host */
     double *result;  /* where the store stage writes the batch's sum */
 };
 
@@ -80,7 +80,7 @@ int main(void)
     float *buffers[BUFFERS];
     aclrtEvent loaded[BUFFERS], computed[BUFFERS], stored[BUFFERS];
     for (int i = 0; i < BUFFERS; i++) {
-        CHECK(aclrtMalloc((void **)&buffers[i], ELEMS * sizeof(float), ACL_MEM_MALLOC_HUGE_FIRST));
+        CHECK(aclrtMallocHost((void **)&buffers[i], ELEMS * sizeof(float)));
         /* Ex events: re-recorded every batch, complete before their first record. */
         CHECK(aclrtCreateEventExWithFlag(&loaded[i], ACL_EVENT_SYNC));
         CHECK(aclrtCreateEventExWithFlag(&computed[i], ACL_EVENT_SYNC));
@@ -129,7 +129,7 @@ int main(void)
            ms);
 
     for (int i = 0; i < BUFFERS; i++) {
-        CHECK(aclrtFree(buffers[i]));
+        CHECK(aclrtFreeHost(buffers[i]));
         CHECK(aclrtDestroyEvent(loaded[i]));
         CHECK(aclrtDestroyEvent(computed[i]));
         CHECK(aclrtDestroyEvent(stored[i]));

@@ -88,6 +88,44 @@ static void check_run(const char *name, void (*fn)(void))
 
 #define RUN(name) check_run(#name, name)
 
+/*
+ * Device memory, seen from the host: the host never dereferences it (a GPU's
+ * memory is not the CPU's, nor is an NPU's), it copies. dev_read and
+ * dev_write copy on a stream of their own and wait for it alone, so they wait
+ * for nothing else (a synchronous aclrtMemcpy waits for the device's running
+ * tasks, such as a closed gate). Either end may be host memory too.
+ */
+static void dev_read(void *out, const void *p, size_t n)
+{
+    aclrtStream s = NULL;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_OK(aclrtMemcpyAsync(out, n, p, n, ACL_MEMCPY_DEFAULT, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+static void dev_write(void *p, const void *in, size_t n)
+{
+    aclrtStream s = NULL;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK_OK(aclrtMemcpyAsync(p, n, in, n, ACL_MEMCPY_DEFAULT, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+/* Are the n bytes at p (device or host memory) all v? */
+static int dev_all_bytes_are(const void *p, size_t n, unsigned char v)
+{
+    unsigned char *buf = (unsigned char *)malloc(n != 0 ? n : 1);
+    CHECK(buf != NULL);
+    dev_read(buf, p, n);
+    size_t i = 0;
+    while (i < n && buf[i] == v)
+        i++;
+    free(buf);
+    return i == n;
+}
+
 static int check_report(const char *suite)
 {
     if (check_failures == 0)

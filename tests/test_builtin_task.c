@@ -131,7 +131,9 @@ TEST(reduce_runs_in_stream_order_between_copies)
     CHECK_OK(aclrtMemcpyAsync(d, 128, pinned + 32, 128, ACL_MEMCPY_HOST_TO_DEVICE, g_stream));
     CHECK_OK(aclrtReduceAsync(d, s, 128, ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, ACL_INT32, g_stream, NULL));
     CHECK_OK(aclrtMemcpyAsync(pinned, 128, d, 128, ACL_MEMCPY_DEVICE_TO_HOST, g_stream));
-    CHECK_EQ(0, d[5]); /* nothing has run: the gate holds the stream */
+    int32_t d5 = -1;
+    dev_read(&d5, &d[5], sizeof d5);
+    CHECK_EQ(0, d5); /* nothing has run: the gate holds the stream */
     gate_open(g);
     CHECK_OK(aclrtSynchronizeStream(g_stream));
     for (int i = 0; i < 32; i++)
@@ -229,24 +231,28 @@ static void run_random(const aclrtRandomNumTaskInfo *t)
 
 TEST(random_words_are_philox4x32_10_matching_the_published_answers)
 {
-    uint64_t *out = (uint64_t *)dev_alloc(2 * sizeof(uint64_t));
-    uint32_t *counter = (uint32_t *)zeroed_counter();
+    uint64_t *dout = (uint64_t *)dev_alloc(2 * sizeof(uint64_t)), out[2]; /* device memory, its copy */
+    uint32_t *dcounter = (uint32_t *)zeroed_counter(), counter[4];
     uint64_t lo = 0, hi = UINT64_MAX; /* value = d - 1 for a draw d > 0: (d * (2^64 - 1)) >> 64 */
-    aclrtRandomNumTaskInfo t = task_info(ACL_UINT64, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 0, 2, counter, out);
+    aclrtRandomNumTaskInfo t = task_info(ACL_UINT64, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 0, 2, dcounter, dout);
     set_pair(&t, &lo, &hi, 8);
     run_random(&t);
+    dev_read(out, dout, sizeof out);
+    dev_read(counter, dcounter, sizeof counter);
     CHECK_EQ(0xe169c58d6627e8d4ull, out[0]); /* key 0, counter 0: 6627e8d5 e169c58d bc57ac4c 9b00dbd8 */
     CHECK_EQ(0x9b00dbd8bc57ac4bull, out[1]);
     CHECK(counter[0] == 1 && counter[1] == 0 && counter[2] == 0 && counter[3] == 0); /* one block used */
-    memset(counter, 0xFF, 16);
-    t = task_info(ACL_UINT64, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, UINT64_MAX, 2, counter, out);
+    CHECK_OK(aclrtMemset(dcounter, 16, 0xFF, 16));
+    t = task_info(ACL_UINT64, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, UINT64_MAX, 2, dcounter, dout);
     set_pair(&t, &lo, &hi, 8);
     run_random(&t);
+    dev_read(out, dout, sizeof out);
+    dev_read(counter, dcounter, sizeof counter);
     CHECK_EQ(0x41c83b0e408f276cull, out[0]); /* all ones: 408f276d 41c83b0e a20bc7c6 6d5451fd */
     CHECK_EQ(0x6d5451fda20bc7c5ull, out[1]);
     CHECK(counter[0] == 0 && counter[1] == 0 && counter[2] == 0 && counter[3] == 0); /* wrapped around */
-    CHECK_OK(aclrtFree(out));
-    CHECK_OK(aclrtFree(counter));
+    CHECK_OK(aclrtFree(dout));
+    CHECK_OK(aclrtFree(dcounter));
 }
 
 TEST(random_counter_advances_so_the_next_task_continues_the_sequence)
@@ -264,11 +270,16 @@ TEST(random_counter_advances_so_the_next_task_continues_the_sequence)
     t = task_info(ACL_UINT32, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 77, 6, c2, parts + 4);
     set_pair(&t, &lo, &hi, 4);
     run_random(&t);
+    uint32_t w[10], pt[10], n1 = 0, n2 = 0; /* copies of the device memory */
+    dev_read(w, whole, sizeof w);
+    dev_read(pt, parts, sizeof pt);
+    dev_read(&n1, c1, sizeof n1);
+    dev_read(&n2, c2, sizeof n2);
     for (int i = 0; i < 10; i++)
-        CHECK_EQ(whole[i], parts[i]);
-    CHECK_EQ(5, ((uint32_t *)c1)[0]);
-    CHECK_EQ(5, ((uint32_t *)c2)[0]);
-    CHECK(whole[0] != whole[1]);
+        CHECK_EQ(w[i], pt[i]);
+    CHECK_EQ(5, n1);
+    CHECK_EQ(5, n2);
+    CHECK(w[0] != w[1]);
     CHECK_OK(aclrtFree(whole));
     CHECK_OK(aclrtFree(parts));
     CHECK_OK(aclrtFree(c1));
@@ -278,11 +289,13 @@ TEST(random_counter_advances_so_the_next_task_continues_the_sequence)
 TEST(random_uniform_values_lie_in_min_max_for_every_type)
 {
     enum { N = 4096 };
-    void *out = dev_alloc(N * 8), *c = zeroed_counter();
+    void *dout = dev_alloc(N * 8), *c = zeroed_counter();
+    static uint64_t out[N]; /* the results, copied from the device */
     int32_t i_lo = 1, i_hi = 100;
-    aclrtRandomNumTaskInfo t = task_info(ACL_INT32, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 1, N, c, out);
+    aclrtRandomNumTaskInfo t = task_info(ACL_INT32, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 1, N, c, dout);
     set_pair(&t, &i_lo, &i_hi, 4);
     run_random(&t);
+    dev_read(out, dout, sizeof out);
     int seen_low = 0, seen_high = 0;
     for (int i = 0; i < N; i++) {
         int32_t v = ((int32_t *)out)[i];
@@ -292,15 +305,17 @@ TEST(random_uniform_values_lie_in_min_max_for_every_type)
     }
     CHECK(seen_low && seen_high);
     int64_t l_lo = -5000000000LL, l_hi = -4999999990LL;
-    t = task_info(ACL_INT64, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 2, N, c, out);
+    t = task_info(ACL_INT64, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 2, N, c, dout);
     set_pair(&t, &l_lo, &l_hi, 8);
     run_random(&t);
+    dev_read(out, dout, sizeof out);
     for (int i = 0; i < N; i++)
         CHECK(((int64_t *)out)[i] >= l_lo && ((int64_t *)out)[i] < l_hi);
     float f_lo = 3.0f, f_hi = 5.0f;
-    t = task_info(ACL_FLOAT, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 3, N, c, out);
+    t = task_info(ACL_FLOAT, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 3, N, c, dout);
     set_pair(&t, &f_lo, &f_hi, 4);
     run_random(&t);
+    dev_read(out, dout, sizeof out);
     double sum = 0;
     for (int i = 0; i < N; i++) {
         float v = ((float *)out)[i];
@@ -309,39 +324,44 @@ TEST(random_uniform_values_lie_in_min_max_for_every_type)
     }
     CHECK(fabs(sum / N - 4.0) < 0.05);
     uint16_t h_lo = 0x3C00, h_hi = 0x4000; /* fp16 [1, 2): 1024 representable values */
-    t = task_info(ACL_FLOAT16, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 4, N, c, out);
+    t = task_info(ACL_FLOAT16, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 4, N, c, dout);
     set_pair(&t, &h_lo, &h_hi, 2);
     run_random(&t);
+    dev_read(out, dout, sizeof out);
     for (int i = 0; i < N; i++)
         CHECK(((uint16_t *)out)[i] >= 0x3C00 && ((uint16_t *)out)[i] <= 0x3FFF);
     uint16_t b_lo = 0xC000 /* -2 */, b_hi = 0xBF80 /* -1 */;
-    t = task_info(ACL_BF16, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 5, N, c, out);
+    t = task_info(ACL_BF16, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 5, N, c, dout);
     set_pair(&t, &b_lo, &b_hi, 2);
     run_random(&t);
+    dev_read(out, dout, sizeof out);
     for (int i = 0; i < N; i++) {
         uint16_t v = ((uint16_t *)out)[i]; /* negative: -2 <= v < -1 means 0xBF80 < v <= 0xC000 */
         CHECK(v > 0xBF80 && v <= 0xC000);
     }
     uint32_t u_lo = 7, u_hi = 7; /* an empty range gives min */
-    t = task_info(ACL_UINT32, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 6, 16, c, out);
+    t = task_info(ACL_UINT32, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 6, 16, c, dout);
     set_pair(&t, &u_lo, &u_hi, 4);
     run_random(&t);
+    dev_read(out, dout, sizeof out);
     for (int i = 0; i < 16; i++)
         CHECK_EQ(7, ((uint32_t *)out)[i]);
-    CHECK_OK(aclrtFree(out));
+    CHECK_OK(aclrtFree(dout));
     CHECK_OK(aclrtFree(c));
 }
 
 TEST(random_normal_values_have_the_asked_mean_and_spread)
 {
     enum { N = 20001 };
-    float *out = (float *)dev_alloc(N * sizeof(float));
+    float *dout = (float *)dev_alloc(N * sizeof(float));
+    static float out[N]; /* the results, copied from the device */
     void *c = zeroed_counter();
     float mean = 3.0f, stddev = 2.0f;
-    aclrtRandomNumTaskInfo t = task_info(ACL_FLOAT, ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS, 0, N, c, out);
+    aclrtRandomNumTaskInfo t = task_info(ACL_FLOAT, ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS, 0, N, c, dout);
     t.randomNumFuncParaInfo.paramInfo.normalDisInfo.mean = value_param(&mean, 4);
     t.randomNumFuncParaInfo.paramInfo.normalDisInfo.stddev = value_param(&stddev, 4);
     run_random(&t);
+    dev_read(out, dout, sizeof out);
     double sum = 0, sq = 0, far = 0;
     for (int i = 0; i < N; i++) {
         sum += out[i];
@@ -351,20 +371,22 @@ TEST(random_normal_values_have_the_asked_mean_and_spread)
     CHECK(fabs(sum / N - 3.0) < 0.05);
     CHECK(fabs(sqrt(sq / N) - 2.0) < 0.05);
     CHECK(far > 4.0); /* an untruncated normal reaches beyond two stddev */
-    CHECK_OK(aclrtFree(out));
+    CHECK_OK(aclrtFree(dout));
     CHECK_OK(aclrtFree(c));
 }
 
 TEST(random_truncated_normal_stays_within_two_stddev)
 {
     enum { N = 5000 };
-    uint16_t *out = (uint16_t *)dev_alloc(N * 2);
+    uint16_t *dout = (uint16_t *)dev_alloc(N * 2);
+    static uint16_t out[N]; /* the results, copied from the device */
     void *c = zeroed_counter();
     uint16_t mean = 0x3F80 /* 1 */, stddev = 0x4000 /* 2 */;
-    aclrtRandomNumTaskInfo t = task_info(ACL_BF16, ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS, 0, N, c, out);
+    aclrtRandomNumTaskInfo t = task_info(ACL_BF16, ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS, 0, N, c, dout);
     t.randomNumFuncParaInfo.paramInfo.normalDisInfo.mean = value_param(&mean, 2);
     t.randomNumFuncParaInfo.paramInfo.normalDisInfo.stddev = value_param(&stddev, 2);
     run_random(&t);
+    dev_read(out, dout, sizeof out);
     double sum = 0;
     for (int i = 0; i < N; i++) {
         uint32_t bits = (uint32_t)out[i] << 16;
@@ -374,7 +396,7 @@ TEST(random_truncated_normal_stays_within_two_stddev)
         sum += v;
     }
     CHECK(fabs(sum / N - 1.0) < 0.1);
-    CHECK_OK(aclrtFree(out));
+    CHECK_OK(aclrtFree(dout));
     CHECK_OK(aclrtFree(c));
 }
 
@@ -389,29 +411,33 @@ static int popcount_bytes(const uint8_t *p, size_t n)
 TEST(random_dropout_bitmask_keeps_about_one_minus_the_ratio)
 {
     enum { N = 8000 };
-    uint8_t *out = (uint8_t *)dev_alloc(N / 8 + 8);
+    uint8_t *dout = (uint8_t *)dev_alloc(N / 8 + 8);
+    static uint8_t out[N / 8 + 8]; /* the results, copied from the device */
     void *c = zeroed_counter();
     float ratio = 0.4f;
-    aclrtRandomNumTaskInfo t = task_info(ACL_FLOAT, ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK, 0, N, c, out);
+    aclrtRandomNumTaskInfo t = task_info(ACL_FLOAT, ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK, 0, N, c, dout);
     t.randomNumFuncParaInfo.paramInfo.dropoutBitmaskInfo.dropoutRation = value_param(&ratio, 4);
     run_random(&t);
+    dev_read(out, dout, sizeof out);
     int kept = popcount_bytes(out, N / 8);
     CHECK(kept > 4650 && kept < 4950);
-    memset(out, 0xFF, N / 8 + 8);
-    t = task_info(ACL_FLOAT, ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK, 0, 13, c, out);
+    CHECK_OK(aclrtMemset(dout, N / 8 + 8, 0xFF, N / 8 + 8));
+    t = task_info(ACL_FLOAT, ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK, 0, 13, c, dout);
     ratio = 0.0f; /* everything kept; 13 bits: bits 13..15 of the second byte stay 0, the third is untouched */
     t.randomNumFuncParaInfo.paramInfo.dropoutBitmaskInfo.dropoutRation = value_param(&ratio, 4);
     run_random(&t);
+    dev_read(out, dout, sizeof out);
     CHECK_EQ(0xFF, out[0]);
     CHECK_EQ(0x1F, out[1]);
     CHECK_EQ(0xFF, out[2]);
     uint16_t one = 0x3C00; /* fp16 1.0: nothing kept */
-    t = task_info(ACL_FLOAT16, ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK, 0, 16, c, out);
+    t = task_info(ACL_FLOAT16, ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK, 0, 16, c, dout);
     t.randomNumFuncParaInfo.paramInfo.dropoutBitmaskInfo.dropoutRation = value_param(&one, 2);
     run_random(&t);
+    dev_read(out, dout, sizeof out);
     CHECK_EQ(0, out[0]);
     CHECK_EQ(0, out[1]);
-    CHECK_OK(aclrtFree(out));
+    CHECK_OK(aclrtFree(dout));
     CHECK_OK(aclrtFree(c));
 }
 
@@ -420,7 +446,7 @@ TEST(random_parameters_given_by_address_are_read_when_the_task_runs)
     uint32_t *by_addr = (uint32_t *)dev_alloc(64), *by_value = (uint32_t *)dev_alloc(64);
     uint64_t *params = (uint64_t *)dev_alloc(4 * sizeof(uint64_t));
     void *c1 = zeroed_counter(), *c2 = zeroed_counter();
-    params[0] = 0;
+    CHECK_OK(aclrtMemset(params, 4 * sizeof(uint64_t), 0, 4 * sizeof(uint64_t)));
     struct gate *g = launch_gate(g_stream);
     aclrtRandomNumTaskInfo t = task_info(ACL_UINT32, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 0, 0, c1, by_addr);
     t.randomSeed = addr_param(&params[0]);
@@ -428,20 +454,24 @@ TEST(random_parameters_given_by_address_are_read_when_the_task_runs)
     t.randomNumFuncParaInfo.paramInfo.uniformDisInfo.min = addr_param(&params[2]);
     t.randomNumFuncParaInfo.paramInfo.uniformDisInfo.max = addr_param(&params[3]);
     CHECK_OK(aclrtRandomNumAsync(&t, g_stream, NULL));
-    /* Written after the call, before the task runs. */
-    params[0] = 99;
-    params[1] = 16;
-    ((uint32_t *)&params[2])[0] = 10;
-    ((uint32_t *)&params[3])[0] = 20;
+    /* Written after the call, before the task runs (copied in: the stream waits for nothing else). */
+    uint64_t now[4] = {99, 16, 0, 0};
+    uint32_t lo_hi[2] = {10, 20};
+    memcpy(&now[2], &lo_hi[0], 4);
+    memcpy(&now[3], &lo_hi[1], 4);
+    dev_write(params, now, sizeof now);
     gate_open(g);
     CHECK_OK(aclrtSynchronizeStream(g_stream));
     uint32_t lo = 10, hi = 20;
     t = task_info(ACL_UINT32, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 99, 16, c2, by_value);
     set_pair(&t, &lo, &hi, 4);
     run_random(&t);
+    uint32_t got_addr[16], got_value[16];
+    dev_read(got_addr, by_addr, sizeof got_addr);
+    dev_read(got_value, by_value, sizeof got_value);
     for (int i = 0; i < 16; i++) {
-        CHECK_EQ(by_value[i], by_addr[i]);
-        CHECK(by_addr[i] >= 10 && by_addr[i] < 20);
+        CHECK_EQ(got_value[i], got_addr[i]);
+        CHECK(got_addr[i] >= 10 && got_addr[i] < 20);
     }
     CHECK_OK(aclrtFree(by_addr));
     CHECK_OK(aclrtFree(by_value));
@@ -460,9 +490,11 @@ TEST(random_writes_the_parameters_to_a_given_parameter_address)
     set_pair(&t, &lo, &hi, 4);
     t.randomParaAddr = para;
     run_random(&t);
+    uint64_t words[2];
+    dev_read(words, para, sizeof words);
     float got[2];
-    memcpy(&got[0], &para[0], 4);
-    memcpy(&got[1], &para[1], 4);
+    memcpy(&got[0], &words[0], 4);
+    memcpy(&got[1], &words[1], 4);
     CHECK(got[0] == -1.0f && got[1] == 1.0f);
     CHECK_OK(aclrtFree(para));
     CHECK_OK(aclrtFree(out));
@@ -506,7 +538,9 @@ TEST(random_refuses_bad_task_info_with_the_runtime_s_codes)
     bad = t, bad.randomSeed = addr_param(host);
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtRandomNumAsync(&bad, g_stream, NULL));
     CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtRandomNumAsync(&t, (aclrtStream)host, NULL));
-    CHECK_EQ(0, ((uint32_t *)c)[0]); /* nothing ran */
+    uint32_t blocks = 1;
+    dev_read(&blocks, c, sizeof blocks);
+    CHECK_EQ(0, blocks); /* nothing ran */
     CHECK_OK(aclrtFree(out));
     CHECK_OK(aclrtFree(c));
 }
@@ -516,7 +550,8 @@ TEST(random_count_read_by_address_that_overflows_the_result_fails_the_task)
     float *out = (float *)dev_alloc(64);
     uint64_t *num = (uint64_t *)dev_alloc(8);
     void *c = zeroed_counter();
-    *num = 1000;
+    uint64_t thousand = 1000;
+    dev_write(num, &thousand, sizeof thousand);
     float lo = 0, hi = 1;
     aclrtRandomNumTaskInfo t = task_info(ACL_FLOAT, ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS, 0, 0, c, out);
     set_pair(&t, &lo, &hi, 4);
@@ -525,7 +560,9 @@ TEST(random_count_read_by_address_that_overflows_the_result_fails_the_task)
     CHECK_OK(aclrtCreateStream(&s));
     CHECK_OK(aclrtRandomNumAsync(&t, s, NULL));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtSynchronizeStream(s));
-    CHECK_EQ(0, ((uint32_t *)c)[0]);
+    uint32_t blocks = 1;
+    dev_read(&blocks, c, sizeof blocks);
+    CHECK_EQ(0, blocks);
     CHECK_OK(aclrtDestroyStream(s));
     CHECK_OK(aclrtFree(out));
     CHECK_OK(aclrtFree(num));
@@ -561,8 +598,10 @@ TEST(the_random_sample_flow_fills_each_distribution)
     info.randomNum.size = sizeof(uint64_t);
     info.randomNum.isAddr = 0;
     run_random(&info);
+    int32_t got[128]; /* the results, copied from the device */
+    dev_read(got, out, sizeof got);
     for (uint64_t i = 0; i < num; i++)
-        CHECK(((int32_t *)out)[i] >= 1 && ((int32_t *)out)[i] < 100);
+        CHECK(got[i] >= 1 && got[i] < 100);
     /* Dropout as the sample writes it: the ratio's size set through the normal-distribution member. */
     aclrtRandomNumTaskInfo drop;
     memset(&drop, 0, sizeof drop);
@@ -579,7 +618,9 @@ TEST(the_random_sample_flow_fills_each_distribution)
     memcpy(drop.randomNum.valueOrAddr, &num, 8);
     drop.randomNum.size = 8;
     run_random(&drop);
-    int kept = popcount_bytes((const uint8_t *)out, num / 8);
+    uint8_t mask[128 / 8];
+    dev_read(mask, out, sizeof mask);
+    int kept = popcount_bytes(mask, num / 8);
     CHECK(kept > 40 && kept < 110);
     CHECK_OK(aclrtFree(out));
     CHECK_OK(aclrtFree(counter));

@@ -1348,15 +1348,15 @@ TEST(an_updated_memset_in_a_group_sets_the_new_value_at_later_replays)
     CHECK_OK(aclmdlRICaptureEnd(s, &m));
     CHECK_OK(aclmdlRIExecuteAsync(m, s));
     CHECK_OK(aclrtSynchronizeStream(s));
-    CHECK_EQ(0x11, buf[63]);
+    CHECK(dev_all_bytes_are(buf, 64, 0x11));
     CHECK_OK(aclmdlRICaptureTaskUpdateBegin(u, grp));
     CHECK_OK(aclrtMemsetAsync(buf, 64, 0x22, 32, u));
     CHECK_OK(aclmdlRICaptureTaskUpdateEnd(u));
-    memset(buf, 0, 64);
+    CHECK_OK(aclrtMemset(buf, 64, 0, 64));
     CHECK_OK(aclmdlRIExecuteAsync(m, s));
     CHECK_OK(aclrtSynchronizeStream(s));
-    CHECK_EQ(0x22, buf[31]);
-    CHECK_EQ(0, buf[32]);
+    CHECK(dev_all_bytes_are(buf, 32, 0x22));
+    CHECK(dev_all_bytes_are(buf + 32, 32, 0));
     CHECK_OK(aclmdlRIDestroy(m));
     CHECK_OK(aclrtFree(buf));
     CHECK_OK(aclrtDestroyStream(s));
@@ -1970,11 +1970,17 @@ TEST(an_if_task_runs_the_branch_its_word_picks_at_each_replay)
     CHECK_OK(aclrtDestroyStream(b));
 }
 
-/* Count the word down by one (a host function of the loop's branch). */
+/* Count the word (device memory) down by one, through copies (a host function of the loop's branch). */
+static _Atomic int count_down_failures;
+
 static void count_down(void *arg)
 {
-    uint64_t *word = *(uint64_t **)arg;
-    (*word)--;
+    uint64_t *word = *(uint64_t **)arg, v = 0;
+    if (aclrtMemcpy(&v, sizeof v, word, sizeof v, ACL_MEMCPY_DEVICE_TO_HOST) != ACL_SUCCESS)
+        atomic_fetch_add(&count_down_failures, 1);
+    v--;
+    if (aclrtMemcpy(word, sizeof v, &v, sizeof v, ACL_MEMCPY_HOST_TO_DEVICE) != ACL_SUCCESS)
+        atomic_fetch_add(&count_down_failures, 1);
 }
 
 TEST(a_while_task_loops_until_its_branch_clears_the_word_from_its_default_at_each_replay)
@@ -1997,6 +2003,7 @@ TEST(a_while_task_loops_until_its_branch_clears_the_word_from_its_default_at_eac
     CHECK_OK(aclmdlRIExecuteAsync(m, s));
     CHECK_OK(aclrtSynchronizeStream(s));
     int want[] = {1, 1, 1, 99, 1, 1, 1, 99};
+    CHECK_EQ(0, atomic_load(&count_down_failures));
     CHECK_EQ(8, atomic_load(&log_len));
     for (int i = 0; i < 8; i++)
         CHECK_EQ(want[i], log_val[i]);

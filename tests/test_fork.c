@@ -173,14 +173,35 @@ static void child_works(void)
     child_driver_stop_now();
 }
 
-/* In a child whose inherited runtime is finalized: aclInit gives a runtime of its own that works. */
-static void child_uses_a_runtime_of_its_own(void)
+/* The cuda backend (tests/impl_cuda.c sets ACLRT_BACKEND before main)? */
+static bool on_cuda_backend(void)
+{
+    const char *b = getenv("ACLRT_BACKEND");
+    return b != NULL && strcmp(b, "cuda") == 0;
+}
+
+/*
+ * In a child whose inherited runtime is finalized: aclInit gives a runtime of
+ * its own that works. On the cuda backend aclInit may instead refuse, with
+ * ACL_ERROR_RT_NO_DEVICE and a message: CUDA cannot start again in a child
+ * forked after the parent used it. Then there is no runtime to check.
+ * Did the child start a runtime?
+ */
+static bool child_uses_a_runtime_of_its_own(void)
 {
     if (CHILD_THREADLESS)
         setenv("ACLRT_PROGRESS", "external", 1); /* read by aclInit */
-    CHILD_CHECK_EQ(ACL_SUCCESS, aclInit(NULL));
+    aclError rc = aclInit(NULL);
+    if (rc != ACL_SUCCESS && on_cuda_backend()) {
+        CHILD_CHECK_EQ(ACL_ERROR_RT_NO_DEVICE, rc);
+        const char *msg = aclGetRecentErrMsg();
+        CHILD_CHECK(msg != NULL && msg[0] != '\0');
+        return false;
+    }
+    CHILD_CHECK_EQ(ACL_SUCCESS, rc);
     child_works();
     CHILD_CHECK_EQ(ACL_SUCCESS, aclFinalize());
+    return true;
 }
 
 /* ------------------------------------------------------------------------
@@ -270,9 +291,8 @@ static void child_with_inherited_runtime(void *arg)
     CHILD_CHECK_EQ(0, atomic_load(&ran));
     /* aclFinalize frees the inherited runtime; aclInit starts one of the child's own. */
     CHILD_CHECK_EQ(ACL_SUCCESS, aclFinalize());
-    child_uses_a_runtime_of_its_own();
-    /* Handles of the inherited runtime are gone. */
-    CHILD_CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtSynchronizeStream(in->blocked));
+    if (child_uses_a_runtime_of_its_own()) /* handles of the inherited runtime are gone */
+        CHILD_CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtSynchronizeStream(in->blocked));
 }
 
 TEST(a_forked_child_gets_dev_setup_error_and_starts_over_after_finalize)
@@ -317,7 +337,7 @@ static void child_without_device(void *arg)
     if (!CHILD_THREADLESS)
         child_works(); /* its first device starts here, with threads of the child's */
     CHILD_CHECK_EQ(ACL_SUCCESS, aclFinalize());
-    child_uses_a_runtime_of_its_own();
+    (void)child_uses_a_runtime_of_its_own();
 }
 
 TEST(a_child_forked_before_any_device_started_uses_the_runtime_as_it_is)
@@ -368,7 +388,7 @@ static void child_of_a_busy_runtime(void *arg)
     CHILD_CHECK_FORKED(aclrtSynchronizeDevice());
     CHILD_CHECK_FORKED(aclrtSetDevice(0));
     CHILD_CHECK_EQ(ACL_SUCCESS, aclFinalize());
-    child_uses_a_runtime_of_its_own();
+    (void)child_uses_a_runtime_of_its_own();
 }
 
 TEST(children_forked_while_other_threads_use_the_runtime_finalize_and_start_over)

@@ -289,16 +289,21 @@ TEST(a_binarys_global_is_memory_its_kernels_read)
     size_t size = 0;
     CHECK_OK(aclrtBinaryGetGlobal(bin, "test_global", (void **)&global, &size));
     CHECK_EQ(4 * sizeof(int32_t), size);
-    CHECK_EQ(7, global[0]);
-    CHECK_EQ(10, global[3]);
-    global[2] = 90;
+    /* Device memory: read and written through copies. */
+    int32_t g[4] = {0, 0, 0, 0};
+    CHECK_OK(aclrtMemcpy(g, sizeof g, global, sizeof g, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK_EQ(7, g[0]);
+    CHECK_EQ(10, g[3]);
+    int32_t v = 90;
+    CHECK_OK(aclrtMemcpy(&global[2], sizeof v, &v, sizeof v, ACL_MEMCPY_HOST_TO_DEVICE));
     int32_t out[4] = {0, 0, 0, 0};
     struct out_args a = {out};
     CHECK_OK(launch(function(bin, "read_global"), 4, NULL, &a, sizeof a));
     CHECK_OK(aclrtSynchronizeStream(NULL));
     CHECK_EQ(90, out[2]);
     CHECK_EQ(8, out[1]);
-    global[2] = 9;
+    v = 9;
+    CHECK_OK(aclrtMemcpy(&global[2], sizeof v, &v, sizeof v, ACL_MEMCPY_HOST_TO_DEVICE));
     size = 0;
     CHECK_OK(aclrtBinaryGetGlobal(bin, "test_global", NULL, &size)); /* one output is enough */
     CHECK_EQ(16, size);
@@ -332,8 +337,10 @@ TEST(launch_kernel_reads_its_device_memory_arguments_when_the_kernel_runs)
     CHECK_OK(aclrtLaunchKernel(fill, 4, dev, sizeof *dev, s));
     gate_open(g);
     CHECK_OK(aclrtSynchronizeStream(s));
-    CHECK_EQ(50, out[0]);
-    CHECK_EQ(53, out[3]);
+    int32_t got[4] = {0, 0, 0, 0};
+    CHECK_OK(aclrtMemcpy(got, sizeof got, out, sizeof got, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK_EQ(50, got[0]);
+    CHECK_EQ(53, got[3]);
     /* Host memory is not where a device reads arguments. */
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtLaunchKernel(fill, 4, &first, sizeof first, s));
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "device memory");
@@ -343,7 +350,8 @@ TEST(launch_kernel_reads_its_device_memory_arguments_when_the_kernel_runs)
     CHECK_OK(aclrtMemcpy(dev, sizeof *dev, &first, sizeof first, ACL_MEMCPY_HOST_TO_DEVICE));
     CHECK_OK(aclrtLaunchKernelV2(fill, 2, dev, sizeof *dev, &cfg, s));
     CHECK_OK(aclrtSynchronizeStream(s));
-    CHECK_EQ(2, out[1]);
+    CHECK_OK(aclrtMemcpy(got, sizeof got, out, sizeof got, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK_EQ(2, got[1]);
     CHECK_OK(aclrtFreeHost(later));
     CHECK_OK(aclrtFree(dev));
     CHECK_OK(aclrtFree(out));
@@ -586,7 +594,7 @@ TEST(kernels_keep_stream_order_across_events_and_stream_waits)
     CHECK_OK(aclrtCreateEventExWithFlag(&consumed, ACL_EVENT_SYNC));
     int32_t *data = NULL;
     CHECK_OK(aclrtMalloc((void **)&data, 16 * sizeof *data, ACL_MEM_MALLOC_HUGE_FIRST));
-    memset(data, 0, 16 * sizeof *data);
+    CHECK_OK(aclrtMemset(data, 16 * sizeof *data, 0, 16 * sizeof *data));
     int64_t result = -100;
     struct gate *g = launch_gate(a);
     struct fill_args fa = {data, 1};
@@ -896,7 +904,7 @@ TEST(launch_arguments_are_checked_before_anything_is_queued)
     struct fill_args fa = {out, 5};
     struct fill_args *dev = NULL;
     CHECK_OK(aclrtMalloc((void **)&dev, sizeof *dev, ACL_MEM_MALLOC_HUGE_FIRST));
-    *dev = fa;
+    CHECK_OK(aclrtMemcpy(dev, sizeof *dev, &fa, sizeof fa, ACL_MEMCPY_HOST_TO_DEVICE));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtLaunchKernel(fill, 0, dev, sizeof *dev, s));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtLaunchKernel(fill, 1, dev, 0, s));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtLaunchKernel(fill, 1, NULL, sizeof *dev, s));

@@ -23,6 +23,30 @@ static void fill_pattern(void *p, size_t n, unsigned seed)
         ((unsigned char *)p)[i] = (unsigned char)(i * 31u + seed);
 }
 
+/*
+ * Device memory, seen from the host: a copy of its n bytes (one of four
+ * buffers, reused in turn), and a pattern written through a copy. The host
+ * never dereferences device memory.
+ */
+#define SNAP_MAX 1024
+static const unsigned char *snap(const void *p, size_t n)
+{
+    static unsigned char bufs[4][SNAP_MAX];
+    static unsigned next;
+    unsigned char *b = bufs[next++ % 4];
+    CHECK(n <= SNAP_MAX);
+    dev_read(b, p, n);
+    return b;
+}
+
+static void dev_fill_pattern(void *dev, size_t n, unsigned seed)
+{
+    unsigned char b[SNAP_MAX];
+    CHECK(n <= sizeof b);
+    fill_pattern(b, n, seed);
+    dev_write(dev, b, n);
+}
+
 /* Did rows of `width` at `dpitch` in dst receive the rows at `spitch` in src, and the gaps keep `gap`? */
 static int rows_copied(const unsigned char *dst, size_t dpitch, const unsigned char *src, size_t spitch, size_t width,
                        size_t height, unsigned char gap)
@@ -46,11 +70,11 @@ TEST(memcpy2d_copies_rows_between_pitches)
     fill_pattern(host, SP * H, 3);
     CHECK_OK(aclrtMemset(dev, DP * H, 0xEE, DP * H));
     CHECK_OK(aclrtMemcpy2d(dev, DP, host, SP, W, H, ACL_MEMCPY_HOST_TO_DEVICE));
-    CHECK(rows_copied(dev, DP, host, SP, W, H, 0xEE));
+    CHECK(rows_copied(snap(dev, DP * H), DP, host, SP, W, H, 0xEE));
     static unsigned char back[SP * H];
     memset(back, 0x77, sizeof back);
     CHECK_OK(aclrtMemcpy2d(back, SP, dev, DP, W, H, ACL_MEMCPY_DEVICE_TO_HOST)); /* pageable host memory too */
-    CHECK(rows_copied(back, SP, dev, DP, W, H, 0x77));
+    CHECK(rows_copied(back, SP, snap(dev, DP * H), DP, W, H, 0x77));
     CHECK_OK(aclrtMemcpy2d(dev, DP, host, SP, 0, H, ACL_MEMCPY_HOST_TO_DEVICE)); /* nothing to copy */
     /* Bad input. */
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy2d(NULL, DP, host, SP, W, H, ACL_MEMCPY_HOST_TO_DEVICE));
@@ -69,15 +93,6 @@ TEST(memcpy2d_copies_rows_between_pitches)
     CHECK_OK(aclrtFreeHost(host));
 }
 
-static unsigned char *seen_dst;
-static int seen_ok;
-
-static void check_rows_fn(void *arg)
-{
-    (void)arg;
-    seen_ok = seen_dst[0] == 3 && seen_dst[64] == (unsigned char)(64 * 31u + 3) ? 1 : 0;
-}
-
 TEST(memcpy2d_async_is_one_task_in_stream_order)
 {
     enum { W = 32, H = 5, P = 64 };
@@ -86,24 +101,26 @@ TEST(memcpy2d_async_is_one_task_in_stream_order)
     unsigned char *a, *b;
     CHECK_OK(aclrtMalloc((void **)&a, P * H, ACL_MEM_MALLOC_HUGE_FIRST));
     CHECK_OK(aclrtMalloc((void **)&b, P * H, ACL_MEM_MALLOC_HUGE_FIRST));
-    fill_pattern(a, P * H, 3);
-    memset(b, 0, P * H);
-    seen_dst = b;
-    seen_ok = -1;
+    dev_fill_pattern(a, P * H, 3);
+    CHECK_OK(aclrtMemset(b, P * H, 0, P * H));
+    unsigned char *seen = NULL; /* what the task after the copy finds in b */
+    CHECK_OK(aclrtMallocHost((void **)&seen, P * H));
+    memset(seen, 0xEE, P * H);
     struct gate *g = launch_gate(s);
     CHECK_OK(aclrtMemcpy2dAsync(b, P, a, P, W, H, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
-    CHECK_OK(aclrtLaunchHostFunc(s, check_rows_fn, NULL));
-    CHECK(b[0] == 0); /* held by the gate */
+    CHECK_OK(aclrtMemcpyAsync(seen, P * H, b, P * H, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    CHECK(snap(b, 1)[0] == 0); /* held by the gate */
     gate_open(g);
     CHECK_OK(aclrtSynchronizeStream(s));
-    CHECK_EQ(1, seen_ok);
-    CHECK(rows_copied(b, P, a, P, W, H, 0));
+    CHECK(seen[0] == 3 && seen[64] == (unsigned char)(64 * 31u + 3));
+    CHECK_OK(aclrtFreeHost(seen));
+    CHECK(rows_copied(snap(b, P * H), P, snap(a, P * H), P, W, H, 0));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy2dAsync(b, P, a, P, W, H, ACL_MEMCPY_DEFAULT, s));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy2dAsync(b, P, a, P, P + 1, H, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
     /* Pageable memory: done on return. */
     static unsigned char pageable[P * H];
     CHECK_OK(aclrtMemcpy2dAsync(pageable, P, a, P, W, H, ACL_MEMCPY_DEVICE_TO_HOST, s));
-    CHECK(rows_copied(pageable, P, a, P, W, H, 0));
+    CHECK(rows_copied(pageable, P, snap(a, P * H), P, W, H, 0));
     CHECK_OK(aclrtFree(a));
     CHECK_OK(aclrtFree(b));
     CHECK_OK(aclrtDestroyStream(s));
@@ -119,21 +136,23 @@ TEST(memcpy2d_async_and_memset_d32_async_are_captured_and_replayed)
     CHECK_OK(aclrtMalloc((void **)&a, P * H, ACL_MEM_MALLOC_HUGE_FIRST));
     CHECK_OK(aclrtMalloc((void **)&b, P * H, ACL_MEM_MALLOC_HUGE_FIRST));
     CHECK_OK(aclrtMalloc((void **)&w, 64, ACL_MEM_MALLOC_HUGE_FIRST));
-    memset(b, 0, P * H);
-    memset(w, 0, 64);
+    CHECK_OK(aclrtMemset(b, P * H, 0, P * H));
+    CHECK_OK(aclrtMemset(w, 64, 0, 64));
     CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
     CHECK_OK(aclrtMemcpy2dAsync(b, P, a, P, W, H, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
     CHECK_OK(aclrtMemsetD32Async(w, 64, 0xCAFEF00Du, 16, s));
     aclmdlRI model;
     CHECK_OK(aclmdlRICaptureEnd(s, &model));
-    CHECK(b[0] == 0 && w[0] == 0); /* captured, not run */
+    CHECK(snap(b, 1)[0] == 0 && dev_all_bytes_are(w, 64, 0)); /* captured, not run */
     for (int round = 0; round < 2; round++) {
-        fill_pattern(a, P * H, (unsigned)round + 9);
+        dev_fill_pattern(a, P * H, (unsigned)round + 9);
         CHECK_OK(aclmdlRIExecuteAsync(model, s));
         CHECK_OK(aclrtSynchronizeStream(s));
-        CHECK(rows_copied(b, P, a, P, W, H, 0));
-        CHECK_EQ(0xCAFEF00Du, w[15]);
-        memset(w, 0, 64);
+        CHECK(rows_copied(snap(b, P * H), P, snap(a, P * H), P, W, H, 0));
+        uint32_t w15 = 0;
+        dev_read(&w15, &w[15], sizeof w15);
+        CHECK_EQ(0xCAFEF00Du, w15);
+        CHECK_OK(aclrtMemset(w, 64, 0, 64));
     }
     CHECK_OK(aclmdlRIDestroy(model));
     CHECK_OK(aclrtFree(a));
@@ -147,11 +166,13 @@ TEST(memset_d32_writes_n_values)
     uint32_t *dev, *host;
     CHECK_OK(aclrtMalloc((void **)&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
     CHECK_OK(aclrtMallocHost((void **)&host, 64));
-    memset(dev, 0, 64);
+    CHECK_OK(aclrtMemset(dev, 64, 0, 64));
     CHECK_OK(aclrtMemsetD32(dev, 64, 0x12345678u, 15));
+    uint32_t got[16];
+    dev_read(got, dev, sizeof got);
     for (int i = 0; i < 15; i++)
-        CHECK_EQ(0x12345678u, dev[i]);
-    CHECK_EQ(0u, dev[15]);
+        CHECK_EQ(0x12345678u, got[i]);
+    CHECK_EQ(0u, got[15]);
     CHECK_OK(aclrtMemsetD32(host, 64, 7u, 16));
     CHECK_EQ(7u, host[15]);
     CHECK_OK(aclrtMemsetD32(dev, 64, 1u, 0));
@@ -172,16 +193,19 @@ TEST(memset_d32_async_runs_in_stream_order_and_fills_host_memory_at_once)
     uint32_t *dev, *host;
     CHECK_OK(aclrtMalloc((void **)&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
     CHECK_OK(aclrtMallocHost((void **)&host, 64));
-    memset(dev, 0, 64);
+    CHECK_OK(aclrtMemset(dev, 64, 0, 64));
     memset(host, 0, 64);
     struct gate *g = launch_gate(s);
     CHECK_OK(aclrtMemsetD32Async(dev, 64, 0xABCDu, 16, s));
     CHECK_OK(aclrtMemsetD32Async(host, 64, 0x99u, 16, s));
-    CHECK_EQ(0u, dev[0]);     /* device memory: a task behind the gate */
+    uint32_t d = 1;
+    dev_read(&d, &dev[0], sizeof d);
+    CHECK_EQ(0u, d);           /* device memory: a task behind the gate */
     CHECK_EQ(0x99u, host[15]); /* host memory: filled now, as documented */
     gate_open(g);
     CHECK_OK(aclrtSynchronizeStream(s));
-    CHECK_EQ(0xABCDu, dev[15]);
+    dev_read(&d, &dev[15], sizeof d);
+    CHECK_EQ(0xABCDu, d);
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemsetD32Async(dev, 8, 1u, 3, s));
     CHECK_OK(aclrtFree(dev));
     CHECK_OK(aclrtFreeHost(host));
@@ -203,7 +227,7 @@ TEST(memcpy_batch_copies_every_entry_and_names_the_failing_one)
     static unsigned char src[3][100];
     unsigned char *dev;
     CHECK_OK(aclrtMalloc((void **)&dev, 300, ACL_MEM_MALLOC_HUGE_FIRST));
-    memset(dev, 0, 300);
+    CHECK_OK(aclrtMemset(dev, 300, 0, 300));
     for (int i = 0; i < 3; i++)
         fill_pattern(src[i], 100, (unsigned)i);
     void *dsts[3] = {dev, dev + 100, dev + 200}, *srcs[3] = {src[0], src[1], src[2]};
@@ -212,13 +236,14 @@ TEST(memcpy_batch_copies_every_entry_and_names_the_failing_one)
     size_t idx[2] = {0, 2}, fail = 0;
     CHECK_OK(aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 3, attrs, idx, 2, &fail));
     CHECK_EQ(SIZE_MAX, fail);
-    CHECK(memcmp(dev, src[0], 100) == 0 && memcmp(dev + 100, src[1], 50) == 0 && dev[150] == 0 && dev[200] == 0);
+    const unsigned char *got = snap(dev, 300);
+    CHECK(memcmp(got, src[0], 100) == 0 && memcmp(got + 100, src[1], 50) == 0 && got[150] == 0 && got[200] == 0);
     /* A failing entry: its index; nothing copied. */
-    memset(dev, 0, 300);
+    CHECK_OK(aclrtMemset(dev, 300, 0, 300));
     sizes[2] = 101;
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpyBatch(dsts, maxs, srcs, sizes, 3, attrs, idx, 2, &fail));
     CHECK_EQ((size_t)2, fail);
-    CHECK_EQ(0, dev[0]);
+    CHECK_EQ(0, snap(dev, 1)[0]);
     sizes[2] = 10;
     attrs[1].srcLoc.type = ACL_MEM_LOCATION_TYPE_DEVICE; /* device to device: not a batch direction */
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpyBatchV2(dsts, maxs, srcs, sizes, 3, attrs, idx, 2));
@@ -248,39 +273,31 @@ TEST(memcpy_batch_async_runs_in_stream_order)
     CHECK_OK(aclrtMallocHost((void **)&host, 200));
     CHECK_OK(aclrtMalloc((void **)&dev, 200, ACL_MEM_MALLOC_HUGE_FIRST));
     fill_pattern(host, 200, 5);
-    memset(dev, 0, 200);
+    CHECK_OK(aclrtMemset(dev, 200, 0, 200));
     void *dsts[2] = {dev, dev + 100}, *srcs[2] = {host, host + 100};
     size_t maxs[2] = {100, 100}, sizes[2] = {100, 100}, idx[1] = {0}, fail = 0;
     aclrtMemcpyBatchAttr attr = h2d_attr();
     struct gate *g = launch_gate(s);
     CHECK_OK(aclrtMemcpyBatchAsync(dsts, maxs, srcs, sizes, 2, &attr, idx, 1, &fail, s));
     CHECK_EQ(SIZE_MAX, fail);
-    CHECK_EQ(0, dev[0]); /* behind the gate */
+    CHECK_EQ(0, snap(dev, 1)[0]); /* behind the gate */
     gate_open(g);
     CHECK_OK(aclrtSynchronizeStream(s));
-    CHECK(memcmp(dev, host, 200) == 0);
-    memset(dev, 0, 200);
+    CHECK(memcmp(snap(dev, 200), host, 200) == 0);
+    CHECK_OK(aclrtMemset(dev, 200, 0, 200));
     CHECK_OK(aclrtMemcpyBatchAsyncV2(dsts, maxs, srcs, sizes, 2, &attr, idx, 1, s));
     CHECK_OK(aclrtSynchronizeStream(s));
-    CHECK(memcmp(dev, host, 200) == 0);
+    CHECK(memcmp(snap(dev, 200), host, 200) == 0);
     /* Pageable memory: done on return. */
     static unsigned char pageable[100];
     fill_pattern(pageable, 100, 77);
     void *psrc[1] = {pageable};
     CHECK_OK(aclrtMemcpyBatchAsyncV2(dsts, maxs, psrc, sizes, 1, &attr, idx, 1, s));
-    CHECK(memcmp(dev, pageable, 100) == 0);
+    CHECK(memcmp(snap(dev, 100), pageable, 100) == 0);
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpyBatchAsync(dsts, maxs, srcs, sizes, 2, &attr, idx, 1, NULL, s));
     CHECK_OK(aclrtFreeHost(host));
     CHECK_OK(aclrtFree(dev));
     CHECK_OK(aclrtDestroyStream(s));
-}
-
-static unsigned char *indirect_dst;
-static void *moved_base;
-
-static void move_base_fn(void *arg)
-{
-    *(void **)arg = moved_base; /* the base address changes after the launch, before the copy runs */
 }
 
 TEST(copies_with_descriptors_and_offsets_read_their_addresses_when_they_run)
@@ -297,29 +314,35 @@ TEST(copies_with_descriptors_and_offsets_read_their_addresses_when_they_run)
     CHECK_OK(aclrtMalloc((void **)&c, 256, ACL_MEM_MALLOC_HUGE_FIRST));
     CHECK_OK(aclrtMalloc(&desc, dsz, ACL_MEM_MALLOC_HUGE_FIRST));
     CHECK_OK(aclrtMalloc((void **)&slots, 2 * sizeof(void *), ACL_MEM_MALLOC_HUGE_FIRST));
-    fill_pattern(a, 256, 1);
-    memset(b, 0, 256);
-    memset(c, 0, 256);
+    dev_fill_pattern(a, 256, 1);
+    CHECK_OK(aclrtMemset(b, 256, 0, 256));
+    CHECK_OK(aclrtMemset(c, 256, 0, 256));
     CHECK_OK(aclrtSetMemcpyDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, a, b, 128, NULL));
     CHECK_OK(aclrtMemcpyAsyncWithDesc(desc, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
     CHECK_OK(aclrtSynchronizeStream(s));
-    CHECK(memcmp(a, b, 128) == 0 && b[128] == 0);
-    /* Offsets: the destination's base is written by a task that runs before the copy. */
-    slots[0] = b;
-    slots[1] = a;
-    moved_base = c;
-    indirect_dst = c;
-    CHECK_OK(aclrtLaunchHostFunc(s, move_base_fn, &slots[0]));
+    const unsigned char *sa = snap(a, 256), *sb = snap(b, 256);
+    CHECK(memcmp(sa, sb, 128) == 0 && sb[128] == 0);
+    /* Offsets: the destination's base is written (copied in) by a task that runs before the copy. */
+    void *bases[2] = {b, a}, **moved = NULL;
+    dev_write(slots, bases, sizeof bases);
+    CHECK_OK(aclrtMallocHost((void **)&moved, sizeof *moved));
+    *moved = c;
+    CHECK_OK(aclrtMemcpyAsync(&slots[0], sizeof *moved, moved, sizeof *moved, ACL_MEMCPY_HOST_TO_DEVICE, s));
     CHECK_OK(aclrtMemcpyAsyncWithOffset(&slots[0], 256, 16, (const void **)&slots[1], 32, 8, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
     CHECK_OK(aclrtSynchronizeStream(s));
-    CHECK(memcmp(c + 16, a + 8, 32) == 0 && c[15] == 0 && c[48] == 0);
+    CHECK_OK(aclrtFreeHost(moved));
+    const unsigned char *sc = snap(c, 256);
+    sa = snap(a, 256);
+    CHECK(memcmp(sc + 16, sa + 8, 32) == 0 && sc[15] == 0 && sc[48] == 0);
     /* Addresses read when the task runs: a base whose range ends past its allocation faults the task. */
-    slots[0] = b + 240;
+    bases[0] = b + 240;
+    dev_write(&slots[0], &bases[0], sizeof bases[0]);
     CHECK_OK(aclrtMemcpyAsyncWithOffset(&slots[0], 256, 0, (const void **)&slots[1], 32, 0,
                                         ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, s));
     CHECK_EQ(ACL_ERROR_RT_DEVICE_MEM_ERROR, aclrtSynchronizeStream(s));
-    CHECK(b[239] == 0); /* nothing was written */
-    slots[0] = b;
+    CHECK(snap(b, 256)[239] == 0); /* nothing was written */
+    bases[0] = b;
+    dev_write(&slots[0], &bases[0], sizeof bases[0]);
     /* Bad input. */
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetMemcpyDescSize(ACL_MEMCPY_DEVICE_TO_DEVICE, &dsz));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetMemcpyDescSize(ACL_MEMCPY_INNER_DEVICE_TO_DEVICE, NULL));
@@ -353,10 +376,10 @@ TEST(memcpy_async_with_condition_is_memcpy_async)
     unsigned char *a, *b;
     CHECK_OK(aclrtMalloc((void **)&a, 64, ACL_MEM_MALLOC_HUGE_FIRST));
     CHECK_OK(aclrtMalloc((void **)&b, 64, ACL_MEM_MALLOC_HUGE_FIRST));
-    fill_pattern(a, 64, 2);
+    dev_fill_pattern(a, 64, 2);
     CHECK_OK(aclrtMemcpyAsyncWithCondition(b, 64, a, 64, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
     CHECK_OK(aclrtSynchronizeStream(s));
-    CHECK(memcmp(a, b, 64) == 0);
+    CHECK(memcmp(snap(a, 64), snap(b, 64), 64) == 0);
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpyAsyncWithCondition(b, 32, a, 64, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
     CHECK_OK(aclrtFree(a));
     CHECK_OK(aclrtFree(b));

@@ -57,6 +57,26 @@ static int has_pattern(const void *p, size_t n, unsigned seed)
     return 1;
 }
 
+/* Device memory, through copies (the host never dereferences it): a pattern written, a pattern checked. */
+static void dev_fill_pattern(void *dev, size_t n, unsigned seed)
+{
+    unsigned char *b = (unsigned char *)malloc(n != 0 ? n : 1);
+    CHECK(b != NULL);
+    fill_pattern(b, n, seed);
+    dev_write(dev, b, n);
+    free(b);
+}
+
+static int dev_has_pattern(const void *dev, size_t n, unsigned seed)
+{
+    unsigned char *b = (unsigned char *)malloc(n != 0 ? n : 1);
+    CHECK(b != NULL);
+    dev_read(b, dev, n);
+    int ok = has_pattern(b, n, seed);
+    free(b);
+    return ok;
+}
+
 /* ------------------------------------------------------------------------
  * Host functions and host kernels
  * ------------------------------------------------------------------------ */
@@ -271,11 +291,11 @@ TEST(malloc_returns_64_byte_aligned_memory_writable_across_its_size)
         CHECK_OK(aclrtMalloc(&p[i], alloc_sizes[i], policies[i % (sizeof policies / sizeof policies[0])]));
         CHECK(p[i] != NULL);
         CHECK_EQ(0, (uintptr_t)p[i] % 64);
-        fill_pattern(p[i], alloc_sizes[i], (unsigned)i);
+        dev_fill_pattern(p[i], alloc_sizes[i], (unsigned)i);
     }
     /* Distinct allocations do not overlap: each kept its own pattern. */
     for (size_t i = 0; i < N_SIZES; i++)
-        CHECK(has_pattern(p[i], alloc_sizes[i], (unsigned)i));
+        CHECK(dev_has_pattern(p[i], alloc_sizes[i], (unsigned)i));
     for (size_t i = 0; i < N_SIZES; i++)
         CHECK_OK(aclrtFree(p[i]));
 }
@@ -332,7 +352,7 @@ TEST(malloc_and_malloc_host_of_impossible_sizes_fail_and_leave_the_output_alone)
     CHECK_OK(aclrtMalloc(&dev, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
     CHECK_OK(aclrtMallocHost(&host, 4096));
     CHECK(dev != NULL && host != NULL);
-    memset(dev, 0x5a, 4096);
+    CHECK_OK(aclrtMemset(dev, 4096, 0x5a, 4096));
     CHECK_OK(aclrtMemcpy(host, 4096, dev, 4096, ACL_MEMCPY_DEVICE_TO_HOST));
     CHECK(all_bytes_are(host, 4096, 0x5a));
     CHECK_OK(aclrtFree(dev));
@@ -356,10 +376,10 @@ TEST(free_rejects_null_foreign_interior_and_double_frees)
     /* Interior pointers are not allocations; the allocation survives them. */
     void *p = NULL;
     CHECK_OK(aclrtMalloc(&p, 1024, ACL_MEM_MALLOC_HUGE_FIRST));
-    memset(p, 0x11, 1024);
+    CHECK_OK(aclrtMemset(p, 1024, 0x11, 1024));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree((char *)p + 64));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree((char *)p + 1));
-    CHECK(all_bytes_are(p, 1024, 0x11));
+    CHECK(dev_all_bytes_are(p, 1024, 0x11));
     CHECK_OK(aclrtFree(p));
     /* Twice: the second is refused (and nothing is freed again). */
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree(p));
@@ -392,12 +412,12 @@ TEST(free_and_free_host_do_not_accept_each_others_pointers)
     void *dev = NULL, *host = NULL;
     CHECK_OK(aclrtMalloc(&dev, 256, ACL_MEM_MALLOC_HUGE_FIRST));
     CHECK_OK(aclrtMallocHost(&host, 256));
-    memset(dev, 0x22, 256);
+    CHECK_OK(aclrtMemset(dev, 256, 0x22, 256));
     memset(host, 0x33, 256);
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFreeHost(dev));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree(host));
     /* Both are still allocated and intact; each frees with its own call. */
-    CHECK(all_bytes_are(dev, 256, 0x22));
+    CHECK(dev_all_bytes_are(dev, 256, 0x22));
     CHECK(all_bytes_are(host, 256, 0x33));
     CHECK_OK(aclrtFree(dev));
     CHECK_OK(aclrtFreeHost(host));
@@ -442,16 +462,20 @@ TEST(memcpy_rejects_null_pointers_and_unknown_kinds_and_accepts_every_kind_it_ta
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(dst, 64, src, 64, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(dst, 64, src, 64, ACL_MEMCPY_INTER_DEVICE_TO_DEVICE));
     CHECK(all_bytes_are(dst, sizeof dst, 0xEE));
-    void *dev = NULL;
+    void *dev = NULL, *pinned = NULL;
     CHECK_OK(aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMallocHost(&pinned, 64));
     for (int kind = ACL_MEMCPY_HOST_TO_HOST; kind <= ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE; kind++) {
+        /* Through device memory; a host-to-host copy through pinned host memory (device memory is not the host's). */
+        void *mid = kind == ACL_MEMCPY_HOST_TO_HOST ? pinned : dev;
         fill_pattern(src, sizeof src, (unsigned)kind);
-        memset(dev, 0, 64);
+        CHECK_OK(aclrtMemset(mid, 64, 0, 64));
         memset(dst, 0, sizeof dst);
-        CHECK_OK(aclrtMemcpy(dev, 64, src, 64, (aclrtMemcpyKind)kind));
-        CHECK_OK(aclrtMemcpy(dst, sizeof dst, dev, 64, (aclrtMemcpyKind)kind));
+        CHECK_OK(aclrtMemcpy(mid, 64, src, 64, (aclrtMemcpyKind)kind));
+        CHECK_OK(aclrtMemcpy(dst, sizeof dst, mid, 64, (aclrtMemcpyKind)kind));
         CHECK(has_pattern(dst, sizeof dst, (unsigned)kind));
     }
+    CHECK_OK(aclrtFreeHost(pinned));
     CHECK_OK(aclrtFree(dev));
 }
 
@@ -459,30 +483,33 @@ TEST(memcpy_with_overlapping_ranges_behaves_like_memmove)
 {
     void *p = NULL;
     CHECK_OK(aclrtMalloc(&p, 256, ACL_MEM_MALLOC_HUGE_FIRST));
-    unsigned char *b = (unsigned char *)p;
-    unsigned char expect[256];
+    unsigned char *b = (unsigned char *)p; /* device memory: written and read through copies */
+    unsigned char expect[256], got[256];
     /* Forward overlap: dst after src. */
     for (int i = 0; i < 256; i++)
-        b[i] = (unsigned char)i;
-    memcpy(expect, b, 256);
+        expect[i] = (unsigned char)i;
+    dev_write(b, expect, 256);
     memmove(expect + 16, expect, 200);
     CHECK_OK(aclrtMemcpy(b + 16, 240, b, 200, ACL_MEMCPY_DEVICE_TO_DEVICE));
-    CHECK_EQ(0, memcmp(expect, b, 256));
+    dev_read(got, b, 256);
+    CHECK_EQ(0, memcmp(expect, got, 256));
     /* Backward overlap: dst before src. */
     for (int i = 0; i < 256; i++)
-        b[i] = (unsigned char)(255 - i);
-    memcpy(expect, b, 256);
+        expect[i] = (unsigned char)(255 - i);
+    dev_write(b, expect, 256);
     memmove(expect, expect + 3, 250);
     CHECK_OK(aclrtMemcpy(b, 256, b + 3, 250, ACL_MEMCPY_DEVICE_TO_DEVICE));
-    CHECK_EQ(0, memcmp(expect, b, 256));
+    dev_read(got, b, 256);
+    CHECK_EQ(0, memcmp(expect, got, 256));
     /* The async form too. */
     for (int i = 0; i < 256; i++)
-        b[i] = (unsigned char)(i * 7);
-    memcpy(expect, b, 256);
+        expect[i] = (unsigned char)(i * 7);
+    dev_write(b, expect, 256);
     memmove(expect + 1, expect, 255);
     CHECK_OK(aclrtMemcpyAsync(b + 1, 255, b, 255, ACL_MEMCPY_DEVICE_TO_DEVICE, NULL));
     CHECK_OK(aclrtSynchronizeStream(NULL));
-    CHECK_EQ(0, memcmp(expect, b, 256));
+    dev_read(got, b, 256);
+    CHECK_EQ(0, memcmp(expect, got, 256));
     CHECK_OK(aclrtFree(p));
 }
 
@@ -493,10 +520,10 @@ TEST(memset_uses_the_low_byte_of_value)
     const int32_t values[] = {0, 0xAB, 0x1234ABCD, -1, 0x100, 0x7FFFFF01, INT32_MIN};
     const unsigned char bytes[] = {0x00, 0xAB, 0xCD, 0xFF, 0x00, 0x01, 0x00};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
-        memset(p, 0x77, 128);
+        CHECK_OK(aclrtMemset(p, 128, 0x77, 128));
         CHECK_OK(aclrtMemset(p, 128, values[i], 100));
-        CHECK(all_bytes_are(p, 100, bytes[i]));
-        CHECK(all_bytes_are((char *)p + 100, 28, 0x77)); /* exactly count bytes */
+        CHECK(dev_all_bytes_are(p, 100, bytes[i]));
+        CHECK(dev_all_bytes_are((char *)p + 100, 28, 0x77)); /* exactly count bytes */
     }
     CHECK_OK(aclrtFree(p));
 }
@@ -526,17 +553,14 @@ TEST(memset_rejects_count_over_max_count_and_null)
 
 #define ASYNC_BYTES 4096
 static void *async_src, *async_dst;
-static int async_dst_ok, async_src_written;
 
-static void write_src_fn(void *arg)
+/* Pinned host memory holding seed's pattern (a task's source: it writes device memory by copying). */
+static void *pattern_source(unsigned seed)
 {
-    fill_pattern(async_src, ASYNC_BYTES, (unsigned)(uintptr_t)arg);
-    async_src_written = 1;
-}
-
-static void check_dst_fn(void *arg)
-{
-    async_dst_ok = has_pattern(async_dst, ASYNC_BYTES, (unsigned)(uintptr_t)arg);
+    void *p = NULL;
+    CHECK_OK(aclrtMallocHost(&p, ASYNC_BYTES));
+    fill_pattern(p, ASYNC_BYTES, seed);
+    return p;
 }
 
 TEST(memcpy_async_with_runtime_memory_runs_in_stream_order)
@@ -553,23 +577,26 @@ TEST(memcpy_async_with_runtime_memory_runs_in_stream_order)
             CHECK_OK(aclrtMallocHost(&async_dst, ASYNC_BYTES));
         else
             CHECK_OK(aclrtMalloc(&async_dst, ASYNC_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
-        memset(async_src, 0, ASYNC_BYTES);
-        memset(async_dst, 0xEE, ASYNC_BYTES);
-        async_dst_ok = -1;
-        async_src_written = 0;
+        CHECK_OK(aclrtMemset(async_src, ASYNC_BYTES, 0, ASYNC_BYTES));
+        CHECK_OK(aclrtMemset(async_dst, ASYNC_BYTES, 0xEE, ASYNC_BYTES));
         unsigned seed = 40u + (unsigned)variant;
+        /* A writer task (a copy from host memory) before the copy, a reader task (a copy to host memory) after. */
+        void *pattern = pattern_source(seed), *seen = NULL;
+        CHECK_OK(aclrtMallocHost(&seen, ASYNC_BYTES));
+        memset(seen, 0, ASYNC_BYTES);
         struct gate *g = launch_gate(s);
-        CHECK_OK(aclrtLaunchHostFunc(s, write_src_fn, (void *)(uintptr_t)seed));
+        CHECK_OK(aclrtMemcpyAsync(async_src, ASYNC_BYTES, pattern, ASYNC_BYTES, ACL_MEMCPY_DEFAULT, s));
         CHECK_OK(aclrtMemcpyAsync(async_dst, ASYNC_BYTES, async_src, ASYNC_BYTES, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
-        CHECK_OK(aclrtLaunchHostFunc(s, check_dst_fn, (void *)(uintptr_t)seed));
+        CHECK_OK(aclrtMemcpyAsync(seen, ASYNC_BYTES, async_dst, ASYNC_BYTES, ACL_MEMCPY_DEFAULT, s));
         /* Returned at once: the gate holds everything, nothing was copied yet. */
         CHECK_EQ(0, atomic_load(&g->done));
-        CHECK(all_bytes_are(async_dst, ASYNC_BYTES, 0xEE));
+        CHECK(dev_all_bytes_are(async_dst, ASYNC_BYTES, 0xEE));
         gate_open(g);
         CHECK_OK(aclrtSynchronizeStream(s));
-        CHECK_EQ(1, async_src_written);
-        CHECK_EQ(1, async_dst_ok); /* the copy ran after the writer and before the checker */
-        CHECK(has_pattern(async_dst, ASYNC_BYTES, seed));
+        CHECK(has_pattern(seen, ASYNC_BYTES, seed)); /* the copy ran after the writer and before the reader */
+        CHECK(dev_has_pattern(async_dst, ASYNC_BYTES, seed));
+        CHECK_OK(aclrtFreeHost(pattern));
+        CHECK_OK(aclrtFreeHost(seen));
         if (variant == 1)
             CHECK_OK(aclrtFreeHost(async_src));
         else
@@ -582,13 +609,17 @@ TEST(memcpy_async_with_runtime_memory_runs_in_stream_order)
     CHECK_OK(aclrtDestroyStream(s));
 }
 
-/* A task launched before a free still sees the memory (the free returns at once). */
-static void *late_dev, *late_host;
+/*
+ * A task launched before a free still sees the memory (the free returns at
+ * once): a copy of the device memory to host memory, then a host function
+ * that reads the host memory and that copy.
+ */
+static void *late_dev, *late_host, *late_seen;
 static atomic_int late_dev_ok, late_host_ok;
 
 static void read_late_fn(void *arg)
 {
-    atomic_store(&late_dev_ok, has_pattern(late_dev, ASYNC_BYTES, (unsigned)(uintptr_t)arg));
+    atomic_store(&late_dev_ok, has_pattern(late_seen, ASYNC_BYTES, (unsigned)(uintptr_t)arg));
     atomic_store(&late_host_ok, has_pattern(late_host, ASYNC_BYTES, (unsigned)(uintptr_t)arg + 1u));
 }
 
@@ -601,11 +632,14 @@ TEST(free_and_free_host_keep_memory_for_work_launched_before_them)
         CHECK_OK(aclrtMalloc(&late_dev, ASYNC_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
         CHECK_OK(aclrtMallocHost(&late_host, ASYNC_BYTES));
         unsigned seed = 60u + 2u * (unsigned)variant;
-        fill_pattern(late_dev, ASYNC_BYTES, seed);
+        CHECK_OK(aclrtMallocHost(&late_seen, ASYNC_BYTES));
+        memset(late_seen, 0, ASYNC_BYTES);
+        dev_fill_pattern(late_dev, ASYNC_BYTES, seed);
         fill_pattern(late_host, ASYNC_BYTES, seed + 1u);
         atomic_store(&late_dev_ok, -1);
         atomic_store(&late_host_ok, -1);
         struct gate *g = launch_gate(s);
+        CHECK_OK(aclrtMemcpyAsync(late_seen, ASYNC_BYTES, late_dev, ASYNC_BYTES, ACL_MEMCPY_DEVICE_TO_HOST, s));
         CHECK_OK(aclrtLaunchHostFunc(s, read_late_fn, (void *)(uintptr_t)seed));
         if (variant == 1)
             CHECK_OK(aclrtDestroyStreamForce(s));
@@ -631,6 +665,7 @@ TEST(free_and_free_host_keep_memory_for_work_launched_before_them)
         CHECK_EQ(1, atomic_load(&late_dev_ok)); /* the reader saw the contents of before the free */
         CHECK_EQ(1, atomic_load(&late_host_ok));
         CHECK_OK(aclrtFree(other));
+        CHECK_OK(aclrtFreeHost(late_seen));
     }
 }
 
@@ -648,7 +683,7 @@ TEST(memcpy_async_with_pageable_memory_has_completed_when_it_returns)
     CHECK(has_pattern(pageable_dst, ASYNC_BYTES, 3));
     fill_pattern(pageable_src, ASYNC_BYTES, 4);
     CHECK_OK(aclrtMemcpyAsync(dev, ASYNC_BYTES, pageable_src, ASYNC_BYTES, ACL_MEMCPY_HOST_TO_DEVICE, s));
-    CHECK(has_pattern(dev, ASYNC_BYTES, 4));
+    CHECK(dev_has_pattern(dev, ASYNC_BYTES, 4));
     memset(pageable_dst, 0, ASYNC_BYTES);
     CHECK_OK(aclrtMemcpyAsync(pageable_dst, ASYNC_BYTES, dev, ASYNC_BYTES, ACL_MEMCPY_DEVICE_TO_HOST, s));
     CHECK(has_pattern(pageable_dst, ASYNC_BYTES, 4));
@@ -670,12 +705,12 @@ TEST(memcpy_async_with_pageable_memory_has_completed_when_it_returns)
     CHECK_OK(aclrtDestroyStream(s));
 }
 
-/* Synchronous copies and memsets of device memory come after the device's runnable work. */
+/* Synchronous copies and memsets of device memory come after the device's runnable work (here: copies into it). */
 static void *settle_dev;
 
-static void write_settle_fn(void *arg)
+static void launch_settle_writer(aclrtStream s, void *pattern)
 {
-    fill_pattern(settle_dev, ASYNC_BYTES, (unsigned)(uintptr_t)arg);
+    CHECK_OK(aclrtMemcpyAsync(settle_dev, ASYNC_BYTES, pattern, ASYNC_BYTES, ACL_MEMCPY_HOST_TO_DEVICE, s));
 }
 
 TEST(sync_memcpy_and_memset_of_device_memory_see_work_launched_before_them)
@@ -687,10 +722,11 @@ TEST(sync_memcpy_and_memset_of_device_memory_see_work_launched_before_them)
     CHECK_OK(aclrtCreateStream(&s));
     CHECK_OK(aclrtMalloc(&settle_dev, ASYNC_BYTES, ACL_MEM_MALLOC_HUGE_FIRST));
     static unsigned char host_copy[ASYNC_BYTES];
+    void *p70 = pattern_source(70u), *p71 = pattern_source(71u), *p72 = pattern_source(72u);
     /* A writer behind a gate, then a synchronous device -> host copy: the copy sees what it wrote. */
-    memset(settle_dev, 0, ASYNC_BYTES);
+    CHECK_OK(aclrtMemset(settle_dev, ASYNC_BYTES, 0, ASYNC_BYTES));
     struct gate *g = launch_gate(s);
-    CHECK_OK(aclrtLaunchHostFunc(s, write_settle_fn, (void *)(uintptr_t)70u));
+    launch_settle_writer(s, p70);
     pthread_t opener;
     CHECK_EQ(0, pthread_create(&opener, NULL, gate_opener_main, g));
     CHECK_OK(aclrtMemcpy(host_copy, ASYNC_BYTES, settle_dev, ASYNC_BYTES, ACL_MEMCPY_DEVICE_TO_HOST));
@@ -703,29 +739,32 @@ TEST(sync_memcpy_and_memset_of_device_memory_see_work_launched_before_them)
     }
     /* The same for a memset: it lands after the writer, not under it. */
     g = launch_gate(s);
-    CHECK_OK(aclrtLaunchHostFunc(s, write_settle_fn, (void *)(uintptr_t)71u));
+    launch_settle_writer(s, p71);
     CHECK_EQ(0, pthread_create(&opener, NULL, gate_opener_main, g));
     CHECK_OK(aclrtMemset(settle_dev, ASYNC_BYTES, 0x5A, ASYNC_BYTES));
     pthread_join(opener, NULL);
     CHECK_OK(aclrtSynchronizeStream(s));
     if (settles)
-        CHECK(all_bytes_are(settle_dev, ASYNC_BYTES, 0x5A));
+        CHECK(dev_all_bytes_are(settle_dev, ASYNC_BYTES, 0x5A));
     /* A stream parked on a wait that nothing satisfies yet is not waited for. */
     aclrtNotify notify;
     CHECK_OK(aclrtCreateNotify(&notify, 0));
     CHECK_OK(aclrtWaitAndResetNotify(notify, s, 0));
-    CHECK_OK(aclrtLaunchHostFunc(s, write_settle_fn, (void *)(uintptr_t)72u));
+    launch_settle_writer(s, p72);
     CHECK_OK(aclrtMemset(settle_dev, ASYNC_BYTES, 0x33, ASYNC_BYTES)); /* returns: the writer waits for the notify */
-    CHECK(all_bytes_are(settle_dev, ASYNC_BYTES, 0x33));
+    CHECK(dev_all_bytes_are(settle_dev, ASYNC_BYTES, 0x33));
     aclrtStream other;
     CHECK_OK(aclrtCreateStream(&other));
     CHECK_OK(aclrtRecordNotify(notify, other));
     CHECK_OK(aclrtSynchronizeStream(s));
-    CHECK(has_pattern(settle_dev, ASYNC_BYTES, 72u));
+    CHECK(dev_has_pattern(settle_dev, ASYNC_BYTES, 72u));
     CHECK_OK(aclrtSynchronizeStream(other));
     CHECK_OK(aclrtDestroyNotify(notify));
     CHECK_OK(aclrtDestroyStream(other));
     CHECK_OK(aclrtFree(settle_dev));
+    CHECK_OK(aclrtFreeHost(p70));
+    CHECK_OK(aclrtFreeHost(p71));
+    CHECK_OK(aclrtFreeHost(p72));
     CHECK_OK(aclrtDestroyStream(s));
 }
 
@@ -736,8 +775,8 @@ TEST(memcpy_async_checks_its_arguments)
     void *a = NULL, *b = NULL;
     CHECK_OK(aclrtMalloc(&a, 128, ACL_MEM_MALLOC_HUGE_FIRST));
     CHECK_OK(aclrtMalloc(&b, 128, ACL_MEM_MALLOC_HUGE_FIRST));
-    memset(a, 0xEE, 128);
-    memset(b, 0x01, 128);
+    CHECK_OK(aclrtMemset(a, 128, 0xEE, 128));
+    CHECK_OK(aclrtMemset(b, 128, 0x01, 128));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpyAsync(a, 64, b, 65, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpyAsync(a, 0, b, 1, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpyAsync(a, 128, b, 128, (aclrtMemcpyKind)99, s));
@@ -745,36 +784,33 @@ TEST(memcpy_async_checks_its_arguments)
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpyAsync(a, 128, NULL, 128, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
     CHECK_OK(aclrtMemcpyAsync(a, 128, b, 0, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
     CHECK_OK(aclrtSynchronizeStream(s));
-    CHECK(all_bytes_are(a, 128, 0xEE));
+    CHECK(dev_all_bytes_are(a, 128, 0xEE));
     CHECK_OK(aclrtFree(a));
     CHECK_OK(aclrtFree(b));
     CHECK_OK(aclrtDestroyStream(s));
 }
 
-static int memset_seen_ok;
 static void *memset_buf;
-
-static void check_memset_fn(void *arg)
-{
-    memset_seen_ok = all_bytes_are(memset_buf, ASYNC_BYTES, (unsigned char)(uintptr_t)arg);
-}
 
 TEST(memset_async_runs_in_stream_order_and_uses_the_low_byte)
 {
     aclrtStream s;
     CHECK_OK(aclrtCreateStream(&s));
     CHECK_OK(aclrtMalloc(&memset_buf, ASYNC_BYTES + 64, ACL_MEM_MALLOC_HUGE_FIRST));
-    memset(memset_buf, 0x77, ASYNC_BYTES + 64);
-    memset_seen_ok = -1;
+    CHECK_OK(aclrtMemset(memset_buf, ASYNC_BYTES + 64, 0x77, ASYNC_BYTES + 64));
+    void *seen = NULL; /* what a task after the memset finds (a copy to host memory) */
+    CHECK_OK(aclrtMallocHost(&seen, ASYNC_BYTES));
+    memset(seen, 0, ASYNC_BYTES);
     struct gate *g = launch_gate(s);
     CHECK_OK(aclrtMemsetAsync(memset_buf, ASYNC_BYTES + 64, 0x5A3C, ASYNC_BYTES, s));
-    CHECK_OK(aclrtLaunchHostFunc(s, check_memset_fn, (void *)(uintptr_t)0x3C));
-    CHECK(all_bytes_are(memset_buf, ASYNC_BYTES, 0x77)); /* not yet: the gate holds it */
+    CHECK_OK(aclrtMemcpyAsync(seen, ASYNC_BYTES, memset_buf, ASYNC_BYTES, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    CHECK(dev_all_bytes_are(memset_buf, ASYNC_BYTES, 0x77)); /* not yet: the gate holds it */
     gate_open(g);
     CHECK_OK(aclrtSynchronizeStream(s));
-    CHECK_EQ(1, memset_seen_ok);
-    CHECK(all_bytes_are(memset_buf, ASYNC_BYTES, 0x3C));
-    CHECK(all_bytes_are((char *)memset_buf + ASYNC_BYTES, 64, 0x77));
+    CHECK(all_bytes_are(seen, ASYNC_BYTES, 0x3C));
+    CHECK_OK(aclrtFreeHost(seen));
+    CHECK(dev_all_bytes_are(memset_buf, ASYNC_BYTES, 0x3C));
+    CHECK(dev_all_bytes_are((char *)memset_buf + ASYNC_BYTES, 64, 0x77));
     CHECK_OK(aclrtFree(memset_buf));
     CHECK_OK(aclrtDestroyStream(s));
 }
@@ -805,12 +841,6 @@ TEST(memset_async_with_pageable_memory_has_completed_when_it_returns)
  * ------------------------------------------------------------------------ */
 
 static void *shared_buf;
-static int shared_seen_ok;
-
-static void check_shared_fn(void *arg)
-{
-    shared_seen_ok = all_bytes_are(shared_buf, ASYNC_BYTES, (unsigned char)(uintptr_t)arg);
-}
 
 TEST(memory_written_on_one_stream_is_read_on_another)
 {
@@ -823,24 +853,27 @@ TEST(memory_written_on_one_stream_is_read_on_another)
     /* Ordered by a synchronize. */
     CHECK_OK(aclrtMemsetAsync(shared_buf, ASYNC_BYTES, 0x42, ASYNC_BYTES, a));
     CHECK_OK(aclrtSynchronizeStream(a));
-    memset(copy, 0, ASYNC_BYTES);
+    CHECK_OK(aclrtMemset(copy, ASYNC_BYTES, 0, ASYNC_BYTES));
     CHECK_OK(aclrtMemcpyAsync(copy, ASYNC_BYTES, shared_buf, ASYNC_BYTES, ACL_MEMCPY_DEVICE_TO_DEVICE, b));
     CHECK_OK(aclrtSynchronizeStream(b));
-    CHECK(all_bytes_are(copy, ASYNC_BYTES, 0x42));
-    /* Ordered by an event: a writes behind a gate, b waits for it and reads. */
-    shared_seen_ok = -1;
+    CHECK(dev_all_bytes_are(copy, ASYNC_BYTES, 0x42));
+    /* Ordered by an event: a writes behind a gate, b waits for it and reads (into host memory, then device memory). */
+    void *seen = NULL;
+    CHECK_OK(aclrtMallocHost(&seen, ASYNC_BYTES));
+    memset(seen, 0, ASYNC_BYTES);
     aclrtEvent ev;
     CHECK_OK(aclrtCreateEventExWithFlag(&ev, ACL_EVENT_SYNC));
     struct gate *g = launch_gate(a);
     CHECK_OK(aclrtMemsetAsync(shared_buf, ASYNC_BYTES, 0x24, ASYNC_BYTES, a));
     CHECK_OK(aclrtRecordEvent(ev, a));
     CHECK_OK(aclrtStreamWaitEvent(b, ev));
-    CHECK_OK(aclrtLaunchHostFunc(b, check_shared_fn, (void *)(uintptr_t)0x24));
+    CHECK_OK(aclrtMemcpyAsync(seen, ASYNC_BYTES, shared_buf, ASYNC_BYTES, ACL_MEMCPY_DEVICE_TO_HOST, b));
     CHECK_OK(aclrtMemcpyAsync(copy, ASYNC_BYTES, shared_buf, ASYNC_BYTES, ACL_MEMCPY_DEVICE_TO_DEVICE, b));
     gate_open(g);
     CHECK_OK(aclrtSynchronizeStream(b));
-    CHECK_EQ(1, shared_seen_ok);
-    CHECK(all_bytes_are(copy, ASYNC_BYTES, 0x24));
+    CHECK(all_bytes_are(seen, ASYNC_BYTES, 0x24));
+    CHECK_OK(aclrtFreeHost(seen));
+    CHECK(dev_all_bytes_are(copy, ASYNC_BYTES, 0x24));
     CHECK_OK(aclrtSynchronizeStream(a));
     CHECK_OK(aclrtDestroyEvent(ev));
     CHECK_OK(aclrtFree(shared_buf));
@@ -856,6 +889,7 @@ static aclrtContext main_context;
 static int finalize_seen_ok, finalize_ran;
 static uintptr_t finalize_probe_hidden;
 
+/* Reads leftover host memory, which a copy from the leftover device buffer filled before it. */
 static void finalize_probe_fn(void *arg)
 {
     (void)arg;
@@ -880,9 +914,12 @@ TEST(finalize_frees_leftover_memory_after_pending_work)
     CHECK_OK(aclrtCreateStream(&s));
     finalize_seen_ok = -1;
     finalize_ran = 0;
-    finalize_probe_hidden = dev[0];
+    finalize_probe_hidden = host[0];
+    memset((void *)(host[0] ^ HIDE_MASK), 0, 500);
     struct gate *g = launch_gate(s);
     CHECK_OK(aclrtMemsetAsync((void *)(dev[0] ^ HIDE_MASK), 1000, 0x6B, 256, s));
+    CHECK_OK(aclrtMemcpyAsync((void *)(host[0] ^ HIDE_MASK), 500, (void *)(dev[0] ^ HIDE_MASK), 256,
+                              ACL_MEMCPY_DEVICE_TO_HOST, s));
     CHECK_OK(aclrtLaunchHostFunc(s, finalize_probe_fn, NULL));
     pthread_t opener;
     CHECK_EQ(0, pthread_create(&opener, NULL, gate_opener_main, g));

@@ -26,12 +26,10 @@ static void *alloc_on(int32_t dev, size_t size, unsigned char fill)
     return p;
 }
 
+/* Are the n bytes at p (device or host memory) all v? Read through a copy (tests/check.h). */
 static int all_bytes(const void *p, size_t n, unsigned char v)
 {
-    for (size_t i = 0; i < n; i++)
-        if (((const unsigned char *)p)[i] != v)
-            return 0;
-    return 1;
+    return dev_all_bytes_are(p, n, v);
 }
 
 /* Leave every case with device 0 current and no peer access enabled. */

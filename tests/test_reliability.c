@@ -699,6 +699,13 @@ TEST(two_thousand_threads_launching_into_one_stream_all_run)
     CHECK_EQ(MANY_THREADS * MANY_LAUNCHES, atomic_load(&many_ran));
 }
 
+/* The cuda backend (tests/impl_cuda.c sets ACLRT_BACKEND before main)? */
+static bool on_cuda_backend(void)
+{
+    const char *b = getenv("ACLRT_BACKEND");
+    return b != NULL && strcmp(b, "cuda") == 0;
+}
+
 /* ------------------------------------------------------------------------
  * fork(): the child gets errors, not hangs, and can start over.
  * ------------------------------------------------------------------------ */
@@ -788,6 +795,20 @@ static void fork_child(aclrtStream s, aclrtEvent e)
 #endif
     fork_step("aclInit in the child");
     f = aclInit(NULL);
+    if (f != ACL_SUCCESS && on_cuda_backend()) {
+        /*
+         * CUDA cannot start again in a child forked after the parent used it:
+         * the cuda backend refuses with ACL_ERROR_RT_NO_DEVICE and says why.
+         * There is no runtime in the child to check further.
+         */
+        const char *msg = aclGetRecentErrMsg();
+        if (f != ACL_ERROR_RT_NO_DEVICE)
+            fork_fail(15, "aclInit in the child (cuda backend) returned %d, not %d: %s", f, ACL_ERROR_RT_NO_DEVICE,
+                      msg != NULL ? msg : "(nothing)");
+        if (msg == NULL || msg[0] == '\0')
+            fork_fail(15, "aclInit in the child (cuda backend) returned %d with no message", f);
+        _exit(0);
+    }
     if (f != ACL_SUCCESS)
         fork_fail(15, "aclInit in the child returned %d: %s", f, aclGetRecentErrMsg());
 

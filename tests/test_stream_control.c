@@ -537,19 +537,22 @@ TEST(calls_that_act_at_once_on_an_idle_stream_are_queued_on_a_stopped_one)
     CHECK_OK(aclrtCreateStream(&s));
     void *dev;
     CHECK_OK(aclrtMalloc(&dev, 64, ACL_MEM_MALLOC_HUGE_FIRST));
-    _Atomic uint64_t *word = (_Atomic uint64_t *)dev;
-    atomic_store(word, 0);
+    CHECK_OK(aclrtMemset(dev, 64, 0, 64));
+    uint64_t word = 1; /* the device word, read through a copy */
     aclrtNotify n;
     CHECK_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
     CHECK_OK(aclrtStreamStop(s)); /* idle and stopped */
     CHECK_OK(aclrtValueWrite(dev, 5, 0, s));
     CHECK_OK(aclrtRecordNotify(n, s));
-    CHECK_EQ(0, atomic_load(word)); /* queued, not written at the call */
+    dev_read(&word, dev, sizeof word);
+    CHECK_EQ(0, word); /* queued, not written at the call */
     aclrtStreamStatus st;
     CHECK_OK(aclrtStreamQuery(s, &st));
     CHECK_EQ(ACL_STREAM_STATUS_NOT_READY, st);
     CHECK_OK(aclrtStreamAbort(s)); /* discards both */
-    CHECK_EQ(0, atomic_load(word));
+    word = 1;
+    dev_read(&word, dev, sizeof word);
+    CHECK_EQ(0, word);
     /* The record was discarded: a wait on another stream finds nothing to consume until a new record. */
     aclrtStream w;
     CHECK_OK(aclrtCreateStream(&w));
@@ -558,7 +561,8 @@ TEST(calls_that_act_at_once_on_an_idle_stream_are_queued_on_a_stopped_one)
     CHECK_OK(aclrtSynchronizeStream(w)); /* released by the one record made after the abort */
     CHECK_OK(aclrtValueWrite(dev, 7, 0, s));
     CHECK_OK(aclrtSynchronizeStream(s));
-    CHECK_EQ(7, atomic_load(word));
+    dev_read(&word, dev, sizeof word);
+    CHECK_EQ(7, word);
     CHECK_OK(aclrtDestroyNotify(n));
     CHECK_OK(aclrtFree(dev));
     CHECK_OK(aclrtDestroyStream(w));

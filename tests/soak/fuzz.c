@@ -604,7 +604,7 @@ int fuzz_setup(void)
         if (rc == ACL_SUCCESS)
             rc = aclrtMalloc((void **)&z->word, 64, ACL_MEM_MALLOC_HUGE_FIRST);
         if (rc == ACL_SUCCESS)
-            *z->word = 0;
+            rc = aclrtMemset(z->word, 64, 0, 64); /* device memory: never dereferenced by the host */
         if (rc == ACL_SUCCESS && !fz_new_scratch_event(z))
             rc = -1;
     }
