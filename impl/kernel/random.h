@@ -30,6 +30,7 @@
 #include "../core/half.h"
 #include "../core/thread.h"
 #include "../task/task.h"
+#include "../../backends/backend.h"
 #include "../runtime/runtime.h"
 #include "../stream/stream.h"
 #include "../stream/stream_submit.h"
@@ -388,7 +389,15 @@ ACLRT_API aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, c
         uint64_t params[2] = {0, 0};
         memcpy(&params[0], p[0].valueOrAddr, p[0].size);
         memcpy(&params[1], p[1].valueOrAddr, p[1].size);
-        memcpy(taskInfo->randomParaAddr, params, sizeof params);
+        /* Device memory: through the backend's copy where the host may not address it. */
+        aclError crc = aclrt_rt.backend->mem_copy != NULL
+                           ? aclrt_rt.backend->mem_copy(taskInfo->randomParaAddr, params, sizeof params,
+                                                        ACL_MEMCPY_HOST_TO_DEVICE)
+                           : (memcpy(taskInfo->randomParaAddr, params, sizeof params), ACL_SUCCESS);
+        if (crc != ACL_SUCCESS) {
+            free(j);
+            return crc;
+        }
     }
     struct aclrt_task t = {.kind = &aclrt_kind_random, .u.random.job = j};
     rc = aclrt_stream_submit(s, &t, NULL);
