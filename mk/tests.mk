@@ -36,13 +36,10 @@ FLAGS_cuda-asan := $(FLAGS_asan)
 #   test_sysinfo, test_bad_input: assert the backend's name ("host") and the SoC name;
 #   test_embed: registers backends, which run on the host backend's machinery, and selects them by name.
 TESTS_CUDA = $(filter-out test_sysinfo test_bad_input test_embed,$(TESTS))
-# The double's rules (tests/cuda_fake/fake_cuda.c) relaxed for the suite, which does not pass them
-# all yet (tests/impl_cuda.c sets their knobs); make CUDA_LENIENT= runs it against the strict double.
-CUDA_LENIENT ?= -DACLRT_TEST_CUDA_LENIENT
 define cuda_variant
 IMPL_SRC_$(1) := tests/impl_cuda.c
 IMPL_DEPS_$(1) := $(BUILD)/$(1)/libcuda_fake.so
-IMPL_DEFS_$(1) := -DACLRT_TEST_CUDA_LIBRARY='"$(CURDIR)/$(BUILD)/$(1)/libcuda_fake.so"' $(CUDA_LENIENT)
+IMPL_DEFS_$(1) := -DACLRT_TEST_CUDA_LIBRARY='"$(CURDIR)/$(BUILD)/$(1)/libcuda_fake.so"'
 TESTS_$(1) = $$(TESTS_CUDA)
 endef
 $(foreach v,$(CUDA_VARIANTS),$(eval $(call cuda_variant,$(v))))

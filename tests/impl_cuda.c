@@ -17,16 +17,6 @@ __attribute__((constructor)) static void cuda_configure(void)
     setenv("ACLRT_BACKEND", "cuda", 1);
 #ifdef ACLRT_TEST_CUDA_LIBRARY
     setenv("ACLRT_CUDA_LIBRARY", ACLRT_TEST_CUDA_LIBRARY, 1);
-#ifdef ACLRT_TEST_CUDA_LENIENT
-    /*
-     * The driver test double's rules relaxed (tests/cuda_fake/fake_cuda.c; a
-     * caller's own setting wins): the suite does not yet pass them all.
-     */
-    setenv("ACLRT_FAKE_CUDA_HOST_ACCESS", "1", 0);
-    setenv("ACLRT_FAKE_CUDA_PARALLEL_HOST_FUNCS", "1", 0);
-    setenv("ACLRT_FAKE_CUDA_FORK_OK", "1", 0);
-    setenv("ACLRT_FAKE_CUDA_KERNEL_FAULT_RECOVERS", "1", 0);
-#endif
 #else
     /*
      * One GPU, unless the caller chose: the suite checks the default device

@@ -334,8 +334,14 @@ static void child_without_device(void *arg)
     uint32_t count = 0;
     CHILD_CHECK_EQ(ACL_SUCCESS, aclrtGetDeviceCount(&count));
     CHILD_CHECK(count >= 1);
-    if (!CHILD_THREADLESS)
+    if (on_cuda_backend()) {
+        /* aclInit's probe started CUDA in the parent: no device of the child's can start. */
+        CHILD_CHECK_EQ(ACL_ERROR_RT_NO_DEVICE, aclrtSetDevice(0));
+        const char *msg = aclGetRecentErrMsg();
+        CHILD_CHECK(msg != NULL && msg[0] != '\0');
+    } else if (!CHILD_THREADLESS) {
         child_works(); /* its first device starts here, with threads of the child's */
+    }
     CHILD_CHECK_EQ(ACL_SUCCESS, aclFinalize());
     (void)child_uses_a_runtime_of_its_own();
 }
