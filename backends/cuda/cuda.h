@@ -171,6 +171,7 @@ static aclError aclrt_cuda_device_start(struct aclrt_device *dev)
     uint32_t g = dev->id % aclrt_cuda.gpu_count;
     cd->id = dev->id;
     cd->gpu = aclrt_cuda.gpus[g].dev;
+    atomic_store_explicit(&cd->stuck_waits, false, memory_order_relaxed);
     atomic_store_explicit(&cd->lost, ACLRT_CUDA_SUCCESS, memory_order_relaxed);
     aclrt_CUresult r = aclrt_cuda_gpu_ctx(g, &cd->ctx);
     if (r == ACLRT_CUDA_SUCCESS)
@@ -269,9 +270,12 @@ static aclError aclrt_cuda_mem_alloc(struct aclrt_device *dev, size_t size, void
     return aclrt_cuda_code(r);
 }
 
+/* Device memory goes back, unless a wait left on the GPU would hold cuMemFree: then with the context. */
 static void aclrt_cuda_mem_free(struct aclrt_device *dev, void *ptr)
 {
-    if (aclrt_cuda_enter(aclrt_cuda_device_of(dev)->ctx) == ACLRT_CUDA_SUCCESS)
+    struct aclrt_cuda_device *cd = aclrt_cuda_device_of(dev);
+    if (!atomic_load_explicit(&cd->stuck_waits, memory_order_relaxed) &&
+        aclrt_cuda_enter(cd->ctx) == ACLRT_CUDA_SUCCESS)
         aclrt_cu->cuMemFree((aclrt_CUdeviceptr)(uintptr_t)ptr);
 }
 

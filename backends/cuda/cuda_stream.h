@@ -339,11 +339,18 @@ ACLRT_INTERNAL void aclrt_cuda_stream_await(struct aclrt_stream *s, uint64_t tar
     aclrt_cuda_check(sl);
 }
 
-/* Let the stream past its value waits on the GPU (no driver call: any thread, any time). */
+/*
+ * Let the stream past its value waits on the GPU (no driver call: any thread,
+ * any time). A wait the GPU had not passed stays in the driver, on the watch
+ * stream: the device is marked, as freeing device memory then would wait for
+ * it (cuMemFree synchronizes the context): its memory goes with the context.
+ */
 static void aclrt_cuda_value_release(struct aclrt_cuda_slot *sl)
 {
     uint64_t want = atomic_load_explicit(&sl->gate_want, memory_order_relaxed);
     uint64_t g = atomic_load_explicit(sl->gate, memory_order_relaxed);
+    if (g < want && sl->cd != NULL)
+        atomic_store_explicit(&sl->cd->stuck_waits, true, memory_order_relaxed);
     /* Release: the GPU reads the gate (the stream's wait); nothing of ours is published with it. */
     while (g < want && !atomic_compare_exchange_weak_explicit(sl->gate, &g, want, memory_order_release,
                                                               memory_order_relaxed))

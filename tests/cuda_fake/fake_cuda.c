@@ -428,6 +428,19 @@ static bool wait_value_holds(const struct op *o)
     }
 }
 
+/*
+ * A copy's bytes. An aligned 64-bit word goes as one atomic load and store:
+ * a GPU's copy of a word that a stream memory operation polls is one
+ * transaction, and so it is here (a value wait polls with atomic loads).
+ */
+static void copy_bytes(void *dst, const void *src, size_t n)
+{
+    if (n == 8 && (uintptr_t)dst % 8 == 0 && (uintptr_t)src % 8 == 0)
+        __atomic_store_n((uint64_t *)dst, __atomic_load_n((const uint64_t *)src, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+    else
+        memmove(dst, src, n);
+}
+
 static void graph_run(struct CUstream_st *s, struct CUgraphExec_st *x, uint64_t ticket);
 
 /* Run one operation (the stream's lock not held). */
@@ -446,7 +459,7 @@ static void op_run(struct CUstream_st *s, struct op *o)
         return;
     }
     switch (o->kind) {
-    case OP_COPY: memmove(o->dst, o->src, o->n); break;
+    case OP_COPY: copy_bytes(o->dst, o->src, o->n); break;
     case OP_SET: memset(o->dst, (int)o->value, o->n); break;
     case OP_SET32:
         for (size_t i = 0; i < o->n; i++)
@@ -846,12 +859,15 @@ EXPORT CUresult cuDevicePrimaryCtxRelease_v2(int device)
     c->streams = NULL;
     /* The context goes with work still queued (a wait nothing satisfies): dropped, not waited for. */
     atomic_store(&c->dying, true);
+    /* Its device memory: taken off the list now, freed once its streams' workers are gone (below). */
+    struct alloc *mine = NULL;
     struct alloc **p = &g_allocs;
     while (*p != NULL) {
         struct alloc *a = *p;
         if (a->ctx == c) {
             *p = a->next;
-            alloc_drop(a);
+            a->next = mine;
+            mine = a;
         } else {
             p = &a->next;
         }
@@ -904,6 +920,11 @@ EXPORT CUresult cuDevicePrimaryCtxRelease_v2(int device)
         struct CUgraphExec_st *x = execs;
         execs = x->next;
         exec_put(x);
+    }
+    while (mine != NULL) {
+        struct alloc *a = mine;
+        mine = a->next;
+        alloc_drop(a);
     }
     atomic_store(&c->dying, false);
     return CUDA_SUCCESS;
@@ -1598,7 +1619,7 @@ EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
     void *d, *from;
     if ((r = xlate(dst, bytes, &d)) != CUDA_SUCCESS || (r = xlate(src, bytes, &from)) != CUDA_SUCCESS)
         return r;
-    memmove(d, from, bytes);
+    copy_bytes(d, from, bytes);
     return CUDA_SUCCESS;
 }
 
