@@ -33,6 +33,9 @@
  *     stream's destroy, and every slot's at a module load or unload (so an
  *     unloaded binary whose launches ran is closed by the next thread that
  *     loads or unloads one, as a module left for later is).
+ *   - What a host function of ours may not do on the driver's thread (a
+ *     model body's last reference: user code) it leaves for the next
+ *     ordinary thread that comes by (aclrt_cuda_run_later).
  *   - A stream whose GPU work failed stops short (the word stays below the
  *     failed task). The driver says so when asked (cuStreamQuery), which a
  *     waiter does in stream_await: the task after the word failed, and is
@@ -272,6 +275,43 @@ static aclrt_CUresult aclrt_cuda_query(struct aclrt_cuda_slot *sl)
     return r;
 }
 
+/*
+ * Work a host function of ours leaves for an ordinary thread (on the
+ * driver's callback thread no user code runs and no driver call is made: a
+ * model body's last reference, cuda_graph.h): a stack, pushed without a
+ * lock, taken whole by aclrt_cuda_run_later, which waiters (stream_await),
+ * a stream's destroy, a graph's build, a module load or unload and the
+ * backend's close call.
+ */
+struct aclrt_cuda_later {
+    struct aclrt_cuda_later *next;
+    void (*run)(struct aclrt_cuda_later *w); /* does it and frees w (an ordinary thread, no lock of ours held) */
+};
+
+static struct aclrt_cuda_later *_Atomic aclrt_cuda_later_work;
+
+ACLRT_INTERNAL void aclrt_cuda_leave_for_later(struct aclrt_cuda_later *w)
+{
+    w->next = atomic_load_explicit(&aclrt_cuda_later_work, memory_order_relaxed);
+    /* Release: pairs with the taker's acquire exchange (w's fields). */
+    while (!atomic_compare_exchange_weak_explicit(&aclrt_cuda_later_work, &w->next, w, memory_order_release,
+                                                  memory_order_relaxed))
+        ;
+}
+
+/* Do the work host functions left (not on a driver callback thread: there it waits for the next caller). */
+ACLRT_INTERNAL void aclrt_cuda_run_later(void)
+{
+    if (aclrt_cuda_in_callback || atomic_load_explicit(&aclrt_cuda_later_work, memory_order_relaxed) == NULL)
+        return;
+    /* Acquire: pairs with the release CAS of the push. */
+    struct aclrt_cuda_later *list = atomic_exchange_explicit(&aclrt_cuda_later_work, NULL, memory_order_acquire);
+    for (struct aclrt_cuda_later *w = list, *next; w != NULL; w = next) {
+        next = w->next;
+        w->run(w);
+    }
+}
+
 /* ------------------------------------------------------------------------
  * What tasks in flight hold (the slot's FIFO)
  * ------------------------------------------------------------------------ */
@@ -450,6 +490,7 @@ ACLRT_INTERNAL void aclrt_cuda_stream_await(struct aclrt_stream *s, uint64_t tar
     if (sl == NULL || aclrt_runtime_orphaned()) /* a forked child: the parent's work, its locks may stay held */
         return;
     aclrt_cuda_retire(sl);
+    aclrt_cuda_run_later();
     aclrt_stream_fold(s);
     if (aclrt_seq_reached(&s->completed, target))
         return;
@@ -562,6 +603,8 @@ ACLRT_INTERNAL void aclrt_cuda_stream_destroy(struct aclrt_stream *s)
         aclrt_cuda_held_release(aclrt_cuda_held_take_locked(sl, UINT64_MAX));
     else
         aclrt_cuda_retire_upto(sl, atomic_load_explicit(sl->word, memory_order_acquire)); /* acquire: as in aclrt_cuda_hold */
+    if (!orphaned)
+        aclrt_cuda_run_later();
     bool driver = cu != NULL && !orphaned && aclrt_cuda_enter(cd->ctx) == ACLRT_CUDA_SUCCESS;
     aclrt_cuda_value_release(sl); /* value waits still on the GPU let the stream's last work go */
     if (driver)
