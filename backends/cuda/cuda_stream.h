@@ -40,9 +40,10 @@
  *     failed task). The driver says so when asked (cuStreamQuery), which a
  *     waiter does in stream_await: the task after the word failed, and is
  *     reported with its ids (aclrt_stream_fail), a kernel with its function
- *     and arguments (its record is still held: the word is below it). After a sticky error the
- *     context accepts nothing; the device is marked lost and its issued
- *     work counts as done (failed), so nothing waits for it for ever. A
+ *     and arguments (its record is still held: the word is below it).
+ *     After a sticky error the context accepts nothing; the device is
+ *     marked lost and its issued work counts as done (failed, the word
+ *     raised: every record is retired), so nothing waits for it for ever. A
  *     failure is noticed by the stream's next wait that sleeps, not by a
  *     query (which never calls the driver).
  */
@@ -71,10 +72,9 @@ struct aclrt_cuda_slot;
 
 /*
  * What task `number` holds until it is complete, in its slot's FIFO (a
- * kernel launch's record, cuda_kernel.h):
- * `retire` lets go of it once the word reached the task, or the stream's
- * work is over (a forked child), on an ordinary thread with no lock of ours
- * held.
+ * kernel launch's record, cuda_kernel.h): `retire` lets go of it once the
+ * word reached the task (or in a forked child, whose streams end with the
+ * parent's work), on an ordinary thread with no lock of ours held.
  */
 struct aclrt_cuda_held {
     struct aclrt_cuda_held *next;              /* the slot's FIFO, in issue order (launch_lock) */
@@ -599,12 +599,13 @@ ACLRT_INTERNAL void aclrt_cuda_stream_destroy(struct aclrt_stream *s)
      * lets go of it all, without the lock (the parent's thread may have held
      * it; the child has no other thread here).
      */
-    if (orphaned)
+    if (orphaned) {
         aclrt_cuda_held_release(aclrt_cuda_held_take_locked(sl, UINT64_MAX));
-    else
-        aclrt_cuda_retire_upto(sl, atomic_load_explicit(sl->word, memory_order_acquire)); /* acquire: as in aclrt_cuda_hold */
-    if (!orphaned)
+    } else {
+        /* Acquire: as in aclrt_cuda_hold. */
+        aclrt_cuda_retire_upto(sl, atomic_load_explicit(sl->word, memory_order_acquire));
         aclrt_cuda_run_later();
+    }
     bool driver = cu != NULL && !orphaned && aclrt_cuda_enter(cd->ctx) == ACLRT_CUDA_SUCCESS;
     aclrt_cuda_value_release(sl); /* value waits still on the GPU let the stream's last work go */
     if (driver)
