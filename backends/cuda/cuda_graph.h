@@ -36,12 +36,22 @@
  * until the launches in flight ran), or, on a driver callback thread where
  * no driver call may be made, leaves it to the next thread that builds a
  * graph or loads or unloads a module, or to the backend's close (always
- * before the modules left for later: the graph may hold their kernels). The body holds each captured kernel's
- * binary counted in flight (impl/model/model.h); a replay holds its body until
- * a host function behind the graph's launch says it ran, so an unload or a
- * destroy of the model leaves the modules loaded until then, and the
- * model's destroy callbacks (run when its last body goes) find the GPU
- * done with what the graph uses.
+ * before the modules left for later: the graph may hold their kernels).
+ * The body holds each captured kernel's binary counted in flight
+ * (impl/model/model.h); a replay holds its body until a host function
+ * behind the graph's launch says it ran, so an unload or a destroy of the
+ * model leaves the modules loaded until then, and the model's destroy
+ * callbacks (run when its last body goes) find the GPU done with what the
+ * graph uses. That host function only drops the replay's reference when
+ * another one remains (the model's: the usual case); when the replay's is
+ * the last (the model was destroyed while it ran), the put, which runs the
+ * model's destroy callbacks (user code, which may call the driver), is
+ * left to the next ordinary thread that comes by (aclrt_cuda_run_later,
+ * cuda_stream.h: a waiter, a stream's destroy, a graph's build, a module
+ * load or unload), never done on the driver's thread. A replay keeps its
+ * host function (not the word write alone, as a kernel has): its reference
+ * must be gone when the task is seen complete, and a replay is a whole
+ * model's work, so the host round trip is paid once per replay.
  */
 #ifndef ACLRT_BACKENDS_CUDA_CUDA_GRAPH_H
 #define ACLRT_BACKENDS_CUDA_CUDA_GRAPH_H
@@ -86,9 +96,10 @@ static void aclrt_cuda_graph_free(struct aclrt_cuda_graph *g)
     free(g);
 }
 
-/* Destroy the executable graphs let go of on callback threads (not from one). */
+/* Destroy the executable graphs let go of on callback threads (not from one), bodies left for later first. */
 ACLRT_INTERNAL void aclrt_cuda_graphs_destroy_later(void)
 {
+    aclrt_cuda_run_later();
     /* Acquire: pairs with the release CAS of the push. */
     struct aclrt_cuda_graph *list = atomic_exchange_explicit(&aclrt_cuda_graphs_later, NULL, memory_order_acquire);
     for (struct aclrt_cuda_graph *g = list, *next; g != NULL; g = next) {
@@ -222,22 +233,48 @@ static struct aclrt_cuda_graph *aclrt_cuda_graph_make(struct aclrt_cuda_slot *sl
     return g;
 }
 
-/* What the host function behind a graph launch needs. */
+/* What the host function behind a graph launch needs (and, left for later, the body's last put). */
 struct aclrt_cuda_graph_done {
+    struct aclrt_cuda_later later; /* first: the work item, when the body's last reference is the replay's */
     struct aclrt_cuda_slot *slot;
     struct aclrt_model_body *body; /* the replay's reference */
     uint64_t number;
 };
 
-/* Behind the launch: the graph ran; the body goes (perhaps the last reference) and the task is complete. */
+/* An ordinary thread: the replay's reference was the body's last; it goes here (the destroy callbacks run here). */
+static void aclrt_cuda_graph_put_later(struct aclrt_cuda_later *w)
+{
+    struct aclrt_cuda_graph_done *d = (struct aclrt_cuda_graph_done *)(void *)w;
+    struct aclrt_model_body *b = d->body;
+    free(d);
+    aclrt_model_body_put(b);
+}
+
+/*
+ * Behind the launch: the graph ran. The replay's reference to the body goes
+ * here unless it is the last (a decrement: no user code, no driver call);
+ * the last one's put (the model's destroy callbacks, the graph's destroy, a
+ * module's unload) is left to the next ordinary thread. Then the task is
+ * complete: a replay whose model still lives has let go of its body before
+ * a waiter sees the task done, as on the host backend.
+ */
 static void aclrt_cuda_graph_done_cb(void *arg)
 {
     struct aclrt_cuda_graph_done *d = (struct aclrt_cuda_graph_done *)arg;
     struct aclrt_cuda_slot *sl = d->slot;
     uint64_t n = d->number;
     aclrt_cuda_in_callback = true;
-    aclrt_model_body_put(d->body); /* driver work it would do (graph destroy, module unload) is left for later */
-    free(d);
+    uint32_t refs = atomic_load_explicit(&d->body->refs, memory_order_relaxed);
+    /* Acq_rel: as aclrt_model_body_put's decrement (the last one to let go sees this replay's end). */
+    while (refs > 1 && !atomic_compare_exchange_weak_explicit(&d->body->refs, &refs, refs - 1, memory_order_acq_rel,
+                                                              memory_order_relaxed))
+        ;
+    if (refs > 1) {
+        free(d);
+    } else { /* only the replay holds it: nobody takes another reference now */
+        d->later.run = aclrt_cuda_graph_put_later;
+        aclrt_cuda_leave_for_later(&d->later);
+    }
     aclrt_cuda_callback_complete(sl, n);
 }
 
@@ -308,7 +345,7 @@ static int aclrt_cuda_model_run(struct aclrt_stream *s, struct aclrt_task *t, st
         aclrt_model_body_put(b);
         return rc;
     }
-    *d = (struct aclrt_cuda_graph_done){.slot = sl, .body = b, .number = n};
+    *d = (struct aclrt_cuda_graph_done){.later = {NULL, NULL}, .slot = sl, .body = b, .number = n};
     r = aclrt_cuda_host_fn(sl->cu, aclrt_cuda_graph_done_cb, d);
     if (ACLRT_UNLIKELY(r != ACLRT_CUDA_SUCCESS)) {
         /*

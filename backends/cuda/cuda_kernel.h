@@ -22,18 +22,29 @@
  *     (aclrtLaunchKernel) are read when the kernel runs: the launch waits
  *     on the host until the stream's earlier work is done (the barrier),
  *     copies them, then launches.
- *   - The task completes through a host function of ours behind the kernel
- *     (it counts the launch done on its binary, so an unload leaves the
- *     module loaded until its queued kernels ran; a module whose last
- *     launch ends on the driver's thread is unloaded later, by the next
- *     thread that loads or unloads one, or when the backend closes). With
- *     a launch timeout, another host function before the kernel notes when
- *     the stream reached it, and the task fails with
- *     ACL_ERROR_RT_AICORE_TIMEOUT if the kernel took longer (the GPU cannot
- *     stop it).
+ *   - The task completes as every GPU task does: the GPU writes its number
+ *     into the stream's completion word behind the kernel
+ *     (cuStreamWriteValue64, aclrt_cuda_complete_after). No host function
+ *     follows a kernel: the stream goes on to its next kernel without
+ *     waiting for the CPU, and no stream's kernels queue behind the
+ *     driver's one callback thread. The launch's record (its binary counted
+ *     in flight, its copy of the arguments) waits in the slot's FIFO
+ *     (cuda_stream.h) until an ordinary thread sees the word past it: the
+ *     holder at its next kernel, a waiter, the stream's destroy,
+ *     or any module load or unload; it counts the launch done on its
+ *     binary then, so an unload leaves the module loaded until its queued
+ *     kernels ran, and the module goes on such a thread.
+ *   - With a launch timeout, the kernel is measured on the host, between
+ *     two host functions of ours: one before it notes when the stream
+ *     reached it, one behind it fails the task with
+ *     ACL_ERROR_RT_AICORE_TIMEOUT if it took longer (the GPU cannot stop
+ *     it) and then stores the task's number itself, so that the failure is
+ *     known before the task completes. Such launches pay the host round
+ *     trip; the record stays in the FIFO as any other (the host functions
+ *     hold references of their own to it).
  *   - A kernel that faults stops its stream; the next waiter that asks the
- *     driver reports it (cuda_stream.h) with its function and arguments,
- *     which the slot keeps for its last ACLRT_CUDA_TID_RING tasks.
+ *     driver reports it (cuda_stream.h) with its function, arguments and
+ *     thread, from its record (the first task after the word: not retired).
  */
 #ifndef ACLRT_BACKENDS_CUDA_CUDA_KERNEL_H
 #define ACLRT_BACKENDS_CUDA_CUDA_KERNEL_H
@@ -62,7 +73,11 @@
  * Modules
  * ------------------------------------------------------------------------ */
 
-/* Modules whose unload came on a driver callback thread, unloaded by the next ordinary thread. */
+/*
+ * Modules whose unload came on a driver callback thread (none of ours
+ * retires a launch there; kept for any other path that may), unloaded by
+ * the next ordinary thread.
+ */
 static struct aclrt_cuda_module_later {
     struct aclrt_cuda_module_later *next;
     aclrt_CUmodule mod;
@@ -149,6 +164,7 @@ ACLRT_INTERNAL aclError aclrt_cuda_module_load(const char *path, const char *sho
             return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the data is not a binary the cuda backend can load: %s",
                               problem);
     }
+    aclrt_cuda_retire_everywhere(); /* binaries unloaded before, whose launches ran since, close now */
     aclrt_cuda_modules_unload_later();
     struct aclrt_cuda_module *m = (struct aclrt_cuda_module *)malloc(sizeof *m);
     if (m == NULL)
@@ -184,6 +200,7 @@ ACLRT_INTERNAL void aclrt_cuda_module_unload(void *module)
         }
     } else if (!aclrt_runtime_orphaned() && aclrt_cuda_enter(m->ctx) == ACLRT_CUDA_SUCCESS) {
         aclrt_cu->cuModuleUnload(m->mod);
+        aclrt_cuda_retire_everywhere();
         aclrt_cuda_modules_unload_later();
     }
     free(m);
@@ -227,38 +244,76 @@ ACLRT_INTERNAL aclError aclrt_cuda_module_global(void *module, const char *name,
  * Launches
  * ------------------------------------------------------------------------ */
 
+/*
+ * A kernel launch in flight: its record in the slot's FIFO until the task
+ * is complete. `refs`: the FIFO's, and with a timeout each host function's
+ * not run yet (on a lost device the driver skips them: the record is kept
+ * then, a few bytes per such launch). Without a timeout the FIFO's alone,
+ * and no atomic is touched.
+ */
+struct aclrt_cuda_launch {
+    struct aclrt_cuda_held held;        /* first: the FIFO's record (number, tid, kernel, retire) */
+    _Atomic uint32_t refs;
+    uint32_t timeout_ms;                /* 0: none */
+    _Atomic uint64_t start_ns;          /* when the stream reached the kernel (timed launches) */
+    struct aclrt_cuda_slot *slot;       /* timed: the done callback's */
+    struct aclrt_stream *stream;
+    struct aclrt_binary *binary;        /* counted in flight until retired */
+    struct aclrt_kernel_failure kernel; /* args: the launch's own copy */
+};
+
+static void aclrt_cuda_launch_free(struct aclrt_cuda_launch *l)
+{
+    free(l->kernel.args);
+    free(l);
+}
+
+/* A reference of a timed launch's record goes (any thread: frees memory only). */
+static void aclrt_cuda_launch_put(struct aclrt_cuda_launch *l)
+{
+    /* Acq_rel: the last one sees what the others did with the record (the callbacks' stores). */
+    if (atomic_fetch_sub_explicit(&l->refs, 1, memory_order_acq_rel) == 1)
+        aclrt_cuda_launch_free(l);
+}
+
+/* The FIFO lets go (an ordinary thread): the kernel ran, or never will; its binary counts it done. */
+static void aclrt_cuda_launch_retire(struct aclrt_cuda_held *h)
+{
+    struct aclrt_cuda_launch *l = (struct aclrt_cuda_launch *)(void *)h;
+    aclrt_binary_done(l->binary); /* may unload the module (another context may be current then) */
+    if (l->timeout_ms == 0)
+        aclrt_cuda_launch_free(l);
+    else
+        aclrt_cuda_launch_put(l);
+}
+
 static void aclrt_cuda_launch_start_cb(void *arg)
 {
     struct aclrt_cuda_launch *l = (struct aclrt_cuda_launch *)arg;
     /* Relaxed: the done callback runs after this one on the same driver queue (its order). */
     atomic_store_explicit(&l->start_ns, aclrt_now_ns(), memory_order_relaxed);
+    aclrt_cuda_launch_put(l);
     aclrt_cuda_host_fn_end();
 }
 
-/* Behind the kernel: the timeout, the binary's count, the task's completion. */
+/* Behind a timed kernel: the timeout, then the task's completion (the record stays in the FIFO). */
 static void aclrt_cuda_launch_done_cb(void *arg)
 {
     struct aclrt_cuda_launch *l = (struct aclrt_cuda_launch *)arg;
     struct aclrt_cuda_slot *sl = l->slot;
+    uint64_t n = l->held.number;
     aclrt_cuda_in_callback = true;
-    if (l->timeout_ms != 0 &&
-        aclrt_now_ns() - atomic_load_explicit(&l->start_ns, memory_order_relaxed) > (uint64_t)l->timeout_ms * 1000000u)
-        aclrt_stream_fail_kernel(l->stream, l->tid, l->number, ACL_ERROR_RT_AICORE_TIMEOUT, &l->kernel);
-    pthread_mutex_lock(&sl->launch_lock);
-    if (sl->launches[l->number % ACLRT_CUDA_TID_RING] == l)
-        sl->launches[l->number % ACLRT_CUDA_TID_RING] = NULL;
-    pthread_mutex_unlock(&sl->launch_lock);
-    aclrt_binary_done(l->binary); /* may unload the module: later, off this thread */
-    uint64_t n = l->number;
-    free(l->kernel.args);
-    free(l);
+    if (aclrt_now_ns() - atomic_load_explicit(&l->start_ns, memory_order_relaxed) > (uint64_t)l->timeout_ms * 1000000u)
+        aclrt_stream_fail_kernel(l->stream, l->held.tid, n, ACL_ERROR_RT_AICORE_TIMEOUT, &l->kernel);
+    aclrt_cuda_launch_put(l); /* not the last: the FIFO's stays until the word below */
     aclrt_cuda_callback_complete(sl, n);
 }
 
 /*
- * ACLRT_TASK_KERNEL: cuLaunchKernel with the packed arguments, between the
- * optional start callback and the done callback. A failure to issue fails
- * the task (and it completes in order), as every issue does.
+ * ACLRT_TASK_KERNEL: cuLaunchKernel with the packed arguments, then the
+ * word write (or, with a timeout, between the start and the done host
+ * functions). A failure to issue fails the task (and it completes in
+ * order), as every issue does; its record is retired as any other.
  */
 static int aclrt_cuda_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
@@ -289,46 +344,44 @@ static int aclrt_cuda_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, s
         return aclrt_cuda_issue_failed(s, sl, t, n, r);
     }
     t->u.kernel.owned = 0; /* the launch's record owns the copy from here */
-    *l = (struct aclrt_cuda_launch){.slot = sl, .stream = s, .number = n, .tid = t->tid,
-                                    .timeout_ms = t->u.kernel.timeout_ms, .binary = t->u.kernel.binary,
+    bool timed = t->u.kernel.timeout_ms != 0;
+    *l = (struct aclrt_cuda_launch){.held = {.number = n, .tid = t->tid, .retire = aclrt_cuda_launch_retire},
+                                    .timeout_ms = t->u.kernel.timeout_ms, .slot = sl, .stream = s,
+                                    .binary = t->u.kernel.binary,
                                     .kernel = {t->u.kernel.handle, t->u.kernel.fn, args, t->u.kernel.args_size}};
+    l->held.kernel = &l->kernel;
+    atomic_init(&l->refs, timed ? 3u : 1u); /* the FIFO's; the start and done callbacks' */
     atomic_init(&l->start_ns, 0);
-    t->u.kernel.binary = NULL; /* counted done by the done callback */
-    if (l->timeout_ms != 0)
-        r = aclrt_cuda_host_fn(sl->cu, aclrt_cuda_launch_start_cb, l);
+    t->u.kernel.binary = NULL; /* counted done when the record is retired */
+    /* Known to a failure report before the kernel can fail; what completed before goes after the driver calls. */
+    struct aclrt_cuda_held *done = aclrt_cuda_hold(sl, &l->held);
+    if (timed && (r = aclrt_cuda_host_fn(sl->cu, aclrt_cuda_launch_start_cb, l)) != ACLRT_CUDA_SUCCESS)
+        aclrt_cuda_launch_put(l); /* the start callback's */
     aclrt_CUfunction f;
     memcpy(&f, &t->u.kernel.fn, sizeof f); /* the backend's function handle (module_function) */
     size_t size = t->u.kernel.args_size;
     void *extra[] = {(void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT, args,
                      (void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT, &size,
                      (void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_END_AS_INT};
-    /* Known to a failure report before the kernel can fail. */
-    pthread_mutex_lock(&sl->launch_lock);
-    sl->launches[n % ACLRT_CUDA_TID_RING] = l;
-    pthread_mutex_unlock(&sl->launch_lock);
     if (r == ACLRT_CUDA_SUCCESS)
         r = aclrt_cu->cuLaunchKernel(f, t->u32, 1, 1, ACLRT_CUDA_BLOCK_THREADS, 1, 1, 0, sl->cu, NULL, extra);
-    if (r == ACLRT_CUDA_SUCCESS)
-        r = aclrt_cuda_host_fn(sl->cu, aclrt_cuda_launch_done_cb, l);
-    if (r == ACLRT_CUDA_SUCCESS) {
+    int rc;
+    if (ACLRT_LIKELY(r == ACLRT_CUDA_SUCCESS && !timed)) {
+        rc = aclrt_cuda_complete_after(s, sl, t, r);
+    } else if (r == ACLRT_CUDA_SUCCESS && (r = aclrt_cuda_host_fn(sl->cu, aclrt_cuda_launch_done_cb, l)) ==
+                                              ACLRT_CUDA_SUCCESS) {
         aclrt_cuda_issued(sl, n);
-        return ACLRT_TASK_ISSUED;
+        rc = ACLRT_TASK_ISSUED;
+    } else {
+        /*
+         * Not issued whole: the task fails and completes in order (its word
+         * write follows, or the device is lost); the record is retired then.
+         */
+        if (timed)
+            aclrt_cuda_launch_put(l); /* the done callback's: not queued */
+        rc = aclrt_cuda_issue_failed_kernel(s, sl, t, n, r, &l->kernel);
     }
-    pthread_mutex_lock(&sl->launch_lock);
-    sl->launches[n % ACLRT_CUDA_TID_RING] = NULL;
-    pthread_mutex_unlock(&sl->launch_lock);
-    /*
-     * Not issued whole: the task fails and completes in order. A start
-     * callback already queued still writes into the record: it is kept
-     * then (a few bytes, once per such failure).
-     */
-    struct aclrt_kernel_failure k = l->kernel;
-    int rc = aclrt_cuda_issue_failed_kernel(s, sl, t, n, r, &k);
-    aclrt_binary_done(l->binary);
-    free(args);
-    l->kernel.args = NULL;
-    if (l->timeout_ms == 0)
-        free(l);
+    aclrt_cuda_held_release(done);
     return rc;
 }
 

@@ -20,6 +20,12 @@
  *     value write / wait  on a GPU whose memory the CPU cannot address:
  *                         cuStreamWriteValue64 (and a host function that
  *                         wakes the host's value waits) / cuStreamWaitValue64
+ *     kernel              cuLaunchKernel (cuda_kernel.h; with a launch
+ *                         timeout, between two host functions, the second
+ *                         of which stores the word)
+ *   A kernel's record (its binary, its arguments) waits in the slot's FIFO
+ *   until an ordinary thread sees the word past it (cuda_stream.h): no host
+ *   function behind it.
  *
  *   on the host, once every earlier task of the stream is complete on the
  *   GPU (the barrier: the stream parks on its own completed count, brought
@@ -172,9 +178,10 @@ struct aclrt_cuda_call {
 };
 
 /*
- * The end of a host function of ours on the driver's thread: task n is
- * complete (its word stored; the stream may end from here on), and the
- * thread leaves the driver's callback.
+ * The end of a host function of ours on the driver's thread that completes
+ * a task (a stream wait's or a value write's bookkeeping, a timed kernel's
+ * verdict, a graph replay's end): task n is complete (its word stored; the stream may end from
+ * here on), and the thread leaves the driver's callback.
  */
 ACLRT_INTERNAL void aclrt_cuda_callback_complete(struct aclrt_cuda_slot *sl, uint64_t n)
 {

@@ -23,12 +23,27 @@
  *     behind everything issued so far: the word, which a sleeper also
  *     reads, is what decides), or the holder sees the waiter and enqueues
  *     it right behind the task.
+ *   - What a task in flight holds until it is complete (a kernel launch's
+ *     record: its binary counted in flight, its arguments for a failure
+ *     report) is kept in the slot's FIFO, in issue order, and let go of
+ *     once the word reaches the task's number, by an ordinary thread, never
+ *     by the driver's callback thread (no user code, no driver call, no
+ *     lock there): the holder at each kernel it issues (before adding its
+ *     own, amortised), a waiter before it sleeps (stream_await), the
+ *     stream's destroy, and every slot's at a module load or unload (so an
+ *     unloaded binary whose launches ran is closed by the next thread that
+ *     loads or unloads one, as a module left for later is).
+ *   - What a host function of ours may not do on the driver's thread (a
+ *     model body's last reference: user code) it leaves for the next
+ *     ordinary thread that comes by (aclrt_cuda_run_later).
  *   - A stream whose GPU work failed stops short (the word stays below the
  *     failed task). The driver says so when asked (cuStreamQuery), which a
  *     waiter does in stream_await: the task after the word failed, and is
- *     reported with its ids (aclrt_stream_fail). After a sticky error the
- *     context accepts nothing; the device is marked lost and its issued
- *     work counts as done (failed), so nothing waits for it for ever. A
+ *     reported with its ids (aclrt_stream_fail), a kernel with its function
+ *     and arguments (its record is still held: the word is below it).
+ *     After a sticky error the context accepts nothing; the device is
+ *     marked lost and its issued work counts as done (failed, the word
+ *     raised: every record is retired), so nothing waits for it for ever. A
  *     failure is noticed by the stream's next wait that sleeps, not by a
  *     query (which never calls the driver).
  */
@@ -56,18 +71,17 @@
 struct aclrt_cuda_slot;
 
 /*
- * A kernel launch in flight (cuda_kernel.h): what its completion callback
- * and a report of its failure need. Its done callback frees it.
+ * What task `number` holds until it is complete, in its slot's FIFO (a
+ * kernel launch's record, cuda_kernel.h): `retire` lets go of it once the
+ * word reached the task (or in a forked child, whose streams end with the
+ * parent's work), on an ordinary thread with no lock of ours held.
  */
-struct aclrt_cuda_launch {
-    struct aclrt_cuda_slot *slot;
-    struct aclrt_stream *stream;
+struct aclrt_cuda_held {
+    struct aclrt_cuda_held *next;              /* the slot's FIFO, in issue order (launch_lock) */
     uint64_t number;
-    uint32_t tid;
-    uint32_t timeout_ms;                /* 0: none */
-    _Atomic uint64_t start_ns;          /* when the stream reached the kernel (timed launches) */
-    struct aclrt_binary *binary;        /* counted in flight until done */
-    struct aclrt_kernel_failure kernel; /* args: the launch's own copy */
+    uint32_t tid;                              /* the submitting thread (a failure report) */
+    const struct aclrt_kernel_failure *kernel; /* a kernel's function and arguments (a failure report); NULL: none */
+    void (*retire)(struct aclrt_cuda_held *h);
 };
 
 struct aclrt_cuda_word {
@@ -85,7 +99,7 @@ struct aclrt_cuda_slot {
     aclrt_CUstream watch;             /* value waits on the GPU: where they wait (lock; NULL: none yet) */
     _Atomic uint64_t gate_want;       /* the last value wait issued to the GPU */
     pthread_mutex_t lock;             /* `cu` and `cd` for threads other than the holder (held across driver calls) */
-    pthread_mutex_t launch_lock;      /* `launches` (the driver's callbacks take it: never held across a driver call) */
+    pthread_mutex_t launch_lock;      /* `held`, `held_tail` (never held across a driver call nor a retire) */
     aclrt_CUstream cu;                /* this life's CUstream; NULL between lives */
     struct aclrt_cuda_device *cd;     /* this life's device */
     uint64_t host_until;              /* holder: an external task's number; later work waits for it */
@@ -96,7 +110,9 @@ struct aclrt_cuda_slot {
     _Atomic uint64_t reported;        /* the last task reported failed */
     _Atomic bool checking;            /* a waiter asks the driver about a failure (aclrt_cuda_check) */
     _Atomic uint32_t tids[ACLRT_CUDA_TID_RING];
-    struct aclrt_cuda_launch *launches[ACLRT_CUDA_TID_RING]; /* kernels in flight by number (launch_lock) */
+    struct aclrt_cuda_held *held;     /* what tasks in flight hold, oldest first (launch_lock; kept across lives) */
+    struct aclrt_cuda_held *held_tail;
+    _Atomic uint64_t held_first;      /* the oldest one's number, 0: none (a hint read without the lock) */
 };
 
 struct aclrt_cuda_chunk {
@@ -259,16 +275,162 @@ static aclrt_CUresult aclrt_cuda_query(struct aclrt_cuda_slot *sl)
     return r;
 }
 
-/* The kernel of task `number`, if it is one the slot still knows (a failure report). */
-static bool aclrt_cuda_kernel_of(struct aclrt_cuda_slot *sl, uint64_t number, struct aclrt_kernel_failure *out)
+/*
+ * Work a host function of ours leaves for an ordinary thread (on the
+ * driver's callback thread no user code runs and no driver call is made: a
+ * model body's last reference, cuda_graph.h): a stack, pushed without a
+ * lock, taken whole by aclrt_cuda_run_later, which waiters (stream_await),
+ * a stream's destroy, a graph's build, a module load or unload and the
+ * backend's close call.
+ */
+struct aclrt_cuda_later {
+    struct aclrt_cuda_later *next;
+    void (*run)(struct aclrt_cuda_later *w); /* does it and frees w (an ordinary thread, no lock of ours held) */
+};
+
+static struct aclrt_cuda_later *_Atomic aclrt_cuda_later_work;
+
+ACLRT_INTERNAL void aclrt_cuda_leave_for_later(struct aclrt_cuda_later *w)
+{
+    w->next = atomic_load_explicit(&aclrt_cuda_later_work, memory_order_relaxed);
+    /* Release: pairs with the taker's acquire exchange (w's fields). */
+    while (!atomic_compare_exchange_weak_explicit(&aclrt_cuda_later_work, &w->next, w, memory_order_release,
+                                                  memory_order_relaxed))
+        ;
+}
+
+/* Do the work host functions left (not on a driver callback thread: there it waits for the next caller). */
+ACLRT_INTERNAL void aclrt_cuda_run_later(void)
+{
+    if (aclrt_cuda_in_callback || atomic_load_explicit(&aclrt_cuda_later_work, memory_order_relaxed) == NULL)
+        return;
+    /* Acquire: pairs with the release CAS of the push. */
+    struct aclrt_cuda_later *list = atomic_exchange_explicit(&aclrt_cuda_later_work, NULL, memory_order_acquire);
+    for (struct aclrt_cuda_later *w = list, *next; w != NULL; w = next) {
+        next = w->next;
+        w->run(w);
+    }
+}
+
+/* ------------------------------------------------------------------------
+ * What tasks in flight hold (the slot's FIFO)
+ * ------------------------------------------------------------------------ */
+
+/* Unlink the FIFO's records of tasks up to `upto`, oldest first (launch_lock held). NULL: none. */
+static struct aclrt_cuda_held *aclrt_cuda_held_take_locked(struct aclrt_cuda_slot *sl, uint64_t upto)
+{
+    struct aclrt_cuda_held *first = sl->held, *last = NULL, *h = first;
+    for (; h != NULL && h->number <= upto; h = h->next)
+        last = h;
+    if (last == NULL)
+        return NULL;
+    last->next = NULL;
+    sl->held = h;
+    if (h == NULL)
+        sl->held_tail = NULL;
+    atomic_store_explicit(&sl->held_first, h != NULL ? h->number : 0, memory_order_relaxed);
+    return first;
+}
+
+/* Let go of records taken off a FIFO (no lock of ours held: a retire may unload a module, put a model's body). */
+ACLRT_INTERNAL void aclrt_cuda_held_release(struct aclrt_cuda_held *list)
+{
+    for (struct aclrt_cuda_held *h = list, *next; h != NULL; h = next) {
+        next = h->next;
+        h->retire(h);
+    }
+}
+
+/*
+ * The holder, before task h->number's work goes to the GPU queue: h joins
+ * the FIFO (a failure report finds it from here on). Returns the records
+ * of tasks the word says are complete, unlinked, for the caller to release
+ * after its driver calls (a module's unload may make another context
+ * current).
+ */
+ACLRT_INTERNAL struct aclrt_cuda_held *aclrt_cuda_hold(struct aclrt_cuda_slot *sl, struct aclrt_cuda_held *h)
+{
+    uint64_t first = atomic_load_explicit(&sl->held_first, memory_order_relaxed);
+    /* Acquire: pairs with the word's release stores (aclrt_cuda_word_raise, aclrt_cuda_callback_complete) and
+     * comes after the GPU's write behind the task's work (the stream's order). */
+    uint64_t upto = first != 0 ? atomic_load_explicit(sl->word, memory_order_acquire) : 0;
+    h->next = NULL;
+    pthread_mutex_lock(&sl->launch_lock);
+    struct aclrt_cuda_held *done = first != 0 && first <= upto ? aclrt_cuda_held_take_locked(sl, upto) : NULL;
+    if (sl->held_tail != NULL) {
+        sl->held_tail->next = h;
+    } else {
+        sl->held = h;
+        atomic_store_explicit(&sl->held_first, h->number, memory_order_relaxed);
+    }
+    sl->held_tail = h;
+    pthread_mutex_unlock(&sl->launch_lock);
+    return done;
+}
+
+/*
+ * Let go of what sl's tasks up to `upto` hold (UINT64_MAX: all of them),
+ * on an ordinary thread: not on a driver callback thread, where nothing is
+ * retired (its thread's next ordinary caller does it).
+ */
+static void aclrt_cuda_retire_upto(struct aclrt_cuda_slot *sl, uint64_t upto)
+{
+    if (aclrt_cuda_in_callback)
+        return;
+    pthread_mutex_lock(&sl->launch_lock);
+    struct aclrt_cuda_held *done = aclrt_cuda_held_take_locked(sl, upto);
+    pthread_mutex_unlock(&sl->launch_lock);
+    aclrt_cuda_held_release(done);
+}
+
+/* Let go of what sl's completed tasks hold (the word says which; a look at the hint when there is nothing). */
+static void aclrt_cuda_retire(struct aclrt_cuda_slot *sl)
+{
+    uint64_t first = atomic_load_explicit(&sl->held_first, memory_order_relaxed);
+    if (first == 0)
+        return;
+    /* Acquire: pairs with the word's release stores, as in aclrt_cuda_hold. */
+    uint64_t upto = atomic_load_explicit(sl->word, memory_order_acquire);
+    if (first <= upto)
+        aclrt_cuda_retire_upto(sl, upto);
+}
+
+/* Set while the calling thread retires every slot's records: a module unload that one causes does not again. */
+static _Thread_local bool aclrt_cuda_retiring_all;
+
+/*
+ * Every slot's completed tasks let go of what they hold (a module load or
+ * unload: the binaries whose launches all ran since are closed).
+ */
+ACLRT_INTERNAL void aclrt_cuda_retire_everywhere(void)
+{
+    if (aclrt_cuda_in_callback || aclrt_cuda_retiring_all || aclrt_runtime_orphaned())
+        return;
+    aclrt_cuda_retiring_all = true;
+    for (uint32_t n = 0; n < ACLRT_CUDA_SLOT_CHUNKS; n++) {
+        /* Acquire: pairs with the release that published the chunk. */
+        struct aclrt_cuda_chunk *c = atomic_load_explicit(&aclrt_cuda_chunks[n], memory_order_acquire);
+        if (c == NULL)
+            continue;
+        for (uint32_t i = 0; i < ACLRT_CUDA_SLOT_CHUNK; i++)
+            aclrt_cuda_retire(&c->slots[i]);
+    }
+    aclrt_cuda_retiring_all = false;
+}
+
+/* The kernel of task `number` and its thread, if the slot still holds its record (a failure report). */
+static bool aclrt_cuda_kernel_of(struct aclrt_cuda_slot *sl, uint64_t number, struct aclrt_kernel_failure *out,
+                                 uint32_t *tid)
 {
     bool found = false;
     pthread_mutex_lock(&sl->launch_lock);
-    struct aclrt_cuda_launch *l = sl->launches[number % ACLRT_CUDA_TID_RING];
-    if (l != NULL && l->number == number) { /* alive: its stream stopped at it, its done callback has not run */
-        *out = l->kernel;
-        found = true;
-    }
+    for (const struct aclrt_cuda_held *h = sl->held; h != NULL && h->number <= number; h = h->next)
+        if (h->number == number && h->kernel != NULL) { /* its stream stopped at it: not retired */
+            *out = *h->kernel;
+            *tid = h->tid;
+            found = true;
+            break;
+        }
     pthread_mutex_unlock(&sl->launch_lock);
     return found;
 }
@@ -301,7 +463,7 @@ static void aclrt_cuda_check(struct aclrt_cuda_slot *sl)
             atomic_store_explicit(&sl->reported, failed, memory_order_relaxed);
             uint32_t tid = atomic_load_explicit(&sl->tids[failed % ACLRT_CUDA_TID_RING], memory_order_relaxed);
             struct aclrt_kernel_failure k;
-            if (aclrt_cuda_kernel_of(sl, failed, &k))
+            if (aclrt_cuda_kernel_of(sl, failed, &k, &tid))
                 aclrt_stream_fail_kernel(sl->stream, tid, failed, aclrt_cuda_code(r), &k);
             else
                 aclrt_stream_fail(sl->stream, tid, failed, aclrt_cuda_code(r));
@@ -315,7 +477,9 @@ static void aclrt_cuda_check(struct aclrt_cuda_slot *sl)
 
 /*
  * The backend's stream_await: a thread sleeps, or a stream parks, until s
- * completed `target`. Fold what the word says; else record the wish and,
+ * completed `target`. Let go of what the completed tasks hold (this is an
+ * ordinary thread, and about to wait anyway); fold what the word says;
+ * else record the wish and,
  * when the target's completion is issued already, enqueue a fold callback
  * (the pair with aclrt_cuda_issued, at the top of this file); and ask the
  * driver whether the stream failed.
@@ -325,6 +489,8 @@ ACLRT_INTERNAL void aclrt_cuda_stream_await(struct aclrt_stream *s, uint64_t tar
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_at(aclrt_slot_index(&s->hdr));
     if (sl == NULL || aclrt_runtime_orphaned()) /* a forked child: the parent's work, its locks may stay held */
         return;
+    aclrt_cuda_retire(sl);
+    aclrt_cuda_run_later();
     aclrt_stream_fold(s);
     if (aclrt_seq_reached(&s->completed, target))
         return;
@@ -434,6 +600,19 @@ ACLRT_INTERNAL void aclrt_cuda_stream_destroy(struct aclrt_stream *s)
     sl->cu = NULL;
     if (!orphaned)
         pthread_mutex_unlock(&sl->lock);
+    /*
+     * The stream's work is complete (the core frees a slot only then; a lost
+     * device's word was raised): what its tasks hold goes. A forked child
+     * lets go of it all, without the lock (the parent's thread may have held
+     * it; the child has no other thread here).
+     */
+    if (orphaned) {
+        aclrt_cuda_held_release(aclrt_cuda_held_take_locked(sl, UINT64_MAX));
+    } else {
+        /* Acquire: as in aclrt_cuda_hold. */
+        aclrt_cuda_retire_upto(sl, atomic_load_explicit(sl->word, memory_order_acquire));
+        aclrt_cuda_run_later();
+    }
     bool driver = cu != NULL && !orphaned && aclrt_cuda_enter(cd->ctx) == ACLRT_CUDA_SUCCESS;
     aclrt_cuda_value_release(sl); /* value waits still on the GPU let the stream's last work go */
     if (driver)
@@ -453,6 +632,8 @@ ACLRT_INTERNAL void aclrt_cuda_slots_release(bool call_driver)
             continue;
         atomic_store_explicit(&aclrt_cuda_chunks[n], NULL, memory_order_relaxed);
         for (uint32_t i = 0; i < ACLRT_CUDA_SLOT_CHUNK; i++) {
+            /* Nothing runs any more: what is still held goes (no other thread: no lock, as in a forked child). */
+            aclrt_cuda_held_release(aclrt_cuda_held_take_locked(&c->slots[i], UINT64_MAX));
             atomic_store_explicit(&c->slots[i].stream->device_done, NULL, memory_order_relaxed);
             pthread_mutex_destroy(&c->slots[i].lock);
             pthread_mutex_destroy(&c->slots[i].launch_lock);
