@@ -207,6 +207,8 @@ static aclError aclrt_cuda_device_start(struct aclrt_device *dev)
     return ACL_SUCCESS;
 }
 
+#define ACLRT_CUDA_DRAIN_NS (5 * ACLRT_NS_PER_S) /* the device stop's patience with our host functions */
+
 /*
  * Wait until every host function of ours has ended (the driver skips them
  * once the device is lost: then not). Not cuCtxSynchronize: GPU work that
@@ -215,11 +217,20 @@ static aclError aclrt_cuda_device_start(struct aclrt_device *dev)
  */
 static void aclrt_cuda_host_fns_drain(struct aclrt_cuda_device *cd)
 {
+    uint64_t until = aclrt_now_ns() + ACLRT_CUDA_DRAIN_NS;
     /* Acquire: pairs with aclrt_cuda_host_fn_end's release. */
     for (uint64_t pause = 10 * ACLRT_NS_PER_US;
          atomic_load_explicit(&aclrt_cuda.host_fns, memory_order_acquire) != 0 &&
          atomic_load_explicit(&cd->lost, memory_order_relaxed) == ACLRT_CUDA_SUCCESS;
          pause = aclrt_min_u64(2 * pause, ACLRT_NS_PER_MS)) {
+        if (aclrt_now_ns() > until) {
+            /* Behind GPU work that does not finish: the slots they name are kept (aclrt_cuda_slots_release). */
+            fprintf(stderr, "aclrt: cuda: %llu host functions of ours still queued %d s after the device stopped; "
+                            "going on without them\n",
+                    (unsigned long long)atomic_load_explicit(&aclrt_cuda.host_fns, memory_order_relaxed),
+                    (int)(ACLRT_CUDA_DRAIN_NS / ACLRT_NS_PER_S));
+            return;
+        }
         struct timespec ts = {0, (long)pause};
         nanosleep(&ts, NULL);
     }

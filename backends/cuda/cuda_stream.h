@@ -626,11 +626,22 @@ ACLRT_INTERNAL void aclrt_cuda_stream_destroy(struct aclrt_stream *s)
 /* The backend closes: the cores' slots forget the words, which go back to the driver. */
 ACLRT_INTERNAL void aclrt_cuda_slots_release(bool call_driver)
 {
+    /*
+     * Host functions of ours still queued (behind GPU work that never ends,
+     * dropped with the context) name slots: the records are forgotten, not
+     * freed (a leak, once per such teardown).
+     */
+    bool keep = call_driver && atomic_load_explicit(&aclrt_cuda.host_fns, memory_order_acquire) != 0;
     for (uint32_t n = 0; n < ACLRT_CUDA_SLOT_CHUNKS; n++) {
         struct aclrt_cuda_chunk *c = atomic_load_explicit(&aclrt_cuda_chunks[n], memory_order_relaxed);
         if (c == NULL)
             continue;
         atomic_store_explicit(&aclrt_cuda_chunks[n], NULL, memory_order_relaxed);
+        if (keep) {
+            for (uint32_t i = 0; i < ACLRT_CUDA_SLOT_CHUNK; i++)
+                atomic_store_explicit(&c->slots[i].stream->device_done, NULL, memory_order_relaxed);
+            continue;
+        }
         for (uint32_t i = 0; i < ACLRT_CUDA_SLOT_CHUNK; i++) {
             /* Nothing runs any more: what is still held goes (no other thread: no lock, as in a forked child). */
             aclrt_cuda_held_release(aclrt_cuda_held_take_locked(&c->slots[i], UINT64_MAX));
