@@ -1,9 +1,10 @@
 /*
- * backends/cuda/cuda_staged.h - built-in tasks that compute on device
- * memory, on a GPU whose memory the CPU cannot address: reductions
- * (aclrtReduceAsync), random numbers (aclrtRandomNumAsync), the overflow
- * status (aclrtGetOverflowStatus) and copies whose addresses are read from
- * memory when they run (aclrtMemcpyBatch forms, descriptors).
+ * backends/cuda/cuda_staged.h - built-in tasks on GPU memory the CPU
+ * cannot address, run on host copies.
+ *
+ * Reductions (aclrtReduceAsync), random numbers (aclrtRandomNumAsync), the
+ * overflow status (aclrtGetOverflowStatus) and copies whose addresses are
+ * read from memory when they run (aclrtMemcpyBatch forms, descriptors).
  *
  * Behind the barrier (every earlier task of the stream complete on the
  * GPU), on the thread that runs the stream (never the driver's callback
