@@ -1414,7 +1414,7 @@ static CUresult alloc_track(size_t size, struct CUctx_st *ctx, void **out)
     if (size == 0)
         return CUDA_ERROR_INVALID_VALUE;
     size_t span = (size + 255) & ~(size_t)255;
-    struct alloc *a = (struct alloc *)malloc(sizeof *a);
+    struct alloc *a = (struct alloc *)calloc(1, sizeof *a);
     void *p = aligned_alloc(256, span);
     if (a == NULL || p == NULL) {
         free(a);
@@ -1830,7 +1830,7 @@ EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, struct CU
         struct alloc *a = g_allocs;
         while (a != NULL && !(a->mod == m && a->p == v))
             a = a->next;
-        if (a == NULL && (a = (struct alloc *)malloc(sizeof *a)) != NULL) {
+        if (a == NULL && (a = (struct alloc *)calloc(1, sizeof *a)) != NULL) {
             if ((a->dev = va_alloc(alloc_span(size))) == 0) {
                 free(a);
                 a = NULL;
