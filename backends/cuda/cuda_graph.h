@@ -76,6 +76,7 @@ struct aclrt_cuda_graph {
     uint32_t generation;           /* the backend's open it was made in */
     bool step_by_step;             /* replays run on the host, step by step */
     bool kernels;                  /* the graph launches kernels: issued behind a host function that may block */
+    pthread_mutex_t launch_lock;   /* an executable graph is not for two threads at once (cuGraphLaunch) */
     struct aclrt_cuda_graph *next; /* the list of those destroyed later */
 };
 
@@ -93,6 +94,7 @@ static void aclrt_cuda_graph_free(struct aclrt_cuda_graph *g)
 {
     if (aclrt_cuda_graph_live(g) && aclrt_cuda_enter(g->ctx) == ACLRT_CUDA_SUCCESS)
         aclrt_cu->cuGraphExecDestroy(g->exec);
+    pthread_mutex_destroy(&g->launch_lock);
     free(g);
 }
 
@@ -212,6 +214,7 @@ static struct aclrt_cuda_graph *aclrt_cuda_graph_make(struct aclrt_cuda_slot *sl
     if (g == NULL)
         return NULL;
     g->ext.release = aclrt_cuda_graph_release;
+    pthread_mutex_init(&g->launch_lock, NULL);
     g->ctx = sl->cd->ctx;
     g->generation = aclrt_cuda.generation;
     bool gpu = false, ok = aclrt_cu->cuStreamBeginCapture != NULL && aclrt_cu->cuStreamEndCapture != NULL &&
@@ -337,8 +340,12 @@ static int aclrt_cuda_model_run(struct aclrt_stream *s, struct aclrt_task *t, st
     struct aclrt_cuda_graph_done *d = (struct aclrt_cuda_graph_done *)malloc(sizeof *d);
     if (d == NULL && r == ACLRT_CUDA_SUCCESS)
         r = ACLRT_CUDA_ERROR_OUT_OF_MEMORY;
-    if (r == ACLRT_CUDA_SUCCESS)
+    if (r == ACLRT_CUDA_SUCCESS) {
+        /* Two streams may replay one model at once: the driver's graph objects want one caller at a time. */
+        pthread_mutex_lock(&g->launch_lock);
         r = aclrt_cu->cuGraphLaunch(g->exec, sl->cu);
+        pthread_mutex_unlock(&g->launch_lock);
+    }
     if (r != ACLRT_CUDA_SUCCESS) {
         free(d);
         int rc = aclrt_cuda_issue_failed(s, sl, t, n, r);

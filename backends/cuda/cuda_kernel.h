@@ -331,13 +331,15 @@ static int aclrt_cuda_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, s
     uint64_t n = s->issued;
     atomic_store_explicit(&sl->tids[n % ACLRT_CUDA_TID_RING], t->tid, memory_order_relaxed);
     struct aclrt_cuda_launch *l = (struct aclrt_cuda_launch *)malloc(sizeof *l);
-    void *args = t->u.kernel.owned ? t->u.kernel.args : malloc(t->u.kernel.args_size);
-    aclrt_CUresult r = l == NULL || args == NULL ? ACLRT_CUDA_ERROR_OUT_OF_MEMORY : aclrt_cuda_begin(sl);
-    if (r == ACLRT_CUDA_SUCCESS && !t->u.kernel.owned) /* device memory, read now: the stream's earlier work is done */
+    /* No parameters: nothing to read or copy (malloc(0) may give NULL, which is no failure here). */
+    bool none = !t->u.kernel.owned && t->u.kernel.args_size == 0;
+    void *args = none ? NULL : t->u.kernel.owned ? t->u.kernel.args : malloc(t->u.kernel.args_size);
+    aclrt_CUresult r = l == NULL || (args == NULL && !none) ? ACLRT_CUDA_ERROR_OUT_OF_MEMORY : aclrt_cuda_begin(sl);
+    if (r == ACLRT_CUDA_SUCCESS && !t->u.kernel.owned && !none) /* device memory, read now: the stream's earlier work is done */
         r = aclrt_cu->cuMemcpy((aclrt_CUdeviceptr)(uintptr_t)args, (aclrt_CUdeviceptr)(uintptr_t)t->u.kernel.args,
                                t->u.kernel.args_size);
     if (ACLRT_UNLIKELY(r != ACLRT_CUDA_SUCCESS)) {
-        if (!t->u.kernel.owned)
+        if (!t->u.kernel.owned && !none)
             free(args);
         free(l);
         aclrt_kernel_task_done(t, false);
@@ -364,7 +366,8 @@ static int aclrt_cuda_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, s
                      (void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT, &size,
                      (void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_END_AS_INT};
     if (r == ACLRT_CUDA_SUCCESS)
-        r = aclrt_cu->cuLaunchKernel(f, t->u32, 1, 1, ACLRT_CUDA_BLOCK_THREADS, 1, 1, 0, sl->cu, NULL, extra);
+        r = aclrt_cu->cuLaunchKernel(f, t->u32, 1, 1, ACLRT_CUDA_BLOCK_THREADS, 1, 1, 0, sl->cu, NULL,
+                                     size != 0 ? extra : NULL); /* no parameters: no buffer */
     int rc;
     if (ACLRT_LIKELY(r == ACLRT_CUDA_SUCCESS && !timed)) {
         rc = aclrt_cuda_complete_after(s, sl, t, r);

@@ -1864,12 +1864,13 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
         return CUDA_ERROR_INVALID_HANDLE;
     if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 || bx * by * bz > 1024)
         return CUDA_ERROR_INVALID_VALUE;
-    if (params != NULL || extra == NULL) /* the fake takes the packed buffer only */
+    if (params != NULL) /* the fake takes the packed buffer only (or nothing: a kernel without parameters) */
         return CUDA_ERROR_INVALID_VALUE;
-    const void *buf = NULL;
+    static const char no_params = 0;
+    const void *buf = extra == NULL ? &no_params : NULL;
     size_t size = 0;
-    bool sized = false;
-    for (size_t i = 0; extra[i] != (void *)0; i += 2) {
+    bool sized = extra == NULL;
+    for (size_t i = 0; extra != NULL && extra[i] != (void *)0; i += 2) {
         if (extra[i] == (void *)1)
             buf = extra[i + 1];
         else if (extra[i] == (void *)2 && extra[i + 1] != NULL) {
