@@ -22,9 +22,6 @@
 #ifndef ACLRT_BACKENDS_CUDA_CUDA_DEVICE_H
 #define ACLRT_BACKENDS_CUDA_CUDA_DEVICE_H
 
-#include <sys/types.h>
-#include <unistd.h>
-
 #include "../../impl/core/base.h"
 #include "../../impl/core/config.h"
 #include "../../impl/core/error.h"

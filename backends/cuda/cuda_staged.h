@@ -17,9 +17,6 @@
 #ifndef ACLRT_BACKENDS_CUDA_CUDA_STAGED_H
 #define ACLRT_BACKENDS_CUDA_CUDA_STAGED_H
 
-#include <stdlib.h>
-#include <string.h>
-
 #include "../../impl/core/base.h"
 #include "../../impl/core/error.h"
 #include "../../impl/task/block.h"
