@@ -304,6 +304,13 @@ TEST(a_binarys_global_is_memory_its_kernels_read)
     CHECK_EQ(8, out[1]);
     v = 9;
     CHECK_OK(aclrtMemcpy(&global[2], sizeof v, &v, sizeof v, ACL_MEMCPY_HOST_TO_DEVICE));
+    /* aclrtMemset reaches it too: device memory the runtime did not allocate (cuPointerGetAttribute on cuda). */
+    CHECK_OK(aclrtMemset(global, 16, 0x01, 16));
+    CHECK_OK(aclrtMemcpy(g, sizeof g, global, sizeof g, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK_EQ(0x01010101, g[0]);
+    CHECK_EQ(0x01010101, g[3]);
+    const int32_t orig[4] = {7, 8, 9, 10};
+    CHECK_OK(aclrtMemcpy(global, sizeof orig, orig, sizeof orig, ACL_MEMCPY_HOST_TO_DEVICE));
     size = 0;
     CHECK_OK(aclrtBinaryGetGlobal(bin, "test_global", NULL, &size)); /* one output is enough */
     CHECK_EQ(16, size);
