@@ -95,23 +95,17 @@ static void check_run(const char *name, void (*fn)(void))
  * for nothing else (a synchronous aclrtMemcpy waits for the device's running
  * tasks, such as a closed gate). Either end may be host memory too.
  */
-static void dev_read(void *out, const void *p, size_t n)
+static void dev_copy(void *dst, const void *src, size_t n)
 {
     aclrtStream s = NULL;
     CHECK_OK(aclrtCreateStream(&s));
-    CHECK_OK(aclrtMemcpyAsync(out, n, p, n, ACL_MEMCPY_DEFAULT, s));
+    CHECK_OK(aclrtMemcpyAsync(dst, n, src, n, ACL_MEMCPY_DEFAULT, s));
     CHECK_OK(aclrtSynchronizeStream(s));
     CHECK_OK(aclrtDestroyStream(s));
 }
 
-static void dev_write(void *p, const void *in, size_t n)
-{
-    aclrtStream s = NULL;
-    CHECK_OK(aclrtCreateStream(&s));
-    CHECK_OK(aclrtMemcpyAsync(p, n, in, n, ACL_MEMCPY_DEFAULT, s));
-    CHECK_OK(aclrtSynchronizeStream(s));
-    CHECK_OK(aclrtDestroyStream(s));
-}
+static void dev_read(void *out, const void *p, size_t n) { dev_copy(out, p, n); }
+static void dev_write(void *p, const void *in, size_t n) { dev_copy(p, in, n); }
 
 /* Are the n bytes at p (device or host memory) all v? */
 static int dev_all_bytes_are(const void *p, size_t n, unsigned char v)
@@ -124,6 +118,41 @@ static int dev_all_bytes_are(const void *p, size_t n, unsigned char v)
         i++;
     free(buf);
     return i == n;
+}
+
+/* A byte pattern of `seed` (host memory), and the same through copies (device or host memory). */
+static void fill_pattern(void *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        ((unsigned char *)p)[i] = (unsigned char)(i * 31u + seed);
+}
+
+static int has_pattern(const void *p, size_t n, unsigned seed)
+{
+    const unsigned char *b = (const unsigned char *)p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i] != (unsigned char)(i * 31u + seed))
+            return 0;
+    return 1;
+}
+
+static void dev_fill_pattern(void *dev, size_t n, unsigned seed)
+{
+    unsigned char *b = (unsigned char *)malloc(n != 0 ? n : 1);
+    CHECK(b != NULL);
+    fill_pattern(b, n, seed);
+    dev_write(dev, b, n);
+    free(b);
+}
+
+static int dev_has_pattern(const void *dev, size_t n, unsigned seed)
+{
+    unsigned char *b = (unsigned char *)malloc(n != 0 ? n : 1);
+    CHECK(b != NULL);
+    dev_read(b, dev, n);
+    int ok = has_pattern(b, n, seed);
+    free(b);
+    return ok;
 }
 
 static int check_report(const char *suite)

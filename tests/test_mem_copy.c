@@ -17,12 +17,6 @@
 
 static aclrtContext main_context;
 
-static void fill_pattern(void *p, size_t n, unsigned seed)
-{
-    for (size_t i = 0; i < n; i++)
-        ((unsigned char *)p)[i] = (unsigned char)(i * 31u + seed);
-}
-
 /*
  * Device memory, seen from the host: a copy of its n bytes (one of four
  * buffers, reused in turn), and a pattern written through a copy. The host
@@ -37,14 +31,6 @@ static const unsigned char *snap(const void *p, size_t n)
     CHECK(n <= SNAP_MAX);
     dev_read(b, p, n);
     return b;
-}
-
-static void dev_fill_pattern(void *dev, size_t n, unsigned seed)
-{
-    unsigned char b[SNAP_MAX];
-    CHECK(n <= sizeof b);
-    fill_pattern(b, n, seed);
-    dev_write(dev, b, n);
 }
 
 /* Did rows of `width` at `dpitch` in dst receive the rows at `spitch` in src, and the gaps keep `gap`? */

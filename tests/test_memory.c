@@ -41,42 +41,6 @@ static int all_bytes_are(const void *p, size_t n, unsigned char v)
     return 1;
 }
 
-static void fill_pattern(void *p, size_t n, unsigned seed)
-{
-    unsigned char *b = (unsigned char *)p;
-    for (size_t i = 0; i < n; i++)
-        b[i] = (unsigned char)(i * 31u + seed);
-}
-
-static int has_pattern(const void *p, size_t n, unsigned seed)
-{
-    const unsigned char *b = (const unsigned char *)p;
-    for (size_t i = 0; i < n; i++)
-        if (b[i] != (unsigned char)(i * 31u + seed))
-            return 0;
-    return 1;
-}
-
-/* Device memory, through copies (the host never dereferences it): a pattern written, a pattern checked. */
-static void dev_fill_pattern(void *dev, size_t n, unsigned seed)
-{
-    unsigned char *b = (unsigned char *)malloc(n != 0 ? n : 1);
-    CHECK(b != NULL);
-    fill_pattern(b, n, seed);
-    dev_write(dev, b, n);
-    free(b);
-}
-
-static int dev_has_pattern(const void *dev, size_t n, unsigned seed)
-{
-    unsigned char *b = (unsigned char *)malloc(n != 0 ? n : 1);
-    CHECK(b != NULL);
-    dev_read(b, dev, n);
-    int ok = has_pattern(b, n, seed);
-    free(b);
-    return ok;
-}
-
 /* ------------------------------------------------------------------------
  * Host functions and host kernels
  * ------------------------------------------------------------------------ */

@@ -124,9 +124,9 @@ static int aclrt_cuda_staged_indirect(struct aclrt_task *t)
 ACLRT_INTERNAL int aclrt_cuda_staged_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     struct aclrt_task c = *t; /* the core's kind runs on this, with host addresses */
-    struct aclrt_cuda_stage st[5] = {{0}};
+    struct aclrt_cuda_stage st[6] = {{0}};
     aclrt_CUresult r = ACLRT_CUDA_SUCCESS;
-    int rc = ACL_SUCCESS, out_from = 0, out_to = 0;
+    int written = 1; /* st[0, written) go back to the device once the task ran */
     switch (t->kind->id) {
     case ACLRT_TASK_MEMCPY_INDIRECT: return aclrt_cuda_staged_indirect(t);
     case ACLRT_TASK_REDUCE:
@@ -136,45 +136,36 @@ ACLRT_INTERNAL int aclrt_cuda_staged_run(struct aclrt_stream *s, struct aclrt_ta
             c.u.reduce.dst = st[0].host;
             c.u.reduce.src = st[1].host;
         }
-        out_to = 1;
         break;
     case ACLRT_TASK_OVERFLOW_STATUS:
         if ((r = aclrt_cuda_stage_in(&st[0], t->u.fill.dst, ACLRT_OVERFLOW_STATUS_BYTES)) == ACLRT_CUDA_SUCCESS)
             c.u.fill.dst = st[0].host;
-        out_to = 1;
         break;
     case ACLRT_TASK_RANDOM: {
-        struct aclrt_random_job *j = t->u.random.job; /* the core's run frees it (through c) */
+        struct aclrt_random_job *j = t->u.random.job; /* c's from here: its run or drop frees it */
         t->u.random.job = NULL;
         if ((r = aclrt_cuda_stage_in(&st[0], j->result, j->result_room)) == ACLRT_CUDA_SUCCESS &&
             (r = aclrt_cuda_stage_in(&st[1], j->counter, 4 * sizeof(uint32_t))) == ACLRT_CUDA_SUCCESS &&
             (r = aclrt_cuda_stage_param(&st[2], &j->p[0])) == ACLRT_CUDA_SUCCESS &&
             (r = aclrt_cuda_stage_param(&st[3], &j->p[1])) == ACLRT_CUDA_SUCCESS &&
-            (r = aclrt_cuda_stage_param(&st[4], &j->seed)) == ACLRT_CUDA_SUCCESS) {
+            (r = aclrt_cuda_stage_param(&st[4], &j->seed)) == ACLRT_CUDA_SUCCESS &&
+            (r = aclrt_cuda_stage_param(&st[5], &j->num)) == ACLRT_CUDA_SUCCESS) {
             j->result = st[0].host;
             j->counter = st[1].host;
         }
-        struct aclrt_cuda_stage nst = {0};
-        if (r == ACLRT_CUDA_SUCCESS && (r = aclrt_cuda_stage_param(&nst, &j->num)) == ACLRT_CUDA_SUCCESS) {
-            c.u.random.job = j;
-            rc = t->kind->run(s, &c, blk); /* frees j */
-        } else {
-            free(j);
-        }
-        aclrt_cuda_stage_free(&nst);
-        for (int i = 0; i < 2 && r == ACLRT_CUDA_SUCCESS && rc == ACL_SUCCESS; i++)
-            r = aclrt_cuda_stage_out(&st[i]);
-        for (int i = 0; i < 5; i++)
-            aclrt_cuda_stage_free(&st[i]);
-        return r != ACLRT_CUDA_SUCCESS ? aclrt_cuda_code(r) : rc;
+        written = 2;
+        break;
     }
     default: return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
     }
+    int rc = ACL_SUCCESS;
     if (r == ACLRT_CUDA_SUCCESS)
         rc = t->kind->run(s, &c, blk);
-    for (int i = out_from; i < out_to && r == ACLRT_CUDA_SUCCESS && rc == ACL_SUCCESS; i++)
+    else if (c.kind->drop != NULL)
+        c.kind->drop(&c); /* not run: what it owns goes */
+    for (int i = 0; i < written && r == ACLRT_CUDA_SUCCESS && rc == ACL_SUCCESS; i++)
         r = aclrt_cuda_stage_out(&st[i]);
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         aclrt_cuda_stage_free(&st[i]);
     return r != ACLRT_CUDA_SUCCESS ? aclrt_cuda_code(r) : rc;
 }
