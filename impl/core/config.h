@@ -15,6 +15,9 @@
  *   aclrt.max_streams              ACLRT_MAX_STREAMS      1984 per device
  *   aclrt.max_events               ACLRT_MAX_EVENTS       65536 per device
  *   aclrt.max_notifies             ACLRT_MAX_NOTIFIES     8192 per device
+ *   aclrt.sanitize                 ACLRT_SANITIZE         "" (or "streams", "streams,uninit")
+ *   aclrt.sanitize_exitcode        ACLRT_SANITIZE_EXITCODE 66
+ *   aclrt.schedule                 ACLRT_SCHEDULE         "threads" (or "deterministic:SEED")
  *
  * The file is parsed with jsmn (a real tokenizer, header-only, in strict
  * mode), and the text between its tokens is checked for the separators
@@ -61,10 +64,20 @@ struct aclrt_config {
     int32_t default_device; /* -1: none */
     int err_msg_mode;       /* 0 per thread, 1 per process */
     uint32_t file_keys;     /* the "aclrt" keys the file set: ACLRT_CONFIG_KEY(index in aclrt_config_numbers), ... */
+    uint32_t sanitize;      /* aclrt.sanitize: ACLRT_SANITIZE_* bits (impl/sanitize/sanitize.h) */
+    uint32_t sanitize_exitcode; /* the exit status aclFinalize gives a program the sanitizer reported on */
+    bool deterministic;     /* aclrt.schedule "deterministic:SEED" (backends/host/host_det.h) */
+    uint64_t schedule_seed; /* its SEED */
 };
+
+/* Bits of aclrt.sanitize. */
+#define ACLRT_SANITIZE_STREAMS 1u /* "streams": accesses that no stream order, wait or synchronize orders */
+#define ACLRT_SANITIZE_UNINIT 2u  /* "uninit": reads of device memory nothing wrote */
 
 /* Bits of file_keys: a number's index in aclrt_config_numbers, then the three named ones. */
 #define ACLRT_CONFIG_KEY(index) (1u << (index))
+#define ACLRT_CONFIG_KEY_SANITIZE (1u << 27)
+#define ACLRT_CONFIG_KEY_SCHEDULE (1u << 28)
 #define ACLRT_CONFIG_KEY_PROFILE (1u << 29)
 #define ACLRT_CONFIG_KEY_BACKEND (1u << 30)
 #define ACLRT_CONFIG_KEY_PROGRESS (1u << 31)
@@ -83,6 +96,7 @@ ACLRT_INTERNAL void aclrt_config_defaults(struct aclrt_config *c)
     c->spin_ns = 20000;
     c->default_device = -1;
     c->profile = ACLRT_PROFILE_DEFAULT;
+    c->sanitize_exitcode = 66;
 }
 
 /* Round the ring size to a power of two within [1 KiB, 64 MiB]. */
@@ -102,6 +116,37 @@ static int aclrt_config_progress_mode(const char *s, size_t n)
     if (n == 8 && memcmp(s, "external", 8) == 0)
         return 1;
     return -1;
+}
+
+/* aclrt.sanitize: "" or "none" -> 0, "streams" -> STREAMS, "streams,uninit" -> both; anything else -> -1. */
+static int64_t aclrt_config_sanitize_mode(const char *s, size_t n)
+{
+    if (n == 0 || (n == 4 && memcmp(s, "none", 4) == 0))
+        return 0;
+    if (n == 7 && memcmp(s, "streams", 7) == 0)
+        return ACLRT_SANITIZE_STREAMS;
+    if (n == 14 && memcmp(s, "streams,uninit", 14) == 0)
+        return ACLRT_SANITIZE_STREAMS | ACLRT_SANITIZE_UNINIT;
+    return -1;
+}
+
+/* aclrt.schedule: "threads" -> 0, "deterministic:SEED" -> 1 (seed in *seed), anything else -> -1. */
+static int aclrt_config_schedule_mode(const char *s, size_t n, uint64_t *seed)
+{
+    if (n == 7 && memcmp(s, "threads", 7) == 0)
+        return 0;
+    if (n <= 14 || n > 14 + 20 || memcmp(s, "deterministic:", 14) != 0)
+        return -1;
+    char buf[24];
+    memcpy(buf, s + 14, n - 14);
+    buf[n - 14] = '\0';
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(buf, &end, 10);
+    if (errno != 0 || *end != '\0' || buf[0] == '-' || buf[0] == '\0')
+        return -1;
+    *seed = v;
+    return 1;
 }
 
 /* Parse an unsigned integer within [lo, hi]; accepts "123" as JSON text or string. */
@@ -137,6 +182,7 @@ static const struct aclrt_config_setting aclrt_config_numbers[] = {
     {"defaultDevice.default_device", "ACLRT_DEFAULT_DEVICE", 0, ACLRT_MAX_DEVICES - 1},
     {"err_msg_mode", NULL, 0, 1},
     {"aclrt.max_notifies", "ACLRT_MAX_NOTIFIES", 1, 1u << 20},
+    {"aclrt.sanitize_exitcode", "ACLRT_SANITIZE_EXITCODE", 0, 255},
 };
 
 static void aclrt_config_store(struct aclrt_config *c, size_t which, uint64_t v)
@@ -151,6 +197,7 @@ static void aclrt_config_store(struct aclrt_config *c, size_t which, uint64_t v)
     case 6: c->default_device = (int32_t)v; break;
     case 7: c->err_msg_mode = (int)v; break;
     case 8: c->max_notifies = (uint32_t)v; break;
+    case 9: c->sanitize_exitcode = (uint32_t)v; break;
     }
 }
 
@@ -167,6 +214,7 @@ static uint64_t aclrt_config_value(const struct aclrt_config *c, size_t which)
     case 6: return (uint64_t)(int64_t)c->default_device;
     case 7: return (uint64_t)c->err_msg_mode;
     case 8: return c->max_notifies;
+    case 9: return c->sanitize_exitcode;
     }
     return 0;
 }
@@ -204,10 +252,10 @@ static aclError aclrt_config_unknown_key(const char *key, size_t n)
 {
     const char *closest = NULL;
     size_t closest_d = 3;
-    char known[256] = "backend, progress, profile";
+    char known[320] = "backend, progress, profile, sanitize, schedule";
     size_t len = strlen(known);
-    const char *named[3] = {"backend", "progress", "profile"};
-    for (size_t k = 0; k < 3; k++) {
+    const char *named[5] = {"backend", "progress", "profile", "sanitize", "schedule"};
+    for (size_t k = 0; k < 5; k++) {
         size_t d = aclrt_config_distance(key, n, named[k]);
         if (d < closest_d)
             closest = named[k], closest_d = d;
@@ -401,6 +449,25 @@ static aclError aclrt_config_apply_json(struct aclrt_config *c, const char *js, 
                                           aclrt_profile_names(names, sizeof names));
                     c->profile = (uint32_t)found;
                 }
+                if (strcmp(name, "aclrt.sanitize") == 0) {
+                    known = true;
+                    c->file_keys |= ACLRT_CONFIG_KEY_SANITIZE;
+                    int64_t mode = v->type == JSMN_STRING ? aclrt_config_sanitize_mode(js + v->start, (size_t)(v->end - v->start)) : -1;
+                    if (mode < 0)
+                        return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID,
+                                          "aclrt.sanitize must be \"none\", \"streams\" or \"streams,uninit\"");
+                    c->sanitize = (uint32_t)mode;
+                }
+                if (strcmp(name, "aclrt.schedule") == 0) {
+                    known = true;
+                    c->file_keys |= ACLRT_CONFIG_KEY_SCHEDULE;
+                    int mode = v->type == JSMN_STRING ? aclrt_config_schedule_mode(js + v->start, (size_t)(v->end - v->start), &c->schedule_seed) : -1;
+                    if (mode < 0)
+                        return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID,
+                                          "aclrt.schedule must be \"threads\" or \"deterministic:SEED\" (SEED a "
+                                          "decimal number)");
+                    c->deterministic = mode == 1;
+                }
                 for (size_t s = 0; s < ACLRT_ARRAY_SIZE(aclrt_config_numbers); s++) {
                     if (strcmp(name, aclrt_config_numbers[s].name) != 0)
                         continue;
@@ -495,6 +562,23 @@ ACLRT_INTERNAL void aclrt_config_load_env(struct aclrt_config *c)
             fprintf(stderr, "aclrt: ignoring ACLRT_PROFILE=%s (expected one of %s)\n", f,
                     aclrt_profile_names(names, sizeof names));
     }
+    const char *z = getenv("ACLRT_SANITIZE");
+    if (z != NULL) {
+        int64_t mode = aclrt_config_sanitize_mode(z, strlen(z));
+        if (mode >= 0)
+            c->sanitize = (uint32_t)mode;
+        else
+            fprintf(stderr, "aclrt: ignoring ACLRT_SANITIZE=%s (expected \"none\", \"streams\" or \"streams,uninit\")\n", z);
+    }
+    const char *d = getenv("ACLRT_SCHEDULE");
+    if (d != NULL && d[0] != '\0') {
+        uint64_t seed = 0;
+        int mode = aclrt_config_schedule_mode(d, strlen(d), &seed);
+        if (mode >= 0)
+            c->deterministic = mode == 1, c->schedule_seed = seed;
+        else
+            fprintf(stderr, "aclrt: ignoring ACLRT_SCHEDULE=%s (expected \"threads\" or \"deterministic:SEED\")\n", d);
+    }
     for (size_t s = 0; s < ACLRT_ARRAY_SIZE(aclrt_config_numbers); s++) {
         const char *name = aclrt_config_numbers[s].env;
         const char *v = name ? getenv(name) : NULL;
@@ -534,6 +618,13 @@ ACLRT_INTERNAL int aclrt_config_unapplied(const struct aclrt_config *running, co
         ACLRT_CONFIG_UNAPPLIED("%saclrt.progress \"%s\" (the runtime has \"%s\")", n ? ", " : "",
                                file->external_progress ? "external" : "threads",
                                running->external_progress ? "external" : "threads");
+    if ((file->file_keys & ACLRT_CONFIG_KEY_SANITIZE) && running->sanitize != file->sanitize)
+        ACLRT_CONFIG_UNAPPLIED("%saclrt.sanitize (the runtime has %s)", n ? ", " : "",
+                               running->sanitize ? "it on" : "it off");
+    if ((file->file_keys & ACLRT_CONFIG_KEY_SCHEDULE) &&
+        (running->deterministic != file->deterministic || running->schedule_seed != file->schedule_seed))
+        ACLRT_CONFIG_UNAPPLIED("%saclrt.schedule (the runtime has \"%s\")", n ? ", " : "",
+                               running->deterministic ? "deterministic" : "threads");
     if ((file->file_keys & ACLRT_CONFIG_KEY_PROFILE) && running->profile != file->profile)
         ACLRT_CONFIG_UNAPPLIED("%saclrt.profile \"%s\" (the runtime has \"%s\")", n ? ", " : "",
                                aclrt_profiles[file->profile].name, aclrt_profiles[running->profile].name);
