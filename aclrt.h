@@ -2031,6 +2031,67 @@ ACLRT_API aclError aclrtxHcomTaskSerialize(const aclrtxHcomTask *task, void *buf
 ACLRT_API aclError aclrtxDestroyHcomTask(aclrtxHcomTask *task);
 ACLRT_API aclError aclrtxLaunchHcomTaskList(const void *bytes, size_t size);
 
+/*
+ * The stream-ordering sanitizer (aclrt.sanitize "streams", ACLRT_SANITIZE=streams;
+ * docs/SANITIZER.md). It follows what orders the tasks of streams (stream order, event
+ * and notify waits, value waits, synchronizes) and the bytes each task reads and writes,
+ * and reports two accesses to the same bytes, one a write, that nothing orders; also
+ * uses after free, memory freed while a task could still use it and then allocated
+ * again, and (with "streams,uninit") reads of device memory nothing wrote.
+ *
+ * A kernel is taken to read and write, from each device pointer among its packed
+ * arguments, to the end of that pointer's block; host functions, callbacks and
+ * external tasks touch nothing. aclrtxDeclareAccess says what the next task this
+ * thread launches on `stream` touches instead: call it once per range (mode
+ * ACLRTX_ACCESS_*), ACLRTX_ACCESS_NONE alone for "nothing". Without the sanitizer it
+ * checks its arguments and does nothing.
+ */
+#define ACLRTX_ACCESS_NONE 0u
+#define ACLRTX_ACCESS_READ 1u
+#define ACLRTX_ACCESS_WRITE 2u
+#define ACLRTX_ACCESS_READ_WRITE 3u
+ACLRT_API aclError aclrtxDeclareAccess(aclrtStream stream, const void *ptr, size_t size, uint32_t mode);
+
+/* What a report is about. */
+#define ACLRTX_SANITIZER_RACE 0u
+#define ACLRTX_SANITIZER_USE_AFTER_FREE 1u
+#define ACLRTX_SANITIZER_FREE_RACE 2u
+#define ACLRTX_SANITIZER_UNINIT 3u
+
+/* One side of a report: streamId -1 is the host. */
+typedef struct aclrtxSanitizerAccess {
+    const char *api;    /* the call that made the access ("aclrtMemcpyAsync") */
+    const char *task;   /* the task's kind ("memcpy", "kernel"), or "host" */
+    int32_t streamId;
+    uint32_t taskId;    /* as aclrtGetThreadLastTaskId numbers it */
+    int32_t deviceId;
+    uint32_t write;     /* 1: a write */
+    const void *caller; /* the return address of the call, in the program */
+} aclrtxSanitizerAccess;
+
+typedef struct aclrtxSanitizerReport {
+    uint32_t kind;              /* ACLRTX_SANITIZER_* */
+    const void *address;        /* the bytes both touch */
+    size_t size;
+    aclrtxSanitizerAccess first;  /* the earlier access (a use after free: the free) */
+    aclrtxSanitizerAccess second; /* the access that found it */
+    const char *text;             /* the report as written to stderr; valid during the callback */
+} aclrtxSanitizerReport;
+
+typedef void (*aclrtxSanitizerCallback)(const aclrtxSanitizerReport *report, void *userData);
+/* Called for each report, after it is written to stderr, on the thread whose call found it. NULL: none. */
+ACLRT_API aclError aclrtxSetSanitizerCallback(aclrtxSanitizerCallback callback, void *userData);
+/* How many reports the sanitizer made since the runtime started (0 while it is off). */
+ACLRT_API uint64_t aclrtxSanitizerReportCount(void);
+/*
+ * Between Begin and End (they nest), the calling thread's accesses are neither checked
+ * nor remembered: the tasks it launches and its synchronous copies. What orders streams
+ * (its waits, records and synchronizes) still counts. For code that races on purpose
+ * (a test that looks at memory a held stream has not written yet).
+ */
+ACLRT_API void aclrtxSanitizerIgnoreBegin(void);
+ACLRT_API void aclrtxSanitizerIgnoreEnd(void);
+
 #ifdef __cplusplus
 }
 #endif
@@ -2051,5 +2112,7 @@ ACLRT_API aclError aclrtxLaunchHcomTaskList(const void *bytes, size_t size);
 #include "backends/cuda/cuda.h" /* NVIDIA GPUs through the CUDA driver, opened at run time */
 /* The order in which the core looks a backend's name up among those built in. */
 ACLRT_BUILTIN_BACKENDS(&aclrt_backend_host, &aclrt_backend_cuda)
+/* The stream-ordering sanitizer the core's hooks call while it is on. */
+ACLRT_SANITIZER(&aclrt_san_ops)
 #endif /* __cplusplus */
 #endif

@@ -75,5 +75,6 @@
 #include "hccl/hccl_init.h"
 #include "hccl/hccl_destroy.h"
 #include "hccl/hccl_memory.h"
+#include "sanitize/sanitize.h"
 
 #endif /* ACLRT_IMPL_ACLRT_IMPL_H */

@@ -488,6 +488,23 @@ TEST(unknown_keys_outside_aclrt_are_ignored)
     CHECK_OK(aclFinalize());
 }
 
+/* The sanitizer's and the schedule's keys take only their documented values. */
+TEST(sanitize_and_schedule_keys_take_their_documented_values)
+{
+    fresh();
+    CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"sanitize\":\"memory\"}}")));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "aclrt.sanitize must be \"none\", \"streams\" or \"streams,uninit\"");
+    CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"sanitize\":1}}")));
+    CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"schedule\":\"deterministic:x\"}}")));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "aclrt.schedule must be \"threads\" or \"deterministic:SEED\"");
+    CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"schedule\":\"deterministic:\"}}")));
+    CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"sanitize_exitcode\":256}}")));
+    CHECK_OK(aclInit(temp_config("{\"aclrt\":{\"sanitize\":\"none\",\"schedule\":\"threads\","
+                                 "\"sanitize_exitcode\":3}}")));
+    CHECK_EQ(0, (long long)aclrtxSanitizerReportCount());
+    CHECK_OK(aclFinalize());
+}
+
 /* "aclrt" is this runtime's object: a key it does not know is a mistake, reported with its name. */
 TEST(unknown_key_in_aclrt_is_file_attr_invalid)
 {
@@ -495,13 +512,13 @@ TEST(unknown_key_in_aclrt_is_file_attr_invalid)
     CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"devices\":2,\"exectors\":4}}")));
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(),
                        "[aclInit] unknown key \"aclrt.exectors\" in the configuration: did you mean \"executors\"? "
-                       "(the keys of \"aclrt\": backend, progress, profile, devices, executors, ring_bytes, "
-                       "spin_ns, max_streams, max_events, max_notifies) (error 100008)");
+                       "(the keys of \"aclrt\": backend, progress, profile, sanitize, schedule, devices, executors, "
+                       "ring_bytes, spin_ns, max_streams, max_events, max_notifies, sanitize_exitcode) (error 100008)");
     CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"no_such_key\":7}}")));
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(),
                        "[aclInit] unknown key \"aclrt.no_such_key\" in the configuration (the keys of \"aclrt\": "
-                       "backend, progress, profile, devices, executors, ring_bytes, spin_ns, max_streams, "
-                       "max_events, max_notifies) (error 100008)");
+                       "backend, progress, profile, sanitize, schedule, devices, executors, ring_bytes, spin_ns, "
+                       "max_streams, max_events, max_notifies, sanitize_exitcode) (error 100008)");
     CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"Backend\":\"host\"}}")));
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "unknown key \"aclrt.Backend\" in the configuration: did you mean "
                                              "\"backend\"?");
@@ -1099,6 +1116,7 @@ int main(void)
     RUN(known_key_with_bad_value_is_file_attr_invalid);
     RUN(unknown_keys_outside_aclrt_are_ignored);
     RUN(unknown_key_in_aclrt_is_file_attr_invalid);
+    RUN(sanitize_and_schedule_keys_take_their_documented_values);
     RUN(empty_config_file_means_defaults);
     RUN(config_larger_than_one_mib_is_invalid_file_size);
     RUN(config_file_does_not_outlive_finalize);

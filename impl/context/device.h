@@ -11,6 +11,7 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/handle.h"
+#include "../core/sanitize_hook.h"
 #include "../core/thread.h"
 #include "../runtime/hooks.h"
 #include "../runtime/runtime.h"
@@ -155,6 +156,8 @@ static aclError aclrt_device_synchronize(int32_t timeout_ms)
         rc = aclrt_wait_timeout_fail(rc, "the device: the work of destroyed streams", timeout_ms, dev->id);
         goto out;
     }
+    if (first == ACL_SUCCESS)
+        ACLRT_SAN(edge_all, (int32_t)dev->id);
     rc = first != ACL_SUCCESS ? aclrt_fail(first, "a task on device %u failed", dev->id) : ACL_SUCCESS;
 out:
     if (refs != buf)

@@ -21,6 +21,7 @@ struct aclrt_errmsg;
 
 struct aclrt_thread_state {
     const char *api;                 /* public function being executed (for messages) */
+    const void *caller;              /* its return address in the program (the sanitizer's reports) */
     aclError last_error;             /* aclrtGetLastError / aclrtPeekAtLastError */
     uint8_t msg_exit_rounds;         /* thread exit: destructor rounds seen by the `msg` key (error.h) */
     void *ctx_handle;                /* current context (validated at every use) */
@@ -28,6 +29,9 @@ struct aclrt_thread_state {
     struct aclrt_errmsg *msg;        /* recent-error text; NULL until the first failure */
     uint32_t tid;                    /* the kernel's thread id (gettid), 0 until first needed */
     uint32_t last_task_id;           /* aclrtGetThreadLastTaskId: id of the last task submitted */
+    /* A report thread running a callback or host function: its stream and task number (the sanitizer's). */
+    struct aclrt_stream *report_stream;
+    uint64_t report_task;
 };
 
 #define ACLRT_TLS_MODEL __attribute__((tls_model("initial-exec")))
@@ -72,7 +76,7 @@ ACLRT_INLINE void aclrt_task_scope_leave(struct aclrt_task_scope outer)
     aclrt_tls.ctx_handle = outer.ctx_handle;
 }
 
-/* Every public function starts here: remembers its name for error messages. */
-#define ACLRT_ENTER() (aclrt_tls.api = __func__)
+/* Every public function starts here: remembers its name for error messages, and where it was called from. */
+#define ACLRT_ENTER() (aclrt_tls.api = __func__, aclrt_tls.caller = __builtin_return_address(0))
 
 #endif /* ACLRT_IMPL_CORE_THREAD_H */

@@ -51,6 +51,8 @@ struct aclrt_report_item {
     _Atomic uint32_t refs;
     struct aclrt_seq done;          /* 1 once fn has returned */
     struct aclrt_park_list waiters; /* the stream parked on `done` */
+    struct aclrt_stream *stream;    /* the task's stream, and its number (the stream-ordering sanitizer's) */
+    uint64_t task;
 };
 
 /*
@@ -75,6 +77,8 @@ static struct aclrt_report_item *aclrt_report_item_new(void (*fn)(void *), void 
     atomic_init(&item->refs, refs);
     aclrt_seq_init(&item->done, 0);
     aclrt_park_list_init(&item->waiters);
+    item->stream = NULL;
+    item->task = 0;
     return item;
 }
 
@@ -117,7 +121,13 @@ ACLRT_INLINE bool aclrt_report_queued(struct aclrt_report_thread *t)
 /* Run an item's function in the calling thread, then release whoever waits for it. */
 static void aclrt_report_run(struct aclrt_report_item *item)
 {
+    struct aclrt_stream *outer_stream = aclrt_tls.report_stream;
+    uint64_t outer_task = aclrt_tls.report_task;
+    aclrt_tls.report_stream = item->stream;
+    aclrt_tls.report_task = item->task;
     item->fn(item->arg);
+    aclrt_tls.report_stream = outer_stream;
+    aclrt_tls.report_task = outer_task;
     aclrt_counter_advance(&item->done, &item->waiters, 1);
     aclrt_report_item_put(item);
 }
@@ -160,6 +170,8 @@ static int aclrt_report_task_run(struct aclrt_stream *s, const struct aclrt_task
         item = aclrt_report_item_new(fn, arg, blocking ? 2u : 1u);
         if (item == NULL)
             return ACL_ERROR_RT_MEMORY_ALLOCATION;
+        item->stream = s;
+        item->task = aclrt_seq_read(&s->completed) + 1; /* the task running now */
         aclrt_report_post(t, item);
         if (!blocking)
             return ACL_SUCCESS;

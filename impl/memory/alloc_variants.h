@@ -17,6 +17,7 @@
 #define ACLRT_IMPL_MEMORY_ALLOC_VARIANTS_H
 
 #include "../core/base.h"
+#include "../core/sanitize_hook.h"
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/thread.h"
@@ -141,6 +142,7 @@ static aclError aclrt_free_with_sync(void *ptr, enum aclrt_mem_kind kind, const 
     aclError rc = aclrt_mem_sync_devices(kind == ACLRT_MEM_HOST ? NULL : a.device);
     if (rc != ACL_SUCCESS)
         return rc;
+    ACLRT_SAN(edge_all, kind == ACLRT_MEM_HOST ? -1 : (int32_t)a.device->id);
     if (!aclrt_mem_unregister((uintptr_t)ptr, kind, &a))
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%p was freed by another thread meanwhile", ptr);
     aclrt_mem_free_after_work(&a); /* now, unless another device's streams took work on it meanwhile */

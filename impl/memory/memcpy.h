@@ -16,6 +16,7 @@
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/error.h"
+#include "../core/sanitize_hook.h"
 #include "../core/thread.h"
 #include "../task/task.h"
 #include "../../backends/backend.h"
@@ -132,6 +133,8 @@ ACLRT_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_
     if ((rc = aclrt_copy_peer_check(NULL, dst, src, count)) != ACL_SUCCESS)
         return rc;
     /* Synchronous; after the device's runnable work (aclrt_mem_settle), not ordered with streams. */
+    ACLRT_SAN(access, src, count, ACLRT_SAN_READ);
+    ACLRT_SAN(access, dst, count, ACLRT_SAN_WRITE);
     aclrt_mem_settle_for(dst, src, count);
     const struct aclrt_backend *b = aclrt_rt.backend; /* NULL before the runtime first starts */
     if (b != NULL && b->mem_copy != NULL)
@@ -168,7 +171,8 @@ ACLRT_INTERNAL aclError aclrt_submit_maybe_wait(struct aclrt_stream *s, const st
     if (aclrt_running_stream() == s)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "a copy with pageable host memory from a task of the same stream would wait for itself");
-    aclrt_stream_wait_count(s, number, -1, ACL_SUCCESS);
+    if (aclrt_stream_wait_count(s, number, -1, ACL_SUCCESS) == ACL_SUCCESS)
+        ACLRT_SAN(edge, NULL, s, number); /* the call returned after the copy: what follows is after it */
     return ACL_SUCCESS;
 }
 
@@ -186,7 +190,9 @@ ACLRT_INTERNAL aclError aclrt_memcpy_async(void *dst, size_t destMax, const void
         return ACL_SUCCESS;
     if ((rc = aclrt_copy_peer_check(s->ctx->device, dst, src, count)) != ACL_SUCCESS)
         return rc;
-    struct aclrt_task t = {.kind = &aclrt_kind_memcpy, .u.copy.dst = dst, .u.copy.src = src, .u.copy.count = count};
+    /* u32: the kind the caller gave (only the stream-ordering sanitizer reads it) */
+    struct aclrt_task t = {.kind = &aclrt_kind_memcpy, .u32 = (uint32_t)kind, .u.copy.dst = dst, .u.copy.src = src,
+                           .u.copy.count = count};
     bool pinned = aclrt_mem_is_ours(dst, count) && aclrt_mem_is_ours(src, count);
     return aclrt_submit_maybe_wait(s, &t, !pinned);
 }
@@ -215,6 +221,7 @@ ACLRT_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, siz
         return rc;
     if ((rc = aclrt_capture_check_unsafe("a synchronous memset")) != ACL_SUCCESS)
         return rc;
+    ACLRT_SAN(access, devPtr, count, ACLRT_SAN_WRITE);
     aclrt_mem_settle_for(devPtr, NULL, count);
     const struct aclrt_backend *b = aclrt_rt.backend; /* NULL before the runtime first starts */
     if (b != NULL && b->mem_set != NULL)

@@ -15,6 +15,7 @@
 
 #include "../core/base.h"
 #include "../core/error.h"
+#include "../core/sanitize_hook.h"
 #include "../task/task.h"
 #include "../../backends/backend.h"
 #include "../runtime/runtime.h"
@@ -68,6 +69,8 @@ ACLRT_API aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size
         return rc;
     if ((rc = aclrt_copy_peer_check(NULL, dst, src, width)) != ACL_SUCCESS)
         return rc;
+    ACLRT_SAN(access, src, (height - 1) * spitch + width, ACLRT_SAN_READ);
+    ACLRT_SAN(access, dst, (height - 1) * dpitch + width, ACLRT_SAN_WRITE);
     aclrt_mem_settle_for(dst, src, width); /* as aclrtMemcpy: after the device's runnable work */
     const struct aclrt_backend *b = aclrt_rt.backend; /* NULL before the runtime first starts */
     for (size_t r = 0; r < height; r++) {
@@ -172,6 +175,7 @@ ACLRT_API aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, siz
         return rc;
     if ((rc = aclrt_capture_check_unsafe("a synchronous memset")) != ACL_SUCCESS)
         return rc;
+    ACLRT_SAN(access, ptr, N * 4, ACLRT_SAN_WRITE);
     return aclrt_memset32_now(ptr, value, N * 4); /* documented: no device or stream synchronization */
 }
 

@@ -20,6 +20,7 @@
 #include "../core/config.h"
 #include "../core/error.h"
 #include "../core/handle.h"
+#include "../core/sanitize_hook.h"
 #include "../core/seq.h"
 #include "../core/thread.h"
 #include "../../backends/backend.h"
@@ -127,6 +128,8 @@ ACLRT_INTERNAL bool aclrt_mem_register(uintptr_t base, size_t size, enum aclrt_m
         aclrt_mem_usage_add(&aclrt_mem.items[at], 1);
     }
     pthread_rwlock_unlock(&aclrt_mem.lock);
+    if (ok)
+        ACLRT_SAN(alloc, (const void *)base, size, aclrt_tls.api);
     if (ok && kind == ACLRT_MEM_MAPPED && aclrt_rt.backend != NULL && aclrt_rt.backend->mem_mapped != NULL)
         aclrt_rt.backend->mem_mapped((void *)base, size, true);
     return ok;
@@ -145,6 +148,8 @@ ACLRT_INTERNAL bool aclrt_mem_unregister(uintptr_t base, enum aclrt_mem_kind kin
         aclrt_mem.count--;
     }
     pthread_rwlock_unlock(&aclrt_mem.lock);
+    if (found)
+        ACLRT_SAN(release, (const void *)base);
     if (found && kind == ACLRT_MEM_MAPPED && aclrt_rt.backend != NULL && aclrt_rt.backend->mem_mapped != NULL)
         aclrt_rt.backend->mem_mapped((void *)out->base, out->size, false);
     return found;

@@ -19,6 +19,7 @@
 #define ACLRT_IMPL_MODEL_MODEL_REPLAY_H
 
 #include "../core/base.h"
+#include "../core/sanitize_hook.h"
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/thread.h"
@@ -307,6 +308,7 @@ ACLRT_API aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout)
     rc = aclrt_stream_wait_count(s, number, timeout, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
     if (rc != ACL_SUCCESS)
         return aclrt_stream_wait_fail(s, rc, "the model's execution", timeout);
+    ACLRT_SAN(edge, NULL, s, number);
     aclError err = aclrt_stream_take_error(s);
     if (err != ACL_SUCCESS)
         return aclrt_fail(err, "a task of the model (or earlier work of the default stream) failed");

@@ -39,6 +39,7 @@
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/error.h"
+#include "../core/sanitize_hook.h"
 #include "../core/seq.h"
 #include "../core/thread.h"
 #include "../task/park.h"
@@ -170,6 +171,7 @@ static aclError aclrt_runtime_start_locked(void)
         aclrt_park_list_init(&dev->value_waiters);
     }
     atomic_store_explicit(&aclrt_errmsg_process_scope, aclrt_rt.config.err_msg_mode == 1, memory_order_relaxed);
+    aclrt_san_switch(aclrt_rt.config.sanitize); /* before any stream exists */
     /* Release: pairs with aclrt_runtime_started(); everything above is visible. */
     atomic_store_explicit(&aclrt_rt.started, true, memory_order_release);
     return ACL_SUCCESS;

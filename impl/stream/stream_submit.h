@@ -13,6 +13,7 @@
 #include "../core/base.h"
 #include "../core/error.h"
 #include "../core/handle.h"
+#include "../core/sanitize_hook.h"
 #include "../core/seq.h"
 #include "../core/thread.h"
 #include "../task/ring.h"
@@ -126,6 +127,7 @@ ACLRT_INLINE aclError aclrt_stream_reserve_slot(struct aclrt_stream *s, struct a
 ACLRT_INLINE void aclrt_stream_publish(struct aclrt_stream *s, struct aclrt_ring_slot *slot, uint32_t position,
                                        const struct aclrt_task *task)
 {
+    ACLRT_SAN(task, s, task, aclrt_ring_extend(aclrt_seq_read(&s->completed), position + 1));
     aclrt_ring_commit(slot, position, task, aclrt_thread_tid());
     /* Task ids count from 1 in each life of the stream; position + 1 is the task's number mod 2^32 (ring.h). */
     aclrt_tls.last_task_id = position + 1u - (uint32_t)s->life_base;

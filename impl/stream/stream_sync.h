@@ -16,6 +16,7 @@
 #include "../core/config.h"
 #include "../core/error.h"
 #include "../core/handle.h"
+#include "../core/sanitize_hook.h"
 #include "../core/seq.h"
 #include "../core/thread.h"
 #include "../runtime/progress.h"
@@ -237,6 +238,7 @@ ACLRT_INTERNAL aclError aclrt_stream_synchronize(struct aclrt_stream *s, int32_t
     aclError rc = aclrt_stream_wait_count(s, target, timeout_ms, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return aclrt_stream_wait_fail(s, rc, "the stream", timeout_ms);
+    ACLRT_SAN(edge, NULL, s, target);
     aclError err = aclrt_stream_take_error(s);
     if (err != ACL_SUCCESS)
         return aclrt_fail(err, "a task of stream %d failed", (int)aclrt_slot_index(&s->hdr));

@@ -31,6 +31,7 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/handle.h"
+#include "../core/sanitize_hook.h"
 #include "../core/seq.h"
 #include "../core/thread.h"
 #include "../task/block.h"
@@ -220,6 +221,8 @@ static aclError aclrt_cnt_notify_submit_change(aclrtCntNotify cntNotify, aclrtSt
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;
     if (aclrt_stream_acts_now(s)) {
+        struct aclrt_task now = {.kind = kind, .u.cnt.cnt = c};
+        ACLRT_SAN(task, s, &now, aclrt_stream_submitted(s));
         if (!aclrt_cnt_notify_change(c, generation, mode, value))
             return aclrt_notify_object_gone(&aclrt_cnt_notify_kind, cntNotify);
         return ACL_SUCCESS;
@@ -271,9 +274,6 @@ ACLRT_API aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclrt
         return rc;
     bool clear = info->isClear != 0;
     /* Nothing before it on the stream and the condition holds: the wait is over at once. */
-    if (aclrt_stream_acts_now(s) && aclrt_cnt_notify_check(c, generation, (uint32_t)info->mode, info->value, clear) ==
-                                    ACLRT_CNT_PASSED)
-        return ACL_SUCCESS;
     struct aclrt_task t = {.kind = &aclrt_kind_cnt_notify_wait,
                            .u32 = info->timeout, /* seconds; 0 = never */
                            .u.cnt.cnt = c,
@@ -281,6 +281,11 @@ ACLRT_API aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclrt
                            .u.cnt.mode = (uint32_t)info->mode,
                            .u.cnt.value = info->value,
                            .u.cnt.clear = clear};
+    if (aclrt_stream_acts_now(s) && aclrt_cnt_notify_check(c, generation, (uint32_t)info->mode, info->value, clear) ==
+                                    ACLRT_CNT_PASSED) {
+        ACLRT_SAN(task, s, &t, aclrt_stream_submitted(s));
+        return ACL_SUCCESS;
+    }
     return aclrt_stream_submit(s, &t, NULL);
 }
 

@@ -19,6 +19,7 @@
 #include "../core/config.h"
 #include "../core/error.h"
 #include "../core/handle.h"
+#include "../core/sanitize_hook.h"
 #include "../core/thread.h"
 #include "../../backends/backend.h"
 #include "../runtime/runtime.h"
@@ -49,9 +50,11 @@ ACLRT_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedSta
             return rc;
         complete = aclrt_ipc_reached(seg->page, aclrt_ipc_latest(seg->page));
         aclrt_ipc_seg_unref(seg);
-    } else if (ACLRT_LIKELY(v.info & ACLRT_EVENT_INFO_RECORDED))
+    } else if (ACLRT_LIKELY(v.info & ACLRT_EVENT_INFO_RECORDED)) {
         complete = aclrt_event_view_complete(&v);
-    else
+        if (complete)
+            ACLRT_SAN(edge, NULL, v.stream, v.target); /* found complete: what follows is after the record */
+    } else
         complete = ACLRT_EVENT_INFO_FLAVOUR(v.info) == ACLRT_EVENT_EX; /* Ex: nothing captured yet */
     *status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     return ACL_SUCCESS;
@@ -72,6 +75,8 @@ ACLRT_API aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
                           "aclrtQueryEvent does not take aclrtCreateEventExWithFlag events (use aclrtQueryEventStatus)");
     /* Never recorded (or reset) counts as complete here, as in the runtime. */
     bool complete = !(v.info & ACLRT_EVENT_INFO_RECORDED) || aclrt_event_view_complete(&v);
+    if (complete && (v.info & ACLRT_EVENT_INFO_RECORDED))
+        ACLRT_SAN(edge, NULL, v.stream, v.target);
     *status = complete ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
     return ACL_SUCCESS;
 }
@@ -165,6 +170,7 @@ static aclError aclrt_event_synchronize(aclrtEvent event, int32_t timeout_ms)
     int failure = aclrt_event_capture_failure(&v);
     if (failure != 0)
         return aclrt_fail(failure, "the work this event captured was stopped by a failure (stop-on-failure mode)");
+    ACLRT_SAN(edge, NULL, v.stream, v.target);
     return ACL_SUCCESS;
 }
 

@@ -20,6 +20,7 @@
 #include "../core/base.h"
 #include "../core/error.h"
 #include "../core/handle.h"
+#include "../core/sanitize_hook.h"
 #include "../core/seq.h"
 #include "../core/thread.h"
 #include "../task/park.h"
@@ -214,6 +215,7 @@ static aclError aclrt_event_record(aclrtEvent event, aclrtStream stream)
     }
     uint32_t records = aclrt_event_publish_record(e, s, context, target, stamp);
     aclrt_event_write_end(e, odd);
+    ACLRT_SAN(record, s, target, e);
 
     if (slot != NULL) {
         memset(slot, 0, sizeof *slot);

@@ -27,6 +27,7 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/handle.h"
+#include "../core/sanitize_hook.h"
 #include "../core/thread.h"
 #include "../task/block.h"
 #include "../task/capture.h"
@@ -198,8 +199,10 @@ static aclError aclrt_event_stream_wait(aclrtStream stream, aclrtEvent event, ui
         t.kind = &aclrt_kind_wait_event;
         t.u.wait.from = (struct aclrt_event_ref){e, v.generation, v.records};
     } else {
-        if (aclrt_event_view_complete(&v) && flavour == ACLRT_EVENT_EX)
+        if (aclrt_event_view_complete(&v) && flavour == ACLRT_EVENT_EX) {
+            ACLRT_SAN(edge, s, v.stream, v.target);
             return ACL_SUCCESS; /* already satisfied: no task needed */
+        }
         t.kind = &aclrt_kind_wait_stream;
         t.u.wait.stream = v.stream;
         t.u.wait.target = v.target;

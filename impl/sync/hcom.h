@@ -35,6 +35,7 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/handle.h"
+#include "../core/sanitize_hook.h"
 #include "../core/registry.h"
 #include "../core/seq.h"
 #include "../core/thread.h"
@@ -393,8 +394,10 @@ static aclError aclrt_hcom_submit_wait(struct aclrt_stream *s, struct aclrt_hcom
     struct aclrt_task t = {.kind = &aclrt_kind_hcom_wait, .u.hcom.group = g};
     if (aclrt_stream_acts_now(s)) {
         t.u.hcom.ticket = aclrt_hcom_take_ticket(g);
-        if (aclrt_seq_reached(&g->records, t.u.hcom.ticket))
+        if (aclrt_seq_reached(&g->records, t.u.hcom.ticket)) {
+            ACLRT_SAN(task, s, &t, aclrt_stream_submitted(s));
             return ACL_SUCCESS;
+        }
     }
     /* Never refused after an idle look: only a task of s is refused, and s is busy with that task. */
     struct aclrt_task *slot;
@@ -413,11 +416,12 @@ static aclError aclrt_hcom_submit(const struct aclrt_hcom_parsed *p)
     struct aclrt_hcom_group *g = p->group;
     if (p->kind == ACLRT_HCOM_KIND_WAIT)
         return aclrt_hcom_submit_wait(p->stream, g);
+    struct aclrt_task t = {.kind = &aclrt_kind_hcom_record, .u.hcom.group = g};
     if (aclrt_stream_acts_now(p->stream)) {
+        ACLRT_SAN(task, p->stream, &t, aclrt_stream_submitted(p->stream));
         aclrt_counter_advance(&g->records, &g->waiters, 1);
         return ACL_SUCCESS;
     }
-    struct aclrt_task t = {.kind = &aclrt_kind_hcom_record, .u.hcom.group = g};
     return aclrt_stream_submit(p->stream, &t, NULL);
 }
 

@@ -34,6 +34,7 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/handle.h"
+#include "../core/sanitize_hook.h"
 #include "../core/seq.h"
 #include "../core/thread.h"
 #include "../task/block.h"
@@ -247,14 +248,15 @@ ACLRT_API aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
         if (seg != NULL)
             aclrt_ipc_seg_unref(seg);
     }
+    struct aclrt_task t = {.kind = &aclrt_kind_notify_record,
+                           .u.notify.notify = n,
+                           .u.notify.generation = generation};
     if (aclrt_stream_acts_now(s)) { /* nothing before it on the stream: the record happens now */
+        ACLRT_SAN(task, s, &t, aclrt_stream_submitted(s));
         if (!aclrt_notify_add_record(n, generation))
             return aclrt_notify_object_gone(&aclrt_notify_kind, notify);
         return ACL_SUCCESS;
     }
-    struct aclrt_task t = {.kind = &aclrt_kind_notify_record,
-                           .u.notify.notify = n,
-                           .u.notify.generation = generation};
     return aclrt_stream_submit(s, &t, NULL);
 }
 
@@ -279,14 +281,16 @@ ACLRT_API aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream strea
                               "notify %p was imported from another process: only the exporting process waits on it",
                               notify);
     }
-    /* Nothing before it on the stream and a record to consume: the wait is over at once. */
-    if (aclrt_stream_acts_now(s) &&
-        (aclrt_notify_pull(n, generation, false), aclrt_notify_take(n, generation)) == ACLRT_NOTIFY_TOOK)
-        return ACL_SUCCESS;
     struct aclrt_task t = {.kind = &aclrt_kind_notify_wait,
                            .u32 = timeout,
                            .u.notify.notify = n,
                            .u.notify.generation = generation};
+    /* Nothing before it on the stream and a record to consume: the wait is over at once. */
+    if (aclrt_stream_acts_now(s) &&
+        (aclrt_notify_pull(n, generation, false), aclrt_notify_take(n, generation)) == ACLRT_NOTIFY_TOOK) {
+        ACLRT_SAN(task, s, &t, aclrt_stream_submitted(s));
+        return ACL_SUCCESS;
+    }
     return aclrt_stream_submit(s, &t, NULL);
 }
 

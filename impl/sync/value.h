@@ -33,6 +33,7 @@
 #include "../core/base.h"
 #include "../core/clock.h"
 #include "../core/error.h"
+#include "../core/sanitize_hook.h"
 #include "../core/seq.h"
 #include "../core/thread.h"
 #include "../task/block.h"
@@ -166,14 +167,15 @@ ACLRT_API aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag,
     if (rc != ACL_SUCCESS)
         return rc;
     /* Nothing before it on the stream: the write happens now (unless the backend writes device memory itself). */
-    if (aclrt_stream_acts_now(s) && aclrt_kind_is_core(ACLRT_TASK_VALUE_WRITE)) {
-        aclrt_value_write((_Atomic uint64_t *)devAddr, value, dev);
-        return ACL_SUCCESS;
-    }
     struct aclrt_task t = {.kind = &aclrt_kind_value_write,
                            .u.value.word = (_Atomic uint64_t *)devAddr,
                            .u.value.value = value,
                            .u.value.device = dev};
+    if (aclrt_stream_acts_now(s) && aclrt_kind_is_core(ACLRT_TASK_VALUE_WRITE)) {
+        ACLRT_SAN(task, s, &t, aclrt_stream_submitted(s));
+        aclrt_value_write((_Atomic uint64_t *)devAddr, value, dev);
+        return ACL_SUCCESS;
+    }
     return aclrt_stream_submit(s, &t, NULL);
 }
 
@@ -196,8 +198,10 @@ ACLRT_API aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, 
                            .u.value.value = value,
                            .u.value.device = dev};
     /* Nothing before it on the stream and the condition holds: the wait is over at once. */
-    if (aclrt_stream_acts_now(s) && aclrt_kind_is_core(ACLRT_TASK_VALUE_WAIT) && aclrt_value_check(&t))
+    if (aclrt_stream_acts_now(s) && aclrt_kind_is_core(ACLRT_TASK_VALUE_WAIT) && aclrt_value_check(&t)) {
+        ACLRT_SAN(task, s, &t, aclrt_stream_submitted(s));
         return ACL_SUCCESS;
+    }
     return aclrt_stream_submit(s, &t, NULL);
 }
 

@@ -29,6 +29,7 @@
 #include "../core/base.h"
 #include "../core/config.h"
 #include "../core/error.h"
+#include "../core/sanitize_hook.h"
 #include "../core/handle.h"
 #include "../core/registry.h"
 #include "../core/thread.h"
@@ -310,6 +311,7 @@ static aclError aclrt_finalize(bool by_reference, uint64_t *refCount)
 {
     pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
     aclError rc = ACL_SUCCESS;
+    bool stopped = false;
     bool tears_down = !by_reference || aclrt_rt.init_count == 1;
     if (tears_down && aclrt_running_stream() != NULL) {
         /* Its thread is one that the teardown waits for, or stops. */
@@ -324,6 +326,7 @@ static aclError aclrt_finalize(bool by_reference, uint64_t *refCount)
         if (aclrt_rt.init_count == 0) {
             aclrt_runtime_stop_locked();
             aclrt_rt.finalized = true;
+            stopped = true;
         }
     }
     if (refCount != NULL)
@@ -331,6 +334,14 @@ static aclError aclrt_finalize(bool by_reference, uint64_t *refCount)
     pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
     if (aclrt_tls.ctx_handle != NULL && aclrt_context_lookup(aclrt_tls.ctx_handle) == NULL)
         aclrt_tls.ctx_handle = NULL;
+    /* The stream-ordering sanitizer's summary; a program it reported on leaves with its exit status. */
+    const struct aclrt_san_ops *san = atomic_load_explicit(&aclrt_san, memory_order_acquire);
+    if (stopped && san != NULL) {
+        aclrt_san_switch(0);
+        int status = san->finalize();
+        if (status >= 0)
+            exit(status);
+    }
     return rc;
 }
 

@@ -98,7 +98,8 @@ struct aclrt_cond;
 
 struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
     const struct aclrt_task_kind *kind;
-    uint32_t u32; /* host kernel: block count; memset: byte value; waits: timeout in seconds (0 = none);
+    uint32_t u32; /* host kernel: block count; memset: byte value; memcpy: the aclrtMemcpyKind given (or
+                     ACL_MEMCPY_DEFAULT); waits: timeout in seconds (0 = none);
                      callback: ACL_CALLBACK_BLOCK or _NO_BLOCK; label switch: its number of labels */
     uint32_t tid; /* the submitting thread (exception info); set by aclrt_stream_submit */
     union {
