@@ -20,6 +20,7 @@
 #include "../core/error.h"
 #include "../core/fp_status.h"
 #include "../core/handle.h"
+#include "../core/seq.h"
 #include "../core/thread.h"
 #include "../../backends/backend.h"
 #include "../runtime/runtime.h"
@@ -286,7 +287,10 @@ ACLRT_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *statu
         return aclrt_stream_refuse_capturing(s, "queried");
     /* Streams nothing on the host waits for report complete, as their synchronize returns at once. */
     bool device_driven = (s->flags & (ACL_STREAM_PERSISTENT | ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_CPU_SCHEDULE)) != 0;
-    *status = device_driven || aclrt_stream_idle(s) ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+    bool idle = device_driven || aclrt_stream_idle(s);
+    if (ACLRT_UNLIKELY(!idle) && aclrt_seq_drive_step())
+        idle = aclrt_stream_idle(s); /* one step of the device's work ran here (seq.h) */
+    *status = idle ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
     return ACL_SUCCESS;
 }
 

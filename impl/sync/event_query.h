@@ -19,6 +19,7 @@
 #include "../core/config.h"
 #include "../core/error.h"
 #include "../core/handle.h"
+#include "../core/seq.h"
 #include "../core/thread.h"
 #include "../../backends/backend.h"
 #include "../runtime/runtime.h"
@@ -49,9 +50,11 @@ ACLRT_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedSta
             return rc;
         complete = aclrt_ipc_reached(seg->page, aclrt_ipc_latest(seg->page));
         aclrt_ipc_seg_unref(seg);
-    } else if (ACLRT_LIKELY(v.info & ACLRT_EVENT_INFO_RECORDED))
+    } else if (ACLRT_LIKELY(v.info & ACLRT_EVENT_INFO_RECORDED)) {
         complete = aclrt_event_view_complete(&v);
-    else
+        if (ACLRT_UNLIKELY(!complete) && aclrt_seq_drive_step())
+            complete = aclrt_event_view_complete(&v); /* one step of the device's work ran here (seq.h) */
+    } else
         complete = ACLRT_EVENT_INFO_FLAVOUR(v.info) == ACLRT_EVENT_EX; /* Ex: nothing captured yet */
     *status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     return ACL_SUCCESS;
@@ -72,6 +75,8 @@ ACLRT_API aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
                           "aclrtQueryEvent does not take aclrtCreateEventExWithFlag events (use aclrtQueryEventStatus)");
     /* Never recorded (or reset) counts as complete here, as in the runtime. */
     bool complete = !(v.info & ACLRT_EVENT_INFO_RECORDED) || aclrt_event_view_complete(&v);
+    if (ACLRT_UNLIKELY(!complete) && aclrt_seq_drive_step())
+        complete = aclrt_event_view_complete(&v); /* one step of the device's work ran here (seq.h) */
     *status = complete ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
     return ACL_SUCCESS;
 }
@@ -90,6 +95,10 @@ ACLRT_API aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitSta
     if (ACLRT_EVENT_INFO_FLAVOUR(v.info) == ACLRT_EVENT_EX || (flags & ACL_EVENT_EXTERNAL))
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                           "aclrtQueryEventWaitStatus does not take Ex or external events");
+    /* One step of the device's work runs here (seq.h), then the event is looked at again. */
+    if (ACLRT_UNLIKELY(v.waits_pending != 0) && aclrt_seq_drive_step() &&
+        (rc = aclrt_event_resolve_view(event, &e, &v)) != ACL_SUCCESS)
+        return rc;
     *status = v.waits_pending == 0 ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
     return ACL_SUCCESS;
 }
