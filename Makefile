@@ -10,7 +10,7 @@
 # The rules are in mk/, one file per concern; the head of each names its targets:
 #   mk/deps.mk        deps, deps-bench: the Debian packages (installed as root, else the apt-get line)
 #   mk/tests.mk       the test programs in variants: test-release, test-tsan, test-asan, test-dist,
-#                     test-external, test-cuda*, test-gpu; test-cpp, test-negative
+#                     test-external, test-cuda*, test-gpu; test-cpp, test-negative, test-schedule
 #   mk/cuda.mk        the CUDA driver test double, test-cuda-no-gpu, test-cuda-decls, test-cuda-rules
 #   mk/checks.mk      check, check-headers, check-layering, check-docs, docs
 #   mk/install.mk     dist, install (PREFIX, DESTDIR), test-install
@@ -71,6 +71,8 @@ export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 #                                       external cuda-tsan cuda-asan, gpu with BACKEND=cuda
 #                                       (mk/tests.mk; the cuda variant runs in gpu-check)
 #   test-cpp test-negative              a C++17 program; ThreadSanitizer still sees a planted race
+#   test-schedule                       the deterministic schedule's seed driver finds a planted
+#                                       ordering bug, and its seed fails again (mk/tests.mk)
 #   check-hccl-layout test-hccl-mpi     HCCL's headers' ABI; HCCL under mpirun -np 4 in three builds
 #   test-hccl-netns test-hccl-cann      (mk/hccl_headers.mk, mk/hccl.mk); the same with each rank in a
 #                                       network namespace of its own, MPI over TCP (mk/hccl_netns.mk);
@@ -92,7 +94,7 @@ TEST_STEPS = deps \
              check check-headers check-layering check-docs \
              test-cuda-decls test-cuda-no-gpu test-cuda-rules \
              $(addprefix test-,$(filter-out cuda,$(VARIANTS))) \
-             test-cpp test-negative \
+             test-cpp test-negative test-schedule \
              check-hccl-layout test-hccl-mpi test-hccl-netns test-hccl-cann \
              test-install test-pip-install \
              run-examples \

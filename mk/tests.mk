@@ -3,6 +3,7 @@
 #   make test-<variant>   every tests/test_*.c of the variant, each run bounded (TEST_TIMEOUT)
 #   make test-cpp         a C++17 ACL program builds and runs; C++ refuses the implementation clearly
 #   make test-negative    ThreadSanitizer still reports a race planted in code like ours
+#   make test-schedule    the deterministic schedule's seed driver finds a planted ordering bug
 #   make $(BUILD)/<variant>/test_x   one program (then run it: ./$(BUILD)/<variant>/test_x)
 #
 # Each test program is tests/test_<capability>.c linked with one implementation unit (tests/impl.c,
@@ -34,8 +35,9 @@ FLAGS_cuda-tsan := $(FLAGS_tsan)
 FLAGS_cuda-asan := $(FLAGS_asan)
 # Not on the cuda backend:
 #   test_sysinfo, test_bad_input: assert the backend's name ("host") and the SoC name;
-#   test_embed: registers backends, which run on the host backend's machinery, and selects them by name.
-TESTS_CUDA = $(filter-out test_sysinfo test_bad_input test_embed,$(TESTS))
+#   test_embed: registers backends, which run on the host backend's machinery, and selects them by name;
+#   test_schedule: the deterministic schedule is a mode of the host backend.
+TESTS_CUDA = $(filter-out test_sysinfo test_bad_input test_embed test_schedule,$(TESTS))
 define cuda_variant
 IMPL_SRC_$(1) := tests/impl_cuda.c
 IMPL_DEPS_$(1) := $(BUILD)/$(1)/libcuda_fake.so
@@ -64,7 +66,7 @@ KERNEL_DIR := $(abspath $(BUILD))/kernels
 TEST_KERNELS := $(patsubst tests/kernels/%.c,$(BUILD)/kernels/lib%.so,$(wildcard tests/kernels/*.c))
 KERNEL_FLAGS := -DACLRT_TEST_KERNEL_DIR='"$(KERNEL_DIR)"'
 
-.PHONY: $(addprefix test-,$(sort $(VARIANTS) gpu)) test-cpp test-negative
+.PHONY: $(addprefix test-,$(sort $(VARIANTS) gpu)) test-cpp test-negative test-schedule
 
 define variant_rules
 $(BUILD)/$(1)/impl.o: $(or $(IMPL_SRC_$(1)),tests/impl.c) $(SOURCES) $(if $(filter dist,$(1)),$(BUILD)/dist-include/aclrt.h) \
@@ -110,3 +112,21 @@ test-negative: $(BUILD)/tsan/impl.o
 	elif grep -q "data race" $(BUILD)/tsan_negative.log; then \
 	  echo "ThreadSanitizer negative check: planted race reported (ok)"; \
 	else cat $(BUILD)/tsan_negative.log; exit 1; fi
+
+# The deterministic schedule (ACLRT_SCHEDULE=deterministic:SEED): scripts/schedule_seeds.sh runs the
+# ordering bug planted in tests/test_schedule.c ("flaky": two streams share a buffer with no event
+# between them) under seeds 1..8 and must name a failing seed; the command it prints must fail again,
+# three times; the same program ordered by an event ("correct") must pass under all 8.
+SCHEDULE_PROGRAM = ./$(BUILD)/release/test_schedule
+test-schedule: $(BUILD)/release/test_schedule
+	@echo "== deterministic schedule =="
+	@out=$$(scripts/schedule_seeds.sh 8 $(SCHEDULE_PROGRAM) flaky); status=$$?; echo "$$out"; \
+	if [ $$status -ne 1 ]; then echo "FAIL: no seed of 1..8 showed the planted bug (exit status $$status)"; exit 1; fi; \
+	again=$$(echo "$$out" | sed -n 's/^reproduce with: //p'); \
+	if [ -z "$$again" ]; then echo "FAIL: the driver printed no command to run again"; exit 1; fi; \
+	for i in 1 2 3; do \
+	  eval "$$again" >/dev/null; status=$$?; \
+	  if [ $$status -ne 1 ]; then echo "FAIL: run again, it exited with $$status: $$again"; exit 1; fi; \
+	done; \
+	echo "run again three times, it failed each time (ok)"
+	@scripts/schedule_seeds.sh 8 $(SCHEDULE_PROGRAM) correct

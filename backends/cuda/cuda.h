@@ -133,6 +133,10 @@ static aclError aclrt_cuda_probe(const struct aclrt_config *config)
 
 static aclError aclrt_cuda_open(const struct aclrt_config *config, uint32_t *device_count)
 {
+    if (config->deterministic)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "aclrt.schedule \"deterministic\" is a mode of the host backend; the cuda backend's "
+                          "GPUs run their streams in an order of their own");
     int n;
     aclError rc = aclrt_cuda_find_gpus(&n, aclrt_cuda.gpus);
     if (rc != ACL_SUCCESS)

@@ -2,9 +2,11 @@
  * backends/host/host.h - the host backend: each device runs its streams on the
  * CPU, with executor threads of its own (host_executor.h, with the monitor
  * of host_monitor.h) or, with external progress, on the threads of an
- * embedding program (host_progress.h). Its ready queues and wake-ups are in
- * host_pool.h, its shared host-kernel blocks in host_blocks.h, its kernel
- * binaries (shared objects) in host_module.h.
+ * embedding program (host_progress.h). With the deterministic schedule the
+ * program's own threads run them while they wait, in an order drawn from a
+ * seed (host_det.h). Its ready queues and wake-ups are in host_pool.h, its
+ * shared host-kernel blocks in host_blocks.h, its kernel binaries (shared
+ * objects) in host_module.h.
  *
  * A backend an embedder registers (aclrtxRegisterBackend) runs on this
  * machinery with external progress: the embedder's struct supplies the
@@ -27,6 +29,7 @@
 #include "../../impl/runtime/runtime.h"
 #include "../../impl/ipc/ipc_mem.h"
 #include "host_blocks.h"
+#include "host_det.h"
 #include "host_executor.h"
 #include "host_module.h"
 #include "host_monitor.h"
@@ -38,8 +41,15 @@ static aclError aclrt_host_open(const struct aclrt_config *config, uint32_t *dev
     const aclrtxBackend *embedder = aclrt_rt.embedder;
     if (embedder == NULL) {
         *device_count = config->devices;
+        if (config->deterministic)
+            aclrt_det_open(config->schedule_seed);
         return ACL_SUCCESS;
     }
+    if (config->deterministic)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "aclrt.schedule \"deterministic\" is a mode of the host backend's own devices; backend \"%s\" "
+                          "is an embedder's, whose threads run its streams",
+                          embedder->name);
     uint32_t count = 0;
     aclError rc = embedder->open(embedder->user, &count);
     if (rc != ACL_SUCCESS)
@@ -50,6 +60,8 @@ static aclError aclrt_host_open(const struct aclrt_config *config, uint32_t *dev
 
 static void aclrt_host_close(void)
 {
+    if (aclrt_det_on())
+        aclrt_det_close();
     const aclrtxBackend *embedder = aclrt_rt.embedder;
     if (embedder != NULL && embedder->close != NULL)
         embedder->close(embedder->user);
@@ -119,14 +131,17 @@ ACLRT_INTERNAL aclError aclrt_host_device_start(struct aclrt_device *dev)
         }
     }
     const aclrtxBackend *embedder = aclrt_rt.embedder;
-    hd->external = embedder != NULL || aclrt_rt.config.external_progress;
+    hd->det = aclrt_det_on(); /* no thread of its own either, and it wins over external progress */
+    hd->external = embedder != NULL || aclrt_rt.config.external_progress || hd->det;
     aclError rc = ACL_SUCCESS;
     if (embedder != NULL && embedder->deviceStart != NULL) {
         rc = embedder->deviceStart(embedder->user, (int32_t)dev->id);
         if (rc != ACL_SUCCESS)
             rc = aclrt_fail(rc, "backend \"%s\" could not start device %u", embedder->name, dev->id);
     }
-    if (rc == ACL_SUCCESS && hd->external) {
+    if (rc == ACL_SUCCESS && hd->det) {
+        aclrt_det_device_start(hd);
+    } else if (rc == ACL_SUCCESS && hd->external) {
         hd->event_fd = aclrt_progress_event_fd(dev->id);
         if (embedder != NULL) {
             hd->wake_hook = embedder->workArrived;
@@ -149,7 +164,9 @@ ACLRT_INTERNAL void aclrt_host_device_stop(struct aclrt_device *dev)
     struct aclrt_host_device *hd = aclrt_host_of(dev);
     if (hd == NULL)
         return;
-    if (!hd->external)
+    if (hd->det)
+        aclrt_det_device_stop(hd);
+    else if (!hd->external)
         aclrt_host_stop_threads(hd, hd->executor_count, true);
     const aclrtxBackend *embedder = aclrt_rt.embedder;
     if (embedder != NULL && embedder->deviceStop != NULL)
@@ -170,6 +187,8 @@ ACLRT_INTERNAL void aclrt_host_device_abandon(struct aclrt_device *dev)
     struct aclrt_host_device *hd = aclrt_host_of(dev);
     if (hd == NULL)
         return;
+    if (hd->det)
+        aclrt_det_device_abandon(hd);
     dev->backend_state = NULL;
     aclrt_host_device_free(hd);
 }

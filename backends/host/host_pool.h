@@ -16,7 +16,9 @@
  *     embedder registered), there are no threads: the embedder's own threads
  *     call aclrtxDeviceProgress (host_progress.h). A push then makes the
  *     device's eventfd readable, and calls the embedder's wake-up hook, when
- *     a progress call has gone idle since (`armed`).
+ *     a progress call has gone idle since (`armed`). The deterministic
+ *     schedule (host_det.h) works the same way, its waiters in the place of
+ *     the progress calls.
  */
 #ifndef ACLRT_BACKENDS_HOST_HOST_POOL_H
 #define ACLRT_BACKENDS_HOST_HOST_POOL_H
@@ -65,8 +67,9 @@ struct aclrt_host_device {
     _Atomic uint32_t monitor_word;  /* futex word the monitor sleeps on */
     _Atomic bool monitor_sleeping;
     _Atomic uint32_t extra_running; /* extra executors alive */
-    /* External progress (host_progress.h). */
+    /* External progress (host_progress.h), and the deterministic schedule, which is external too (host_det.h). */
     bool external;
+    bool det;
     int event_fd;                  /* readable when work arrives; -1: none */
     _Atomic bool armed;            /* a progress call went idle: the next push signals */
     void (*wake_hook)(void *user, int32_t device); /* an embedder's backend: told too */
@@ -161,9 +164,11 @@ ACLRT_INTERNAL void aclrt_host_schedule(struct aclrt_device *dev, struct aclrt_s
     aclrt_host_find_taker(hd, aclrt_mpmc_length(queue));
 }
 
+/* With the deterministic schedule there is always other work: a wait task never spins (host_det.h). */
 ACLRT_INTERNAL bool aclrt_host_has_other_work(struct aclrt_device *dev)
 {
-    return aclrt_host_has_work(aclrt_host_of(dev));
+    struct aclrt_host_device *hd = aclrt_host_of(dev);
+    return hd->det || aclrt_host_has_work(hd);
 }
 
 /*

@@ -29,6 +29,7 @@
 #define ACLRT_BACKENDS_HOST_HOST_PROGRESS_H
 
 #include "../../impl/core/base.h"
+#include "../../impl/core/error.h"
 #include "../../impl/task/mpmc.h"
 #include "../backend.h"
 #include "../../impl/stream/wait_task.h"
@@ -90,6 +91,11 @@ static void aclrt_host_progress_arm(struct aclrt_host_device *hd, bool *consumed
 ACLRT_INTERNAL aclError aclrt_host_progress(struct aclrt_device *dev, uint32_t budget, aclrtxProgressInfo *info)
 {
     struct aclrt_host_device *hd = aclrt_host_of(dev);
+    if (ACLRT_UNLIKELY(hd->det))
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "device %u runs the deterministic schedule (aclrt.schedule): the program's waits run its "
+                          "streams, not progress calls",
+                          dev->id);
     bool consumed = false;
     if (hd->event_fd >= 0) {
         uint64_t count;

@@ -21,6 +21,7 @@
 #include "../core/fp_status.h"
 #include "../core/handle.h"
 #include "../core/sanitize_hook.h"
+#include "../core/seq.h"
 #include "../core/thread.h"
 #include "../../backends/backend.h"
 #include "../runtime/runtime.h"
@@ -289,6 +290,8 @@ ACLRT_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *statu
     bool device_driven = (s->flags & (ACL_STREAM_PERSISTENT | ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_CPU_SCHEDULE)) != 0;
     uint64_t submitted = aclrt_stream_submitted(s);
     bool idle = aclrt_stream_idle(s);
+    if (ACLRT_UNLIKELY(!idle && !device_driven) && aclrt_seq_drive_step())
+        idle = aclrt_stream_idle(s); /* one step of the device's work ran here (seq.h) */
     if (idle)
         ACLRT_SAN(edge, NULL, s, submitted);
     *status = device_driven || idle ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;

@@ -22,6 +22,9 @@
  * predicate may shorten the step), so a timed wait sleeps until its deadline
  * exactly (absolute CLOCK_MONOTONIC, the clock of aclrt_now_ns and of the
  * futex) and returns within a wake-up latency of it.
+ *
+ * A backend may instead have the waits run the device's work themselves
+ * (struct aclrt_seq_driver, below): the deterministic schedule.
  */
 #ifndef ACLRT_IMPL_CORE_SEQ_H
 #define ACLRT_IMPL_CORE_SEQ_H
@@ -211,6 +214,48 @@ ACLRT_INLINE int aclrt_spin_phase(aclrt_spin_ready_fn ready, const void *arg, ui
     }
 }
 
+/*
+ * Waits that run the device's work themselves. A backend that starts no
+ * thread to run streams and wants every wait of the runtime to make
+ * progress on the waiting thread sets `aclrt_seq_driver` while it runs:
+ * the host backend's deterministic schedule (backends/host/host_det.h).
+ * Every wait then goes through `wait`, with aclrt_seq_wait_until's contract
+ * and return values (0 when ready(arg) holds, ACLRT_SEQ_TIMEOUT past
+ * deadline_ns, or stop_fn's non-zero value): it runs steps of the ready
+ * work until the condition holds. `handoff`: the waiter waits for another
+ * program thread (a report thread's wait for callbacks), not for the
+ * device's work. `step` runs one step, if any work is ready: a status query
+ * that finds work not done calls it (aclrt_seq_drive_step), so that a
+ * program spinning on a query makes progress. NULL, the default: waits spin
+ * and sleep as below, and the only cost is one load on a wait's slow path.
+ */
+struct aclrt_seq_driver {
+    int (*wait)(aclrt_spin_ready_fn ready, const void *arg, uint64_t deadline_ns, aclrt_seq_stop_fn stop_fn,
+                void *stop_data, bool handoff);
+    bool (*step)(void);
+};
+
+/* Set and cleared (release) while no wait can be under way: the runtime's start and stop. */
+static _Atomic(const struct aclrt_seq_driver *) aclrt_seq_driver;
+
+/* The driver of the waits, or NULL. Acquire: pairs with the release that set it (aclrt_seq_drive_set). */
+ACLRT_INLINE const struct aclrt_seq_driver *aclrt_seq_driven(void)
+{
+    return atomic_load_explicit(&aclrt_seq_driver, memory_order_acquire);
+}
+
+ACLRT_INLINE void aclrt_seq_drive_set(const struct aclrt_seq_driver *d)
+{
+    atomic_store_explicit(&aclrt_seq_driver, d, memory_order_release);
+}
+
+/* A query found work not done: with a driver, run one step and say so (look again); else false. */
+ACLRT_INLINE bool aclrt_seq_drive_step(void)
+{
+    const struct aclrt_seq_driver *d = aclrt_seq_driven();
+    return ACLRT_UNLIKELY(d != NULL) && d->step();
+}
+
 /* A count a spinner waits for. */
 struct aclrt_seq_target {
     struct aclrt_seq *seq;
@@ -228,14 +273,20 @@ ACLRT_INLINE bool aclrt_seq_target_reached(const void *arg)
  * Returns 0 when reached, ACLRT_SEQ_TIMEOUT once deadline_ns (absolute
  * CLOCK_MONOTONIC ns, ACLRT_NO_DEADLINE for none) has passed, or the
  * non-zero value of stop_fn. Never returns ACLRT_SEQ_TIMEOUT before the
- * deadline, and sleeps no later than the deadline.
+ * deadline, and sleeps no later than the deadline. With a driver (above),
+ * the driver's wait does all of it (`handoff`: aclrt_seq_wait_handoff).
  */
-ACLRT_INTERNAL ACLRT_NOINLINE int aclrt_seq_wait_until(struct aclrt_seq *seq, uint64_t target,
-                                                       uint64_t deadline_ns, uint64_t spin_ns,
-                                                       aclrt_seq_stop_fn stop_fn, void *stop_data)
+static ACLRT_NOINLINE int aclrt_seq_wait(struct aclrt_seq *seq, uint64_t target, uint64_t deadline_ns,
+                                          uint64_t spin_ns, aclrt_seq_stop_fn stop_fn, void *stop_data,
+                                          bool handoff)
 {
     if (aclrt_seq_reached(seq, target))
         return 0;
+    const struct aclrt_seq_driver *d = aclrt_seq_driven();
+    if (ACLRT_UNLIKELY(d != NULL)) {
+        struct aclrt_seq_target t = {seq, target};
+        return d->wait(aclrt_seq_target_reached, &t, deadline_ns, stop_fn, stop_data, handoff);
+    }
 
     if (spin_ns > 0) {
         struct aclrt_seq_target t = {seq, target};
@@ -260,6 +311,23 @@ ACLRT_INTERNAL ACLRT_NOINLINE int aclrt_seq_wait_until(struct aclrt_seq *seq, ui
         if (r != 0)
             return r;
     }
+}
+
+ACLRT_INTERNAL int aclrt_seq_wait_until(struct aclrt_seq *seq, uint64_t target, uint64_t deadline_ns,
+                                        uint64_t spin_ns, aclrt_seq_stop_fn stop_fn, void *stop_data)
+{
+    return aclrt_seq_wait(seq, target, deadline_ns, spin_ns, stop_fn, stop_data, false);
+}
+
+/*
+ * aclrt_seq_wait_until for a count that another program thread moves, not
+ * the device's work (a report thread waits for the callbacks handed to it):
+ * the same wait, except for a driver (above), which is told so.
+ */
+ACLRT_INTERNAL int aclrt_seq_wait_handoff(struct aclrt_seq *seq, uint64_t target, uint64_t deadline_ns,
+                                          uint64_t spin_ns, aclrt_seq_stop_fn stop_fn, void *stop_data)
+{
+    return aclrt_seq_wait(seq, target, deadline_ns, spin_ns, stop_fn, stop_data, true);
 }
 
 #endif /* ACLRT_IMPL_CORE_SEQ_H */

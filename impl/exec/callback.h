@@ -355,7 +355,7 @@ static aclError aclrt_report_process(uint32_t kind, int32_t timeout_ms)
     uint64_t deadline = aclrt_deadline_after_ms(timeout_ms);
     for (;;) {
         uint64_t next = atomic_load_explicit(&t->taken, memory_order_relaxed) + 1;
-        if (aclrt_seq_wait_until(&t->posted, next, deadline, aclrt_rt.config.spin_ns, NULL, NULL) != 0)
+        if (aclrt_seq_wait_handoff(&t->posted, next, deadline, aclrt_rt.config.spin_ns, NULL, NULL) != 0)
             return aclrt_fail(ACL_ERROR_RT_REPORT_TIMEOUT, "no %s arrived within %d ms",
                               kind == ACLRT_REPORT_CALLBACK ? "callback" : "host function", (int)timeout_ms);
         struct aclrt_report_item *item = aclrt_report_take(t);

@@ -22,6 +22,7 @@
 #include "../core/sanitize_hook.h"
 #include "../core/clock.h"
 #include "../core/error.h"
+#include "../core/seq.h"
 #include "../core/thread.h"
 #include "../task/block.h"
 #include "../task/task.h"
@@ -52,14 +53,26 @@ ACLRT_INLINE void aclrt_model_task_copy(struct aclrt_task *dst, const struct acl
     }
 }
 
+/* A blocked step's block is over: the condition of a driven wait (seq.h). */
+static bool aclrt_model_block_over(const void *arg)
+{
+    return aclrt_block_over((const struct aclrt_block *)arg);
+}
+
 /*
  * Wait here, on this thread, for a blocked step (a branch's step, or one
  * there is no memory to keep a copy of), then let go of the park's
  * reference: blk is none again, for the step's next run. Yields a while,
- * then sleeps in steps doubling to 1 ms: a long block costs no CPU.
+ * then sleeps in steps doubling to 1 ms: a long block costs no CPU. With a
+ * driver of the waits (seq.h), this thread runs the other streams' work
+ * meanwhile.
  */
 static void aclrt_model_wait_block(struct aclrt_block *blk)
 {
+    const struct aclrt_seq_driver *d = aclrt_seq_driven();
+    if (ACLRT_UNLIKELY(d != NULL))
+        while (d->wait(aclrt_model_block_over, blk, ACLRT_NO_DEADLINE, NULL, NULL, false) != 0)
+            ;
     uint64_t pause = 2 * ACLRT_NS_PER_US;
     for (unsigned spins = 0; !aclrt_block_over(blk); spins++) {
         if (spins < 64) {

@@ -129,12 +129,23 @@ ACLRT_INTERNAL void aclrt_stream_free(struct aclrt_stream *s)
         aclrt_futex_wake(&dev->draining, INT_MAX);
 }
 
+/* No stream of the device drains any more: the condition of a driven wait (seq.h). */
+static bool aclrt_device_drained(const void *arg)
+{
+    const struct aclrt_device *dev = (const struct aclrt_device *)arg;
+    /* Acquire: pairs with the release decrement in aclrt_stream_free. */
+    return atomic_load_explicit(&dev->draining, memory_order_acquire) == 0;
+}
+
 /*
  * Wait until no stream of dev drains its work after a destroy that did not
  * wait for it (ACL_SUCCESS), or until the deadline (timeout_code).
  */
 ACLRT_INTERNAL aclError aclrt_device_wait_drained(struct aclrt_device *dev, uint64_t deadline, aclError timeout_code)
 {
+    const struct aclrt_seq_driver *d = aclrt_seq_driven();
+    if (ACLRT_UNLIKELY(d != NULL))
+        return d->wait(aclrt_device_drained, dev, deadline, NULL, NULL, false) == 0 ? ACL_SUCCESS : timeout_code;
     for (;;) {
         /* Acquire: pairs with the release decrement in aclrt_stream_free. */
         uint32_t n = atomic_load_explicit(&dev->draining, memory_order_acquire);

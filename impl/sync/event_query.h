@@ -20,6 +20,7 @@
 #include "../core/error.h"
 #include "../core/handle.h"
 #include "../core/sanitize_hook.h"
+#include "../core/seq.h"
 #include "../core/thread.h"
 #include "../../backends/backend.h"
 #include "../runtime/runtime.h"
@@ -52,6 +53,8 @@ ACLRT_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedSta
         aclrt_ipc_seg_unref(seg);
     } else if (ACLRT_LIKELY(v.info & ACLRT_EVENT_INFO_RECORDED)) {
         complete = aclrt_event_view_complete(&v);
+        if (ACLRT_UNLIKELY(!complete) && aclrt_seq_drive_step())
+            complete = aclrt_event_view_complete(&v); /* one step of the device's work ran here (seq.h) */
         if (complete)
             ACLRT_SAN(edge, NULL, v.stream, v.target); /* found complete: what follows is after the record */
     } else
@@ -75,6 +78,8 @@ ACLRT_API aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
                           "aclrtQueryEvent does not take aclrtCreateEventExWithFlag events (use aclrtQueryEventStatus)");
     /* Never recorded (or reset) counts as complete here, as in the runtime. */
     bool complete = !(v.info & ACLRT_EVENT_INFO_RECORDED) || aclrt_event_view_complete(&v);
+    if (ACLRT_UNLIKELY(!complete) && aclrt_seq_drive_step())
+        complete = aclrt_event_view_complete(&v); /* one step of the device's work ran here (seq.h) */
     if (complete && (v.info & ACLRT_EVENT_INFO_RECORDED))
         ACLRT_SAN(edge, NULL, v.stream, v.target);
     *status = complete ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
@@ -95,6 +100,10 @@ ACLRT_API aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitSta
     if (ACLRT_EVENT_INFO_FLAVOUR(v.info) == ACLRT_EVENT_EX || (flags & ACL_EVENT_EXTERNAL))
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                           "aclrtQueryEventWaitStatus does not take Ex or external events");
+    /* One step of the device's work runs here (seq.h), then the event is looked at again. */
+    if (ACLRT_UNLIKELY(v.waits_pending != 0) && aclrt_seq_drive_step() &&
+        (rc = aclrt_event_resolve_view(event, &e, &v)) != ACL_SUCCESS)
+        return rc;
     *status = v.waits_pending == 0 ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
     return ACL_SUCCESS;
 }

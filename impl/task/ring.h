@@ -74,6 +74,7 @@
 #include "../core/base.h"
 #include "../core/clock.h"
 #include "../core/futex.h"
+#include "../core/seq.h"
 #include "task.h"
 
 #include <sys/mman.h>
@@ -374,13 +375,36 @@ ACLRT_INLINE bool aclrt_ring_reserved_since_atomic(const struct aclrt_ring *r)
  */
 #define ACLRT_RING_ROOM_PER_WAKE 128
 
+/* A launcher's reservation as a driven wait sees it (aclrt_ring_room_taken). */
+struct aclrt_ring_room {
+    struct aclrt_ring *r;
+    uint32_t *position;
+    struct aclrt_ring_slot *slot; /* reserved, once there was room */
+};
+
+/* Reserve a slot if there is room now: the condition of a driven wait for room. */
+static bool aclrt_ring_room_taken(const void *arg)
+{
+    struct aclrt_ring_room *room = (struct aclrt_ring_room *)(uintptr_t)arg;
+    room->slot = aclrt_ring_reserve(room->r, room->position);
+    return room->slot != NULL;
+}
+
 /*
  * A launcher found the ring full and may wait (it is not a runtime thread):
  * spin for a moment, then sleep until there is room (see the top of this
- * file). Returns the reserved slot.
+ * file). With a driver of the waits (seq.h), the launcher runs the device's
+ * work until there is room. Returns the reserved slot.
  */
 ACLRT_INTERNAL ACLRT_NOINLINE struct aclrt_ring_slot *aclrt_ring_wait_room(struct aclrt_ring *r, uint32_t *position)
 {
+    const struct aclrt_seq_driver *d = aclrt_seq_driven();
+    if (ACLRT_UNLIKELY(d != NULL)) {
+        struct aclrt_ring_room room = {r, position, NULL};
+        while (d->wait(aclrt_ring_room_taken, &room, ACLRT_NO_DEADLINE, NULL, NULL, false) != 0)
+            ;
+        return room.slot;
+    }
     struct aclrt_ring_slot *slot;
     for (int i = 0; i < 256; i++) {
         aclrt_cpu_relax();
