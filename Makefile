@@ -73,6 +73,8 @@ export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 #   test-cpp test-negative              a C++17 program; ThreadSanitizer still sees a planted race
 #   test-schedule                       the deterministic schedule's seed driver finds a planted
 #                                       ordering bug, and its seed fails again (mk/tests.mk)
+#   test-sanitize                       the suite and the examples run clean under the stream-
+#                                       ordering sanitizer (mk/tests.mk)
 #   check-hccl-layout test-hccl-mpi     HCCL's headers' ABI; HCCL under mpirun -np 4 in three builds
 #   test-hccl-netns test-hccl-cann      (mk/hccl_headers.mk, mk/hccl.mk); the same with each rank in a
 #                                       network namespace of its own, MPI over TCP (mk/hccl_netns.mk);
@@ -94,7 +96,7 @@ TEST_STEPS = deps \
              check check-headers check-layering check-docs \
              test-cuda-decls test-cuda-no-gpu test-cuda-rules \
              $(addprefix test-,$(filter-out cuda,$(VARIANTS))) \
-             test-cpp test-negative test-schedule \
+             test-cpp test-negative test-schedule test-sanitize \
              check-hccl-layout test-hccl-mpi test-hccl-netns test-hccl-cann \
              test-install test-pip-install \
              run-examples \

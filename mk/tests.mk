@@ -4,6 +4,7 @@
 #   make test-cpp         a C++17 ACL program builds and runs; C++ refuses the implementation clearly
 #   make test-negative    ThreadSanitizer still reports a race planted in code like ours
 #   make test-schedule    the deterministic schedule's seed driver finds a planted ordering bug
+#   make test-sanitize    the suite and the examples run clean under the stream-ordering sanitizer
 #   make $(BUILD)/<variant>/test_x   one program (then run it: ./$(BUILD)/<variant>/test_x)
 #
 # Each test program is tests/test_<capability>.c linked with one implementation unit (tests/impl.c,
@@ -66,7 +67,7 @@ KERNEL_DIR := $(abspath $(BUILD))/kernels
 TEST_KERNELS := $(patsubst tests/kernels/%.c,$(BUILD)/kernels/lib%.so,$(wildcard tests/kernels/*.c))
 KERNEL_FLAGS := -DACLRT_TEST_KERNEL_DIR='"$(KERNEL_DIR)"'
 
-.PHONY: $(addprefix test-,$(sort $(VARIANTS) gpu)) test-cpp test-negative test-schedule
+.PHONY: $(addprefix test-,$(sort $(VARIANTS) gpu)) test-cpp test-negative test-schedule test-sanitize
 
 define variant_rules
 $(BUILD)/$(1)/impl.o: $(or $(IMPL_SRC_$(1)),tests/impl.c) $(SOURCES) $(if $(filter dist,$(1)),$(BUILD)/dist-include/aclrt.h) \
@@ -112,6 +113,22 @@ test-negative: $(BUILD)/tsan/impl.o
 	elif grep -q "data race" $(BUILD)/tsan_negative.log; then \
 	  echo "ThreadSanitizer negative check: planted race reported (ok)"; \
 	else cat $(BUILD)/tsan_negative.log; exit 1; fi
+
+# The stream-ordering sanitizer (ACLRT_SANITIZE=streams, docs/SANITIZER.md) on programs that are right:
+# every test program of the release variant (but test_sanitize, which plants races and configures the
+# sanitizer itself) and every example, each bounded; a program fails on any report (at aclFinalize it
+# exits with status 66; one that never finalizes is caught by the report's text).
+SANITIZE_TESTS = $(filter-out test_sanitize,$(TESTS))
+SANITIZE_LOG = $(BUILD)/sanitize.log
+test-sanitize: $(addprefix $(BUILD)/release/,$(TESTS)) examples
+	@echo "== the suite and the examples under the stream-ordering sanitizer =="
+	@for p in $(addprefix $(BUILD)/release/,$(SANITIZE_TESTS)) $(addprefix $(BUILD)/examples/,$(EXAMPLES)) \
+	          $(VECTOR_ADD_DIR)/vector_add; do \
+	  ACLRT_SANITIZE=streams $(BOUNDED) ./$$p > $(SANITIZE_LOG) 2>&1; status=$$?; \
+	  if [ $$status -ne 0 ] || grep -q '^aclrt sanitizer: ' $(SANITIZE_LOG); then \
+	    cat $(SANITIZE_LOG); echo "FAIL: $$p under ACLRT_SANITIZE=streams (exit status $$status)"; exit 1; fi; \
+	  echo "$$p: $$(tail -n 1 $(SANITIZE_LOG))"; \
+	done
 
 # The deterministic schedule (ACLRT_SCHEDULE=deterministic:SEED): scripts/schedule_seeds.sh runs the
 # ordering bug planted in tests/test_schedule.c ("flaky": two streams share a buffer with no event

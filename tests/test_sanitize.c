@@ -432,37 +432,49 @@ TEST(declarations_check_their_arguments)
     CHECK_OK(aclrtSynchronizeStream(s1));
 }
 
-/* A child process: a planted race (or none), then aclFinalize; returns its exit status. */
+/*
+ * The child program (this one, run again with "--child EXITCODE RACE"): a
+ * planted race (or none), then aclFinalize, which leaves with the status.
+ * A new process, not a fork: a forked child of a running runtime has no
+ * threads (and, on the cuda backend, no driver).
+ */
+static int child_main(const char *exitcode, bool race)
+{
+    setenv("ACLRT_SANITIZE", "streams", 1);
+    setenv("ACLRT_SANITIZE_EXITCODE", exitcode, 1);
+    void *d, *h;
+    aclrtStream a, b;
+    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS || aclrtCreateStream(&a) != 0 ||
+        aclrtCreateStream(&b) != 0 || aclrtMalloc(&d, 64, ACL_MEM_MALLOC_HUGE_FIRST) != 0 ||
+        aclrtMallocHost(&h, 64) != 0 || aclrtMemset(d, 64, 0, 64) != 0 || aclrtMemset(h, 64, 0, 64) != 0)
+        return 100;
+    aclrtMemsetAsync(d, 64, 1, 64, a);
+    if (!race)
+        aclrtSynchronizeStream(a);
+    atomic_int done = 0; /* the memset has run (ordering nothing for the sanitizer): no race of this run */
+    aclrtxDeclareAccess(a, NULL, 0, ACLRTX_ACCESS_NONE);
+    aclrtLaunchHostFunc(a, set_flag, &done);
+    while (!atomic_load(&done))
+        sched_yield();
+    aclrtMemcpyAsync(h, 64, d, 64, ACL_MEMCPY_DEVICE_TO_HOST, b);
+    aclrtSynchronizeDevice();
+    aclrtFree(d);
+    aclrtFreeHost(h);
+    aclrtDestroyStream(a);
+    aclrtDestroyStream(b);
+    aclrtResetDevice(0);
+    aclFinalize();
+    return 0;
+}
+
 static int child_status(const char *exitcode, bool race)
 {
     pid_t pid = fork();
     CHECK(pid >= 0);
     if (pid == 0) {
-        setenv("ACLRT_SANITIZE", "streams", 1);
-        setenv("ACLRT_SANITIZE_EXITCODE", exitcode, 1);
-        void *d, *h;
-        aclrtStream a, b;
-        if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS || aclrtCreateStream(&a) != 0 ||
-            aclrtCreateStream(&b) != 0 || aclrtMalloc(&d, 64, ACL_MEM_MALLOC_HUGE_FIRST) != 0 ||
-            aclrtMallocHost(&h, 64) != 0 || aclrtMemset(d, 64, 0, 64) != 0 || aclrtMemset(h, 64, 0, 64) != 0)
-            _exit(100);
-        aclrtMemsetAsync(d, 64, 1, 64, a);
-        if (!race)
-            aclrtSynchronizeStream(a);
-        atomic_int done = 0;
-        aclrtxDeclareAccess(a, NULL, 0, ACLRTX_ACCESS_NONE);
-        aclrtLaunchHostFunc(a, set_flag, &done);
-        while (!atomic_load(&done))
-            sched_yield();
-        aclrtMemcpyAsync(h, 64, d, 64, ACL_MEMCPY_DEVICE_TO_HOST, b);
-        aclrtSynchronizeDevice();
-        aclrtFree(d);
-        aclrtFreeHost(h);
-        aclrtDestroyStream(a);
-        aclrtDestroyStream(b);
-        aclrtResetDevice(0);
-        aclFinalize();
-        _exit(0);
+        char *argv[] = {(char *)"test_sanitize", (char *)"--child", (char *)exitcode, (char *)(race ? "1" : "0"), NULL};
+        execv("/proc/self/exe", argv);
+        _exit(101);
     }
     int status = 0;
     CHECK_EQ(pid, waitpid(pid, &status, 0));
@@ -478,8 +490,10 @@ TEST(a_program_with_reports_leaves_aclfinalize_with_the_configured_status)
     CHECK_EQ(0, child_status("0", true)); /* 0: go on */
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "--child") == 0)
+        return child_main(argv[2], strcmp(argv[3], "1") == 0);
     setenv("ACLRT_SANITIZE", "streams,uninit", 1);
     setenv("ACLRT_SANITIZE_EXITCODE", "0", 1);
     if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||

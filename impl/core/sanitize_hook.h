@@ -46,6 +46,8 @@ struct aclrt_san_ops {
     int (*finalize)(void);
     /* The runtime starts with the sanitizer on (ACLRT_SANITIZE_* bits): a clean slate. */
     void (*start)(uint32_t flags);
+    /* In a forked child (its only thread): the sanitizer's lock made usable, what it knew forgotten. */
+    void (*fork_child)(void);
 };
 
 /* The sanitizer's table: a tentative definition (none) that aclrt.h completes with ACLRT_SANITIZER. */

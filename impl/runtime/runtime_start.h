@@ -23,7 +23,8 @@
  *     fork preparation (the registries' RCU).
  *   - parent: the reverse.
  *   - child: the locks of this file's layer that another thread may have
- *     held are made usable again, the forking thread's cached thread id and
+ *     held are made usable again (and the stream-ordering sanitizer's, which
+ *     forgets the parent's streams), the forking thread's cached thread id and
  *     current context are forgotten, the devices' eventfds are replaced by
  *     fresh ones under the same numbers (the inherited ones are shared with
  *     the parent), and a runtime that had started a device is marked
@@ -101,6 +102,8 @@ static void aclrt_fork_child(void)
     pthread_mutex_init(&aclrt_progress_fd_lock, NULL);
     pthread_mutex_init(&aclrt_stream_state_hooks.lock, NULL);
     pthread_mutex_init(&aclrt_device_state_hooks.lock, NULL);
+    if (aclrt_san_table != NULL)
+        aclrt_san_table->fork_child();
     aclrt_tls.tid = 0;
     aclrt_tls.ctx_handle = NULL;
     /* An eventfd inherited across fork is the parent's too: each would consume the other's signals. */

@@ -676,10 +676,29 @@ static void aclrt_san_start(uint32_t flags)
     aclrt_san_unlock();
 }
 
+/*
+ * A forked child: another thread of the parent may have held the lock in
+ * the middle of a change, so what the state holds is left as it is (not
+ * freed) and forgotten; the hooks do nothing until the child's runtime
+ * starts again.
+ */
+static void aclrt_san_fork_child(void)
+{
+    struct aclrt_san_state *st = &aclrt_san_st;
+    uint32_t flags = st->flags;
+    memset(st, 0, sizeof *st);
+    pthread_mutex_init(&st->lock, NULL);
+    st->flags = flags;
+    aclrt_san_rep.seen = NULL;
+    aclrt_san_rep.nseen = aclrt_san_rep.capseen = 0;
+    aclrt_san_rep.queue = NULL;
+    aclrt_san_rep.nqueue = aclrt_san_rep.capqueue = 0;
+}
+
 /* The table aclrt.h hands to the core (ACLRT_SANITIZER, core/sanitize_hook.h). */
 static const struct aclrt_san_ops aclrt_san_ops = {
     aclrt_san_on_task,    aclrt_san_on_record,  aclrt_san_on_edge,     aclrt_san_on_edge_all, aclrt_san_on_access,
-    aclrt_san_on_alloc,   aclrt_san_on_release, aclrt_san_on_finalize, aclrt_san_start,
+    aclrt_san_on_alloc,   aclrt_san_on_release, aclrt_san_on_finalize, aclrt_san_start,  aclrt_san_fork_child,
 };
 
 /* ------------------------------------------------------------------------
