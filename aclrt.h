@@ -2045,21 +2045,23 @@ ACLRT_API aclError aclrtxLaunchHcomTaskList(const void *bytes, size_t size);
  * thread launches on `stream` touches instead: call it once per range (mode
  * ACLRTX_ACCESS_*), ACLRTX_ACCESS_NONE alone for "nothing". Without the sanitizer it
  * checks its arguments and does nothing.
+ *
+ * Reports go to stderr and to the callback of aclrtxSetSanitizerCallback (after
+ * stderr, on the thread whose call found it; NULL: none); aclrtxSanitizerReportCount
+ * says how many there were since the runtime started (0 while it is off). Between
+ * aclrtxSanitizerIgnoreBegin and _End (they nest), the calling thread's accesses are
+ * neither checked nor remembered (the tasks it launches, its synchronous copies); what
+ * orders streams still counts. For code that races on purpose.
  */
 #define ACLRTX_ACCESS_NONE 0u
 #define ACLRTX_ACCESS_READ 1u
 #define ACLRTX_ACCESS_WRITE 2u
 #define ACLRTX_ACCESS_READ_WRITE 3u
-ACLRT_API aclError aclrtxDeclareAccess(aclrtStream stream, const void *ptr, size_t size, uint32_t mode);
-
-/* What a report is about. */
-#define ACLRTX_SANITIZER_RACE 0u
+#define ACLRTX_SANITIZER_RACE 0u           /* what a report is about */
 #define ACLRTX_SANITIZER_USE_AFTER_FREE 1u
 #define ACLRTX_SANITIZER_FREE_RACE 2u
 #define ACLRTX_SANITIZER_UNINIT 3u
-
-/* One side of a report: streamId -1 is the host. */
-typedef struct aclrtxSanitizerAccess {
+typedef struct aclrtxSanitizerAccess { /* one side of a report: streamId -1 is the host */
     const char *api;    /* the call that made the access ("aclrtMemcpyAsync") */
     const char *task;   /* the task's kind ("memcpy", "kernel"), or "host" */
     int32_t streamId;
@@ -2068,27 +2070,18 @@ typedef struct aclrtxSanitizerAccess {
     uint32_t write;     /* 1: a write */
     const void *caller; /* the return address of the call, in the program */
 } aclrtxSanitizerAccess;
-
 typedef struct aclrtxSanitizerReport {
-    uint32_t kind;              /* ACLRTX_SANITIZER_* */
-    const void *address;        /* the bytes both touch */
+    uint32_t kind;                /* ACLRTX_SANITIZER_* */
+    const void *address;          /* the bytes both touch */
     size_t size;
     aclrtxSanitizerAccess first;  /* the earlier access (a use after free: the free) */
     aclrtxSanitizerAccess second; /* the access that found it */
     const char *text;             /* the report as written to stderr; valid during the callback */
 } aclrtxSanitizerReport;
-
 typedef void (*aclrtxSanitizerCallback)(const aclrtxSanitizerReport *report, void *userData);
-/* Called for each report, after it is written to stderr, on the thread whose call found it. NULL: none. */
+ACLRT_API aclError aclrtxDeclareAccess(aclrtStream stream, const void *ptr, size_t size, uint32_t mode);
 ACLRT_API aclError aclrtxSetSanitizerCallback(aclrtxSanitizerCallback callback, void *userData);
-/* How many reports the sanitizer made since the runtime started (0 while it is off). */
 ACLRT_API uint64_t aclrtxSanitizerReportCount(void);
-/*
- * Between Begin and End (they nest), the calling thread's accesses are neither checked
- * nor remembered: the tasks it launches and its synchronous copies. What orders streams
- * (its waits, records and synchronizes) still counts. For code that races on purpose
- * (a test that looks at memory a held stream has not written yet).
- */
 ACLRT_API void aclrtxSanitizerIgnoreBegin(void);
 ACLRT_API void aclrtxSanitizerIgnoreEnd(void);
 

@@ -7,6 +7,8 @@
 #                              libcuda.so.1 or the file ACLRT_CUDA_LIBRARY names; what make bench
 #                              BACKEND=cuda runs
 #   make bench-cuda-smoke      the same, QUICK, on the driver test double (mk/cuda.mk)
+#   make bench-sanitize [QUICK=1]  what the stream-ordering sanitizer costs a copy pipeline: off and on
+#                              in turn, in one run (bench/sanitize/sanitize_cost.c)
 
 include bench/bench.mk
 
@@ -14,7 +16,16 @@ CUDA_BENCH := $(BUILD)/bench/aclrt-cuda-bench
 # Its kernel: the test double's stand-in (a host shared object), or on a GPU a fatbin built by nvcc.
 CUDA_BENCH_KERNEL = $(if $(ACLRT_CUDA_LIBRARY),$(BENCH_KERNEL),$(if $(NVCC),$(BUILD)/bench/cuda_nop.fatbin))
 
-.PHONY: bench-cuda bench-cuda-smoke
+.PHONY: bench-cuda bench-cuda-smoke bench-sanitize
+
+SANITIZE_COST := $(BUILD)/bench/aclrt-sanitize-cost
+
+$(SANITIZE_COST): bench/sanitize/sanitize_cost.c $(SOURCES)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror -O2 -g -I. $< -o $@ $(LIBS)
+
+bench-sanitize: $(SANITIZE_COST)
+	$(SANITIZE_COST) $(BENCH_QUICK_FLAG)
 
 $(CUDA_BENCH): bench/cuda/cuda_bench.c $(SOURCES)
 	@mkdir -p $(@D)

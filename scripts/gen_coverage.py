@@ -223,8 +223,16 @@ def read_gaps(root):
     return gaps
 
 
+# Extensions with a page of their own.
+PAGE_LINKS = {
+    "The stream-ordering sanitizer": "SANITIZER.md",
+}
+
+
 def link_for(title, sem, emb):
     """A Markdown link to the page that says what the calls of `title` do, or ''."""
+    if title in PAGE_LINKS:
+        return "[%s](%s)" % (PAGE_LINKS[title], PAGE_LINKS[title])
     if title in EMBEDDING_LINKS:
         target = EMBEDDING_LINKS[title]
         return "[EMBEDDING.md](EMBEDDING.md#%s)" % slug(target) if slug(target) in emb else ""
