@@ -3,8 +3,10 @@
 #   make hccl-mpi          $(BUILD)/lib/libaclrt_hccl_mpi.so, the MPI engine (built with mpicc)
 #   make test-hccl-mpi     examples/hccl/allreduce.c, then
 #                          tests/hccl/test_hccl_mpi.c under `mpirun -np 4` (oversubscribed), in
-#                          the release, ThreadSanitizer and AddressSanitizer builds; then again with a rank that kills itself in the
-#                          middle of an allreduce: the job must end (mpirun reports it), not hang
+#                          the release, ThreadSanitizer and AddressSanitizer builds, and the release build
+#                          under the stream-ordering sanitizer (ACLRT_SANITIZE=streams: no report); then again
+#                          with a rank that kills itself in the middle of an allreduce: the job must end
+#                          (mpirun reports it), not hang
 #
 # MPI is Open MPI from Debian (make deps installs it); MPICC names another wrapper (MPICH's).
 # mpirun runs as root only when told so: MPIRUN_FLAGS carries that where the user is root.
@@ -51,6 +53,12 @@ test-hccl-mpi: $(addprefix $(BUILD)/hccl/test_hccl_mpi_,$(HCCL_MPI_VARIANTS)) $(
 	  env $(HCCL_ENV) $$( [ $$v = asan ] && echo $(HCCL_ENV_asan) ) $(BOUNDED) $(MPIRUN) $(MPIRUN_FLAGS) \
 	    -x ACLRT_HCCL_MPI_PLUGIN -x ASAN_OPTIONS -np $(HCCL_NP) ./$(BUILD)/hccl/test_hccl_mpi_$$v || exit 1; \
 	done
+	@echo "== hccl: $(HCCL_NP) processes (mpirun), release, under the stream-ordering sanitizer =="
+	@$(HCCL_ENV) ACLRT_SANITIZE=streams $(BOUNDED) $(MPIRUN) $(MPIRUN_FLAGS) -x ACLRT_HCCL_MPI_PLUGIN -x ACLRT_SANITIZE \
+	  -np $(HCCL_NP) ./$(BUILD)/hccl/test_hccl_mpi_release > $(BUILD)/hccl/sanitize.log 2>&1; rc=$$?; \
+	  if [ $$rc != 0 ] || grep -q '^aclrt sanitizer: ' $(BUILD)/hccl/sanitize.log; then cat $(BUILD)/hccl/sanitize.log; \
+	    echo "FAIL: HCCL over MPI under ACLRT_SANITIZE=streams (mpirun exit $$rc)"; exit 1; fi; \
+	  tail -n $(HCCL_NP) $(BUILD)/hccl/sanitize.log
 	@$(HCCL_ENV) HCCL_KILL_RANK=1 $(BOUNDED) $(MPIRUN) $(MPIRUN_FLAGS) -x ACLRT_HCCL_MPI_PLUGIN -x HCCL_KILL_RANK \
 	  -np $(HCCL_NP) ./$(BUILD)/hccl/test_hccl_mpi_release >$(BUILD)/hccl/killed.log 2>&1; rc=$$?; \
 	  if [ $$rc = 0 ] || [ $$rc = 124 ]; then cat $(BUILD)/hccl/killed.log; \

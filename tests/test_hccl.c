@@ -644,11 +644,11 @@ TEST(ranks_that_disagree_fail_the_collective_and_break_the_communicator)
     HcclComm two[2];
     int32_t devs[2] = {2, 3};
     CHECK_EQ(HCCL_SUCCESS, HcclCommInitAll(2, devs, two));
-    int32_t *b = (int32_t *)dev_alloc(COUNT * 4);
+    int32_t *b = (int32_t *)dev_alloc(COUNT * 4), *b3 = (int32_t *)dev_alloc(COUNT * 4); /* a buffer per rank */
     on_rank(2);
     CHECK_EQ(HCCL_SUCCESS, HcclAllReduce(b, b, COUNT, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, two[0], streams[2]));
     on_rank(3);
-    CHECK_EQ(HCCL_SUCCESS, HcclAllReduce(b, b, COUNT - 1, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, two[1], streams[3]));
+    CHECK_EQ(HCCL_SUCCESS, HcclAllReduce(b3, b3, COUNT - 1, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, two[1], streams[3]));
     on_rank(2);
     CHECK(aclrtSynchronizeStream(streams[2]) != ACL_SUCCESS);
     on_rank(3);
@@ -659,6 +659,7 @@ TEST(ranks_that_disagree_fail_the_collective_and_break_the_communicator)
     CHECK_EQ(HCCL_SUCCESS, HcclCommDestroy(two[0]));
     CHECK_EQ(HCCL_SUCCESS, HcclCommDestroy(two[1]));
     CHECK_OK(aclrtFree(b));
+    CHECK_OK(aclrtFree(b3));
     /* The streams took a failure; they work again after it is read. */
     for (int r = 2; r < 4; r++) {
         on_rank(r);

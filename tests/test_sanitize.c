@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "check.h"
 #include "gate.h"
+#include "hccl/hccl.h"
 
 #include <stdatomic.h>
 #include <sys/wait.h>
@@ -422,6 +423,32 @@ TEST(other_ordering_mechanisms_are_followed)
     CHECK_OK(aclrtDestroyEvent(e));
 }
 
+/* An HCCL operation is a task of its stream that reads its send buffer and writes its receive buffer. */
+TEST(a_collective_s_buffers_are_checked_like_a_copy_s)
+{
+    fresh_buffers();
+    int from = nreports;
+    HcclComm comm;
+    int32_t dev0 = 0;
+    CHECK_EQ(HCCL_SUCCESS, HcclCommInitAll(1, &dev0, &comm));
+    CHECK_EQ(HCCL_SUCCESS, HcclAllReduce(host_in, dev, BYTES / 4, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm, s1));
+    settle(s1);
+    CHECK_OK(aclrtMemcpyAsync(host_out, BYTES, dev, BYTES, ACL_MEMCPY_DEVICE_TO_HOST, s2));
+    CHECK_REPORTS(from, 1);
+    CHECK_STR_CONTAINS(reports[from].first.api, "HcclAllReduce");
+    CHECK_EQ(1, reports[from].first.write);
+    aclrtEvent e;
+    CHECK_OK(aclrtCreateEvent(&e));
+    from = nreports;
+    CHECK_EQ(HCCL_SUCCESS, HcclAllReduce(host_in, dev, BYTES / 4, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_SUM, comm, s1));
+    CHECK_OK(aclrtRecordEvent(e, s1));
+    CHECK_OK(aclrtStreamWaitEvent(s2, e));
+    CHECK_OK(aclrtMemcpyAsync(host_out, BYTES, dev, BYTES, ACL_MEMCPY_DEVICE_TO_HOST, s2));
+    CHECK_REPORTS(from, 0);
+    CHECK_OK(aclrtDestroyEvent(e));
+    CHECK_EQ(HCCL_SUCCESS, HcclCommDestroy(comm));
+}
+
 TEST(declarations_check_their_arguments)
 {
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtxDeclareAccess(s1, dev, 16, 9));
@@ -515,6 +542,7 @@ int main(int argc, char **argv)
     RUN(a_read_of_memory_nothing_wrote_is_reported);
     RUN(a_kernel_writes_through_the_pointers_among_its_arguments);
     RUN(other_ordering_mechanisms_are_followed);
+    RUN(a_collective_s_buffers_are_checked_like_a_copy_s);
     RUN(declarations_check_their_arguments);
     gates_open_all();
     aclrtSynchronizeDevice();

@@ -47,9 +47,9 @@ static int aclrt_external_run(struct aclrt_stream *s, struct aclrt_task *t, stru
 static const struct aclrt_task_kind aclrt_kind_external = {ACLRT_TASK_EXTERNAL, "external task", aclrt_external_run,
                                                            NULL};
 
-ACLRT_API aclError aclrtxLaunchExternalTask(aclrtStream stream, aclrtxExternalStart start, void *userData)
+/* aclrtxLaunchExternalTask, for the runtime's own callers (HCCL): the public call's name and caller stay theirs. */
+ACLRT_INTERNAL aclError aclrt_external_launch(aclrtStream stream, aclrtxExternalStart start, void *userData)
 {
-    ACLRT_ENTER();
     if (start == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "start is NULL");
     struct aclrt_stream *s;
@@ -58,6 +58,12 @@ ACLRT_API aclError aclrtxLaunchExternalTask(aclrtStream stream, aclrtxExternalSt
         return rc;
     struct aclrt_task t = {.kind = &aclrt_kind_external, .u.external.start = start, .u.external.user_data = userData};
     return aclrt_stream_submit(s, &t, NULL);
+}
+
+ACLRT_API aclError aclrtxLaunchExternalTask(aclrtStream stream, aclrtxExternalStart start, void *userData)
+{
+    ACLRT_ENTER();
+    return aclrt_external_launch(stream, start, userData);
 }
 
 ACLRT_API aclError aclrtxCompleteExternalTask(aclrtxExternalToken token, aclError code)

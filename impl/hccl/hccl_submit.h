@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void aclrt_hccl_start(aclrtxExternalToken token, void *user)
+ACLRT_INTERNAL void aclrt_hccl_start(aclrtxExternalToken token, void *user)
 {
     struct aclrt_hccl_op *op = (struct aclrt_hccl_op *)user;
     op->token = token;
@@ -51,7 +51,7 @@ static HcclResult aclrt_hccl_launch_now(struct aclrt_hccl_op *op, aclrtStream st
     if (captured || r != HCCL_SUCCESS)
         return r;
     atomic_fetch_add_explicit(&c->inflight, 1, memory_order_relaxed);
-    aclError rc = aclrtxLaunchExternalTask(stream, aclrt_hccl_start, op);
+    aclError rc = aclrt_external_launch(stream, aclrt_hccl_start, op);
     if (rc == ACL_SUCCESS)
         return HCCL_SUCCESS;
     atomic_fetch_sub_explicit(&c->inflight, 1, memory_order_relaxed);

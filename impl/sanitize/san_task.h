@@ -2,10 +2,11 @@
  * impl/sanitize/san_task.h - the bytes a task reads and writes, as the
  * stream-ordering sanitizer takes them: copies and memsets exactly (a 2-D
  * copy row by row, or as the span of its rows when it has many), built-in
- * tasks by their operands, a kernel from its packed arguments (each word
- * that points into a block: read and written from there to the block's
- * end), and what the program declared (aclrtxDeclareAccess), which takes
- * the place of all that for the next task a thread launches on a stream.
+ * tasks by their operands, an HCCL operation by its buffers, a kernel from
+ * its packed arguments (each word that points into a block: read and
+ * written from there to the block's end), and what the program declared
+ * (aclrtxDeclareAccess), which takes the place of all that for the next
+ * task a thread launches on a stream.
  */
 #ifndef ACLRT_IMPL_SANITIZE_SAN_TASK_H
 #define ACLRT_IMPL_SANITIZE_SAN_TASK_H
@@ -17,6 +18,9 @@
 #include "../kernel/random.h"
 #include "../kernel/overflow.h"
 #include "../model/model.h"
+#include "../hccl/hccl_op.h"
+#include "../hccl/hccl_reduce.h"
+#include "../hccl/hccl_submit.h"
 #include "san_state.h"
 
 struct aclrt_san_range_mode {
@@ -86,6 +90,50 @@ static void aclrt_san_kernel_args(struct aclrt_san_ranges *rs, const void *args,
     }
 }
 
+/*
+ * An HCCL operation (an external task of hccl_submit.h): its buffers, this
+ * rank's side. The V kinds (counts per rank) touch nothing here.
+ */
+static void aclrt_san_hccl(struct aclrt_san_ranges *rs, const struct aclrt_hccl_op *op)
+{
+    const struct aclrt_hccl_args *a = &op->a;
+    size_t es = aclrt_hccl_type_size(a->type), n = op->comm->nranks;
+    const unsigned R = ACLRT_SAN_READ | ACLRT_SAN_DEVICE, W = ACLRT_SAN_WRITE | ACLRT_SAN_DEVICE;
+    size_t one = (size_t)a->count * es;
+    switch (a->kind) {
+    case ACLRT_HCCL_ALLREDUCE:
+    case ACLRT_HCCL_REDUCE:
+        aclrt_san_ranges_add(rs, a->send, one, R);
+        aclrt_san_ranges_add(rs, a->recv, one, W);
+        break;
+    case ACLRT_HCCL_BROADCAST:
+        aclrt_san_ranges_add(rs, a->send, one, R | W);
+        break;
+    case ACLRT_HCCL_ALLGATHER:
+        aclrt_san_ranges_add(rs, a->send, one, R);
+        aclrt_san_ranges_add(rs, a->recv, one * n, W);
+        break;
+    case ACLRT_HCCL_REDUCE_SCATTER:
+    case ACLRT_HCCL_SCATTER:
+        aclrt_san_ranges_add(rs, a->send, one * n, R);
+        aclrt_san_ranges_add(rs, a->recv, one, W);
+        break;
+    case ACLRT_HCCL_ALLTOALL:
+        aclrt_san_ranges_add(rs, a->send, one * n, R);
+        aclrt_san_ranges_add(rs, a->recv, one * n, W);
+        break;
+    case ACLRT_HCCL_BATCH:
+        for (uint32_t i = 0; i < a->nitems; i++) {
+            const HcclSendRecvItem *it = &a->items[i];
+            aclrt_san_ranges_add(rs, it->buf, (size_t)it->count * aclrt_hccl_type_size(it->dataType),
+                                 it->sendRecvType == HCCL_SEND ? R : W);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
 /* The accesses of task t, added to rs (lock held: kernels look blocks up). */
 ACLRT_INTERNAL void aclrt_san_task_ranges(const struct aclrt_task *t, struct aclrt_san_ranges *rs, unsigned depth)
 {
@@ -124,6 +172,10 @@ ACLRT_INTERNAL void aclrt_san_task_ranges(const struct aclrt_task *t, struct acl
         break;
     case ACLRT_TASK_KERNEL:
         aclrt_san_kernel_args(rs, t->u.kernel.args, t->u.kernel.args_size);
+        break;
+    case ACLRT_TASK_EXTERNAL:
+        if (t->u.external.start == aclrt_hccl_start)
+            aclrt_san_hccl(rs, (const struct aclrt_hccl_op *)t->u.external.user_data);
         break;
     case ACLRT_TASK_MODEL: {
         /* A replay: what its captured tasks touch, as one task of the replaying stream. */
