@@ -72,7 +72,8 @@ export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 #                                       (mk/tests.mk; the cuda variant runs in gpu-check)
 #   test-cpp test-negative              a C++17 program; ThreadSanitizer still sees a planted race
 #   test-schedule                       the deterministic schedule's seed driver finds a planted
-#                                       ordering bug, and its seed fails again (mk/tests.mk)
+#                                       ordering bug, and its seed fails again; the sanitizer's
+#                                       planted races under three seeds (mk/tests.mk)
 #   test-sanitize                       the suite and the examples run clean under the stream-
 #                                       ordering sanitizer (mk/tests.mk)
 #   check-hccl-layout test-hccl-mpi     HCCL's headers' ABI; HCCL under mpirun -np 4 in three builds

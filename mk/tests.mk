@@ -133,9 +133,11 @@ test-sanitize: $(addprefix $(BUILD)/release/,$(TESTS)) examples
 # The deterministic schedule (ACLRT_SCHEDULE=deterministic:SEED): scripts/schedule_seeds.sh runs the
 # ordering bug planted in tests/test_schedule.c ("flaky": two streams share a buffer with no event
 # between them) under seeds 1..8 and must name a failing seed; the command it prints must fail again,
-# three times; the same program ordered by an event ("correct") must pass under all 8.
+# three times; the same program ordered by an event ("correct") must pass under all 8. Then the
+# stream-ordering sanitizer's planted races (tests/test_sanitize.c) under seeds 1..3: each reported
+# exactly once whatever order the seed gives the device's work.
 SCHEDULE_PROGRAM = ./$(BUILD)/release/test_schedule
-test-schedule: $(BUILD)/release/test_schedule
+test-schedule: $(BUILD)/release/test_schedule $(BUILD)/release/test_sanitize
 	@echo "== deterministic schedule =="
 	@out=$$(scripts/schedule_seeds.sh 8 $(SCHEDULE_PROGRAM) flaky); status=$$?; echo "$$out"; \
 	if [ $$status -ne 1 ]; then echo "FAIL: no seed of 1..8 showed the planted bug (exit status $$status)"; exit 1; fi; \
@@ -147,3 +149,4 @@ test-schedule: $(BUILD)/release/test_schedule
 	done; \
 	echo "run again three times, it failed each time (ok)"
 	@scripts/schedule_seeds.sh 8 $(SCHEDULE_PROGRAM) correct
+	@scripts/schedule_seeds.sh 3 ./$(BUILD)/release/test_sanitize
