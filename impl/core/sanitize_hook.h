@@ -37,6 +37,8 @@ struct aclrt_san_ops {
     void (*edge)(struct aclrt_stream *waiter, struct aclrt_stream *on, uint64_t target);
     /* The calling thread waited for every stream of device `device` (-1: of every device). */
     void (*edge_all)(int32_t device);
+    /* The calling thread waited for the latest record of `key` (an IPC event's segment). */
+    void (*edge_key)(const void *key);
     /* The calling thread reads or writes (ACLRT_SAN_*) n bytes at p, now. */
     void (*access)(const void *p, size_t n, unsigned mode);
     /* A block of memory came (`what` names the call) or went. */

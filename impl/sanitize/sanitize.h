@@ -533,6 +533,22 @@ static void aclrt_san_on_edge_all(int32_t device)
     aclrt_san_unlock();
 }
 
+static void aclrt_san_on_edge_key(const void *key)
+{
+    struct aclrt_san_state *st = &aclrt_san_st;
+    pthread_mutex_lock(&st->lock);
+    if (st->nagents != 0) {
+        uint32_t a = aclrt_san_caller().agent;
+        struct aclrt_san_keyed *k = aclrt_san_keyed_find(key, false);
+        if (k != NULL && k->records != 0) {
+            aclrt_san_clock_join(&st->agents[a].clock, &k->clock);
+            if (a == 0)
+                aclrt_san_host_changed();
+        }
+    }
+    aclrt_san_unlock();
+}
+
 static void aclrt_san_on_access(const void *p, size_t n, unsigned mode)
 {
     struct aclrt_san_state *st = &aclrt_san_st;
@@ -697,8 +713,17 @@ static void aclrt_san_fork_child(void)
 
 /* The table aclrt.h hands to the core (ACLRT_SANITIZER, core/sanitize_hook.h). */
 static const struct aclrt_san_ops aclrt_san_ops = {
-    aclrt_san_on_task,    aclrt_san_on_record,  aclrt_san_on_edge,     aclrt_san_on_edge_all, aclrt_san_on_access,
-    aclrt_san_on_alloc,   aclrt_san_on_release, aclrt_san_on_finalize, aclrt_san_start,  aclrt_san_fork_child,
+    .task = aclrt_san_on_task,
+    .record = aclrt_san_on_record,
+    .edge = aclrt_san_on_edge,
+    .edge_all = aclrt_san_on_edge_all,
+    .edge_key = aclrt_san_on_edge_key,
+    .access = aclrt_san_on_access,
+    .alloc = aclrt_san_on_alloc,
+    .release = aclrt_san_on_release,
+    .finalize = aclrt_san_on_finalize,
+    .start = aclrt_san_start,
+    .fork_child = aclrt_san_fork_child,
 };
 
 /* ------------------------------------------------------------------------

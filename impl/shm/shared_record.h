@@ -23,6 +23,7 @@
 #define ACLRT_IMPL_SHM_SHARED_RECORD_H
 
 #include "../core/base.h"
+#include "../core/sanitize_hook.h"
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/futex.h"
@@ -172,11 +173,12 @@ static const struct aclrt_task_kind aclrt_kind_ipc_record = {ACLRT_TASK_IPC_RECO
 ACLRT_INTERNAL aclError aclrt_ipc_record(struct aclrt_stream *s, struct aclrt_ipc_seg *seg)
 {
     uint32_t n = aclrt_ipc_record_number(seg->page);
+    struct aclrt_task t = {.kind = &aclrt_kind_ipc_record, .u.ipc.seg = seg, .u.ipc.target = n};
     if (aclrt_stream_acts_now(s) && aclrt_kind_is_core(ACLRT_TASK_IPC_RECORD)) {
+        ACLRT_SAN(task, s, &t, aclrt_stream_submitted(s));
         aclrt_ipc_mark(seg->page, n);
         return ACL_SUCCESS;
     }
-    struct aclrt_task t = {.kind = &aclrt_kind_ipc_record, .u.ipc.seg = seg, .u.ipc.target = n};
     aclrt_ipc_seg_ref(seg);
     aclError rc = aclrt_stream_submit(s, &t, NULL);
     if (rc != ACL_SUCCESS) { /* the record is not made: do not leave it pending for the other processes */

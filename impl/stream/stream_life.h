@@ -179,11 +179,11 @@ ACLRT_INTERNAL void aclrt_stream_destroy_announced(struct aclrt_stream *s, uint3
     /* A stopped stream would never finish its work: its tasks are discarded. */
     if (atomic_load_explicit(&s->sched, memory_order_acquire) & ACLRT_SCHED_STOPPED)
         mode = ACLRT_DESTROY_DISCARD;
-    if (mode == ACLRT_DESTROY_WAIT) {
-        uint64_t submitted = aclrt_stream_submitted(s);
-        if (aclrt_stream_wait_count(s, submitted, -1, ACL_SUCCESS) == ACL_SUCCESS)
-            ACLRT_SAN(edge, NULL, s, submitted);
-    }
+    uint64_t submitted = aclrt_stream_submitted(s);
+    if (mode == ACLRT_DESTROY_WAIT)
+        aclrt_stream_wait_count(s, submitted, -1, ACL_SUCCESS);
+    /* What follows is after the stream's work: waited for, or discarded (the stream-ordering sanitizer). */
+    ACLRT_SAN(edge, NULL, s, submitted);
     aclrt_report_stream_gone(s);
     /* Retired under the streams lock (see struct aclrt_runtime); once only, by one of racing destroyers. */
     pthread_mutex_lock(&aclrt_rt.streams_lock);

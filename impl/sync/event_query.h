@@ -148,6 +148,8 @@ static aclError aclrt_event_synchronize_ipc(aclrtEvent event, struct aclrt_event
     uint32_t target = aclrt_ipc_latest(seg->page);
     uint64_t deadline = aclrt_deadline_after_ms(timeout_ms);
     rc = aclrt_ipc_wait_host(seg->page, target, deadline, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT);
+    if (rc == ACL_SUCCESS)
+        ACLRT_SAN(edge_key, seg); /* a record this process made is followed; another's is not seen */
     int32_t recorder = atomic_load_explicit(&seg->page->recorder, memory_order_relaxed);
     aclrt_ipc_seg_unref(seg);
     if (rc == ACL_ERROR_RT_EVENT_SYNC_TIMEOUT)
