@@ -2037,7 +2037,8 @@ ACLRT_API aclError aclrtxLaunchHcomTaskList(const void *bytes, size_t size);
  * and notify waits, value waits, synchronizes) and the bytes each task reads and writes,
  * and reports two accesses to the same bytes, one a write, that nothing orders; also
  * uses after free, memory freed while a task could still use it and then allocated
- * again, and (with "streams,uninit") reads of device memory nothing wrote.
+ * again; with "streams,uninit", reads of device memory nothing wrote; with
+ * "streams,free", every free while work not ordered before it may use the block.
  *
  * A kernel is taken to read and write, from each device pointer among its packed
  * arguments, to the end of that pointer's block; host functions, callbacks and
@@ -2061,6 +2062,7 @@ ACLRT_API aclError aclrtxLaunchHcomTaskList(const void *bytes, size_t size);
 #define ACLRTX_SANITIZER_USE_AFTER_FREE 1u
 #define ACLRTX_SANITIZER_FREE_RACE 2u
 #define ACLRTX_SANITIZER_UNINIT 3u
+#define ACLRTX_SANITIZER_FREE_IN_USE 4u
 typedef struct aclrtxSanitizerAccess { /* one side of a report: streamId -1 is the host */
     const char *api;    /* the call that made the access ("aclrtMemcpyAsync") */
     const char *task;   /* the task's kind ("memcpy", "kernel"), or "host" */

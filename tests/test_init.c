@@ -493,13 +493,17 @@ TEST(sanitize_and_schedule_keys_take_their_documented_values)
 {
     fresh();
     CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"sanitize\":\"memory\"}}")));
-    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "aclrt.sanitize must be \"none\", \"streams\" or \"streams,uninit\"");
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(),
+                       "aclrt.sanitize must be \"none\", or \"streams\" followed by any of \",uninit\" and \",free\"");
     CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"sanitize\":1}}")));
+    CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"sanitize\":\"uninit\"}}")));
+    CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"sanitize\":\"streams,\"}}")));
+    CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"sanitize\":\"streams,memory\"}}")));
     CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"schedule\":\"deterministic:x\"}}")));
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "aclrt.schedule must be \"threads\" or \"deterministic:SEED\"");
     CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"schedule\":\"deterministic:\"}}")));
     CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"sanitize_exitcode\":256}}")));
-    CHECK_OK(aclInit(temp_config("{\"aclrt\":{\"sanitize\":\"none\",\"schedule\":\"threads\","
+    CHECK_OK(aclInit(temp_config("{\"aclrt\":{\"sanitize\":\"streams,free,uninit\",\"schedule\":\"threads\","
                                  "\"sanitize_exitcode\":3}}")));
     CHECK_EQ(0, (long long)aclrtxSanitizerReportCount());
     CHECK_OK(aclFinalize());

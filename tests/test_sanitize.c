@@ -314,10 +314,12 @@ static void free_race(bool synchronize, int expected)
     CHECK_OK(aclrtMapMem(va, g, 0, h2, 0));
     CHECK_OK(aclrtMemset(va, g, 6, g));
     CHECK_REPORTS(from, expected);
-    if (expected == 1) {
-        CHECK_EQ(ACLRTX_SANITIZER_FREE_RACE, reports[from].kind);
-        CHECK_STR_CONTAINS(reports[from].first.api, "aclrtMemsetAsync");
-        CHECK_EQ(-1, reports[from].second.streamId);
+    if (expected != 0) { /* the unmap, with the memset not ordered before it ("free"), then the new write */
+        CHECK_EQ(ACLRTX_SANITIZER_FREE_IN_USE, reports[from].kind);
+        CHECK_STR_CONTAINS(reports[from].second.api, "aclrtUnmapMem");
+        CHECK_EQ(ACLRTX_SANITIZER_FREE_RACE, reports[from + 1].kind);
+        CHECK_STR_CONTAINS(reports[from + 1].first.api, "aclrtMemsetAsync");
+        CHECK_EQ(-1, reports[from + 1].second.streamId);
     }
     CHECK_OK(aclrtUnmapMem(va));
     CHECK_OK(aclrtFreePhysical(h1));
@@ -327,7 +329,33 @@ static void free_race(bool synchronize, int expected)
 
 TEST(memory_freed_under_unsynchronized_work_and_allocated_again_is_reported)
 {
-    free_race(false, 1);
+    free_race(false, 2);
+}
+
+/* With "free": a free that nothing orders after a task that used the block. */
+TEST(a_free_while_a_task_may_still_use_the_block_is_reported)
+{
+    fresh_buffers();
+    int from = nreports;
+    void *p;
+    CHECK_OK(aclrtMalloc(&p, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMemset(p, 256, 0, 256));
+    CHECK_OK(aclrtMemcpyAsync(host_out, 256, p, 256, ACL_MEMCPY_DEVICE_TO_HOST, s1));
+    settle(s1);
+    CHECK_OK(aclrtFree(p));
+    CHECK_REPORTS(from, 1);
+    CHECK_EQ(ACLRTX_SANITIZER_FREE_IN_USE, reports[from].kind);
+    CHECK_EQ(stream_id(s1), reports[from].first.streamId);
+    CHECK_STR_CONTAINS(reports[from].second.api, "aclrtFree");
+    CHECK_STR_CONTAINS(reports[from].text, "free while in use");
+    /* After a synchronize: clean. */
+    from = nreports;
+    CHECK_OK(aclrtMalloc(&p, 256, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMemset(p, 256, 0, 256));
+    CHECK_OK(aclrtMemcpyAsync(host_out, 256, p, 256, ACL_MEMCPY_DEVICE_TO_HOST, s1));
+    CHECK_OK(aclrtSynchronizeStream(s1));
+    CHECK_OK(aclrtFree(p));
+    CHECK_REPORTS(from, 0);
 }
 
 TEST(memory_freed_after_a_synchronize_and_allocated_again_is_clean)
@@ -540,7 +568,7 @@ int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--child") == 0)
         return child_main(argv[2], strcmp(argv[3], "1") == 0);
-    setenv("ACLRT_SANITIZE", "streams,uninit", 1);
+    setenv("ACLRT_SANITIZE", "streams,uninit,free", 1);
     setenv("ACLRT_SANITIZE_EXITCODE", "0", 1);
     if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
         aclrtxSetSanitizerCallback(on_report, NULL) != ACL_SUCCESS || aclrtCreateStream(&s1) != ACL_SUCCESS ||
@@ -558,6 +586,7 @@ int main(int argc, char **argv)
     RUN(a_task_that_uses_freed_memory_is_reported);
     RUN(memory_freed_under_unsynchronized_work_and_allocated_again_is_reported);
     RUN(memory_freed_after_a_synchronize_and_allocated_again_is_clean);
+    RUN(a_free_while_a_task_may_still_use_the_block_is_reported);
     RUN(a_read_of_memory_nothing_wrote_is_reported);
     RUN(a_kernel_writes_through_the_pointers_among_its_arguments);
     RUN(other_ordering_mechanisms_are_followed);

@@ -15,7 +15,7 @@
  *   aclrt.max_streams              ACLRT_MAX_STREAMS      1984 per device
  *   aclrt.max_events               ACLRT_MAX_EVENTS       65536 per device
  *   aclrt.max_notifies             ACLRT_MAX_NOTIFIES     8192 per device
- *   aclrt.sanitize                 ACLRT_SANITIZE         "" (or "streams", "streams,uninit")
+ *   aclrt.sanitize                 ACLRT_SANITIZE         "none" (or "streams", plus ",uninit", ",free")
  *   aclrt.sanitize_exitcode        ACLRT_SANITIZE_EXITCODE 66
  *   aclrt.schedule                 ACLRT_SCHEDULE         "threads" (or "deterministic:SEED")
  *
@@ -73,6 +73,7 @@ struct aclrt_config {
 /* Bits of aclrt.sanitize. */
 #define ACLRT_SANITIZE_STREAMS 1u /* "streams": accesses that no stream order, wait or synchronize orders */
 #define ACLRT_SANITIZE_UNINIT 2u  /* "uninit": reads of device memory nothing wrote */
+#define ACLRT_SANITIZE_FREE 4u    /* "free": a free while work not ordered before it uses the block */
 
 /* Bits of file_keys: a number's index in aclrt_config_numbers, then the three named ones. */
 #define ACLRT_CONFIG_KEY(index) (1u << (index))
@@ -118,16 +119,31 @@ static int aclrt_config_progress_mode(const char *s, size_t n)
     return -1;
 }
 
-/* aclrt.sanitize: "" or "none" -> 0, "streams" -> STREAMS, "streams,uninit" -> both; anything else -> -1. */
+/*
+ * aclrt.sanitize: "" or "none" -> 0; "streams", then any of ",uninit",
+ * ",free" -> their ACLRT_SANITIZE_* bits; anything else -> -1.
+ */
 static int64_t aclrt_config_sanitize_mode(const char *s, size_t n)
 {
     if (n == 0 || (n == 4 && memcmp(s, "none", 4) == 0))
         return 0;
-    if (n == 7 && memcmp(s, "streams", 7) == 0)
-        return ACLRT_SANITIZE_STREAMS;
-    if (n == 14 && memcmp(s, "streams,uninit", 14) == 0)
-        return ACLRT_SANITIZE_STREAMS | ACLRT_SANITIZE_UNINIT;
-    return -1;
+    int64_t bits = 0;
+    for (size_t at = 0; at <= n;) {
+        size_t end = at;
+        while (end < n && s[end] != ',')
+            end++;
+        size_t len = end - at;
+        if (at == 0 && len == 7 && memcmp(s, "streams", 7) == 0)
+            bits |= ACLRT_SANITIZE_STREAMS;
+        else if (at != 0 && len == 6 && memcmp(s + at, "uninit", 6) == 0)
+            bits |= ACLRT_SANITIZE_UNINIT;
+        else if (at != 0 && len == 4 && memcmp(s + at, "free", 4) == 0)
+            bits |= ACLRT_SANITIZE_FREE;
+        else
+            return -1;
+        at = end + 1;
+    }
+    return bits;
 }
 
 /* aclrt.schedule: "threads" -> 0, "deterministic:SEED" -> 1 (seed in *seed), anything else -> -1. */
@@ -455,7 +471,7 @@ static aclError aclrt_config_apply_json(struct aclrt_config *c, const char *js, 
                     int64_t mode = v->type == JSMN_STRING ? aclrt_config_sanitize_mode(js + v->start, (size_t)(v->end - v->start)) : -1;
                     if (mode < 0)
                         return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID,
-                                          "aclrt.sanitize must be \"none\", \"streams\" or \"streams,uninit\"");
+                                          "aclrt.sanitize must be \"none\", or \"streams\" followed by any of \",uninit\" and \",free\"");
                     c->sanitize = (uint32_t)mode;
                 }
                 if (strcmp(name, "aclrt.schedule") == 0) {
@@ -568,7 +584,7 @@ ACLRT_INTERNAL void aclrt_config_load_env(struct aclrt_config *c)
         if (mode >= 0)
             c->sanitize = (uint32_t)mode;
         else
-            fprintf(stderr, "aclrt: ignoring ACLRT_SANITIZE=%s (expected \"none\", \"streams\" or \"streams,uninit\")\n", z);
+            fprintf(stderr, "aclrt: ignoring ACLRT_SANITIZE=%s (expected \"none\", or \"streams\" followed by any of \",uninit\" and \",free\")\n", z);
     }
     const char *d = getenv("ACLRT_SCHEDULE");
     if (d != NULL && d[0] != '\0') {

@@ -34,7 +34,7 @@ static struct {
 } aclrt_san_rep;
 
 static const char *const aclrt_san_kind_names[] = {"data race", "use after free", "free race",
-                                                   "read of uninitialized memory"};
+                                                   "read of uninitialized memory", "free while in use"};
 
 /* "binary(function+0x12)" or the bare address. */
 static void aclrt_san_symbol(const void *addr, char *buf, size_t size)
@@ -143,6 +143,12 @@ ACLRT_INTERNAL void aclrt_san_report(uint32_t kind, uintptr_t lo, uintptr_t hi, 
         ACLRT_SAN_PUT(aclrt_san_site_text, second_write ? "then written" : "then read", second);
         ACLRT_SAN_PUT(snprintf, "%s", "  nothing orders the new access after the old one (on a device the new owner "
                                       "may see or clobber the old work)\n");
+        break;
+    case ACLRTX_SANITIZER_FREE_IN_USE:
+        ACLRT_SAN_PUT(aclrt_san_site_text, first_write ? "written" : "read", first);
+        ACLRT_SAN_PUT(aclrt_san_site_text, "freed", second);
+        ACLRT_SAN_PUT(snprintf, "%s", "  nothing orders the free after that access: on a device the memory may be "
+                                      "given to someone else while the task still uses it\n");
         break;
     default:
         ACLRT_SAN_PUT(aclrt_san_site_text, "read", second);

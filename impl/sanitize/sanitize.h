@@ -623,6 +623,16 @@ static void aclrt_san_on_release(const void *p)
         struct aclrt_san_block *b = aclrt_san_block_at((uintptr_t)p);
         if (b != NULL && b->lo == (uintptr_t)p && !b->freed) {
             struct aclrt_san_who w = aclrt_san_caller();
+            if (st->flags & ACLRT_SANITIZE_FREE) {
+                const struct aclrt_san_agent *ag = &st->agents[w.agent];
+                for (uint32_t i = 0; i < b->n; i++) {
+                    const struct aclrt_san_access *r = &b->a[i];
+                    if (r->agent != w.agent && !r->unsure && !aclrt_san_unsure(ag, w.epoch) &&
+                        aclrt_san_clock_get(&ag->clock, r->agent) < r->epoch)
+                        aclrt_san_report(ACLRTX_SANITIZER_FREE_IN_USE, r->lo, r->hi, b, &r->site, r->write, &w.site,
+                                         true);
+                }
+            }
             b->freed = true;
             b->free_site = w.site;
             free(b->w);
