@@ -753,6 +753,8 @@ ACLRT_API aclError aclrtxDeclareAccess(aclrtStream stream, const void *ptr, size
     aclError rc = aclrt_stream_resolve(stream, true, &s);
     if (rc != ACL_SUCCESS)
         return rc;
+    if (atomic_load_explicit(&aclrt_san, memory_order_acquire) == NULL)
+        return ACL_SUCCESS; /* off: nothing takes declarations, so none is kept */
     struct aclrt_san_decls *d = &aclrt_san_decls;
     if (d->stream != s)
         d->stream = s, d->n = 0;
