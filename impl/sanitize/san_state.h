@@ -121,6 +121,7 @@ struct aclrt_san_state {
     uint32_t keymapcap;
     struct aclrt_san_pending *pending;
     uint32_t npending, cappending;
+    struct aclrt_san_clock scratch; /* a clock as of a task, while a wait joins it (aclrt_san_follow) */
 };
 
 static struct aclrt_san_state aclrt_san_st = {.lock = PTHREAD_MUTEX_INITIALIZER};

@@ -36,17 +36,31 @@ struct aclrt_san_range_mode {
  */
 #define ACLRT_SAN_DEVICE 4u
 
-/* The accesses of one task (or of all the tasks of a replayed model). */
+/*
+ * The accesses of one task (or of all the tasks of a replayed model): in
+ * the caller's array of ACLRT_SAN_INLINE_RANGES at first (most tasks have
+ * one or two), then on the heap.
+ */
 struct aclrt_san_ranges {
     uint32_t n, cap;
     struct aclrt_san_range_mode *r;
 };
 
+#define ACLRT_SAN_INLINE_RANGES 8
+
 ACLRT_INTERNAL void aclrt_san_ranges_add(struct aclrt_san_ranges *rs, const void *p, size_t n, unsigned mode)
 {
     if (p == NULL || n == 0 || mode == 0)
         return;
-    ACLRT_SAN_GROW(rs->r, rs->n, rs->cap);
+    if (rs->n == rs->cap) {
+        struct aclrt_san_range_mode *r =
+            (struct aclrt_san_range_mode *)aclrt_san_realloc(NULL, 2 * (size_t)rs->cap * sizeof *r);
+        memcpy(r, rs->r, rs->n * sizeof *r);
+        if (rs->cap != ACLRT_SAN_INLINE_RANGES)
+            free(rs->r);
+        rs->r = r;
+        rs->cap *= 2;
+    }
     uintptr_t lo = (uintptr_t)p;
     rs->r[rs->n++] = (struct aclrt_san_range_mode){lo, n > UINTPTR_MAX - lo ? UINTPTR_MAX : lo + n, mode};
 }

@@ -115,10 +115,7 @@ static void aclrt_san_follow_caller(uint32_t a, const struct aclrt_san_who *w)
         }
         aclrt_san_host_release();
     } else if (w->agent != a) {
-        struct aclrt_san_clock from = {0};
-        aclrt_san_clock_copy(&from, &st->agents[w->agent].clock);
-        aclrt_san_clock_join(&st->agents[a].clock, &from);
-        aclrt_san_clock_free(&from);
+        aclrt_san_clock_join(&st->agents[a].clock, &st->agents[w->agent].clock);
     }
 }
 
@@ -336,10 +333,8 @@ static uint64_t aclrt_san_wait_need(const struct aclrt_task *t, const void *key)
 static void aclrt_san_follow(uint32_t a, uint32_t on, uint64_t target)
 {
     struct aclrt_san_state *st = &aclrt_san_st;
-    struct aclrt_san_clock scratch = {0};
-    aclrt_san_clock_at(&st->agents[on], target, &scratch, on);
-    aclrt_san_clock_join(&st->agents[a].clock, &scratch);
-    aclrt_san_clock_free(&scratch);
+    aclrt_san_clock_at(&st->agents[on], target, &st->scratch, on);
+    aclrt_san_clock_join(&st->agents[a].clock, &st->scratch);
     if (a == 0)
         aclrt_san_host_changed();
 }
@@ -451,7 +446,8 @@ static void aclrt_san_on_task(struct aclrt_stream *s, const struct aclrt_task *t
     aclrt_san_task_edges(t, a, number, 0);
     ag = &st->agents[a];
 
-    struct aclrt_san_ranges rs = {0};
+    struct aclrt_san_range_mode inline_ranges[ACLRT_SAN_INLINE_RANGES];
+    struct aclrt_san_ranges rs = {0, ACLRT_SAN_INLINE_RANGES, inline_ranges};
     struct aclrt_san_decls *d = &aclrt_san_decls;
     if (aclrt_san_ignoring != 0) {
         if (d->stream == s)
@@ -476,7 +472,8 @@ static void aclrt_san_on_task(struct aclrt_stream *s, const struct aclrt_task *t
             aclrt_san_touch(rs.r[i].lo, rs.r[i].hi, &x);
         }
     }
-    free(rs.r);
+    if (rs.r != inline_ranges)
+        free(rs.r);
 out:
     aclrt_san_unlock();
 }
@@ -522,10 +519,7 @@ static void aclrt_san_on_edge_all(int32_t device)
         for (uint32_t i = 1; i < st->nagents; i++) {
             if (i == a || (device >= 0 && st->agents[i].device != device))
                 continue;
-            struct aclrt_san_clock from = {0};
-            aclrt_san_clock_copy(&from, &st->agents[i].clock);
-            aclrt_san_clock_join(&st->agents[a].clock, &from);
-            aclrt_san_clock_free(&from);
+            aclrt_san_clock_join(&st->agents[a].clock, &st->agents[i].clock);
         }
         if (a == 0)
             aclrt_san_host_changed();
@@ -663,6 +657,7 @@ static void aclrt_san_reset(void)
     free(st->blocks);
     free(st->keyed);
     free(st->keymap);
+    aclrt_san_clock_free(&st->scratch);
     free(st->pending);
     free(aclrt_san_rep.seen);
     pthread_mutex_t lock = st->lock;
