@@ -98,7 +98,8 @@ static const char *const fz_functions[] = {
     "aclrtAllocatorSetAllocFuncToDesc", "aclrtAllocatorSetFreeFuncToDesc", "aclrtAllocatorSetAllocAdviseFuncToDesc",
     "aclrtAllocatorSetGetAddrFromBlockFuncToDesc", "aclrtAllocatorRegister", "aclrtAllocatorGetByStream",
     "aclrtAllocatorUnregister", "aclrtxDeviceProgress", "aclrtxDeviceProgressFd", "aclrtxLaunchExternalTask",
-    "aclrtxCompleteExternalTask", "aclrtxRegisterBackend", "aclrtxUnregisterBackend",
+    "aclrtxCompleteExternalTask", "aclrtxRegisterBackend", "aclrtxUnregisterBackend", "aclrtxDeclareAccess",
+    "aclrtxSetSanitizerCallback", "aclrtxSanitizerReportCount", "aclrtxSanitizerIgnoreBegin", "aclrtxSanitizerIgnoreEnd",
     "aclrtDeviceCanAccessPeer", "aclrtDeviceEnablePeerAccess", "aclrtDeviceDisablePeerAccess",
     "aclrtDevicePeerAccessStatus", "aclrtMemGetAllocationGranularity", "aclrtMallocPhysical", "aclrtFreePhysical",
     "aclrtReserveMemAddress", "aclrtReleaseMemAddress", "aclrtMapMem", "aclrtUnmapMem", "aclrtMemSetAccess",
@@ -1033,6 +1034,25 @@ static void fz_one_call(struct fz *z)
         fz_cover("aclrtxGetBackendName");
         if (name == NULL || strcmp(name, "host") != 0)
             soak_violation(SV_FUZZ, "aclrtxGetBackendName returned %s", name ? name : "NULL");
+        /* The stream-ordering sanitizer's calls, with it off: arguments checked, nothing kept, no report. */
+        switch (soak_pick(rng, 4)) {
+        case 0:
+            FZ(CODES(SUBMIT), aclrtxDeclareAccess(fz_stream_submit(z), fz_maybe(z, z->pinned_a),
+                                                  soak_pick(rng, 3) ? 16 : 0, (uint32_t)soak_pick(rng, 5)));
+            break;
+        case 1: FZ(CODES(P), aclrtxSetSanitizerCallback(NULL, NULL)); break;
+        case 2:
+            fz_cover("aclrtxSanitizerReportCount");
+            if (aclrtxSanitizerReportCount() != 0)
+                soak_violation(SV_FUZZ, "the sanitizer is off, yet it counts reports");
+            break;
+        default:
+            fz_cover("aclrtxSanitizerIgnoreBegin");
+            fz_cover("aclrtxSanitizerIgnoreEnd");
+            aclrtxSanitizerIgnoreBegin();
+            aclrtxSanitizerIgnoreEnd();
+            break;
+        }
         break;
     }
     case 63: FZ(CODES(P), aclrtGetThreadLastTaskId(fz_maybe(z, &u32))); break;
