@@ -33,6 +33,8 @@
  *             aclFinalize
  *   hccl/     HCCL: communicators and collectives on streams, ranks in one
  *             process or across processes through MPI
+ *   sanitize/ the stream-ordering sanitizer: happens-before clocks, the
+ *             bytes each task touches, reports (ACLRT_SANITIZE)
  *
  * The files included here are the ones no other file includes; they reach
  * every other header of the folders above (checked by make check-layering).
