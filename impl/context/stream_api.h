@@ -288,12 +288,11 @@ ACLRT_API aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *statu
         return aclrt_stream_refuse_capturing(s, "queried");
     /* Streams nothing on the host waits for report complete, as their synchronize returns at once. */
     bool device_driven = (s->flags & (ACL_STREAM_PERSISTENT | ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_CPU_SCHEDULE)) != 0;
-    uint64_t submitted = aclrt_stream_submitted(s);
     bool idle = aclrt_stream_idle(s);
     if (ACLRT_UNLIKELY(!idle && !device_driven) && aclrt_seq_drive_step())
         idle = aclrt_stream_idle(s); /* one step of the device's work ran here (seq.h) */
-    if (idle)
-        ACLRT_SAN(edge, NULL, s, submitted);
+    if (idle) /* everything submitted is done (a later submission counted too orders more, never less) */
+        ACLRT_SAN(edge, NULL, s, aclrt_stream_submitted(s));
     *status = device_driven || idle ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
     return ACL_SUCCESS;
 }

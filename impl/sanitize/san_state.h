@@ -68,8 +68,7 @@ struct aclrt_san_block {
 #define ACLRT_SAN_SNAPS 16
 
 struct aclrt_san_agent {
-    struct aclrt_stream *stream; /* NULL: the host */
-    int32_t stream_id, device;
+    int32_t stream_id, device; /* -1: the host */
     uint64_t count;              /* the last task numbered (host: the current epoch) */
     struct aclrt_san_clock clock;
     uint64_t host_version; /* the host clock's version last joined */
@@ -138,14 +137,19 @@ static struct aclrt_san_state aclrt_san_st = {.lock = PTHREAD_MUTEX_INITIALIZER}
  * Agents
  * ------------------------------------------------------------------------ */
 
-ACLRT_INTERNAL uint32_t aclrt_san_agent_new(struct aclrt_stream *s, int32_t stream_id, int32_t device)
+/* A pointer's place in an open-addressing table of `cap` (a power of two) entries. */
+ACLRT_INTERNAL uint32_t aclrt_san_key_hash(const void *key, uint32_t cap)
+{
+    return (uint32_t)(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+ACLRT_INTERNAL uint32_t aclrt_san_agent_new(int32_t stream_id, int32_t device)
 {
     struct aclrt_san_state *st = &aclrt_san_st;
     ACLRT_SAN_GROW(st->agents, st->nagents, st->capagents);
     uint32_t id = st->nagents++;
     struct aclrt_san_agent *a = &st->agents[id];
     memset(a, 0, sizeof *a);
-    a->stream = s;
     a->stream_id = stream_id;
     a->device = device;
     a->unsure_from = UINT64_MAX;
@@ -163,7 +167,7 @@ ACLRT_INTERNAL uint32_t aclrt_san_agent_of(struct aclrt_stream *s, int32_t strea
         memset(map, 0, cap * sizeof *map);
         for (uint32_t i = 0; i < st->mapcap; i++)
             if (st->map[i].s != NULL) {
-                uint32_t h = (uint32_t)(((uintptr_t)st->map[i].s >> 6) * 2654435761u) & (cap - 1);
+                uint32_t h = aclrt_san_key_hash(st->map[i].s, cap);
                 while (map[h].s != NULL)
                     h = (h + 1) & (cap - 1);
                 map[h] = st->map[i];
@@ -172,7 +176,7 @@ ACLRT_INTERNAL uint32_t aclrt_san_agent_of(struct aclrt_stream *s, int32_t strea
         st->map = map;
         st->mapcap = cap;
     }
-    uint32_t h = (uint32_t)(((uintptr_t)s >> 6) * 2654435761u) & (st->mapcap - 1);
+    uint32_t h = aclrt_san_key_hash(s, st->mapcap);
     while (st->map[h].s != NULL) {
         if (st->map[h].s == s) {
             struct aclrt_san_agent *a = &st->agents[st->map[h].agent];
@@ -182,7 +186,7 @@ ACLRT_INTERNAL uint32_t aclrt_san_agent_of(struct aclrt_stream *s, int32_t strea
         }
         h = (h + 1) & (st->mapcap - 1);
     }
-    uint32_t id = aclrt_san_agent_new(s, stream_id, device);
+    uint32_t id = aclrt_san_agent_new(stream_id, device);
     st->map[h] = (struct aclrt_san_slot){s, id};
     return id;
 }

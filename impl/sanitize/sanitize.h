@@ -60,6 +60,12 @@ static int32_t aclrt_san_stream_id(const struct aclrt_stream *s)
     return (int32_t)aclrt_slot_index(&s->hdr);
 }
 
+/* The agent of stream slot s (made on first sight, named by its current life). */
+static uint32_t aclrt_san_stream_agent(struct aclrt_stream *s)
+{
+    return aclrt_san_agent_of(s, aclrt_san_stream_id(s), (int32_t)s->device->id);
+}
+
 static struct aclrt_san_who aclrt_san_caller(void)
 {
     struct aclrt_san_state *st = &aclrt_san_st;
@@ -80,7 +86,7 @@ static struct aclrt_san_who aclrt_san_caller(void)
         w.site.device = -1;
         return w;
     }
-    w.agent = aclrt_san_agent_of(r, aclrt_san_stream_id(r), (int32_t)r->device->id);
+    w.agent = aclrt_san_stream_agent(r);
     w.epoch = task;
     w.site.what = "host code of a task";
     w.site.stream_id = aclrt_san_stream_id(r);
@@ -213,11 +219,6 @@ static void aclrt_san_touch(uintptr_t lo, uintptr_t hi, const struct aclrt_san_t
  * Records and waits of objects (notifies, value words, groups, events)
  * ------------------------------------------------------------------------ */
 
-static uint32_t aclrt_san_key_hash(const void *key, uint32_t cap)
-{
-    return (uint32_t)(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
-}
-
 /* The entry of `key`, or NULL; `make`: made if missing. */
 static struct aclrt_san_keyed *aclrt_san_keyed_find(const void *key, bool make)
 {
@@ -256,8 +257,8 @@ static struct aclrt_san_keyed *aclrt_san_keyed_find(const void *key, bool make)
 static void aclrt_san_unsure_open(uint32_t a, uint64_t from)
 {
     struct aclrt_san_agent *ag = &aclrt_san_st.agents[a];
-    if (ag->unsure_from == UINT64_MAX || ag->unsure_to != UINT64_MAX)
-        ag->unsure_from = ag->unsure_from == UINT64_MAX ? from : ag->unsure_from;
+    if (ag->unsure_from == UINT64_MAX)
+        ag->unsure_from = from; /* an earlier range that closed stays inside: unsure is never reported */
     ag->unsure_to = UINT64_MAX;
 }
 
@@ -339,62 +340,57 @@ static void aclrt_san_follow(uint32_t a, uint32_t on, uint64_t target)
         aclrt_san_host_changed();
 }
 
+/*
+ * The object a record or wait task names (a notify, a value word, a group,
+ * an IPC segment, an event a replay records or waits for), and whether the
+ * task records it; NULL for other tasks.
+ */
+static const void *aclrt_san_task_key(const struct aclrt_task *t, bool *record)
+{
+    *record = true;
+    switch (t->kind->id) {
+    case ACLRT_TASK_MODEL_RECORD: return t->u.mark.event;
+    case ACLRT_TASK_NOTIFY_RECORD: return t->u.notify.notify;
+    case ACLRT_TASK_CNT_NOTIFY_RECORD: return t->u.cnt.cnt;
+    case ACLRT_TASK_VALUE_WRITE: return t->u.value.word;
+    case ACLRT_TASK_HCOM_RECORD: return t->u.hcom.group;
+    case ACLRT_TASK_IPC_RECORD: return t->u.ipc.seg;
+    default: break;
+    }
+    *record = false;
+    switch (t->kind->id) {
+    case ACLRT_TASK_WAIT_EVENT: return t->u.wait.from.event; /* a legacy event not recorded yet: its next record */
+    case ACLRT_TASK_MODEL_WAIT: return t->u.mark.event;
+    case ACLRT_TASK_NOTIFY_WAIT: return t->u.notify.notify;
+    case ACLRT_TASK_CNT_NOTIFY_WAIT: return t->u.cnt.cnt;
+    case ACLRT_TASK_VALUE_WAIT: return t->u.value.word;
+    case ACLRT_TASK_HCOM_WAIT: return t->u.hcom.group;
+    case ACLRT_TASK_IPC_WAIT: return t->u.ipc.seg; /* another process's record is never seen: the stream stays unsure */
+    default: return NULL;
+    }
+}
+
 /* The wait edges a task carries (its agent a, number n). */
 static void aclrt_san_task_edges(const struct aclrt_task *t, uint32_t a, uint64_t n, unsigned depth)
 {
-    switch (t->kind->id) {
-    case ACLRT_TASK_WAIT_STREAM:
-        aclrt_san_follow(a, aclrt_san_agent_of(t->u.wait.stream, aclrt_san_stream_id(t->u.wait.stream),
-                                               (int32_t)t->u.wait.stream->device->id),
-                         t->u.wait.target);
-        break;
-    case ACLRT_TASK_WAIT_EVENT: /* a legacy event not recorded yet: its next record */
-        aclrt_san_keyed_wait(t->u.wait.from.event, a, n, aclrt_san_wait_need(t, t->u.wait.from.event));
-        break;
-    case ACLRT_TASK_MODEL_WAIT:
-        aclrt_san_keyed_wait(t->u.mark.event, a, n, aclrt_san_wait_need(t, t->u.mark.event));
-        break;
-    case ACLRT_TASK_MODEL_RECORD:
-        aclrt_san_keyed_record(t->u.mark.event, a, 0);
-        break;
-    case ACLRT_TASK_NOTIFY_RECORD:
-        aclrt_san_keyed_record(t->u.notify.notify, a, 0);
-        break;
-    case ACLRT_TASK_NOTIFY_WAIT:
-        aclrt_san_keyed_wait(t->u.notify.notify, a, n, aclrt_san_wait_need(t, t->u.notify.notify));
-        break;
-    case ACLRT_TASK_CNT_NOTIFY_RECORD:
-        aclrt_san_keyed_record(t->u.cnt.cnt, a, 0);
-        break;
-    case ACLRT_TASK_CNT_NOTIFY_WAIT:
-        aclrt_san_keyed_wait(t->u.cnt.cnt, a, n, aclrt_san_wait_need(t, t->u.cnt.cnt));
-        break;
-    case ACLRT_TASK_VALUE_WRITE:
-        aclrt_san_keyed_record(t->u.value.word, a, t->u.value.value);
-        break;
-    case ACLRT_TASK_VALUE_WAIT:
-        aclrt_san_keyed_wait(t->u.value.word, a, n, aclrt_san_wait_need(t, t->u.value.word));
-        break;
-    case ACLRT_TASK_HCOM_RECORD:
-        aclrt_san_keyed_record(t->u.hcom.group, a, 0);
-        break;
-    case ACLRT_TASK_HCOM_WAIT:
-        aclrt_san_keyed_wait(t->u.hcom.group, a, n, aclrt_san_wait_need(t, t->u.hcom.group));
-        break;
-    case ACLRT_TASK_IPC_RECORD:
-        aclrt_san_keyed_record(t->u.ipc.seg, a, 0);
-        break;
-    case ACLRT_TASK_IPC_WAIT: /* another process's record is never seen: its stream stays unsure */
-        aclrt_san_keyed_wait(t->u.ipc.seg, a, n, aclrt_san_wait_need(t, t->u.ipc.seg));
-        break;
-    case ACLRT_TASK_MODEL:
+    if (t->kind->id == ACLRT_TASK_WAIT_STREAM) {
+        aclrt_san_follow(a, aclrt_san_stream_agent(t->u.wait.stream), t->u.wait.target);
+        return;
+    }
+    if (t->kind->id == ACLRT_TASK_MODEL) {
         if (t->u.model.body != NULL && depth < 4)
             for (uint32_t i = 0; i < t->u.model.body->count; i++)
                 aclrt_san_task_edges(&t->u.model.body->tasks[i], a, n, depth + 1);
-        break;
-    default:
-        break;
+        return;
     }
+    bool record;
+    const void *key = aclrt_san_task_key(t, &record);
+    if (key == NULL)
+        return;
+    if (record)
+        aclrt_san_keyed_record(key, a, t->kind->id == ACLRT_TASK_VALUE_WRITE ? t->u.value.value : 0);
+    else
+        aclrt_san_keyed_wait(key, a, n, aclrt_san_wait_need(t, key));
 }
 
 /* Kinds that order or mark and touch no memory: they leave a declaration for the next task. */
@@ -437,7 +433,7 @@ static void aclrt_san_on_task(struct aclrt_stream *s, const struct aclrt_task *t
     if (st->nagents == 0)
         goto out; /* finalized */
     struct aclrt_san_who w = aclrt_san_caller();
-    uint32_t a = aclrt_san_agent_of(s, aclrt_san_stream_id(s), (int32_t)s->device->id);
+    uint32_t a = aclrt_san_stream_agent(s);
     aclrt_san_follow_caller(a, &w);
     struct aclrt_san_agent *ag = &st->agents[a];
     if (number > ag->count)
@@ -484,7 +480,7 @@ static void aclrt_san_on_record(struct aclrt_stream *s, uint64_t target, const v
     pthread_mutex_lock(&st->lock);
     if (st->nagents != 0) {
         struct aclrt_san_who w = aclrt_san_caller();
-        uint32_t a = aclrt_san_agent_of(s, aclrt_san_stream_id(s), (int32_t)s->device->id);
+        uint32_t a = aclrt_san_stream_agent(s);
         aclrt_san_follow_caller(a, &w); /* what the host did before the record is done when it completes */
         struct aclrt_san_agent *ag = &st->agents[a];
         uint32_t i = ag->next_snap++ % ACLRT_SAN_SNAPS;
@@ -501,9 +497,9 @@ static void aclrt_san_on_edge(struct aclrt_stream *waiter, struct aclrt_stream *
     struct aclrt_san_state *st = &aclrt_san_st;
     pthread_mutex_lock(&st->lock);
     if (st->nagents != 0) {
-        uint32_t a = waiter != NULL ? aclrt_san_agent_of(waiter, aclrt_san_stream_id(waiter), (int32_t)waiter->device->id)
+        uint32_t a = waiter != NULL ? aclrt_san_stream_agent(waiter)
                                     : aclrt_san_caller().agent;
-        uint32_t o = aclrt_san_agent_of(on, aclrt_san_stream_id(on), (int32_t)on->device->id);
+        uint32_t o = aclrt_san_stream_agent(on);
         if (a != o)
             aclrt_san_follow(a, o, target);
     }
@@ -690,7 +686,7 @@ static void aclrt_san_start(uint32_t flags)
     pthread_mutex_lock(&st->lock);
     aclrt_san_reset();
     st->flags = flags;
-    uint32_t host = aclrt_san_agent_new(NULL, -1, -1);
+    uint32_t host = aclrt_san_agent_new(-1, -1);
     st->agents[host].count = 1;
     aclrt_san_clock_put(&st->agents[host].clock, host, 1);
     atomic_store_explicit(&aclrt_san_rep.count, 0, memory_order_relaxed);

@@ -23,7 +23,6 @@
 #define ACLRT_IMPL_SHM_SHARED_RECORD_H
 
 #include "../core/base.h"
-#include "../core/sanitize_hook.h"
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/futex.h"
@@ -175,7 +174,7 @@ ACLRT_INTERNAL aclError aclrt_ipc_record(struct aclrt_stream *s, struct aclrt_ip
     uint32_t n = aclrt_ipc_record_number(seg->page);
     struct aclrt_task t = {.kind = &aclrt_kind_ipc_record, .u.ipc.seg = seg, .u.ipc.target = n};
     if (aclrt_stream_acts_now(s) && aclrt_kind_is_core(ACLRT_TASK_IPC_RECORD)) {
-        ACLRT_SAN(task, s, &t, aclrt_stream_submitted(s));
+        aclrt_stream_acted_now(s, &t);
         aclrt_ipc_mark(seg->page, n);
         return ACL_SUCCESS;
     }

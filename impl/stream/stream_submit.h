@@ -183,6 +183,16 @@ ACLRT_INLINE void aclrt_stream_commit_task(struct aclrt_stream *s, struct aclrt_
     aclrt_stream_publish(s, aclrt_ring_slot_of(&s->ring, ticket), ticket, task);
 }
 
+/*
+ * A task that took effect at once on an idle stream (aclrt_stream_acts_now:
+ * a record or a wait with nothing before it), with no ring entry: the
+ * stream-ordering sanitizer sees it as the stream's latest task.
+ */
+ACLRT_INLINE void aclrt_stream_acted_now(struct aclrt_stream *s, const struct aclrt_task *t)
+{
+    ACLRT_SAN(task, s, t, aclrt_stream_submitted(s));
+}
+
 /* Submit one task record: the launch fast path. */
 ACLRT_INLINE aclError aclrt_stream_submit(struct aclrt_stream *s, const struct aclrt_task *task, uint64_t *number)
 {

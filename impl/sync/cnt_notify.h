@@ -31,7 +31,6 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/handle.h"
-#include "../core/sanitize_hook.h"
 #include "../core/seq.h"
 #include "../core/thread.h"
 #include "../task/block.h"
@@ -222,7 +221,7 @@ static aclError aclrt_cnt_notify_submit_change(aclrtCntNotify cntNotify, aclrtSt
         return rc;
     if (aclrt_stream_acts_now(s)) {
         struct aclrt_task now = {.kind = kind, .u.cnt.cnt = c};
-        ACLRT_SAN(task, s, &now, aclrt_stream_submitted(s));
+        aclrt_stream_acted_now(s, &now);
         if (!aclrt_cnt_notify_change(c, generation, mode, value))
             return aclrt_notify_object_gone(&aclrt_cnt_notify_kind, cntNotify);
         return ACL_SUCCESS;
@@ -283,7 +282,7 @@ ACLRT_API aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify, aclrt
                            .u.cnt.clear = clear};
     if (aclrt_stream_acts_now(s) && aclrt_cnt_notify_check(c, generation, (uint32_t)info->mode, info->value, clear) ==
                                     ACLRT_CNT_PASSED) {
-        ACLRT_SAN(task, s, &t, aclrt_stream_submitted(s));
+        aclrt_stream_acted_now(s, &t);
         return ACL_SUCCESS;
     }
     return aclrt_stream_submit(s, &t, NULL);

@@ -35,7 +35,6 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/handle.h"
-#include "../core/sanitize_hook.h"
 #include "../core/registry.h"
 #include "../core/seq.h"
 #include "../core/thread.h"
@@ -395,7 +394,7 @@ static aclError aclrt_hcom_submit_wait(struct aclrt_stream *s, struct aclrt_hcom
     if (aclrt_stream_acts_now(s)) {
         t.u.hcom.ticket = aclrt_hcom_take_ticket(g);
         if (aclrt_seq_reached(&g->records, t.u.hcom.ticket)) {
-            ACLRT_SAN(task, s, &t, aclrt_stream_submitted(s));
+            aclrt_stream_acted_now(s, &t);
             return ACL_SUCCESS;
         }
     }
@@ -418,7 +417,7 @@ static aclError aclrt_hcom_submit(const struct aclrt_hcom_parsed *p)
         return aclrt_hcom_submit_wait(p->stream, g);
     struct aclrt_task t = {.kind = &aclrt_kind_hcom_record, .u.hcom.group = g};
     if (aclrt_stream_acts_now(p->stream)) {
-        ACLRT_SAN(task, p->stream, &t, aclrt_stream_submitted(p->stream));
+        aclrt_stream_acted_now(p->stream, &t);
         aclrt_counter_advance(&g->records, &g->waiters, 1);
         return ACL_SUCCESS;
     }

@@ -34,7 +34,6 @@
 #include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/handle.h"
-#include "../core/sanitize_hook.h"
 #include "../core/seq.h"
 #include "../core/thread.h"
 #include "../task/block.h"
@@ -252,7 +251,7 @@ ACLRT_API aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
                            .u.notify.notify = n,
                            .u.notify.generation = generation};
     if (aclrt_stream_acts_now(s)) { /* nothing before it on the stream: the record happens now */
-        ACLRT_SAN(task, s, &t, aclrt_stream_submitted(s));
+        aclrt_stream_acted_now(s, &t);
         if (!aclrt_notify_add_record(n, generation))
             return aclrt_notify_object_gone(&aclrt_notify_kind, notify);
         return ACL_SUCCESS;
@@ -288,7 +287,7 @@ ACLRT_API aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream strea
     /* Nothing before it on the stream and a record to consume: the wait is over at once. */
     if (aclrt_stream_acts_now(s) &&
         (aclrt_notify_pull(n, generation, false), aclrt_notify_take(n, generation)) == ACLRT_NOTIFY_TOOK) {
-        ACLRT_SAN(task, s, &t, aclrt_stream_submitted(s));
+        aclrt_stream_acted_now(s, &t);
         return ACL_SUCCESS;
     }
     return aclrt_stream_submit(s, &t, NULL);

@@ -33,7 +33,6 @@
 #include "../core/base.h"
 #include "../core/clock.h"
 #include "../core/error.h"
-#include "../core/sanitize_hook.h"
 #include "../core/seq.h"
 #include "../core/thread.h"
 #include "../task/block.h"
@@ -172,7 +171,7 @@ ACLRT_API aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag,
                            .u.value.value = value,
                            .u.value.device = dev};
     if (aclrt_stream_acts_now(s) && aclrt_kind_is_core(ACLRT_TASK_VALUE_WRITE)) {
-        ACLRT_SAN(task, s, &t, aclrt_stream_submitted(s));
+        aclrt_stream_acted_now(s, &t);
         aclrt_value_write((_Atomic uint64_t *)devAddr, value, dev);
         return ACL_SUCCESS;
     }
@@ -199,7 +198,7 @@ ACLRT_API aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, 
                            .u.value.device = dev};
     /* Nothing before it on the stream and the condition holds: the wait is over at once. */
     if (aclrt_stream_acts_now(s) && aclrt_kind_is_core(ACLRT_TASK_VALUE_WAIT) && aclrt_value_check(&t)) {
-        ACLRT_SAN(task, s, &t, aclrt_stream_submitted(s));
+        aclrt_stream_acted_now(s, &t);
         return ACL_SUCCESS;
     }
     return aclrt_stream_submit(s, &t, NULL);
