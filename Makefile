@@ -12,7 +12,7 @@
 #   mk/tests.mk       the test programs in variants: test-release, test-tsan, test-asan, test-dist,
 #                     test-external, test-cuda*, test-gpu; test-cpp, test-negative, test-schedule
 #   mk/cuda.mk        the CUDA driver test double, test-cuda-no-gpu, test-cuda-decls, test-cuda-rules
-#   mk/checks.mk      check, check-headers, check-layering, check-docs, docs
+#   mk/checks.mk      check, check-headers, check-layering, check-docs, docs, coverage
 #   mk/install.mk     dist, install (PREFIX, DESTDIR), test-install
 #   mk/python.mk      python, test-python, install-python, test-pip-install (PYTHON)
 #   mk/examples.mk    examples, run-examples

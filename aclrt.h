@@ -339,6 +339,46 @@ static const int ACL_ERROR_PROFILING_FAILURE = 500005;
 #define ACL_ERROR_RT_CCU_TIMEOUT 507915
 #define ACL_ERROR_RT_CCU_EXCEPTION 507916
 
+/* The graph engine's codes (error_codes/ge_error_codes.h), which acl/acl_base.h brings in too. */
+static const uint32_t ACL_ERROR_GE_PARAM_INVALID = 145000U;
+static const uint32_t ACL_ERROR_GE_EXEC_NOT_INIT = 145001U;
+static const uint32_t ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID = 145002U;
+static const uint32_t ACL_ERROR_GE_EXEC_MODEL_ID_INVALID = 145003U;
+static const uint32_t ACL_ERROR_GE_EXEC_MODEL_DATA_SIZE_INVALID = 145006U;
+static const uint32_t ACL_ERROR_GE_EXEC_MODEL_ADDR_INVALID = 145007U;
+static const uint32_t ACL_ERROR_GE_EXEC_MODEL_QUEUE_ID_INVALID = 145008U;
+static const uint32_t ACL_ERROR_GE_EXEC_LOAD_MODEL_REPEATED = 145009U;
+static const uint32_t ACL_ERROR_GE_DYNAMIC_INPUT_ADDR_INVALID = 145011U;
+static const uint32_t ACL_ERROR_GE_DYNAMIC_INPUT_LENGTH_INVALID = 145012U;
+static const uint32_t ACL_ERROR_GE_DYNAMIC_BATCH_SIZE_INVALID = 145013U;
+static const uint32_t ACL_ERROR_GE_AIPP_BATCH_EMPTY = 145014U;
+static const uint32_t ACL_ERROR_GE_AIPP_NOT_EXIST = 145015U;
+static const uint32_t ACL_ERROR_GE_AIPP_MODE_INVALID = 145016U;
+static const uint32_t ACL_ERROR_GE_OP_TASK_TYPE_INVALID = 145017U;
+static const uint32_t ACL_ERROR_GE_OP_KERNEL_TYPE_INVALID = 145018U;
+static const uint32_t ACL_ERROR_GE_PLGMGR_PATH_INVALID = 145019U;
+static const uint32_t ACL_ERROR_GE_FORMAT_INVALID = 145020U;
+static const uint32_t ACL_ERROR_GE_SHAPE_INVALID = 145021U;
+static const uint32_t ACL_ERROR_GE_DATATYPE_INVALID = 145022U;
+static const uint32_t ACL_ERROR_GE_MEMORY_ALLOCATION = 245000U;
+static const uint32_t ACL_ERROR_GE_MEMORY_OPERATE_FAILED = 245001U;
+static const uint32_t ACL_ERROR_GE_DEVICE_MEMORY_OPERATE_FAILED = 245002U;
+static const uint32_t ACL_ERROR_GE_SUBHEALTHY = 345102U;
+static const uint32_t ACL_ERROR_GE_USER_RAISE_EXCEPTION = 345103U;
+static const uint32_t ACL_ERROR_GE_DATA_NOT_ALIGNED = 345104U;
+static const uint32_t ACL_ERROR_GE_INTERNAL_ERROR = 545000U;
+static const uint32_t ACL_ERROR_GE_LOAD_MODEL = 545001U;
+static const uint32_t ACL_ERROR_GE_EXEC_LOAD_MODEL_PARTITION_FAILED = 545002U;
+static const uint32_t ACL_ERROR_GE_EXEC_LOAD_WEIGHT_PARTITION_FAILED = 545003U;
+static const uint32_t ACL_ERROR_GE_EXEC_LOAD_TASK_PARTITION_FAILED = 545004U;
+static const uint32_t ACL_ERROR_GE_EXEC_LOAD_KERNEL_PARTITION_FAILED = 545005U;
+static const uint32_t ACL_ERROR_GE_EXEC_RELEASE_MODEL_DATA = 545006U;
+static const uint32_t ACL_ERROR_GE_COMMAND_HANDLE = 545007U;
+static const uint32_t ACL_ERROR_GE_GET_TENSOR_INFO = 545008U;
+static const uint32_t ACL_ERROR_GE_UNLOAD_MODEL = 545009U;
+static const uint32_t ACL_ERROR_GE_MODEL_EXECUTE_TIMEOUT = 545601U;
+static const uint32_t ACL_ERROR_GE_REDEPLOYING = 545602U;
+
 /* ------------------------------------------------------------------------
  * Constants and types (acl_rt.h)
  * ------------------------------------------------------------------------ */
@@ -1466,6 +1506,144 @@ ACLRT_API aclError aclrtCheckArchCompatibility(const char *socVersion, int32_t *
 ACLRT_API float aclFloat16ToFloat(aclFloat16 value);
 ACLRT_API aclFloat16 aclFloatToFloat16(float value);
 ACLRT_API size_t aclDataTypeSize(aclDataType dataType);
+
+/* ========================================================================
+ * Data buffers, application logs and runtime options (acl_base_rt.h, acl_rt.h)
+ *
+ * What a program sets up around its device work, none of it on a stream:
+ * buffers that describe memory to other calls, its own log lines, code
+ * that runs at aclInit and aclFinalize, the runtime's version, process and
+ * context options, and how long a kernel may run. What each call does on
+ * aclrt: docs/SEMANTICS.md, "Data buffers, application logs and runtime
+ * options".
+ * ======================================================================== */
+
+/*
+ * Data buffers: an address and a size, owned by the caller (a buffer never
+ * frees its memory). Creating one needs no aclInit.
+ */
+typedef struct aclDataBuffer aclDataBuffer;
+ACLRT_API aclDataBuffer *aclCreateDataBuffer(void *data, size_t size);
+ACLRT_API aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer);
+ACLRT_API aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, void *data, size_t size);
+ACLRT_API void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);
+ACL_DEPRECATED_MESSAGE("aclGetDataBufferSize is deprecated, use aclGetDataBufferSizeV2 instead")
+ACLRT_API uint32_t aclGetDataBufferSize(const aclDataBuffer *dataBuffer);
+ACLRT_API size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
+
+/*
+ * Application logs: one line per call, at or above the level
+ * ASCEND_GLOBAL_LOG_LEVEL names (default ACL_ERROR; 4 silences them), to
+ * stderr, or stdout with ASCEND_SLOG_PRINT_TO_STDOUT=1. A message is cut at
+ * 1023 bytes with a "...[truncated]" mark.
+ */
+typedef enum {
+    ACL_DEBUG = 0,
+    ACL_INFO = 1,
+    ACL_WARNING = 2,
+    ACL_ERROR = 3,
+} aclLogLevel;
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+ACLRT_API void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line, const char *fmt, ...);
+#define ACL_APP_LOG(level, fmt, ...) aclAppLog(level, __FUNCTION__, __FILE__, __LINE__, fmt, ##__VA_ARGS__)
+
+/*
+ * Device capabilities: the device profile's core counts and L2 size, as
+ * aclrtGetDeviceInfo reports them.
+ */
+typedef enum {
+    ACL_DEVICE_INFO_UNDEFINED = -1,
+    ACL_DEVICE_INFO_AI_CORE_NUM = 0,
+    ACL_DEVICE_INFO_VECTOR_CORE_NUM = 1,
+    ACL_DEVICE_INFO_L2_SIZE = 2
+} aclDeviceInfo;
+ACLRT_API aclError aclGetDeviceCapability(uint32_t deviceId, aclDeviceInfo deviceInfo, int64_t *value);
+
+/*
+ * Init and finalize callbacks: code of a component that runs inside aclInit
+ * (with the configuration file's text) and aclFinalize. One callback per
+ * component type, any number of ACL_REG_TYPE_OTHER; aclInit calls those of
+ * the model, the operator executor (only when a file is given), DVPP and
+ * the others, in that order, and fails with the first failure; aclFinalize
+ * those of the operator compiler, the model, DVPP and the others. A
+ * callback registered after aclInit runs at once.
+ */
+typedef enum aclRegisterCallbackType {
+    ACL_REG_TYPE_ACL_MODEL,
+    ACL_REG_TYPE_ACL_OP_EXECUTOR,
+    ACL_REG_TYPE_ACL_OP_CBLAS,
+    ACL_REG_TYPE_ACL_OP_COMPILER,
+    ACL_REG_TYPE_ACL_TDT_CHANNEL,
+    ACL_REG_TYPE_ACL_TDT_QUEUE,
+    ACL_REG_TYPE_ACL_DVPP,
+    ACL_REG_TYPE_ACL_RETR,
+    ACL_REG_TYPE_OTHER = 0xFFFF,
+} aclRegisterCallbackType;
+typedef aclError (*aclInitCallbackFunc)(const char *configStr, size_t len, void *userData);
+typedef aclError (*aclFinalizeCallbackFunc)(void *userData);
+ACLRT_API aclError aclInitCallbackRegister(aclRegisterCallbackType type, aclInitCallbackFunc cbFunc, void *userData);
+ACLRT_API aclError aclInitCallbackUnRegister(aclRegisterCallbackType type, aclInitCallbackFunc cbFunc);
+ACLRT_API aclError aclFinalizeCallbackRegister(aclRegisterCallbackType type, aclFinalizeCallbackFunc cbFunc,
+                                               void *userData);
+ACLRT_API aclError aclFinalizeCallbackUnRegister(aclRegisterCallbackType type, aclFinalizeCallbackFunc cbFunc);
+
+/*
+ * Versions: the ACL interface version (ACL_MAJOR_VERSION ...), and the
+ * version of an installed package (aclrt is the runtime package).
+ */
+typedef enum aclCANNPackageName {
+    ACL_PKG_NAME_CANN,
+    ACL_PKG_NAME_RUNTIME,
+    ACL_PKG_NAME_COMPILER,
+    ACL_PKG_NAME_HCCL,
+    ACL_PKG_NAME_TOOLKIT,
+    ACL_PKG_NAME_OPP,
+    ACL_PKG_NAME_OPP_KERNEL,
+    ACL_PKG_NAME_DRIVER
+} aclCANNPackageName;
+typedef struct aclCANNPackageVersion {
+    char version[ACL_PKG_VERSION_MAX_SIZE];
+    char majorVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+    char minorVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+    char releaseVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+    char patchVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+    char reserved[ACL_PKG_VERSION_MAX_SIZE];
+} aclCANNPackageVersion;
+ACL_DEPRECATED_MESSAGE("aclrtGetVersion is deprecated, use aclSysGetVersion instead")
+ACLRT_API aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion);
+ACL_DEPRECATED_MESSAGE("aclsysGetCANNVersion is deprecated, use aclsysGetVersionStr and aclsysGetVersionNum instead")
+ACLRT_API aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackageVersion *version);
+
+/*
+ * System parameter options, for the process and for the current context:
+ * a value is kept until aclFinalize (a context's until it is destroyed);
+ * reading one never set is ACL_ERROR_RT_SYSPARAMOPT_NOT_SET.
+ * ACL_OPT_ENABLE_KERNEL_EARLY_START is a process option only.
+ */
+typedef enum {
+    ACL_OPT_DETERMINISTIC = 0,
+    ACL_OPT_ENABLE_DEBUG_KERNEL = 1,
+    ACL_OPT_STRONG_CONSISTENCY ACL_DEPRECATED_MESSAGE(
+        "ACL_OPT_STRONG_CONSISTENCY is deprecated, use ACL_OPT_DETERMINISTIC with value 2 instead") = 2,
+    ACL_OPT_ENABLE_KERNEL_EARLY_START = 3
+} aclSysParamOpt;
+ACLRT_API aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+ACLRT_API aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+ACLRT_API aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+ACLRT_API aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+
+/*
+ * Operator execution timeouts: how long a kernel may run before its task
+ * fails with ACL_ERROR_RT_AICORE_TIMEOUT (a launch's own timeout attribute
+ * wins). Kept in steps of aclrtGetOpTimeOutInterval (1 ms); 0: no limit.
+ */
+ACLRT_API aclError aclrtSetOpExecuteTimeOut(uint32_t timeout);
+ACLRT_API aclError aclrtSetOpExecuteTimeOutWithMs(uint32_t timeout);
+ACLRT_API aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t *actualTimeout);
+ACLRT_API aclError aclrtGetOpExecuteTimeout(uint32_t *const timeoutMs);
+ACLRT_API aclError aclrtGetOpTimeOutInterval(uint64_t *interval);
 
 /* ========================================================================
  * Device information and limits (acl_rt.h)

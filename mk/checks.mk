@@ -8,8 +8,12 @@
 #                         docs/ARCHITECTURE.md) and every link and path in the docs resolves
 #   make docs             regenerates them (after changing aclrt.h, or adding, moving or
 #                         describing a header)
+#   make coverage         per CANN header, how many of its functions aclrt implements, and which not
 
-.PHONY: check check-headers check-layering check-docs docs
+.PHONY: check check-headers check-layering check-docs docs coverage
+
+coverage:
+	@python3 scripts/gen_coverage.py --report
 
 check: $(SOURCES)
 	@mkdir -p $(BUILD)/check

@@ -117,6 +117,7 @@ extern const struct pyacl_capability pyacl_cap_notify;    /* rt_notify.c: notifi
 extern const struct pyacl_capability pyacl_cap_value;     /* rt_value.c: value write / wait */
 extern const struct pyacl_capability pyacl_cap_hcom;      /* rtx_hcom.c: HCOM group record/wait tasks */
 extern const struct pyacl_capability pyacl_cap_sysinfo;     /* rt_sysinfo.c: SoC, versions, CANN attributes, fp16 */
+extern const struct pyacl_capability pyacl_cap_options;     /* rt_options.c: data buffers, capabilities, options, op timeouts */
 extern const struct pyacl_capability pyacl_cap_device_info; /* rt_device_info.c: device information and limits */
 extern const struct pyacl_capability pyacl_cap_peer;        /* rt_peer.c: peer access between devices */
 extern const struct pyacl_capability pyacl_cap_error_verbose; /* rt_error_verbose.c: hardware error details */

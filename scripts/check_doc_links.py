@@ -37,7 +37,7 @@ OUTPUTS = ("bench/results", "dist/aclrt.h", "python/build")
 
 # Headers of other packages the docs name; every other bare name must be a file of the repository.
 EXTERNAL = {"acl_dump.h", "acl_prof.h", "acl_tdt.h", "acl_tdt_queue.h", "aclnn_add.h", "kernel_operator.h",
-            "securec.h", "stdio.h", "acl_base_rt.h", "jsmn.h", "ck_ring.h", "Python.h"}
+            "securec.h", "stdio.h", "acl_base_rt.h", "jsmn.h", "ck_ring.h", "Python.h", "acl_rt_memory_soma.h"}
 HEADER = re.compile(r"(?<![\w/.-])([A-Za-z_]\w*\.h)\b")
 
 LINK = re.compile(r"(?<!\!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)")

@@ -83,6 +83,7 @@ static aclError aclrt_context_create_locked(struct aclrt_device *dev, bool is_de
     ctx->is_default = is_default;
     atomic_store_explicit(&ctx->stop_on_failure, false, memory_order_relaxed);
     atomic_store_explicit(&ctx->failure, 0, memory_order_relaxed);
+    atomic_store_explicit(&ctx->sys_param_set, 0, memory_order_relaxed);
     rc = aclrt_stream_create_in(ctx, ACLRT_STREAM_PRIORITY_GREATEST, 0, true, &ctx->default_stream,
                                 &ctx->default_stream_handle);
     if (rc != ACL_SUCCESS) {

@@ -27,7 +27,8 @@
  * checks it [src]; of its attributes only the timeout acts on the host: a
  * kernel that ran longer than it fails its task with
  * ACL_ERROR_RT_AICORE_TIMEOUT when it returns (a CPU function cannot be
- * stopped midway).
+ * stopped midway). A launch without one has the process's operator
+ * execution timeout (op_timeout.h).
  */
 #ifndef ACLRT_IMPL_KERNEL_KERNEL_LAUNCH_H
 #define ACLRT_IMPL_KERNEL_KERNEL_LAUNCH_H
@@ -44,6 +45,7 @@
 #include "binary.h"
 #include "host_kernel.h"
 #include "kernel_args.h"
+#include "op_timeout.h"
 
 /* ------------------------------------------------------------------------
  * The arguments of a failing kernel, kept for the exception callbacks
@@ -199,6 +201,8 @@ static aclError aclrt_kernel_submit(struct aclrt_stream *s, aclrtFuncHandle func
                                     aclrtxHostKernel fn, struct aclrt_binary *b, void *args, uint32_t size, bool owned,
                                     uint32_t timeout_ms)
 {
+    if (timeout_ms == 0) /* the launch set none: the process's operator timeout (op_timeout.h) */
+        timeout_ms = aclrt_op_execute_timeout_ms();
     struct aclrt_task t = {.kind = &aclrt_kind_kernel,
                            .u32 = numBlocks,
                            .u.kernel.fn = fn,

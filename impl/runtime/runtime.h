@@ -73,6 +73,9 @@ struct aclrt_context {
     void *default_stream_handle;
     _Atomic bool stop_on_failure;
     _Atomic int failure; /* 0, or the code of the task that stopped the context */
+    /* aclrtCtxSetSysParamOpt: bit i set once sys_param[i] holds a value (sys_param.h). */
+    _Atomic uint32_t sys_param_set;
+    _Atomic int64_t sys_param[3];
 };
 
 struct aclrt_runtime {
@@ -99,6 +102,8 @@ struct aclrt_runtime {
     uint32_t device_count;
     struct aclrt_device devices[ACLRT_MAX_DEVICES];
     _Atomic uint32_t op_wait_timeout_s; /* aclrtSetOpWaitTimeout; 0 = none */
+    /* aclrtSetOpExecuteTimeOut*: a kernel's limit in ms (op_timeout.h); 0 = never set, the default. */
+    _Atomic uint32_t op_execute_timeout_ms;
 };
 
 static struct aclrt_runtime aclrt_rt = {.lifecycle_lock = PTHREAD_MUTEX_INITIALIZER,

@@ -63,7 +63,7 @@
 #include "../memory/memory.h"
 
 /* The CPUs this process may run on (at least 1). */
-static uint32_t aclrt_machine_cpus(void)
+ACLRT_INTERNAL uint32_t aclrt_machine_cpus(void)
 {
 #ifdef CPU_COUNT
     cpu_set_t set;
@@ -116,7 +116,7 @@ static int64_t aclrt_sysfs_cache_size(int level)
 }
 
 /* The CPU's L2 cache in bytes, 0 if the system does not say. */
-static int64_t aclrt_machine_l2(void)
+ACLRT_INTERNAL int64_t aclrt_machine_l2(void)
 {
 #ifdef _SC_LEVEL2_CACHE_SIZE
     long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
@@ -127,13 +127,13 @@ static int64_t aclrt_machine_l2(void)
 }
 
 /* The profile the devices report (the runtime has started). */
-static const struct aclrt_profile *aclrt_device_profile(void)
+ACLRT_INTERNAL const struct aclrt_profile *aclrt_device_profile(void)
 {
     return &aclrt_profiles[aclrt_rt.config.profile];
 }
 
 /* The cores of resource `type` a device has: the profile's, or the machine's CPUs. */
-static uint32_t aclrt_res_cores(aclrtDevResLimitType type)
+ACLRT_INTERNAL uint32_t aclrt_res_cores(aclrtDevResLimitType type)
 {
     const struct aclrt_profile *p = aclrt_device_profile();
     uint32_t n = type == ACL_RT_DEV_RES_CUBE_CORE ? p->cube : p->vector;
@@ -141,7 +141,7 @@ static uint32_t aclrt_res_cores(aclrtDevResLimitType type)
 }
 
 /* The device's global memory in bytes: the profile's, or the machine's RAM (0 if the system does not say). */
-static int64_t aclrt_device_memory(void)
+ACLRT_INTERNAL int64_t aclrt_device_memory(void)
 {
     const struct aclrt_profile *p = aclrt_device_profile();
     return p->memory != 0 ? (int64_t)p->memory : aclrt_machine_ram();

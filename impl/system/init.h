@@ -62,6 +62,7 @@
 #include "../exec/exec.h"
 #include "../kernel/binary.h"
 #include "../ipc/ipc_mem.h"
+#include "init_callbacks.h"
 
 /* FNV-1a of the configuration text, to tell a repeated aclInit with other content. */
 static uint64_t aclrt_init_config_digest;
@@ -223,6 +224,7 @@ static void aclrt_runtime_stop_locked(void)
     aclrt_rt.backend->close();
     aclrt_rt.embedder = NULL;
     atomic_store_explicit(&aclrt_rt.op_wait_timeout_s, 0, memory_order_relaxed);
+    atomic_store_explicit(&aclrt_rt.op_execute_timeout_ms, 0, memory_order_relaxed);
     atomic_store_explicit(&aclrt_rt.orphaned, false, memory_order_relaxed);
     atomic_store_explicit(&aclrt_rt.started, false, memory_order_release);
 }
@@ -241,6 +243,8 @@ static uint64_t aclrt_file_digest(const char *path)
     fclose(f);
     return h;
 }
+
+static aclError aclrt_finalize(bool by_reference, uint64_t *refCount);
 
 ACLRT_API aclError aclInit(const char *configPath)
 {
@@ -261,6 +265,7 @@ ACLRT_API aclError aclInit(const char *configPath)
         pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
         return rc;
     }
+    bool fresh = false; /* this call initialised the runtime */
     struct aclrt_config config;
     aclrt_config_defaults(&config);
     rc = aclrt_config_load_file(&config, configPath);
@@ -302,8 +307,19 @@ ACLRT_API aclError aclInit(const char *configPath)
         aclrt_init_config_digest = digest;
         aclrt_rt.init_count = 1;
         aclrt_rt.finalized = false;
+        aclrt_init_cb_config(configPath);
+        fresh = true;
     }
     pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    if (fresh) {
+        /* The components' init callbacks, with no lock held; one that fails undoes this aclInit. */
+        aclError cb = aclrt_init_cb_run_init(configPath != NULL && configPath[0] != '\0');
+        if (cb != ACL_SUCCESS) {
+            (void)aclrt_finalize(false, NULL);
+            return cb;
+        }
+        aclrt_init_cb_initialised(true);
+    }
     return rc;
 }
 
@@ -345,15 +361,36 @@ static aclError aclrt_finalize(bool by_reference, uint64_t *refCount)
     return rc;
 }
 
+/* Whether finalizing now tears the runtime down (then the finalize callbacks run first). */
+static bool aclrt_finalize_tears_down(bool by_reference)
+{
+    pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
+    bool last = aclrt_rt.init_count == 1 || (!by_reference && aclrt_rt.init_count > 1);
+    pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    return last;
+}
+
 ACLRT_API aclError aclFinalize()
 {
     ACLRT_ENTER();
+    if (aclrt_finalize_tears_down(false)) {
+        aclError cb = aclrt_init_cb_run_finalize();
+        if (cb != ACL_SUCCESS)
+            return cb;
+        aclrt_init_cb_initialised(false);
+    }
     return aclrt_finalize(false, NULL);
 }
 
 ACLRT_API aclError aclFinalizeReference(uint64_t *refCount)
 {
     ACLRT_ENTER();
+    if (aclrt_finalize_tears_down(true)) {
+        aclError cb = aclrt_init_cb_run_finalize();
+        if (cb != ACL_SUCCESS)
+            return cb;
+        aclrt_init_cb_initialised(false);
+    }
     return aclrt_finalize(true, refCount);
 }
 

@@ -26,6 +26,9 @@
  *     0xFBFF), rounding is to nearest even; a half with the all-ones
  *     exponent converts as if it were finite (+-Inf 65536, NaN 98304...).
  *     The formats are half.h's.
+ *   - aclrtGetVersion: the ACL interface version (ACL_MAJOR_VERSION ...).
+ *     aclsysGetCANNVersion: the runtime package's version in parts, as
+ *     aclsysGetVersionStr gives it whole; other packages are not installed.
  *   - aclDataTypeSize: bytes per element; types smaller than a byte take
  *     one, ACL_STRING, ACL_DT_UNDEFINED and values outside the enumeration 0.
  */
@@ -123,7 +126,7 @@ static uint32_t aclrt_soc_profile_locked(void)
 }
 
 /* The SoC name of the devices: the profile's, or of the backend running (or the one the environment selects). */
-static const char *aclrt_soc_name(void)
+ACLRT_INTERNAL const char *aclrt_soc_name(void)
 {
     pthread_mutex_lock(&aclrt_rt.lifecycle_lock); /* the backend and the profile change only under it */
     uint32_t profile = aclrt_soc_profile_locked();
@@ -212,5 +215,49 @@ ACLRT_API size_t aclDataTypeSize(aclDataType dataType)
     }
     return 0;
 }
+
+/* ------------------------------------------------------------------------
+ * The ACL interface version and the deprecated package query
+ * ------------------------------------------------------------------------ */
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+ACLRT_API aclError aclrtGetVersion(int32_t *majorVersion, int32_t *minorVersion, int32_t *patchVersion)
+{
+    ACLRT_ENTER();
+    if (majorVersion == NULL || minorVersion == NULL || patchVersion == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s (output) is NULL",
+                          majorVersion == NULL ? "majorVersion" : minorVersion == NULL ? "minorVersion" : "patchVersion");
+    *majorVersion = ACL_MAJOR_VERSION;
+    *minorVersion = ACL_MINOR_VERSION;
+    *patchVersion = ACL_PATCH_VERSION;
+    return ACL_SUCCESS;
+}
+
+/*
+ * The version of a package by its enumerated name: the runtime's is
+ * aclrt's, split into its parts (release and reserved empty); every other
+ * package is not installed (ACL_ERROR_INVALID_FILE, as the runtime says
+ * when a package's version file is missing).
+ */
+ACLRT_API aclError aclsysGetCANNVersion(aclCANNPackageName name, aclCANNPackageVersion *version)
+{
+    ACLRT_ENTER();
+    if (version == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "version (output) is NULL");
+    if ((int)name < ACL_PKG_NAME_CANN || (int)name > ACL_PKG_NAME_DRIVER)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "name %d is not an aclCANNPackageName", (int)name);
+    if (name != ACL_PKG_NAME_RUNTIME)
+        return aclrt_fail(ACL_ERROR_INVALID_FILE,
+                          "package %d is not installed: aclrt provides the runtime package (ACL_PKG_NAME_RUNTIME) only",
+                          (int)name);
+    memset(version, 0, sizeof *version);
+    snprintf(version->version, sizeof version->version, "%s", ACLRT_VERSION_STRING);
+    snprintf(version->majorVersion, sizeof version->majorVersion, "%d", ACLRT_VERSION_MAJOR);
+    snprintf(version->minorVersion, sizeof version->minorVersion, "%d", ACLRT_VERSION_MINOR);
+    snprintf(version->patchVersion, sizeof version->patchVersion, "%d", ACLRT_VERSION_PATCH);
+    return ACL_SUCCESS;
+}
+#pragma GCC diagnostic pop
 
 #endif /* ACLRT_IMPL_SYSTEM_SYSINFO_H */

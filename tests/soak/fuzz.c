@@ -35,6 +35,8 @@
 #include <unistd.h>
 #include "soak.h"
 
+#include "acl/acl_platform.h"
+
 #include <dirent.h>
 #include <limits.h>
 #include <sched.h>
@@ -138,6 +140,13 @@ static const char *const fz_functions[] = {
     "aclrtCreateLabel", "aclrtSetLabel", "aclrtDestroyLabel", "aclrtCreateLabelList", "aclrtDestroyLabelList",
     "aclrtSwitchLabelByIndex", "aclprofInit", "aclprofFinalize", "aclprofCreateConfig", "aclprofDestroyConfig",
     "aclprofStart", "aclprofStop",
+    "aclCreateDataBuffer", "aclDestroyDataBuffer", "aclUpdateDataBuffer", "aclGetDataBufferAddr",
+    "aclGetDataBufferSize", "aclGetDataBufferSizeV2", "aclAppLog", "aclGetDeviceCapability",
+    "aclInitCallbackRegister", "aclInitCallbackUnRegister", "aclFinalizeCallbackRegister",
+    "aclFinalizeCallbackUnRegister", "aclrtGetVersion", "aclsysGetCANNVersion", "aclrtSetSysParamOpt",
+    "aclrtGetSysParamOpt", "aclrtCtxSetSysParamOpt", "aclrtCtxGetSysParamOpt", "aclrtSetOpExecuteTimeOut",
+    "aclrtSetOpExecuteTimeOutWithMs", "aclrtSetOpExecuteTimeOutV2", "aclrtGetOpExecuteTimeout",
+    "aclrtGetOpTimeOutInterval", "aclplatformGetDeviceInfo", "aclplatformGetInstructionInfo",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -480,6 +489,19 @@ static void fz_free_block(aclrtAllocator allocator, aclrtAllocatorBlock block)
     (void)allocator, (void)block;
 }
 
+/* Init and finalize callbacks the fuzzer registers and takes back in the same step. */
+static aclError fz_init_cb(const char *configStr, size_t len, void *userData)
+{
+    (void)configStr, (void)len, (void)userData;
+    return ACL_SUCCESS;
+}
+
+static aclError fz_final_cb(void *userData)
+{
+    (void)userData;
+    return ACL_SUCCESS;
+}
+
 static void *fz_alloc_advise(aclrtAllocator allocator, size_t size, aclrtAllocatorAddr addr)
 {
     (void)allocator, (void)size, (void)addr;
@@ -708,7 +730,7 @@ static void fz_one_call(struct fz *z)
     size_t sizes[] = {0, 1, 16, FZ_BUF};
     size_t maxes[] = {0, 1, 16, FZ_BUF, SIZE_MAX};
     memset(&av, 0, sizeof av);
-    unsigned op = (unsigned)soak_pick(rng, 101);
+    unsigned op = (unsigned)soak_pick(rng, 102);
     switch (op) {
     /* --- launches --- */
     case 0:
@@ -2218,6 +2240,70 @@ static void fz_one_call(struct fz *z)
                                                             kind, cs));
             break;
         }
+        break;
+    }
+    case 101: {
+        /* Data buffers, logs, capabilities, callbacks, versions, options, timeouts, platform figures. */
+        char mem[8];
+        aclDataBuffer *db = aclCreateDataBuffer(soak_pick(rng, 2) ? mem : NULL, sizes[soak_pick(rng, 4)]);
+        fz_cover("aclCreateDataBuffer");
+        aclDataBuffer *dbs[] = {db, NULL};
+        aclDataBuffer *use = dbs[soak_pick(rng, 2)];
+        FZ(CODES(P), aclUpdateDataBuffer(use, mem, sizeof mem));
+        (void)aclGetDataBufferAddr(use);
+        fz_cover("aclGetDataBufferAddr");
+        (void)aclGetDataBufferSizeV2(use);
+        fz_cover("aclGetDataBufferSizeV2");
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+        (void)aclGetDataBufferSize(use);
+        fz_cover("aclGetDataBufferSize");
+        int32_t major, minor, patch;
+        FZ(CODES(P), aclrtGetVersion(&major, fz_maybe(z, &minor), &patch));
+        aclCANNPackageVersion pv;
+        FZ(CODES(P, ACL_ERROR_INVALID_FILE),
+           aclsysGetCANNVersion((aclCANNPackageName)((int)soak_pick(rng, 10) - 1), fz_maybe(z, &pv)));
+#pragma GCC diagnostic pop
+        FZ(CODES(P), aclDestroyDataBuffer(db));
+        aclAppLog(ACL_DEBUG, __func__, __FILE__, __LINE__, "fuzz %d", (int)soak_pick(rng, 10)); /* below the default level */
+        fz_cover("aclAppLog");
+        int64_t v64;
+        FZ(CODES(P, R, DV), aclGetDeviceCapability((uint32_t)devices[soak_pick(rng, 6)],
+                                                   (aclDeviceInfo)((int)soak_pick(rng, 5) - 1), fz_maybe(z, &v64)));
+        aclRegisterCallbackType types[] = {ACL_REG_TYPE_OTHER, ACL_REG_TYPE_ACL_RETR, (aclRegisterCallbackType)77};
+        aclRegisterCallbackType t = types[soak_pick(rng, 3)];
+        aclError reg = aclInitCallbackRegister(t, soak_pick(rng, 6) ? fz_init_cb : NULL, NULL);
+        fz_check("aclInitCallbackRegister", reg, CODES(P, ACL_ERROR_INTERNAL_ERROR));
+        if (reg == ACL_SUCCESS)
+            FZ(CODES(ACL_SUCCESS), aclInitCallbackUnRegister(t, fz_init_cb));
+        else
+            FZ(CODES(P, ACL_ERROR_INTERNAL_ERROR), aclInitCallbackUnRegister(t, fz_init_cb));
+        reg = aclFinalizeCallbackRegister(t, soak_pick(rng, 6) ? fz_final_cb : NULL, NULL);
+        fz_check("aclFinalizeCallbackRegister", reg, CODES(P, ACL_ERROR_INTERNAL_ERROR));
+        if (reg == ACL_SUCCESS)
+            FZ(CODES(ACL_SUCCESS), aclFinalizeCallbackUnRegister(t, fz_final_cb));
+        else
+            FZ(CODES(P, ACL_ERROR_INTERNAL_ERROR), aclFinalizeCallbackUnRegister(t, fz_final_cb));
+        aclSysParamOpt opt = (aclSysParamOpt)((int)soak_pick(rng, 6) - 1);
+        int64_t vals[] = {0, 1, 3, 4, -1};
+        FZ(CODES(P, R), aclrtSetSysParamOpt(opt, vals[soak_pick(rng, 5)]));
+        FZ(CODES(P, ACL_ERROR_RT_SYSPARAMOPT_NOT_SET), aclrtGetSysParamOpt(opt, fz_maybe(z, &v64)));
+        FZ(CODES(P, R, CN), aclrtCtxSetSysParamOpt(opt, vals[soak_pick(rng, 5)]));
+        FZ(CODES(P, CN, ACL_ERROR_RT_SYSPARAMOPT_NOT_SET), aclrtCtxGetSysParamOpt(opt, fz_maybe(z, &v64)));
+        /* Only limits no kernel of the run reaches: 0 (none) or ten minutes and more. */
+        uint64_t actual;
+        FZ(CODES(ACL_SUCCESS), aclrtSetOpExecuteTimeOut(soak_pick(rng, 2) ? 0 : 600 + (uint32_t)soak_pick(rng, 100)));
+        FZ(CODES(ACL_SUCCESS), aclrtSetOpExecuteTimeOutWithMs(soak_pick(rng, 2) ? 0 : UINT32_MAX));
+        FZ(CODES(P), aclrtSetOpExecuteTimeOutV2(soak_pick(rng, 2) ? 0 : UINT64_MAX, fz_maybe(z, &actual)));
+        FZ(CODES(P), aclrtGetOpExecuteTimeout(fz_maybe(z, &u32)));
+        FZ(CODES(P), aclrtGetOpTimeOutInterval(fz_maybe(z, &actual)));
+        char text[32];
+        uint32_t lens[] = {0, 1, 4, sizeof text};
+        FZ(CODES(P), aclplatformGetDeviceInfo((aclplatformDevInfo)((int)soak_pick(rng, 20) - 1),
+                                              fz_maybe(z, text), lens[soak_pick(rng, 4)]));
+        const char *instr[] = {"Intrinsic_vadd", "Intrinsic_vexp", "nope", NULL};
+        FZ(CODES(P), aclplatformGetInstructionInfo((aclplatformCoreType)soak_pick(rng, 3), instr[soak_pick(rng, 4)],
+                                                   fz_maybe(z, text), lens[soak_pick(rng, 4)]));
         break;
     }
     default: {
