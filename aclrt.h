@@ -1428,10 +1428,10 @@ ACLRT_API aclError aclrtDeviceL2CacheFlush(void *rsv);
  * back at its stream's point: a later allocation on the same stream may
  * reuse it at once (stream order keeps the uses apart), an allocation on
  * another stream only once the free's point has run. Freed memory stays in
- * the pool (reserved) until aclrtMemPoolTrimTo, or until a free's point
- * finds more reserved than the release threshold; aclrtMemPoolDestroy
- * waits for the frees' points and returns it all. maxSize bounds what the
- * pool reserves (0: the device's memory).
+ * the pool (reserved) until aclrtMemPoolTrimTo, or until the pool must grow:
+ * it first returns what lies beyond the release threshold. A pool is
+ * destroyed once its allocations are freed; its memory goes back after the
+ * work launched before. maxSize bounds what the pool reserves (0: none).
  * ======================================================================== */
 typedef void *aclrtMemPool;
 
