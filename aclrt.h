@@ -1308,6 +1308,201 @@ ACLRT_API aclError aclrtMemcpyAsyncWithOffset(void **dst, size_t destMax, size_t
                                               aclrtStream stream);
 
 /* ========================================================================
+ * Host registration, managed memory, cache maintenance (acl_rt.h)
+ *
+ * Host memory registered for the device: on the host backend a device
+ * reaches host memory as it is, so the device address of registered memory
+ * is its host address; registration records the range (a page-aligned
+ * start, or aclrtMallocHost memory; no overlap with another registration)
+ * so that aclrtHostGetDevicePointer and aclrtHostUnregister can check it. The cuda backend pins and maps the
+ * range for the GPUs (cuMemHostRegister); with unified addressing the host
+ * address is the GPU's too. Managed memory is device memory that the host
+ * reads and writes as well (freed with aclrtFree); advice and prefetches
+ * are recorded per 2 MiB page and read back by aclrtMemManagedGetAttr(s);
+ * a prefetch is a task of its stream. Cache maintenance has nothing to do
+ * on a CPU: the calls check their arguments, and the stream-ordered ones
+ * are tasks of their stream that do nothing when they run, so the stream's
+ * order and its events hold as on the device (docs/SEMANTICS.md).
+ * ======================================================================== */
+#define ACL_HOST_REG_MAPPED 0x2UL
+#define ACL_HOST_REG_IOMEMORY 0x4UL
+#define ACL_HOST_REG_READONLY 0x8UL
+#define ACL_HOST_REG_PINNED 0x10000000UL
+
+#define ACL_RT_MEM_ATTACH_GLOBAL 0x01U
+
+#define ACL_RT_MEM_TYPE_DEV (0X2U)
+#define ACL_RT_MEM_TYPE_DVPP (0X8U)
+#define ACL_RT_MEM_TYPE_RSVD (0X10U)
+
+#define ACL_RT_CMO_MAX_BARRIER_NUM 6U
+
+typedef enum {
+    ACL_HOST_REGISTER_MAPPED = 0,
+    ACL_HOST_REGISTER_IOMEMORY = 0x04,
+    ACL_HOST_REGISTER_READONLY = 0x08
+} aclrtHostRegisterType;
+
+typedef enum {
+    ACL_RT_HAC_TYPE_STARS = 0,
+    ACL_RT_HAC_TYPE_AICPU,
+    ACL_RT_HAC_TYPE_AIC,
+    ACL_RT_HAC_TYPE_AIV,
+    ACL_RT_HAC_TYPE_PCIEDMA,
+    ACL_RT_HAC_TYPE_RDMA,
+    ACL_RT_HAC_TYPE_SDMA,
+    ACL_RT_HAC_TYPE_DVPP,
+    ACL_RT_HAC_TYPE_UDMA,
+    ACL_RT_HAC_TYPE_CCU
+} aclrtHacType;
+
+typedef enum { ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED = 0, ACL_RT_HOST_MEM_MAP_SUPPORTED } aclrtHostMemMapCapability;
+
+typedef enum aclrtMemManagedAdviseType {
+    ACL_MEM_ADVISE_SET_READ_MOSTLY = 0,
+    ACL_MEM_ADVISE_UNSET_READ_MOSTLY,
+    ACL_MEM_ADVISE_SET_PREFERRED_LOCATION,
+    ACL_MEM_ADVISE_UNSET_PREFERRED_LOCATION,
+    ACL_MEM_ADVISE_SET_ACCESSED_BY,
+    ACL_MEM_ADVISE_UNSET_ACCESSED_BY,
+} aclrtMemManagedAdviseType;
+
+typedef enum aclrtMemManagedLocationType {
+    ACL_MEM_LOCATIONTYPE_INVALID = 0,
+    ACL_MEM_LOCATIONTYPE_DEVICE,
+    ACL_MEM_LOCATIONTYPE_HOST,
+    ACL_MEM_LOCATIONTYPE_HOST_NUMA,
+    ACL_MEM_LOCATIONTYPE_HOST_NUMA_CURRENT,
+} aclrtMemManagedLocationType;
+
+typedef struct aclrtMemManagedLocation {
+    aclrtMemManagedLocationType type;
+    int32_t id;
+} aclrtMemManagedLocation;
+
+typedef enum aclrtMemManagedRangeAttribute {
+    ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY = 1,
+    ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION,
+    ACL_MEM_RANGE_ATTRIBUTE_ACCESSED_BY,
+    ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE,
+    ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID,
+    ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+    ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
+    ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID,
+} aclrtMemManagedRangeAttribute;
+
+typedef enum aclrtCmoType {
+    ACL_RT_CMO_TYPE_PREFETCH = 0,
+    ACL_RT_CMO_TYPE_WRITEBACK,
+    ACL_RT_CMO_TYPE_INVALID,
+    ACL_RT_CMO_TYPE_FLUSH,
+} aclrtCmoType;
+
+typedef struct {
+    aclrtCmoType cmoType;
+    uint32_t barrierId;
+} aclrtBarrierCmoInfo;
+
+typedef struct {
+    size_t barrierNum;
+    aclrtBarrierCmoInfo cmoInfo[ACL_RT_CMO_MAX_BARRIER_NUM];
+} aclrtBarrierTaskInfo;
+
+/*
+ * Host registration. aclrtHostRegister (MAPPED only) and aclrtHostRegisterV2
+ * (MAPPED and/or PINNED; IOMEMORY and READONLY are reserved by CANN and
+ * refused) take a range that overlaps no registered one.
+ */
+ACLRT_API aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr);
+ACLRT_API aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag);
+ACLRT_API aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag);
+ACLRT_API aclError aclrtHostUnregister(void *ptr);
+ACLRT_API aclError aclrtHostMemMapCapabilities(uint32_t deviceId, aclrtHacType hacType,
+                                               aclrtHostMemMapCapability *capabilities);
+
+/*
+ * Managed memory: the size is rounded up to 2 MiB; advice and prefetches
+ * take 2 MiB-aligned ranges inside one managed allocation. An attribute
+ * read over pages that disagree is the "invalid" value (0 for read-mostly,
+ * ACL_MEM_LOCATIONTYPE_INVALID and id -2 for a location).
+ */
+ACLRT_API aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag);
+ACLRT_API aclError aclrtMemManagedAdvise(const void *const ptr, uint64_t size, aclrtMemManagedAdviseType advise,
+                                         aclrtMemManagedLocation location);
+ACLRT_API aclError aclrtMemManagedGetAttr(aclrtMemManagedRangeAttribute attribute, const void *ptr, size_t size,
+                                          void *data, size_t dataSize);
+ACLRT_API aclError aclrtMemManagedGetAttrs(aclrtMemManagedRangeAttribute *attributes, size_t numAttributes,
+                                           const void *ptr, size_t size, void **data, size_t *dataSizes);
+ACLRT_API aclError aclrtMemManagedPrefetchAsync(const void *ptr, size_t size, aclrtMemManagedLocation location,
+                                                uint32_t flags, aclrtStream stream);
+ACLRT_API aclError aclrtMemManagedPrefetchBatchAsync(const void **ptrs, size_t *sizes, size_t count,
+                                                     aclrtMemManagedLocation *prefetchLocs, size_t *prefetchLocIdxs,
+                                                     size_t numPrefetchLocs, uint64_t flags, aclrtStream stream);
+
+/*
+ * Memory types and cache maintenance. aclrtCheckMemType says whether every
+ * address is of one of the types asked (device memory, reserved addresses;
+ * DVPP memory is device memory here). The cache calls are validated no-ops;
+ * the asynchronous ones are tasks of their stream.
+ */
+ACLRT_API aclError aclrtCheckMemType(void **addrList, uint32_t size, uint32_t memType, uint32_t *checkResult,
+                                     uint32_t reserve);
+ACLRT_API aclError aclrtMemFlush(void *devPtr, size_t size);
+ACLRT_API aclError aclrtMemInvalidate(void *devPtr, size_t size);
+ACLRT_API aclError aclrtCmoAsync(void *src, size_t size, aclrtCmoType cmoType, aclrtStream stream);
+ACLRT_API aclError aclrtCmoAsyncWithBarrier(void *src, size_t size, aclrtCmoType cmoType, uint32_t barrierId,
+                                            aclrtStream stream);
+ACLRT_API aclError aclrtCmoWaitBarrier(aclrtBarrierTaskInfo *taskInfo, aclrtStream stream, uint32_t flag);
+ACLRT_API aclError aclrtCmoGetDescSize(size_t *size);
+ACLRT_API aclError aclrtCmoSetDesc(void *cmoDesc, void *src, size_t size);
+ACLRT_API aclError aclrtCmoAsyncWithDesc(void *cmoDesc, aclrtCmoType cmoType, aclrtStream stream,
+                                         const void *reserve);
+ACLRT_API aclError aclrtDeviceL2CacheFlush(void *rsv);
+
+/* ========================================================================
+ * Stream-ordered memory pools (acl_rt_memory_soma.h)
+ *
+ * A pool hands out device memory of the device its properties name, in
+ * stream order. aclrtMemPoolMallocAsync returns the address at once; the
+ * memory is the stream's from that point on. aclrtMemPoolFreeAsync gives it
+ * back at its stream's point: a later allocation on the same stream may
+ * reuse it at once (stream order keeps the uses apart), an allocation on
+ * another stream only once the free's point has run. Freed memory stays in
+ * the pool (reserved) until aclrtMemPoolTrimTo, or until the pool must grow:
+ * it first returns what lies beyond the release threshold. A pool is
+ * destroyed once its allocations are freed; its memory goes back after the
+ * work launched before. maxSize bounds what the pool reserves (0: none).
+ * ======================================================================== */
+typedef void *aclrtMemPool;
+
+typedef enum aclrtMemPoolAttr {
+    ACL_RT_MEM_POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES = 0x1,
+    ACL_RT_MEM_POOL_REUSE_ALLOW_OPPORTUNISTIC = 0x2,
+    ACL_RT_MEM_POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES = 0x3,
+    ACL_RT_MEM_POOL_ATTR_RELEASE_THRESHOLD = 0x4,
+    ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_CURRENT = 0x5,
+    ACL_RT_MEM_POOL_ATTR_RESERVED_MEM_HIGH = 0x6,
+    ACL_RT_MEM_POOL_ATTR_USED_MEM_CURRENT = 0x7,
+    ACL_RT_MEM_POOL_ATTR_USED_MEM_HIGH = 0x8
+} aclrtMemPoolAttr;
+
+typedef struct {
+    aclrtMemAllocationType allocType;
+    aclrtMemHandleType handleType;
+    aclrtMemLocation location;
+    size_t maxSize;
+    unsigned char reserved[32];
+} aclrtMemPoolProps;
+
+ACLRT_API aclError aclrtMemPoolCreate(aclrtMemPool *memPool, const aclrtMemPoolProps *poolProps);
+ACLRT_API aclError aclrtMemPoolDestroy(const aclrtMemPool memPool);
+ACLRT_API aclError aclrtMemPoolSetAttr(aclrtMemPool memPool, aclrtMemPoolAttr attr, void *value);
+ACLRT_API aclError aclrtMemPoolGetAttr(aclrtMemPool memPool, aclrtMemPoolAttr attr, void *value);
+ACLRT_API aclError aclrtMemPoolMallocAsync(void **ptr, size_t size, aclrtMemPool memPool, aclrtStream stream);
+ACLRT_API aclError aclrtMemPoolFreeAsync(void *ptr, aclrtStream stream);
+ACLRT_API aclError aclrtMemPoolTrimTo(aclrtMemPool memPool, size_t minBytesToKeep);
+
+/* ========================================================================
  * Built-in tasks: reduce, random numbers
  *
  * aclrtReduceAsync combines `count` bytes of src into dst element by element

@@ -45,6 +45,8 @@
 #include "context/device.h"
 #include "context/stream_control.h"
 #include "memory/alloc_variants.h"
+#include "memory/cmo.h"
+#include "memory/managed.h"
 #include "memory/mem_info.h"
 #include "memory/memcpy.h"
 #include "memory/memcpy2d.h"

@@ -31,6 +31,10 @@ ACLRT_API aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes
     out.pageSize = (uint32_t)aclrt_page_size();
     if (!aclrt_mem_find(ptr, &a))
         out.location.type = ACL_MEM_LOCATION_TYPE_UNREGISTERED;
+    else if (a.kind == ACLRT_MEM_MANAGED) {
+        out.location.type = ACL_MEM_LOCATION_TYPE_MANAGED;
+        out.location.id = a.device->id; /* the device it was allocated on */
+    }
     else if (a.kind == ACLRT_MEM_HOST || a.device == NULL)
         out.location.type = ACL_MEM_LOCATION_TYPE_HOST;
     else {

@@ -35,6 +35,7 @@ enum aclrt_mem_kind {
     ACLRT_MEM_HOST = 2,
     ACLRT_MEM_MAPPED = 3, /* physical memory mapped into a reserved range (vmm.h); device NULL: the host's */
     ACLRT_MEM_RUNTIME = 4, /* device memory the runtime owns (a model's condition, cond.h): aclrtFree refuses it */
+    ACLRT_MEM_MANAGED = 5, /* aclrtMemAllocManaged (managed.h): pinned host memory of a device, freed by aclrtFree */
 };
 
 struct aclrt_allocation {
@@ -241,7 +242,7 @@ static struct {
 } aclrt_mem_deferred = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Pinned host memory: the backend's, or 64-byte aligned host memory. */
-static aclError aclrt_host_alloc(size_t size, void **out)
+ACLRT_INTERNAL aclError aclrt_host_alloc(size_t size, void **out)
 {
     const struct aclrt_backend *b = aclrt_rt.backend; /* NULL before the runtime first starts */
     if (b != NULL && b->host_alloc != NULL)
@@ -252,7 +253,7 @@ static aclError aclrt_host_alloc(size_t size, void **out)
     return *out != NULL ? ACL_SUCCESS : ACL_ERROR_RT_MEMORY_ALLOCATION;
 }
 
-static void aclrt_host_free(void *p)
+ACLRT_INTERNAL void aclrt_host_free(void *p)
 {
     const struct aclrt_backend *b = aclrt_rt.backend;
     if (b != NULL && b->host_free != NULL)
@@ -265,7 +266,7 @@ static void aclrt_mem_release(const struct aclrt_allocation *a)
 {
     if (a->kind == ACLRT_MEM_DEVICE || a->kind == ACLRT_MEM_RUNTIME)
         aclrt_rt.backend->mem_free(a->device, (void *)a->base);
-    else if (a->kind == ACLRT_MEM_HOST)
+    else if (a->kind == ACLRT_MEM_HOST || a->kind == ACLRT_MEM_MANAGED)
         aclrt_host_free((void *)a->base);
 }
 
@@ -479,9 +480,10 @@ ACLRT_API aclError aclrtFree(void *devPtr)
     if (devPtr == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
     struct aclrt_allocation a;
-    if (!aclrt_mem_unregister((uintptr_t)devPtr, ACLRT_MEM_DEVICE, &a))
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%p was not returned by aclrtMalloc (or was already freed)",
-                          devPtr);
+    if (!aclrt_mem_unregister((uintptr_t)devPtr, ACLRT_MEM_DEVICE, &a) &&
+        !aclrt_mem_unregister((uintptr_t)devPtr, ACLRT_MEM_MANAGED, &a))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "%p was not returned by aclrtMalloc or aclrtMemAllocManaged (or was already freed)", devPtr);
     aclrt_mem_free_after_work(&a);
     return ACL_SUCCESS;
 }

@@ -50,6 +50,8 @@
 #include "../shm/shared_record.h"
 #include "../shm/side_table.h"
 #include "../memory/allocator.h"
+#include "../memory/host_register.h"
+#include "../memory/mem_pool.h"
 #include "../memory/memory.h"
 #include "../memory/physmem.h"
 #include "../sync/cnt_notify.h"
@@ -213,6 +215,8 @@ static void aclrt_runtime_stop_locked(void)
     aclrt_value_release_waits(false);
     aclrt_hcom_clear();
     aclrt_allocator_clear();
+    aclrt_host_register_clear();
+    aclrt_mem_pool_release_all();
     aclrt_mem_release_all();
     aclrt_ipc_mem_release_all(); /* imports and exports of memory (the allocations went just before) */
     aclrt_binary_release_all(); /* after the streams: no launch holds a binary any more */

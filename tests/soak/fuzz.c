@@ -147,6 +147,13 @@ static const char *const fz_functions[] = {
     "aclrtGetSysParamOpt", "aclrtCtxSetSysParamOpt", "aclrtCtxGetSysParamOpt", "aclrtSetOpExecuteTimeOut",
     "aclrtSetOpExecuteTimeOutWithMs", "aclrtSetOpExecuteTimeOutV2", "aclrtGetOpExecuteTimeout",
     "aclrtGetOpTimeOutInterval", "aclplatformGetDeviceInfo", "aclplatformGetInstructionInfo",
+    "aclrtHostRegister", "aclrtHostRegisterV2", "aclrtHostGetDevicePointer", "aclrtHostUnregister",
+    "aclrtHostMemMapCapabilities", "aclrtMemAllocManaged", "aclrtMemManagedAdvise", "aclrtMemManagedGetAttr",
+    "aclrtMemManagedGetAttrs", "aclrtMemManagedPrefetchAsync", "aclrtMemManagedPrefetchBatchAsync",
+    "aclrtCheckMemType", "aclrtMemFlush", "aclrtMemInvalidate", "aclrtCmoAsync", "aclrtCmoAsyncWithBarrier",
+    "aclrtCmoWaitBarrier", "aclrtCmoGetDescSize", "aclrtCmoSetDesc", "aclrtCmoAsyncWithDesc",
+    "aclrtDeviceL2CacheFlush", "aclrtMemPoolCreate", "aclrtMemPoolDestroy", "aclrtMemPoolSetAttr",
+    "aclrtMemPoolGetAttr", "aclrtMemPoolMallocAsync", "aclrtMemPoolFreeAsync", "aclrtMemPoolTrimTo",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -211,6 +218,7 @@ struct fz {
     uint64_t *word;                   /* aclrtMalloc memory: value ops */
     unsigned char *task_mem;          /* aclrtMalloc memory the built-in tasks write (never freed in the run) */
     void *desc_mem;                   /* aclrtMalloc memory: a copy descriptor (never freed in the run) */
+    void *cmo_desc;                   /* aclrtMalloc memory: a cache descriptor (never freed in the run) */
     bool desc_set;                    /* desc_mem holds a descriptor of pinned_a -> pinned_b */
     void *slots[2];                   /* the base addresses aclrtMemcpyAsyncWithOffset reads: pinned_b, pinned_a */
     uint32_t *fill32;                 /* aclrtMallocHost memory only aclrtMemsetD32 writes (never freed in the run) */
@@ -730,7 +738,7 @@ static void fz_one_call(struct fz *z)
     size_t sizes[] = {0, 1, 16, FZ_BUF};
     size_t maxes[] = {0, 1, 16, FZ_BUF, SIZE_MAX};
     memset(&av, 0, sizeof av);
-    unsigned op = (unsigned)soak_pick(rng, 102);
+    unsigned op = (unsigned)soak_pick(rng, 103);
     switch (op) {
     /* --- launches --- */
     case 0:
@@ -2304,6 +2312,112 @@ static void fz_one_call(struct fz *z)
         const char *instr[] = {"Intrinsic_vadd", "Intrinsic_vexp", "nope", NULL};
         FZ(CODES(P), aclplatformGetInstructionInfo((aclplatformCoreType)soak_pick(rng, 3), instr[soak_pick(rng, 4)],
                                                    fz_maybe(z, text), lens[soak_pick(rng, 4)]));
+        break;
+    }
+    case 102: {
+        /*
+         * Host registration, managed memory, cache maintenance and memory pools: each object made here goes
+         * before the case ends (a registration, a managed allocation, a pool), whatever the calls in between did.
+         */
+        aclrtStream cs = soak_pick(rng, 4) ? z->work : fz_garbage(z);
+        (void)aclrtSetCurrentContext(g_ctx);
+        void *junk = fz_garbage(z);
+        switch (soak_pick(rng, 4)) {
+        case 0: {
+            size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+            void *buf = NULL;
+            if (posix_memalign(&buf, pg, 2 * pg) != 0)
+                break;
+            void *dev = NULL;
+            uint32_t flags[] = {ACL_HOST_REG_MAPPED, ACL_HOST_REG_PINNED, 0, ACL_HOST_REG_READONLY, 0x1};
+            if (soak_pick(rng, 2))
+                FZ(CODES(P, R, F), aclrtHostRegisterV2(fz_maybe(z, (char *)buf + (soak_pick(rng, 4) == 0 ? 8 : 0)),
+                                                       (uint64_t)soak_pick(rng, 3) * pg, flags[soak_pick(rng, 5)]));
+            else
+                FZ(CODES(P, R, F), aclrtHostRegister(fz_maybe(z, buf), pg, (aclrtHostRegisterType)(soak_pick(rng, 3) * 4),
+                                                     fz_maybe(z, &dev)));
+            FZ(CODES(P, R), aclrtHostGetDevicePointer(soak_pick(rng, 4) ? buf : junk, fz_maybe(z, &dev), (uint32_t)soak_pick(rng, 2)));
+            FZ(CODES(P, R), aclrtHostUnregister(soak_pick(rng, 6) ? buf : junk));
+            (void)aclrtHostUnregister(buf); /* whatever happened above: nothing stays registered */
+            free(buf);
+            aclrtHostMemMapCapability cap;
+            FZ(CODES(P, R, DV), aclrtHostMemMapCapabilities((uint32_t)devices[soak_pick(rng, 6)],
+                                                            (aclrtHacType)soak_pick(rng, 11), fz_maybe(z, &cap)));
+            break;
+        }
+        case 1: {
+            void *m = NULL;
+            size_t mib2 = (size_t)2 << 20;
+            FZ(CODES(P, R), aclrtMemAllocManaged(fz_maybe(z, &m), sizes[soak_pick(rng, 4)], (uint32_t)soak_pick(rng, 2)));
+            void *target = m != NULL && soak_pick(rng, 4) ? m : junk;
+            aclrtMemManagedLocation loc = {(aclrtMemManagedLocationType)soak_pick(rng, 6), devices[soak_pick(rng, 6)]};
+            uint64_t len = soak_pick(rng, 4) ? mib2 : sizes[soak_pick(rng, 4)];
+            FZ(CODES(P, R), aclrtMemManagedAdvise(target, len, (aclrtMemManagedAdviseType)soak_pick(rng, 7), loc));
+            int32_t v[2];
+            aclrtMemManagedRangeAttribute at = (aclrtMemManagedRangeAttribute)soak_pick(rng, 10);
+            FZ(CODES(P, R), aclrtMemManagedGetAttr(at, target, len, fz_maybe(z, v), soak_pick(rng, 3) * 4));
+            void *data[1] = {v};
+            size_t dsz[1] = {4};
+            FZ(CODES(P, R), aclrtMemManagedGetAttrs(fz_maybe(z, &at), 1, target, len, data, fz_maybe(z, dsz)));
+            FZ(CODES(SUBMIT, R), aclrtMemManagedPrefetchAsync(target, len, loc, (uint32_t)soak_pick(rng, 2), cs));
+            const void *ptrs[1] = {target};
+            size_t psz[1] = {len}, idx[1] = {soak_pick(rng, 2)};
+            FZ(CODES(SUBMIT, R), aclrtMemManagedPrefetchBatchAsync(ptrs, psz, soak_pick(rng, 2), &loc, idx, 1,
+                                                                   soak_pick(rng, 2), cs));
+            if (m != NULL)
+                FZ(CODES(-2), aclrtFree(m)); /* a prefetch keeps nothing of it */
+            break;
+        }
+        case 2: {
+            void *list[2] = {z->kernel_mem != NULL ? (void *)z->kernel_mem : junk, soak_pick(rng, 2) ? junk : z->pinned_a};
+            uint32_t res;
+            FZ(CODES(P, R), aclrtCheckMemType(fz_maybe(z, list), (uint32_t)soak_pick(rng, 3), (uint32_t)soak_rng(rng) & 0x1A,
+                                              fz_maybe(z, &res), (uint32_t)soak_pick(rng, 2)));
+            FZ(CODES(P), aclrtMemFlush(fz_maybe(z, junk), sizes[soak_pick(rng, 4)]));
+            FZ(CODES(P), aclrtMemInvalidate(fz_maybe(z, junk), sizes[soak_pick(rng, 4)]));
+            FZ(CODES(P, CN), aclrtDeviceL2CacheFlush(soak_pick(rng, 4) ? NULL : junk));
+            void *target = soak_pick(rng, 2) && z->task_mem != NULL ? (void *)z->task_mem : junk;
+            aclrtCmoType ct = (aclrtCmoType)soak_pick(rng, 5);
+            FZ(CODES(SUBMIT, R), aclrtCmoAsync(target, sizes[soak_pick(rng, 4)], ct, cs));
+            FZ(CODES(SUBMIT, R), aclrtCmoAsyncWithBarrier(target, sizes[soak_pick(rng, 4)], ct, (uint32_t)soak_pick(rng, 2), cs));
+            aclrtBarrierTaskInfo bi = {soak_pick(rng, 3), {{(aclrtCmoType)soak_pick(rng, 4), (uint32_t)soak_pick(rng, 2)}}};
+            FZ(CODES(SUBMIT, R), aclrtCmoWaitBarrier(fz_maybe(z, &bi), cs, (uint32_t)soak_pick(rng, 2)));
+            size_t dsz;
+            FZ(CODES(P), aclrtCmoGetDescSize(fz_maybe(z, &dsz)));
+            if (z->cmo_desc == NULL && aclrtMalloc(&z->cmo_desc, 64, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
+                break;
+            void *desc = soak_pick(rng, 4) ? z->cmo_desc : junk;
+            FZ(CODES(P, R), aclrtCmoSetDesc(fz_maybe(z, desc), target, sizes[soak_pick(rng, 4)]));
+            FZ(CODES(SUBMIT, R), aclrtCmoAsyncWithDesc(fz_maybe(z, desc), ct, cs, soak_pick(rng, 6) ? NULL : junk));
+            break;
+        }
+        default: {
+            aclrtMemPoolProps props;
+            memset(&props, 0, sizeof props);
+            props.handleType = (aclrtMemHandleType)(soak_pick(rng, 6) ? 0 : 2);
+            props.location.type = (aclrtMemLocationType)(soak_pick(rng, 6) ? ACL_MEM_LOCATION_TYPE_DEVICE : 0);
+            props.location.id = (uint32_t)(soak_pick(rng, 4) ? SOAK_DEV_FUZZ : devices[soak_pick(rng, 6)]);
+            props.maxSize = soak_pick(rng, 2) ? 0 : 4096;
+            aclrtMemPool pool = NULL;
+            FZ(CODES(P, R, F, DV), aclrtMemPoolCreate(fz_maybe(z, &pool), fz_maybe(z, &props)));
+            void *use = pool != NULL && soak_pick(rng, 6) ? pool : junk;
+            void *a = NULL, *b = NULL;
+            FZ(CODES(SUBMIT, R, ACL_ERROR_RT_MEMORY_ALLOCATION), aclrtMemPoolMallocAsync(fz_maybe(z, &a), sizes[soak_pick(rng, 4)] * 512, use, cs));
+            FZ(CODES(SUBMIT, R, ACL_ERROR_RT_MEMORY_ALLOCATION), aclrtMemPoolMallocAsync(&b, 64, use, z->work));
+            uint64_t val = soak_pick(rng, 2) ? 0 : 1;
+            aclrtMemPoolAttr pa = (aclrtMemPoolAttr)soak_pick(rng, 10);
+            FZ(CODES(P, R), aclrtMemPoolSetAttr(use, pa, fz_maybe(z, &val)));
+            FZ(CODES(P, R), aclrtMemPoolGetAttr(use, pa, fz_maybe(z, &val)));
+            FZ(CODES(SUBMIT, R), aclrtMemPoolFreeAsync(soak_pick(rng, 6) ? a : junk, cs));
+            FZ(CODES(P, R), aclrtMemPoolTrimTo(use, sizes[soak_pick(rng, 4)]));
+            (void)aclrtMemPoolFreeAsync(a, z->work);
+            (void)aclrtMemPoolFreeAsync(b, z->work);
+            if (pool != NULL)
+                FZ(CODES(-2), aclrtMemPoolDestroy(pool));
+            FZ(CODES(P, R), aclrtMemPoolDestroy(junk));
+            break;
+        }
+        }
         break;
     }
     default: {
