@@ -6,8 +6,9 @@
  * ACL_MODEL_STREAM_FLAG_DEFAULT runs only when aclrtActiveStream or a
  * switch that holds (aclrtSwitchStream) starts it, and then in parallel
  * with the rest of the execution, which ends when it has; a switch that
- * holds stops its own stream; aclrtPersistentTaskClean takes a stream's
- * tasks out of its model; bad input gets its code.
+ * holds stops its own stream; a failure there fails the execution;
+ * aclrtPersistentTaskClean takes a stream's tasks out of its model; bad
+ * input gets its code.
  *
  * Parallelism is proven with two host functions that each wait (bounded)
  * for the other: they finish only if they run at once. No sleeps.
@@ -346,6 +347,35 @@ TEST(persistent_task_clean_takes_a_streams_tasks_out_of_its_model)
     CHECK_OK(aclrtDestroyStream(exec));
 }
 
+static aclError failing_kernel(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    (void)blockIdx, (void)numBlocks, (void)args;
+    return ACL_ERROR_RT_AICORE_EXCEPTION;
+}
+
+TEST(a_failure_on_an_activated_stream_fails_the_execution)
+{
+    aclrtStream h = persistent_stream(), a = persistent_stream(), exec = new_stream();
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRIBuildBegin(&m, 0));
+    CHECK_OK(aclmdlRIBindStream(m, h, ACL_MODEL_STREAM_FLAG_HEAD));
+    CHECK_OK(aclmdlRIBindStream(m, a, ACL_MODEL_STREAM_FLAG_DEFAULT));
+    CHECK_OK(aclrtActiveStream(a, h));
+    CHECK_OK(aclrtLaunchHostFunc(h, log_fn, LOG(1)));
+    CHECK_OK(aclrtxLaunchHostKernel(a, 1, failing_kernel, NULL));
+    CHECK_OK(aclrtLaunchHostFunc(a, log_fn, LOG(2))); /* after the failure: does not run */
+    CHECK_OK(aclmdlRIEndTask(m, h));
+    CHECK_OK(aclmdlRIBuildEnd(m, NULL));
+    log_reset();
+    CHECK_OK(aclmdlRIExecuteAsync(m, exec));
+    CHECK_EQ(ACL_ERROR_RT_AICORE_EXCEPTION, aclrtSynchronizeStream(exec));
+    CHECK(logged(1) && !logged(2));
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStreamForce(exec));
+    CHECK_OK(aclrtDestroyStream(h));
+    CHECK_OK(aclrtDestroyStream(a));
+}
+
 TEST(activation_bad_input_gets_its_code_and_a_message)
 {
     aclrtStream h = persistent_stream(), a = persistent_stream(), head2 = persistent_stream();
@@ -428,6 +458,7 @@ int main(void)
     RUN_CASE(a_switch_that_holds_goes_on_on_its_stream_and_stops_its_own);
     RUN_CASE(an_activated_stream_may_activate_another_and_a_label_jump_stays_on_its_stream);
     RUN_CASE(persistent_task_clean_takes_a_streams_tasks_out_of_its_model);
+    RUN_CASE(a_failure_on_an_activated_stream_fails_the_execution);
     RUN_CASE(activation_bad_input_gets_its_code_and_a_message);
     if (check_failures == 0) {
         aclrtResetDevice(0);
