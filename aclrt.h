@@ -822,8 +822,10 @@ ACLRT_API aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream);
  * Building a model explicitly: between aclmdlRIBindStream and
  * aclmdlRIEndTask the tasks submitted to a bound stream go into the model
  * instead of running (as in a capture); aclmdlRIBuildEnd makes it ready to
- * execute. Binding takes ACL_MODEL_STREAM_FLAG_HEAD (streams activated
- * during execution are not implemented). docs/SEMANTICS.md.
+ * execute. A stream bound with ACL_MODEL_STREAM_FLAG_HEAD runs from the
+ * start of each execution; one bound with ACL_MODEL_STREAM_FLAG_DEFAULT
+ * only when activated (section "Persistent streams and stream
+ * activation"). docs/SEMANTICS.md.
  */
 ACLRT_API aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag);
 ACLRT_API aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint32_t flag);
@@ -842,6 +844,44 @@ ACLRT_API aclError aclrtDestroyLabel(aclrtLabel label);
 ACLRT_API aclError aclrtCreateLabelList(aclrtLabel *labels, size_t num, aclrtLabelList *labelList);
 ACLRT_API aclError aclrtDestroyLabelList(aclrtLabelList labelList);
 ACLRT_API aclError aclrtSwitchLabelByIndex(void *ptr, uint32_t maxValue, aclrtLabelList labelList, aclrtStream stream);
+
+/* ========================================================================
+ * Persistent streams and stream activation
+ *
+ * A stream made with ACL_STREAM_PERSISTENT keeps its tasks for a model
+ * built explicitly (aclmdlRIBindStream): work submitted to it while it
+ * does not collect for one (not bound, or its tasks ended) is refused
+ * (ACL_ERROR_RT_STREAM_MODEL); synchronizing or
+ * querying it returns at once. aclrtPersistentTaskClean removes such a
+ * stream's tasks from the model it is bound to, whose build has ended:
+ * later executions run without them. aclrtActiveStream and
+ * aclrtSwitchStream add a step to a bound stream: at each execution it
+ * starts a stream bound to the same model with
+ * ACL_MODEL_STREAM_FLAG_DEFAULT, which then runs in parallel with the
+ * rest of the execution (the execution ends when every stream it started
+ * has); the switch does so only when `*leftValue cond *rightValue` holds
+ * (values read at each execution), and then the stream that holds the
+ * switch stops there. docs/SEMANTICS.md.
+ * ======================================================================== */
+typedef enum {
+    ACL_RT_EQUAL = 0,
+    ACL_RT_NOT_EQUAL,
+    ACL_RT_GREATER,
+    ACL_RT_GREATER_OR_EQUAL,
+    ACL_RT_LESS,
+    ACL_RT_LESS_OR_EQUAL
+} aclrtCondition;
+
+typedef enum {
+    ACL_RT_SWITCH_INT32 = 0,
+    ACL_RT_SWITCH_INT64 = 1,
+} aclrtCompareDataType;
+
+ACLRT_API aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream);
+ACLRT_API aclError aclrtSwitchStream(void *leftValue, aclrtCondition cond, void *rightValue,
+                                     aclrtCompareDataType dataType, aclrtStream trueStream, aclrtStream falseStream,
+                                     aclrtStream stream);
+ACLRT_API aclError aclrtPersistentTaskClean(aclrtStream stream);
 
 /* ========================================================================
  * Events

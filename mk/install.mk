@@ -15,6 +15,8 @@
 #                         lib/libascendcl.so       a link to it, where the system's linker and loader look
 #                         lib/pkgconfig/aclrt.pc   pkg-config: the header-only form and its dependencies
 #                         lib/cmake/aclrt/         find_package(aclrt): aclrt::aclrt, aclrt::headers
+#                         set_env.sh               as a CANN package's: ASCEND_HOME_PATH, ASCEND_INSTALL_PATH,
+#                                                  lib64 on LD_LIBRARY_PATH (the samples' run.sh sources it)
 #                       As root, without DESTDIR, into a PREFIX whose lib/ the loader searches
 #                       (/usr/local on Debian), it runs ldconfig.
 #   make test-install   install into $(BUILD)/prefix, then build and run programs against it the
@@ -71,6 +73,7 @@ install: dist $(BUILD)/lib/libascendcl.so $(HCCL_MPI_INSTALL)
 	  scripts/aclrtConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/aclrt/aclrtConfig.cmake
 	sed -e 's|@VERSION@|$(ACLRT_VERSION)|' scripts/aclrtConfigVersion.cmake.in \
 	  > $(DESTDIR)$(PREFIX)/lib/cmake/aclrt/aclrtConfigVersion.cmake
+	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/set_env.sh.in > $(DESTDIR)$(PREFIX)/set_env.sh
 	@if [ -n "$(DESTDIR)" ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && $(LDCONFIG) -NXv 2>/dev/null | grep -q '^$(PREFIX)/lib:'; then \
 	  $(LDCONFIG) && echo "install: ldconfig: the loader finds $(PREFIX)/lib/libascendcl.so"; \

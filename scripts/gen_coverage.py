@@ -77,6 +77,7 @@ SEMANTIC_LINKS = {
     "Conditional tasks": "Capture and replay",
     "A captured model's tasks, read and changed": "Capture and replay",
     "Building a model explicitly": "Building a model explicitly",
+    "Persistent streams and stream activation": "Persistent streams and stream activation",
     "External progress": None,
     "HCOM group record/wait tasks": "HCOM group record/wait tasks (aclrtx)",
 }

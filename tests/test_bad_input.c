@@ -463,7 +463,6 @@ TEST(stream_functions_reject_null_garbage_stale_and_wrong_kind_handles)
 TEST(stream_functions_reject_wild_values)
 {
     aclrtStream s = NULL;
-    EXPECT_ERR(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtCreateStreamWithConfig(&s, 0, ACL_STREAM_PERSISTENT));
     EXPECT_ERR(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtCreateStreamWithConfig(&s, 0, ACL_STREAM_CPU_SCHEDULE));
     EXPECT_ERR(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtCreateStreamWithConfig(&s, 3, 0xFFFFFFFFu));
     CHECK(s == NULL);
@@ -498,7 +497,7 @@ TEST(stream_functions_reject_wild_values)
     aclrtStreamConfigHandle *h = aclrtCreateStreamConfigHandle();
     CHECK(h != NULL);
     uint32_t prio = 8;
-    size_t flag = ACL_STREAM_PERSISTENT;
+    size_t flag = ACL_STREAM_CPU_SCHEDULE;
     EXPECT_ERR(ACL_ERROR_INVALID_PARAM, aclrtSetStreamConfigOpt(NULL, ACL_RT_STREAM_PRIORITY, &prio, sizeof prio));
     EXPECT_ERR(ACL_ERROR_INVALID_PARAM, aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_PRIORITY, NULL, sizeof prio));
     EXPECT_ERR(ACL_ERROR_INVALID_PARAM, aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_PRIORITY, &prio, sizeof prio));

@@ -308,13 +308,12 @@ TEST(create_stream_with_config_drops_unknown_flag_bits)
     }
 }
 
-TEST(persistent_and_cpu_schedule_streams_are_not_supported)
+TEST(cpu_schedule_streams_are_not_supported)
 {
     uint32_t before = 0, after = 0;
     CHECK_OK(aclrtGetStreamAvailableNum(&before));
-    const uint32_t flags[] = {ACL_STREAM_PERSISTENT, ACL_STREAM_CPU_SCHEDULE,
-                              ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY,
-                              ACL_STREAM_PERSISTENT | ACL_STREAM_FAST_LAUNCH};
+    const uint32_t flags[] = {ACL_STREAM_CPU_SCHEDULE, ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY,
+                              ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_PERSISTENT};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         aclrtStream s = NULL;
         CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtCreateStreamWithConfig(&s, 0, flags[i]));
@@ -362,8 +361,8 @@ TEST(create_stream_v2_applies_the_config_handle)
     CHECK_EQ(ACL_STREAM_FAST_SYNC | ACL_STREAM_HUGE, f);
     CHECK_OK(aclrtDestroyStream(s));
     /* A flag the backend refuses is refused through V2 too. */
-    size_t persistent = ACL_STREAM_PERSISTENT;
-    CHECK_OK(aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_FLAG, &persistent, sizeof persistent));
+    size_t cpu = ACL_STREAM_CPU_SCHEDULE;
+    CHECK_OK(aclrtSetStreamConfigOpt(h, ACL_RT_STREAM_FLAG, &cpu, sizeof cpu));
     CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtCreateStreamV2(&s, h));
     CHECK_OK(aclrtDestroyStreamConfigHandle(h));
 }
@@ -1197,7 +1196,7 @@ int main(void)
     RUN_CASE(create_stream_null_output_is_invalid_param);
     RUN_CASE(create_stream_with_config_flags_round_trip);
     RUN_CASE(create_stream_with_config_drops_unknown_flag_bits);
-    RUN_CASE(persistent_and_cpu_schedule_streams_are_not_supported);
+    RUN_CASE(cpu_schedule_streams_are_not_supported);
     RUN_CASE(create_stream_v2_without_config_is_a_plain_stream);
     RUN_CASE(create_stream_v2_applies_the_config_handle);
     RUN_CASE(set_stream_config_opt_rejects_bad_sizes_attributes_and_priorities);

@@ -180,10 +180,10 @@ TEST(a_device_use_only_stream_can_be_stopped_synchronized_and_destroyed)
     CHECK(atomic_load(&count) <= 1);
 }
 
-TEST(persistent_and_cpu_schedule_streams_are_not_supported)
+TEST(cpu_schedule_streams_are_not_supported)
 {
     aclrtStream s = NULL;
-    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtCreateStreamWithConfig(&s, 0, ACL_STREAM_PERSISTENT));
+    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtCreateStreamWithConfig(&s, 0, ACL_STREAM_CPU_SCHEDULE));
     CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
              aclrtCreateStreamWithConfig(&s, 0, ACL_STREAM_CPU_SCHEDULE | ACL_STREAM_DEVICE_USE_ONLY));
     CHECK(s == NULL);
@@ -204,7 +204,7 @@ int main(void)
     RUN(synchronize_and_query_of_a_device_use_only_stream_return_at_once);
     RUN(a_device_use_only_stream_has_no_failure_mode);
     RUN(a_device_use_only_stream_can_be_stopped_synchronized_and_destroyed);
-    RUN(persistent_and_cpu_schedule_streams_are_not_supported);
+    RUN(cpu_schedule_streams_are_not_supported);
     gates_open_all();
     aclrtResetDevice(0);
     aclFinalize();

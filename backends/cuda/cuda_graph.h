@@ -220,6 +220,7 @@ static struct aclrt_cuda_graph *aclrt_cuda_graph_make(struct aclrt_cuda_slot *sl
     bool gpu = false, ok = aclrt_cu->cuStreamBeginCapture != NULL && aclrt_cu->cuStreamEndCapture != NULL &&
                            aclrt_cu->cuGraphInstantiate != NULL && aclrt_cu->cuGraphLaunch != NULL &&
                            aclrt_cu->cuGraphExecDestroy != NULL && aclrt_cu->cuGraphDestroy != NULL;
+    ok = ok && b->lane_mode == NULL; /* lanes that run when activated, or not at all: the core's replay */
     for (uint32_t i = 0; i < b->count && ok; i++)
         ok = aclrt_cuda_graph_step_ok(&b->tasks[i], &gpu, &g->kernels);
     if (!ok) {

@@ -111,10 +111,10 @@ static aclError aclrt_stream_create_api(aclrtStream *stream, uint32_t priority, 
     if (rc != ACL_SUCCESS)
         return rc;
     flags &= ACLRT_STREAM_KNOWN_FLAGS; /* unknown bits are dropped, as the runtime does */
-    if (flags & (ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE))
+    if (flags & ACL_STREAM_CPU_SCHEDULE)
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                          "stream flag 0x%x (persistent / CPU-schedule streams) is not supported by the %s backend",
-                          flags & (ACL_STREAM_PERSISTENT | ACL_STREAM_CPU_SCHEDULE), aclrt_rt.backend->name);
+                          "stream flag ACL_STREAM_CPU_SCHEDULE (AI CPU scheduling) is not supported by the %s backend",
+                          aclrt_rt.backend->name);
     struct aclrt_stream *s;
     return aclrt_stream_create_in(ctx, priority, flags, false, &s, stream);
 }

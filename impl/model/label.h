@@ -156,7 +156,7 @@ ACLRT_INTERNAL bool aclrt_build_resolve_labels(struct aclrt_task *tasks, uint32_
 }
 
 /* Add a step to the tasks a bound stream collects (aclrtSetLabel, aclrtSwitchLabelByIndex). */
-static aclError aclrt_build_add_step(struct aclrt_stream *s, const struct aclrt_task *t, const char *what)
+ACLRT_INTERNAL aclError aclrt_build_add_step(struct aclrt_stream *s, const struct aclrt_task *t, const char *what)
 {
     aclrt_capture_lock();
     if (s->capture.status == ACL_MODEL_RI_CAPTURE_STATUS_NONE || !aclrt_capture_is_build(s)) {

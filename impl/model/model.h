@@ -49,6 +49,10 @@ struct aclrt_cond; /* cond.h */
 #define ACLRT_MODEL_BRANCH 3u    /* a conditional task's branch whose capture has not begun (model_cond.h) */
 #define ACLRT_MODEL_NAME_MAX 127u /* the longest aclmdlRISetName name, in bytes */
 
+#define ACLRT_LANE_HEAD 0u      /* a built body's lane that runs from the start (lane_mode) */
+#define ACLRT_LANE_ACTIVATED 1u /* one that runs when a step activates it */
+#define ACLRT_LANE_CLEANED 2u   /* one whose tasks aclrtPersistentTaskClean removed */
+
 #define ACLRT_MODEL_UPDATING 1u     /* changes staged (model_params.h): not executed until aclmdlRIUpdate */
 #define ACLRT_MODEL_UPDATE_FAULT 2u /* a change failed: not executed, not updated */
 
@@ -73,6 +77,16 @@ struct aclrt_model_body {
     uint32_t *lanes;
     uint32_t nlanes;
     struct aclrt_stream **lane_streams; /* built only, else NULL */
+    /*
+     * Built only: per lane, how it runs (stream_activate.h):
+     * ACLRT_LANE_HEAD from the start, in order with the other such lanes;
+     * ACLRT_LANE_ACTIVATED (its stream was bound with
+     * ACL_MODEL_STREAM_FLAG_DEFAULT) only when a step activates it, in
+     * parallel with the rest; ACLRT_LANE_CLEANED never
+     * (aclrtPersistentTaskClean). NULL: every lane is a head lane. Owned
+     * by the body, whether or not it owns its tasks.
+     */
+    uint8_t *lane_mode;
     /*
      * Conditions a replay sets to their default when it starts (cond.h):
      * the model's and its branches', at any depth. Their conditional
@@ -260,6 +274,7 @@ ACLRT_INTERNAL void aclrt_model_body_init(struct aclrt_model_body *b, struct acl
     b->lanes = lanes;
     b->nlanes = nlanes;
     b->lane_streams = NULL;
+    b->lane_mode = NULL;
     b->starts = NULL;
     b->nstarts = 0;
     b->life = NULL;
@@ -291,6 +306,7 @@ ACLRT_INTERNAL void aclrt_model_body_put(struct aclrt_model_body *b)
         free(b->pieces);
         aclrt_model_body_put(b->root);
     }
+    free(b->lane_mode);
     free(b);
     aclrt_model_life_put(life);
 }

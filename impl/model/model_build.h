@@ -20,6 +20,7 @@
 #include "../stream/stream_capture.h"
 #include "../context/context.h"
 #include "label.h"
+#include "stream_activate.h"
 #include "model.h"
 #include "model_args.h"
 
@@ -86,10 +87,6 @@ ACLRT_API aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint
         return aclrt_fail(ACL_ERROR_INVALID_PARAM,
                           "flag %#x is neither ACL_MODEL_STREAM_FLAG_HEAD nor ACL_MODEL_STREAM_FLAG_DEFAULT",
                           (unsigned)flag);
-    if (flag == ACL_MODEL_STREAM_FLAG_DEFAULT)
-        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                          "ACL_MODEL_STREAM_FLAG_DEFAULT binds a stream activated during execution "
-                          "(aclrtActiveStream), which is not implemented; bind with ACL_MODEL_STREAM_FLAG_HEAD");
     struct aclrt_stream *s;
     aclError rc = aclrt_model_stream_arg(stream, "stream is NULL (the default stream cannot be bound)", true, &s);
     if (rc != ACL_SUCCESS)
@@ -113,6 +110,7 @@ ACLRT_API aclError aclmdlRIBindStream(aclmdlRI modelRI, aclrtStream stream, uint
     if (room) {
         b->streams[b->nstreams++] = s;
         atomic_store_explicit(&s->capture.bound, b, memory_order_relaxed); /* see aclrt_stream_bound */
+        s->capture.activated = flag == ACL_MODEL_STREAM_FLAG_DEFAULT;
         aclrt_capture_start(s, ACL_MODEL_RI_CAPTURE_MODE_RELAXED, m);
     }
     aclrt_capture_unlock();
@@ -142,7 +140,7 @@ static aclError aclrt_build_take(struct aclrt_build *b, struct aclrt_stream *s, 
     aclrt_capture_finish(s, &tasks, &count);
     *lost = NULL;
     *nlost = 0;
-    if (status != ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED && aclrt_build_append(b, s, tasks, count))
+    if (status != ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED && aclrt_build_append(b, s, s->capture.activated, tasks, count))
         return ACL_SUCCESS;
     b->lost = true;
     *lost = tasks;
@@ -239,6 +237,8 @@ ACLRT_API aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
     if (rc == ACL_SUCCESS) {
         aclrt_model_body_init(body, b->tasks, b->count, b->lanes, b->nhanded);
         body->lane_streams = b->handed;
+        body->lane_mode = aclrt_build_resolve_activations(b);
+        b->activated = NULL;
         body->life = aclrt_model_life_get(m);
         b->tasks = NULL;
         b->lanes = NULL;

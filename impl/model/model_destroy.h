@@ -76,6 +76,7 @@ static void aclrt_model_build_release(struct aclrt_model *m, struct aclrt_task *
     free(b->streams);
     free(b->lanes);
     free(b->handed);
+    free(b->activated);
     *tasks = b->tasks;
     *count = b->count;
     *b = (struct aclrt_build){0};

@@ -14,6 +14,13 @@
  * (model.h). A label switch step (label.h) makes it go on after the label
  * its index picks; a conditional task (cond.h) runs the body of the branch
  * its condition picks, in place.
+ *
+ * A built body with lanes that run when activated (stream_activate.h):
+ * the replay's loop runs the head lanes' steps only; an activation starts
+ * a thread that runs the activated lane's steps (struct
+ * aclrt_model_lanes, made at the first activation and kept in the replay
+ * task across a block), and the replay ends once its own steps are done
+ * and every thread it started has ended (their first error is its).
  */
 #ifndef ACLRT_IMPL_MODEL_MODEL_REPLAY_H
 #define ACLRT_IMPL_MODEL_MODEL_REPLAY_H
@@ -38,6 +45,7 @@
 #include "cond.h"
 #include "label.h"
 #include "model.h"
+#include "stream_activate.h"
 
 /*
  * A captured record made ready to run once: what the model owns stays the
@@ -155,6 +163,229 @@ static int aclrt_model_run_cond(struct aclrt_stream *s, const struct aclrt_task 
     }
 }
 
+/*
+ * The lanes a replay started (a built body with activated lanes). The
+ * lock is over `running`, `stopped` and the threads; `error` is the first
+ * failure of a started lane.
+ */
+struct aclrt_model_lanes {
+    struct aclrt_task replay; /* first (cache-line aligned): the replay's abort count and epoch, for its lanes */
+    pthread_mutex_t lock;
+    struct aclrt_stream *s;
+    const struct aclrt_model_body *b;
+    uint8_t *running; /* per lane: a thread runs it now (an activation then starts nothing) */
+    uint8_t *stopped; /* per head lane: a switch on it held, the replay's loop runs no more of it */
+    pthread_t *threads; /* started, not joined yet */
+    uint32_t nthreads, threads_cap;
+    _Atomic int error;
+};
+
+/* What a lane's thread is given. */
+struct aclrt_lane_start {
+    struct aclrt_model_lanes *run;
+    uint32_t lane;
+};
+
+static void aclrt_lanes_activate(struct aclrt_model_lanes *run, uint32_t lane);
+
+/* A lane's failure: the replay's unless an earlier one came first. */
+static void aclrt_lanes_fail(struct aclrt_model_lanes *run, int rc)
+{
+    int none = ACL_SUCCESS;
+    atomic_compare_exchange_strong_explicit(&run->error, &none, rc, memory_order_relaxed, memory_order_relaxed);
+}
+
+/*
+ * Run an activation or switch step on a lane (*stop: the lane goes no
+ * further, a switch held). ACL_SUCCESS, or the code of a value that could
+ * not be read.
+ */
+static int aclrt_lanes_step(struct aclrt_model_lanes *run, const struct aclrt_task *step, bool *stop)
+{
+    *stop = false;
+    if (step->kind == &aclrt_kind_stream_switch) {
+        int rc = aclrt_switch_holds(step, stop);
+        if (rc != ACL_SUCCESS || !*stop)
+            return rc;
+    }
+    if (step->u.activate.lane != ACLRT_LANE_NONE)
+        aclrt_lanes_activate(run, step->u.activate.lane);
+    return ACL_SUCCESS;
+}
+
+/* Run the steps of one lane on this thread, from its first; a step that blocks is waited for here. */
+static int aclrt_lane_run(struct aclrt_model_lanes *run, uint32_t lane)
+{
+    const struct aclrt_model_body *b = run->b;
+    struct aclrt_stream *s = run->s;
+    struct aclrt_block blk = ACLRT_BLOCK_NONE;
+    for (uint32_t i = 0; i < b->count; i++) {
+        const struct aclrt_task *step = &b->tasks[i];
+        if (b->lanes[i] != lane)
+            continue;
+        if (aclrt_model_aborted(&run->replay))
+            return ACL_SUCCESS;
+        int rc = ACL_SUCCESS;
+        if (step->kind == &aclrt_kind_cond) {
+            rc = aclrt_model_run_cond(s, step, &blk, &run->replay);
+        } else if (step->kind == &aclrt_kind_label_switch) {
+            uint32_t to;
+            if ((rc = aclrt_label_switch_target(step, &to)) == ACL_SUCCESS)
+                i = to; /* the label's step: the loop goes on after it, on this lane's steps */
+        } else if (aclrt_is_activation(step)) {
+            bool stop;
+            if ((rc = aclrt_lanes_step(run, step, &stop)) == ACL_SUCCESS && stop)
+                return ACL_SUCCESS;
+        } else {
+            struct aclrt_task here;
+            aclrt_model_task_copy(&here, step);
+            aclrt_tls.ctx_handle = NULL; /* as between the stream's own tasks (exec.h) */
+            while ((rc = aclrt_model_step(s, &here, step, &blk)) == ACLRT_TASK_BLOCKED)
+                aclrt_model_wait_block(&blk);
+        }
+        if (rc != ACL_SUCCESS)
+            return rc;
+    }
+    return ACL_SUCCESS;
+}
+
+/* A started lane's thread: runs the lane as a task of the replay's stream would. */
+static void *aclrt_lane_thread(void *arg)
+{
+    struct aclrt_lane_start st = *(struct aclrt_lane_start *)arg;
+    free(arg);
+    struct aclrt_task_scope outer = aclrt_task_scope_enter(st.run->s);
+    int rc = aclrt_lane_run(st.run, st.lane);
+    aclrt_task_scope_leave(outer);
+    if (rc != ACL_SUCCESS)
+        aclrt_lanes_fail(st.run, rc);
+    pthread_mutex_lock(&st.run->lock);
+    st.run->running[st.lane] = 0;
+    pthread_mutex_unlock(&st.run->lock);
+    return NULL;
+}
+
+/*
+ * Start a lane on a thread of its own, unless it runs already. Without a
+ * thread (none can be made) it runs here, before the activating lane goes
+ * on.
+ */
+static void aclrt_lanes_activate(struct aclrt_model_lanes *run, uint32_t lane)
+{
+    pthread_mutex_lock(&run->lock);
+    if (run->b->lane_mode[lane] != ACLRT_LANE_ACTIVATED || run->running[lane]) {
+        pthread_mutex_unlock(&run->lock); /* cleaned, or under way: nothing to start */
+        return;
+    }
+    struct aclrt_lane_start *st = (struct aclrt_lane_start *)malloc(sizeof *st);
+    bool room = st != NULL && aclrt_capture_grow((void **)&run->threads, &run->threads_cap, run->nthreads,
+                                                 sizeof *run->threads);
+    run->running[lane] = 1;
+    if (room) {
+        *st = (struct aclrt_lane_start){run, lane};
+        if (pthread_create(&run->threads[run->nthreads], NULL, aclrt_lane_thread, st) == 0) {
+            run->nthreads++;
+            pthread_mutex_unlock(&run->lock);
+            return;
+        }
+    }
+    pthread_mutex_unlock(&run->lock);
+    free(st);
+    int rc = aclrt_lane_run(run, lane);
+    if (rc != ACL_SUCCESS)
+        aclrt_lanes_fail(run, rc);
+    pthread_mutex_lock(&run->lock);
+    run->running[lane] = 0;
+    pthread_mutex_unlock(&run->lock);
+}
+
+/* The lanes of the replay t (made now if need be), or NULL: out of memory. */
+static struct aclrt_model_lanes *aclrt_lanes_of(struct aclrt_stream *s, struct aclrt_task *t)
+{
+    if (t->u.model.lanes != NULL)
+        return t->u.model.lanes;
+    const struct aclrt_model_body *b = t->u.model.body;
+    struct aclrt_model_lanes *run = (struct aclrt_model_lanes *)aligned_alloc(ACLRT_CACHELINE, sizeof *run);
+    uint8_t *flags = (uint8_t *)calloc(2 * (size_t)b->nlanes, 1);
+    if (run == NULL || flags == NULL) {
+        free(run);
+        free(flags);
+        return NULL;
+    }
+    memset(run, 0, sizeof *run);
+    run->replay.kind = &aclrt_kind_nop;
+    run->replay.u.model.aborts = t->u.model.aborts;
+    run->replay.u.model.epoch = t->u.model.epoch;
+    pthread_mutex_init(&run->lock, NULL);
+    run->s = s;
+    run->b = b;
+    run->running = flags;
+    run->stopped = flags + b->nlanes;
+    atomic_init(&run->error, ACL_SUCCESS);
+    t->u.model.lanes = run;
+    return run;
+}
+
+/* Wait for every lane the replay t started, then let go of them; their first error, or ACL_SUCCESS. */
+static int aclrt_lanes_finish(struct aclrt_task *t)
+{
+    struct aclrt_model_lanes *run = t->u.model.lanes;
+    if (run == NULL)
+        return ACL_SUCCESS;
+    for (;;) { /* a lane may start another meanwhile */
+        pthread_mutex_lock(&run->lock);
+        if (run->nthreads == 0) {
+            pthread_mutex_unlock(&run->lock);
+            break;
+        }
+        pthread_t th = run->threads[--run->nthreads];
+        pthread_mutex_unlock(&run->lock);
+        pthread_join(th, NULL);
+    }
+    int rc = atomic_load_explicit(&run->error, memory_order_relaxed); /* the joins ordered the writes */
+    pthread_mutex_destroy(&run->lock);
+    free(run->threads);
+    free(run->running);
+    free(run);
+    t->u.model.lanes = NULL;
+    return rc;
+}
+
+/* Does the replay's own loop leave step i out (a lane it does not run, or one a switch stopped)? */
+ACLRT_INLINE bool aclrt_lanes_skip(const struct aclrt_model_body *b, const struct aclrt_task *t, uint32_t i)
+{
+    uint32_t lane = b->lanes[i];
+    return (b->lane_mode != NULL && b->lane_mode[lane] != ACLRT_LANE_HEAD) ||
+           (t->u.model.lanes != NULL && t->u.model.lanes->stopped[lane]);
+}
+
+/*
+ * An activation or switch step of the replay's own loop. ACL_SUCCESS, or
+ * an error code (a value that cannot be read, no memory for the lanes).
+ */
+static int aclrt_model_run_activation(struct aclrt_stream *s, struct aclrt_task *t, uint32_t i)
+{
+    const struct aclrt_model_body *b = t->u.model.body;
+    const struct aclrt_task *step = &b->tasks[i];
+    bool stop = false;
+    if (step->kind == &aclrt_kind_stream_switch) {
+        int rc = aclrt_switch_holds(step, &stop);
+        if (rc != ACL_SUCCESS || !stop)
+            return rc;
+    }
+    uint32_t lane = step->u.activate.lane;
+    if (lane == ACLRT_LANE_NONE && !stop)
+        return ACL_SUCCESS; /* its stream has no task in the model */
+    struct aclrt_model_lanes *run = aclrt_lanes_of(s, t);
+    if (run == NULL)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    if (lane != ACLRT_LANE_NONE)
+        aclrt_lanes_activate(run, lane);
+    if (stop)
+        run->stopped[b->lanes[i]] = 1; /* the replay's thread alone reads and writes it */
+    return ACL_SUCCESS;
+}
+
 static int aclrt_model_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     struct aclrt_model_body *b = t->u.model.body;
@@ -170,6 +401,8 @@ static int aclrt_model_run(struct aclrt_stream *s, struct aclrt_task *t, struct 
             /* An abort seen late drops one step fewer. */
             if (ACLRT_UNLIKELY(aclrt_model_aborted(t)))
                 break; /* aclmdlRIAbort: the rest is dropped, the replay counts as done */
+            if (ACLRT_UNLIKELY(b->lane_mode != NULL || t->u.model.lanes != NULL) && aclrt_lanes_skip(b, t, i))
+                continue;
             if (ACLRT_UNLIKELY(b->tasks[i].kind == &aclrt_kind_cond)) {
                 if ((rc = aclrt_model_run_cond(s, &b->tasks[i], blk, t)) != ACL_SUCCESS)
                     break;
@@ -180,6 +413,11 @@ static int aclrt_model_run(struct aclrt_stream *s, struct aclrt_task *t, struct 
                 if ((rc = aclrt_label_switch_target(&b->tasks[i], &step)) != ACL_SUCCESS)
                     break;
                 i = step; /* the label's step, a no-op: the loop goes on after it */
+                continue;
+            }
+            if (ACLRT_UNLIKELY(aclrt_is_activation(&b->tasks[i]))) {
+                if ((rc = aclrt_model_run_activation(s, t, i)) != ACL_SUCCESS)
+                    break;
                 continue;
             }
             aclrt_model_task_copy(&here, &b->tasks[i]);
@@ -209,6 +447,11 @@ static int aclrt_model_run(struct aclrt_stream *s, struct aclrt_task *t, struct 
         if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
             break;
     }
+    if (ACLRT_UNLIKELY(t->u.model.lanes != NULL)) {
+        int lanes_rc = aclrt_lanes_finish(t); /* the lanes it started read the body: before it goes */
+        if (rc == ACL_SUCCESS)
+            rc = lanes_rc;
+    }
     t->u.model.body = NULL;
     aclrt_model_body_put(b);
     return rc;
@@ -224,6 +467,7 @@ static void aclrt_model_drop(struct aclrt_task *t)
         free(resume);
         t->u.model.resume = NULL;
     }
+    (void)aclrt_lanes_finish(t); /* lanes it started run to their end first: they read the body */
     if (t->u.model.body != NULL) {
         aclrt_model_body_put(t->u.model.body);
         t->u.model.body = NULL;

@@ -77,6 +77,7 @@ ACLRT_INTERNAL void aclrt_build_unbind(struct aclrt_build *b, struct aclrt_strea
             break;
         }
     atomic_store_explicit(&s->capture.bound, NULL, memory_order_relaxed); /* see aclrt_stream_bound */
+    s->capture.activated = false;
 }
 
 /* s joins the capture of origin o (under the capture lock). False: out of memory. */

@@ -194,12 +194,26 @@ ACLRT_INLINE void aclrt_stream_acted_now(struct aclrt_stream *s, const struct ac
 }
 
 /* Submit one task record: the launch fast path. */
+/*
+ * Work for a persistent stream that does not collect it for a model (not
+ * bound, or its tasks have ended): its tasks only ever run in a model.
+ */
+static ACLRT_NOINLINE aclError aclrt_stream_refuse_persistent(const struct aclrt_stream *s)
+{
+    return aclrt_fail(ACL_ERROR_RT_STREAM_MODEL,
+                      "stream %d is persistent (ACL_STREAM_PERSISTENT): its tasks go into a model being built "
+                      "(aclmdlRIBindStream), and it is not collecting any now",
+                      (int)aclrt_slot_index(&s->hdr));
+}
+
 ACLRT_INLINE aclError aclrt_stream_submit(struct aclrt_stream *s, const struct aclrt_task *task, uint64_t *number)
 {
     aclError rc;
     if (ACLRT_UNLIKELY(aclrt_stream_capturing(s)) &&
         (rc = aclrt_stream_capture_task(s, task, number)) != ACLRT_CAPTURE_ENDED)
         return rc;
+    if (ACLRT_UNLIKELY(s->flags & ACL_STREAM_PERSISTENT))
+        return aclrt_stream_refuse_persistent(s);
     rc = aclrt_stream_check_failure(s);
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;

@@ -54,6 +54,7 @@ struct aclrt_build {
     uint32_t *lanes;               /* each task's stream: an index into `handed` */
     uint32_t count, cap;
     struct aclrt_stream **handed;  /* the streams that handed tasks over, in the order they first did */
+    uint8_t *activated;            /* per handed stream: bound with ACL_MODEL_STREAM_FLAG_DEFAULT */
     uint32_t nhanded;
     uint32_t ended;                /* aclmdlRIEndTask calls that succeeded */
     bool lost;                     /* a bound stream's tasks were lost: the build cannot end */
@@ -95,6 +96,7 @@ struct aclrt_capture {
      * take the lock.
      */
     struct aclrt_build *_Atomic bound;
+    bool activated;               /* bound with ACL_MODEL_STREAM_FLAG_DEFAULT: runs when a step activates it */
 };
 
 /*
@@ -160,6 +162,8 @@ ACLRT_INLINE bool aclrt_capture_kind_ok(enum aclrt_task_kind_id id)
     case ACLRT_TASK_MODEL_RECORD:
     case ACLRT_TASK_MODEL_WAIT:
     case ACLRT_TASK_COND:
+    case ACLRT_TASK_STREAM_ACTIVE:
+    case ACLRT_TASK_STREAM_SWITCH:
         return true;
     default:
         return false;
@@ -227,10 +231,12 @@ ACLRT_INTERNAL bool aclrt_capture_append(struct aclrt_capture *c, const struct a
 
 /*
  * Append `count` tasks that stream s handed over (moved: the array is
- * freed) to a build's (under the lock). False: out of memory (the tasks
- * are still the caller's).
+ * freed) to a build's (under the lock); `activated`: s was bound with
+ * ACL_MODEL_STREAM_FLAG_DEFAULT. False: out of memory (the tasks are
+ * still the caller's).
  */
-ACLRT_INTERNAL bool aclrt_build_append(struct aclrt_build *b, struct aclrt_stream *s, struct aclrt_task *tasks, uint32_t count)
+ACLRT_INTERNAL bool aclrt_build_append(struct aclrt_build *b, struct aclrt_stream *s, bool activated, struct aclrt_task *tasks,
+                                       uint32_t count)
 {
     if (count == 0) {
         free(tasks);
@@ -244,6 +250,11 @@ ACLRT_INTERNAL bool aclrt_build_append(struct aclrt_build *b, struct aclrt_strea
         if (handed == NULL)
             return false;
         b->handed = handed;
+        uint8_t *modes = (uint8_t *)realloc(b->activated, (size_t)lane + 1);
+        if (modes == NULL)
+            return false;
+        b->activated = modes;
+        b->activated[lane] = activated;
         b->handed[b->nhanded++] = s;
     }
     size_t total = (size_t)b->count + count;

@@ -63,6 +63,8 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_LABEL,             /* in a built model only: a place a switch jumps to (label.h) */
     ACLRT_TASK_LABEL_SWITCH,      /* in a built model only: jump to a label picked by an index in memory */
     ACLRT_TASK_COND,              /* in a model only: run a branch's body, picked by a word in memory (cond.h) */
+    ACLRT_TASK_STREAM_ACTIVE,     /* in a built model only: start a stream bound to it, in parallel (stream_activate.h) */
+    ACLRT_TASK_STREAM_SWITCH,     /* in a built model only: if a comparison in memory holds, go on on another stream */
     ACLRT_TASK_KIND_COUNT
 };
 
@@ -95,6 +97,7 @@ struct aclrt_binary;
 struct aclrt_model_body;
 struct aclrt_ipc_seg;
 struct aclrt_cond;
+struct aclrt_model_lanes;
 
 struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
     const struct aclrt_task_kind *kind;
@@ -205,6 +208,7 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             uint32_t next;                 /* the captured task to run next */
             uint32_t epoch;                /* the model's abort count at submission */
             const _Atomic uint32_t *aborts; /* the model's abort count (its slot's: lives as long as the table) */
+            struct aclrt_model_lanes *lanes; /* a built body with activated streams: their runs (model_replay.h) */
         } model;
         struct {
             void *handle; /* the aclrtLabel */
@@ -216,6 +220,12 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             const void *ptr; /* the uint32_t index, read at each replay */
             uintptr_t *to;   /* `u32` entries, owned: label handles, then (built) the labels' step numbers */
         } label_switch;
+        struct {
+            const void *left, *right;   /* switch: the values compared, read at each replay */
+            struct aclrt_stream *target; /* the stream activated (until aclmdlRIBuildEnd resolves it) */
+            uint32_t lane;               /* built: the target's lane in the body; UINT32_MAX: it has no tasks */
+            uint32_t cond;               /* switch: aclrtCondition (u32: aclrtCompareDataType) */
+        } activate;
     } u;
 };
 

@@ -154,6 +154,7 @@ static const char *const fz_functions[] = {
     "aclrtCmoWaitBarrier", "aclrtCmoGetDescSize", "aclrtCmoSetDesc", "aclrtCmoAsyncWithDesc",
     "aclrtDeviceL2CacheFlush", "aclrtMemPoolCreate", "aclrtMemPoolDestroy", "aclrtMemPoolSetAttr",
     "aclrtMemPoolGetAttr", "aclrtMemPoolMallocAsync", "aclrtMemPoolFreeAsync", "aclrtMemPoolTrimTo",
+    "aclrtActiveStream", "aclrtSwitchStream", "aclrtPersistentTaskClean",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -655,6 +656,14 @@ int fuzz_setup(void)
 
 static void fz_store_stream(struct fz *z, aclrtStream s)
 {
+    /* A persistent stream (a random configuration may make one) takes work only for a model: not a scratch one. */
+    uint32_t flags = 0;
+    if (aclrtStreamGetFlags(s, &flags) == ACL_SUCCESS && (flags & ACL_STREAM_PERSISTENT)) {
+        if (aclrtDestroyStream(s) == ACL_SUCCESS)
+            fz_add_stale(z, s);
+        (void)aclGetRecentErrMsg();
+        return;
+    }
     for (int i = 0; i < FZ_SCRATCH; i++)
         if (z->scratch[i] == NULL) {
             z->scratch[i] = s;
@@ -733,7 +742,8 @@ static void fz_one_call(struct fz *z)
     int32_t devices[] = {-1, SOAK_DEV_FUZZ, SOAK_DEVICES, 64, INT32_MAX, INT32_MIN};
     uint32_t legacy_flags[] = {0, 1, 8, 9, 0x10, 0x11, 0x20, 0x40, 0xFFFFFFFFu};
     uint32_t ex_flags[] = {0, 1, 8, 9, 0x10, 0x40, 0x41, 0x80, 0xFFFFFFFFu};
-    uint32_t stream_flags[] = {0, ACL_STREAM_FAST_LAUNCH, ACL_STREAM_FAST_SYNC, ACL_STREAM_PERSISTENT, 0x100,
+    /* Persistent streams take no work outside a model: the build case below makes its own. */
+    uint32_t stream_flags[] = {0, ACL_STREAM_FAST_LAUNCH, ACL_STREAM_FAST_SYNC, ACL_STREAM_CPU_SCHEDULE, 0x100,
                                0xFFFFFFFFu};
     size_t sizes[] = {0, 1, 16, FZ_BUF};
     size_t maxes[] = {0, 1, 16, FZ_BUF, SIZE_MAX};
@@ -2007,6 +2017,7 @@ static void fz_one_call(struct fz *z)
          */
         (void)aclrtSetCurrentContext(g_ctx);
         aclrtStream bs = z->scratch[soak_pick(rng, FZ_SCRATCH)];
+        aclrtStream ps = NULL; /* a persistent stream this case makes, bound with ACL_MODEL_STREAM_FLAG_DEFAULT */
         aclmdlRI mdl = NULL;
         FZ(CODES(P, CN), aclmdlRIBuildBegin(soak_pick(rng, 8) ? &mdl : NULL, soak_pick(rng, 8) ? 0u : 1u));
         if (mdl == NULL || bs == NULL || soak_pick(rng, 8) == 0) {
@@ -2047,6 +2058,28 @@ static void fz_one_call(struct fz *z)
                 FZ(CODES(-2), aclrtSwitchLabelByIndex(&fz_label_index, 1, list, bs));
             if (lab != NULL && soak_pick(rng, 4))
                 FZ(CODES(-2), aclrtSetLabel(lab, bs));
+            /* A persistent stream bound to start when activated, by an activation and a switch on bs. */
+            if (soak_pick(rng, 3) == 0) {
+                FZ(CODES(P, CN, QUOTA), aclrtCreateStreamWithConfig(&ps, 0, ACL_STREAM_PERSISTENT));
+                if (ps != NULL) {
+                    FZ(CODES(ACL_ERROR_RT_STREAM_MODEL), aclrtLaunchHostFunc(ps, fz_noop, NULL)); /* not bound */
+                    FZ(CODES(-2), aclmdlRIBindStream(mdl, ps, ACL_MODEL_STREAM_FLAG_DEFAULT));
+                    FZ(CODES(-2), aclrtLaunchHostFunc(ps, fz_noop, NULL));
+                    FZ(CODES(-2), aclrtActiveStream(ps, bs));
+                    FZ(CODES(-2), aclrtSwitchStream(&fz_label_index, (aclrtCondition)soak_pick(rng, 6),
+                                                    &fz_label_index, ACL_RT_SWITCH_INT32, ps, NULL, bs));
+                    if (soak_pick(rng, 2))
+                        FZ(CODES(-2), aclmdlRIEndTask(mdl, ps));
+                }
+            }
+            FZ(CODES(P, H, R, CN, SC, ACL_ERROR_RT_STREAM_MODEL),
+               aclrtActiveStream(soak_pick(rng, 2) ? fz_stream_any(z) : NULL, fz_stream_any(z)));
+            FZ(CODES(P, H, R, CN, SC, ACL_ERROR_RT_STREAM_MODEL, ACL_ERROR_RT_ADDR_UNALIGNED),
+               aclrtSwitchStream(soak_pick(rng, 4) ? (void *)&fz_label_index : NULL,
+                                 (aclrtCondition)soak_pick(rng, 8), (void *)&fz_label_index,
+                                 (aclrtCompareDataType)soak_pick(rng, 3), fz_stream_any(z),
+                                 soak_pick(rng, 4) ? NULL : fz_stream_any(z), fz_stream_any(z)));
+            FZ(CODES(P, H, R, CN, SC, ACL_ERROR_RT_STREAM_MODEL), aclrtPersistentTaskClean(fz_stream_any(z)));
             switch (soak_pick(rng, 5)) {
             case 0: FZ(CODES(ACL_ERROR_RT_STREAM_CAPTURED), aclrtSynchronizeStream(bs)); break;
             case 1:
@@ -2070,6 +2103,8 @@ static void fz_one_call(struct fz *z)
         FZ(CODES(P, R, ACL_ERROR_RT_STREAM_MODEL, ACL_ERROR_RT_INTERNAL_ERROR),
            aclmdlRIBuildEnd(mdl, soak_pick(rng, 8) ? NULL : fz_garbage(z)));
         bool built = last_rc == ACL_SUCCESS;
+        if (ps != NULL && soak_pick(rng, 2))
+            FZ(CODES(built ? -2 : R), aclrtPersistentTaskClean(ps));
         if (list != NULL)
             FZ(CODES(-2), aclrtDestroyLabelList(list));
         FZ(CODES(P, H), aclrtDestroyLabelList(soak_pick(rng, 2) ? list : fz_garbage(z)));
@@ -2090,6 +2125,8 @@ static void fz_one_call(struct fz *z)
             FZ(CODES(-2), aclmdlRIUnbindStream(mdl, bs));
         FZ(CODES(-2), aclmdlRIDestroy(mdl)); /* unbinds what is still bound */
         fz_add_stale(z, mdl);
+        if (ps != NULL)
+            FZ(CODES(-2), aclrtDestroyStream(ps));
         break;
     }
     case 98: {
