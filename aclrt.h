@@ -1209,6 +1209,65 @@ ACLRT_API aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, i
 ACLRT_API aclError aclrtDeviceGetBareTgid(int32_t *pid);
 
 /* ========================================================================
+ * Shareable handles V2, fabric handles, physical-memory extras (acl_rt.h)
+ *
+ * The V2 calls take the kind of shareable handle they make or read:
+ * ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT is the uint64_t of the V1 calls above;
+ * ACL_MEM_SHARE_HANDLE_TYPE_FABRIC is an aclrtMemFabricHandle, 128 bytes
+ * that say all an importer needs, so that they can travel by any channel
+ * (a socket, a file, MPI) to a process of another "server". On aclrt a
+ * server is a process: a fabric handle imports in any other process of the
+ * same user on the same running Linux machine (it carries that boot's id,
+ * and one from elsewhere is refused with ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+ * memory is never shared over a network. A block has one shareable handle,
+ * of either kind; importing (V2: on the current device) is for other
+ * processes only, as with V1.
+ * aclrtMemRetainAllocationHandle gives a new handle to the block mapped at
+ * an address (freed with aclrtFreePhysical, like any handle);
+ * aclrtMemGetAllocationPropertiesFromHandle says how a block was allocated.
+ * Links (SIO, HCCS, UB) are how one device reaches another's memory; the
+ * devices of aclrt share one address space, so a link is validated and
+ * recorded, and a mapping through a chosen link (aclrtMemMapSelectedLink)
+ * is a second mapping of the same block. aclrtMemP2PMap checks that the
+ * target device has peer access and that the range is device memory: the
+ * pages are mapped already. aclrtReserveMemAddressNoUCMemory reserves as
+ * aclrtReserveMemAddress does, at the address asked for (required), in
+ * multiples of 1 GiB; every memory of aclrt goes through the CPU's caches.
+ * ======================================================================== */
+#define ACL_RT_MEM_LINK_IDX_0 0U /* SIO */
+#define ACL_RT_MEM_LINK_IDX_1 1U /* HCCS */
+
+typedef enum aclrtMemSharedHandleType {
+    ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT = 0x1,
+    ACL_MEM_SHARE_HANDLE_TYPE_FABRIC = 0x2,
+} aclrtMemSharedHandleType;
+
+typedef struct aclrtMemFabricHandle {
+    uint8_t data[128];
+} aclrtMemFabricHandle;
+
+typedef enum {
+    ACL_RT_MEM_ACCESS_LINK_SIO = 0,
+    ACL_RT_MEM_ACCESS_LINK_HCCS = 1,
+    ACL_RT_MEM_ACCESS_UB_ONE_PORT_PATH = 2,
+    ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH = 3,
+} aclrtMemLinkType;
+
+ACLRT_API aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags,
+                                                     aclrtMemSharedHandleType shareType, void *shareableHandle);
+ACLRT_API aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle, aclrtMemSharedHandleType shareType,
+                                                       uint64_t flags, aclrtDrvMemHandle *handle);
+ACLRT_API aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle, aclrtMemSharedHandleType shareType,
+                                                     int32_t *pid, size_t pidNum);
+ACLRT_API aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle);
+ACLRT_API aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHandle handle, aclrtPhysicalMemProp *prop);
+ACLRT_API aclError aclrtReserveMemAddressNoUCMemory(void **virPtr, size_t size, size_t alignment, void *expectPtr,
+                                                    uint64_t flags);
+ACLRT_API aclError aclrtMemP2PMap(void *devPtr, size_t size, int32_t dstDevId, uint64_t flags);
+ACLRT_API aclError aclrtMemMapSetLink(aclrtDrvMemHandle handle, aclrtMemLinkType adviceLink);
+ACLRT_API aclError aclrtMemMapSelectedLink(void *virPtrDst, size_t size, void *virPtrSrc, uint32_t linkIdx);
+
+/* ========================================================================
  * Memory attributes and batch copies
  *
  * aclrtPointerGetAttributes says where a pointer's memory is: a device's
