@@ -1268,6 +1268,30 @@ ACLRT_API aclError aclrtMemMapSetLink(aclrtDrvMemHandle handle, aclrtMemLinkType
 ACLRT_API aclError aclrtMemMapSelectedLink(void *virPtrDst, size_t size, void *virPtrSrc, uint32_t linkIdx);
 
 /* ========================================================================
+ * Memory faults (UCE) and their repair (acl_rt.h)
+ *
+ * A UCE (uncorrectable memory error) is a range of device memory whose
+ * contents the hardware lost. A CPU reports none that aclrt could see, so
+ * faults are made with aclrtxInjectMemUce ("aclrtx" section). A device
+ * with faults reports them:
+ * aclrtGetMemUceInfo lists the ranges, aclrtGetErrorVerbose says
+ * ACL_RT_ERROR_MEMORY with tryRepair and the ranges (20 at most) as detail.
+ * aclrtMemUceRepair repairs the ranges it is given, each one exactly as
+ * reported; aclrtRepairError repairs a memory error's ranges (its detail,
+ * or all of the device's when it has none). Repair keeps the memory and its
+ * contents (aclrt lost nothing); the program restores what it needs.
+ * aclrt's devices have no other hardware faults to repair.
+ * The types (aclrtMemUceInfo, aclrtErrorInfo) are in "Error details".
+ * ======================================================================== */
+struct aclrtMemUceInfo;
+struct aclrtErrorInfo;
+
+ACLRT_API aclError aclrtGetMemUceInfo(int32_t deviceId, struct aclrtMemUceInfo *memUceInfoArray, size_t arraySize,
+                                      size_t *retSize);
+ACLRT_API aclError aclrtMemUceRepair(int32_t deviceId, struct aclrtMemUceInfo *memUceInfoArray, size_t arraySize);
+ACLRT_API aclError aclrtRepairError(int32_t deviceId, const struct aclrtErrorInfo *errorInfo);
+
+/* ========================================================================
  * Memory attributes and batch copies
  *
  * aclrtPointerGetAttributes says where a pointer's memory is: a device's
@@ -1436,8 +1460,10 @@ ACLRT_API aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, c
  *
  * aclrtGetErrorVerbose reports a device's hardware fault (memory UCE, link,
  * ...) for aclrtRepairError. aclrt's devices have no hardware fault that it
- * could observe: the call reports ACL_RT_NO_ERROR (a failing task is a
- * software error, which this call does not report on the device either).
+ * could observe, only the memory faults made with aclrtxInjectMemUce
+ * ("Memory faults (UCE) and their repair"): ACL_RT_ERROR_MEMORY with them as
+ * detail, else ACL_RT_NO_ERROR (a failing task is a software error, which
+ * this call does not report on the device either).
  * The exception-info getters below read what an exception callback got for
  * a failing host kernel (aclrtxLaunchHostKernel): its args pointer and, as
  * the function handle, the kernel function itself. For any other failing
@@ -2145,6 +2171,15 @@ ACLRT_API aclError aclrtxSetSanitizerCallback(aclrtxSanitizerCallback callback, 
 ACLRT_API uint64_t aclrtxSanitizerReportCount(void);
 ACLRT_API void aclrtxSanitizerIgnoreBegin(void);
 ACLRT_API void aclrtxSanitizerIgnoreEnd(void);
+
+/*
+ * Memory faults made on purpose: from now on, device memory [addr, addr+len)
+ * of device deviceId has an uncorrectable error (UCE), which the device
+ * reports until it is repaired ("Memory faults (UCE) and their repair").
+ * The range must lie in one allocation of device memory of that device; a
+ * device holds 128 faults at most (ACL_ERROR_RT_PARAM_INVALID past that).
+ */
+ACLRT_API aclError aclrtxInjectMemUce(int32_t deviceId, void *addr, size_t len);
 
 #ifdef __cplusplus
 }

@@ -140,7 +140,8 @@ static const char *const fz_functions[] = {
     "aclprofStart", "aclprofStop",
     "aclrtMemExportToShareableHandleV2", "aclrtMemImportFromShareableHandleV2", "aclrtMemSetPidToShareableHandleV2",
     "aclrtMemRetainAllocationHandle", "aclrtMemGetAllocationPropertiesFromHandle", "aclrtReserveMemAddressNoUCMemory",
-    "aclrtMemP2PMap", "aclrtMemMapSetLink", "aclrtMemMapSelectedLink",
+    "aclrtMemP2PMap", "aclrtMemMapSetLink", "aclrtMemMapSelectedLink", "aclrtGetMemUceInfo", "aclrtMemUceRepair",
+    "aclrtRepairError", "aclrtxInjectMemUce",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -1538,6 +1539,20 @@ static void fz_one_call(struct fz *z)
         int32_t compatible;
         FZ(CODES(P, R, DV, CN, ACL_ERROR_RT_DEV_SETUP_ERROR), aclrtGetErrorVerbose(devices[soak_pick(rng, 6)],
                                                                                    fz_maybe(z, &ei)));
+        /* Memory faults on this thread's own memory, reported and repaired at once. */
+        aclrtMemUceInfo uce[4];
+        memset(uce, 0, sizeof uce);
+        size_t nuce = 0;
+        int32_t udev = soak_pick(rng, 4) ? SOAK_DEV_FUZZ : devices[soak_pick(rng, 6)];
+        FZ(CODES(P, R, DV, CN, ACL_ERROR_RT_DEV_SETUP_ERROR),
+           aclrtxInjectMemUce(udev, soak_pick(rng, 4) && z->task_mem != NULL ? (void *)z->task_mem : (void *)fz_garbage(z),
+                              (size_t)soak_pick(rng, 64)));
+        FZ(CODES(P, R, DV, CN, ACL_ERROR_RT_DEV_SETUP_ERROR), aclrtGetMemUceInfo(udev, fz_maybe(z, uce), 0, &nuce));
+        FZ(CODES(P, R, DV, CN, ACL_ERROR_RT_DEV_SETUP_ERROR),
+           aclrtMemUceRepair(udev, fz_maybe(z, uce), (size_t)soak_pick(rng, 2)));
+        memset(&ei, 0, sizeof ei);
+        ei.errorType = soak_pick(rng, 4) ? ACL_RT_ERROR_MEMORY : (aclrtErrorType)soak_pick(rng, 7);
+        FZ(CODES(P, R, F, DV, CN, ACL_ERROR_RT_DEV_SETUP_ERROR), aclrtRepairError(udev, fz_maybe(z, &ei)));
         FZ(CODES(P, R, ACL_ERROR_INVALID_EXCEPTION_INFO), aclrtGetArgsFromExceptionInfo(NULL, fz_maybe(z, &args),
                                                                                         &args_len));
         FZ(CODES(P, R, ACL_ERROR_INVALID_EXCEPTION_INFO), aclrtGetFuncHandleFromExceptionInfo(NULL, fz_maybe(z, &fh)));
