@@ -1289,6 +1289,89 @@ ACLRT_API aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, i
 ACLRT_API aclError aclrtDeviceGetBareTgid(int32_t *pid);
 
 /* ========================================================================
+ * Shareable handles V2, fabric handles, physical-memory extras (acl_rt.h)
+ *
+ * The V2 calls take the kind of shareable handle they make or read:
+ * ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT is the uint64_t of the V1 calls above;
+ * ACL_MEM_SHARE_HANDLE_TYPE_FABRIC is an aclrtMemFabricHandle, 128 bytes
+ * that say all an importer needs, so that they can travel by any channel
+ * (a socket, a file, MPI) to a process of another "server". On aclrt a
+ * server is a process: a fabric handle imports in any other process of the
+ * same user on the same running Linux machine (it carries that boot's id,
+ * and one from elsewhere is refused with ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+ * memory is never shared over a network. A block has one shareable handle,
+ * of either kind; importing (V2: on the current device) is for other
+ * processes only, as with V1.
+ * aclrtMemRetainAllocationHandle gives a new handle to the block mapped at
+ * an address (freed with aclrtFreePhysical, like any handle);
+ * aclrtMemGetAllocationPropertiesFromHandle says how a block was allocated.
+ * Links (SIO, HCCS, UB) are how one device reaches another's memory; the
+ * devices of aclrt share one address space, so a link is validated and
+ * recorded, and a mapping through a chosen link (aclrtMemMapSelectedLink)
+ * is a second mapping of the same block. aclrtMemP2PMap checks that the
+ * target device has peer access and that the range is device memory: the
+ * pages are mapped already. aclrtReserveMemAddressNoUCMemory reserves as
+ * aclrtReserveMemAddress does, at the address asked for (required), in
+ * multiples of 1 GiB; every memory of aclrt goes through the CPU's caches.
+ * ======================================================================== */
+#define ACL_RT_MEM_LINK_IDX_0 0U /* SIO */
+#define ACL_RT_MEM_LINK_IDX_1 1U /* HCCS */
+
+typedef enum aclrtMemSharedHandleType {
+    ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT = 0x1,
+    ACL_MEM_SHARE_HANDLE_TYPE_FABRIC = 0x2,
+} aclrtMemSharedHandleType;
+
+typedef struct aclrtMemFabricHandle {
+    uint8_t data[128];
+} aclrtMemFabricHandle;
+
+typedef enum {
+    ACL_RT_MEM_ACCESS_LINK_SIO = 0,
+    ACL_RT_MEM_ACCESS_LINK_HCCS = 1,
+    ACL_RT_MEM_ACCESS_UB_ONE_PORT_PATH = 2,
+    ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH = 3,
+} aclrtMemLinkType;
+
+ACLRT_API aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags,
+                                                     aclrtMemSharedHandleType shareType, void *shareableHandle);
+ACLRT_API aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle, aclrtMemSharedHandleType shareType,
+                                                       uint64_t flags, aclrtDrvMemHandle *handle);
+ACLRT_API aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle, aclrtMemSharedHandleType shareType,
+                                                     int32_t *pid, size_t pidNum);
+ACLRT_API aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle);
+ACLRT_API aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHandle handle, aclrtPhysicalMemProp *prop);
+ACLRT_API aclError aclrtReserveMemAddressNoUCMemory(void **virPtr, size_t size, size_t alignment, void *expectPtr,
+                                                    uint64_t flags);
+ACLRT_API aclError aclrtMemP2PMap(void *devPtr, size_t size, int32_t dstDevId, uint64_t flags);
+ACLRT_API aclError aclrtMemMapSetLink(aclrtDrvMemHandle handle, aclrtMemLinkType adviceLink);
+ACLRT_API aclError aclrtMemMapSelectedLink(void *virPtrDst, size_t size, void *virPtrSrc, uint32_t linkIdx);
+
+/* ========================================================================
+ * Memory faults (UCE) and their repair (acl_rt.h)
+ *
+ * A UCE (uncorrectable memory error) is a range of device memory whose
+ * contents the hardware lost. A CPU reports none that aclrt could see, so
+ * faults are made with aclrtxInjectMemUce ("aclrtx" section). A device
+ * with faults reports them:
+ * aclrtGetMemUceInfo lists the ranges, aclrtGetErrorVerbose says
+ * ACL_RT_ERROR_MEMORY with tryRepair and the ranges (20 at most) as detail.
+ * aclrtMemUceRepair repairs the ranges it is given, each one exactly as
+ * reported; aclrtRepairError repairs a memory error's ranges (its detail,
+ * or all of the device's when it has none). Repair keeps the memory and its
+ * contents (aclrt lost nothing); the program restores what it needs.
+ * aclrt's devices have no other hardware faults to repair.
+ * The types (aclrtMemUceInfo, aclrtErrorInfo) are in "Error details".
+ * ======================================================================== */
+struct aclrtMemUceInfo;
+struct aclrtErrorInfo;
+
+ACLRT_API aclError aclrtGetMemUceInfo(int32_t deviceId, struct aclrtMemUceInfo *memUceInfoArray, size_t arraySize,
+                                      size_t *retSize);
+ACLRT_API aclError aclrtMemUceRepair(int32_t deviceId, struct aclrtMemUceInfo *memUceInfoArray, size_t arraySize);
+ACLRT_API aclError aclrtRepairError(int32_t deviceId, const struct aclrtErrorInfo *errorInfo);
+
+/* ========================================================================
  * Memory attributes and batch copies
  *
  * aclrtPointerGetAttributes says where a pointer's memory is: a device's
@@ -1652,8 +1735,10 @@ ACLRT_API aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, c
  *
  * aclrtGetErrorVerbose reports a device's hardware fault (memory UCE, link,
  * ...) for aclrtRepairError. aclrt's devices have no hardware fault that it
- * could observe: the call reports ACL_RT_NO_ERROR (a failing task is a
- * software error, which this call does not report on the device either).
+ * could observe, only the memory faults made with aclrtxInjectMemUce
+ * ("Memory faults (UCE) and their repair"): ACL_RT_ERROR_MEMORY with them as
+ * detail, else ACL_RT_NO_ERROR (a failing task is a software error, which
+ * this call does not report on the device either).
  * The exception-info getters below read what an exception callback got for
  * a failing host kernel (aclrtxLaunchHostKernel): its args pointer and, as
  * the function handle, the kernel function itself. For any other failing
@@ -2499,6 +2584,15 @@ ACLRT_API aclError aclrtxSetSanitizerCallback(aclrtxSanitizerCallback callback, 
 ACLRT_API uint64_t aclrtxSanitizerReportCount(void);
 ACLRT_API void aclrtxSanitizerIgnoreBegin(void);
 ACLRT_API void aclrtxSanitizerIgnoreEnd(void);
+
+/*
+ * Memory faults made on purpose: from now on, device memory [addr, addr+len)
+ * of device deviceId has an uncorrectable error (UCE), which the device
+ * reports until it is repaired ("Memory faults (UCE) and their repair").
+ * The range must lie in one allocation of device memory of that device; a
+ * device holds 128 faults at most (ACL_ERROR_RT_PARAM_INVALID past that).
+ */
+ACLRT_API aclError aclrtxInjectMemUce(int32_t deviceId, void *addr, size_t len);
 
 #ifdef __cplusplus
 }

@@ -70,7 +70,7 @@
 #include "model/model_update.h"
 #include "ipc/ipc_event.h"
 #include "ipc/ipc_notify.h"
-#include "ipc/ipc_physmem.h"
+#include "ipc/ipc_fabric.h"
 #include "system/device_id.h"
 #include "system/device_info.h"
 #include "system/fault.h"

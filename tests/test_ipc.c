@@ -1007,6 +1007,44 @@ TEST(exported_memory_is_the_same_bytes_in_the_importing_process)
     stop();
 }
 
+TEST(a_small_block_off_a_page_start_is_the_same_bytes_in_the_importing_process)
+{
+    start();
+    /* Blocks of a few bytes: the second is not where a page starts (each class's blocks follow each other). */
+    uint64_t *a, *b;
+    CHECK_OK(aclrtMalloc((void **)&a, 40, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMalloc((void **)&b, 40, ACL_MEM_MALLOC_HUGE_FIRST));
+    if (!memory_shareable()) {
+        char k[65];
+        CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtIpcMemGetExportKey(b, 40, k, sizeof k, 0));
+        CHECK_OK(aclrtFree(a));
+        CHECK_OK(aclrtFree(b));
+        stop();
+        return;
+    }
+    uint64_t *p = ((uintptr_t)b % 4096 != 0) ? b : a;
+    CHECK((uintptr_t)p % 4096 != 0);
+    p[0] = 0xA5A5A5A5A5A5A5A5ull;
+    p[1] = p[2] = 0;
+    char key[65];
+    CHECK_OK(aclrtIpcMemGetExportKey(p, 40, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    struct peer pr = spawn_peer("mem-import");
+    int32_t pid;
+    recv_bytes(pr.from, &pid, sizeof pid);
+    uint64_t first = 0;
+    CHECK_EQ(ACL_SUCCESS, peer_import_once(&pr, key, &first));
+    CHECK_EQ((long long)0xA5A5A5A5A5A5A5A5ull, (long long)first);   /* the block's own first word */
+    CHECK_EQ((long long)0x1122334455667788ull, (long long)p[1]);     /* written there, seen here */
+    CHECK_EQ((long long)0x5A5A5A5A5A5A5A5Aull, (long long)p[2]);
+    peer_close_import(&pr);
+    peer_imports_end(&pr);
+    CHECK_EQ(0, peer_finish(&pr));
+    CHECK_OK(aclrtIpcMemClose(key));
+    CHECK_OK(aclrtFree(a));
+    CHECK_OK(aclrtFree(b));
+    stop();
+}
+
 TEST(an_import_from_a_process_not_on_the_allow_list_is_refused_until_it_is_added)
 {
     start();
@@ -1118,7 +1156,6 @@ TEST(ipc_memory_calls_reject_bad_input_with_the_documented_codes)
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(big, 65536, key, sizeof key, 2));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(key, 16, other, sizeof other, 0)); /* host memory */
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(big, 4 * 65536, key, sizeof key, 0));
-    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtIpcMemGetExportKey(small, 4096, key, sizeof key, 0));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemImportByKey(NULL, "aclrt", 0));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemImportByKey(&out, NULL, 0));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportByKey(&out, "not a key", 0));
@@ -1129,7 +1166,12 @@ TEST(ipc_memory_calls_reject_bad_input_with_the_documented_codes)
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemClose("not a key"));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetAttr("not a key", ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, 0));
     if (memory_shareable()) {
-        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey((char *)big + 64, 4096, key, sizeof key, 0));
+        /* Any block, whatever its size, and any range inside one (off its pages' starts too). */
+        CHECK_OK(aclrtIpcMemGetExportKey(small, 4096, key, sizeof key, 0));
+        CHECK_OK(aclrtIpcMemClose(key));
+        CHECK_OK(aclrtIpcMemGetExportKey((char *)big + 64, 4096, key, sizeof key, 0));
+        CHECK_OK(aclrtIpcMemClose(key));
+        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(small, 4097, key, sizeof key, 0));
         CHECK_OK(aclrtIpcMemGetExportKey((char *)big + 65536, 65536, key, sizeof key, 0));
         CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemSetImportPid(key, NULL, 1));
         CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemSetImportPid(key, &pid, 0));
@@ -1495,6 +1537,7 @@ int main(int argc, char **argv)
     RUN_CASE(a_record_dropped_with_its_stream_counts_as_complete_and_a_wait_past_its_timeout_fails);
     RUN_CASE(aclfinalize_frees_ipc_events_left_alive_and_their_handles_then_open_nothing);
     RUN_CASE(exported_memory_is_the_same_bytes_in_the_importing_process);
+    RUN_CASE(a_small_block_off_a_page_start_is_the_same_bytes_in_the_importing_process);
     RUN_CASE(an_import_from_a_process_not_on_the_allow_list_is_refused_until_it_is_added);
     RUN_CASE(an_import_stays_valid_after_the_exporting_process_exits);
     RUN_CASE(allocations_past_the_descriptor_limit_succeed_as_memory_that_is_not_shareable);

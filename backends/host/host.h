@@ -203,8 +203,8 @@ static aclError aclrt_host_mem_alloc(struct aclrt_device *dev, size_t size, void
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     size_t bytes = ((size + 31) & ~(size_t)31) + 32;
     bytes = (bytes + 63) & ~(size_t)63;
-    /* Large allocations are memory files, which other processes can map (impl/ipc/ipc_mem.h). */
-    if (size >= ACLRT_IPC_SHM_MIN && aclrt_ipc_shm_alloc(bytes, out))
+    /* Allocations are in memory files, which other processes can map (impl/ipc/ipc_mem.h). */
+    if (aclrt_ipc_shm_alloc(bytes, out))
         return ACL_SUCCESS;
     *out = aligned_alloc(64, bytes);
     return *out != NULL ? ACL_SUCCESS : ACL_ERROR_RT_MEMORY_ALLOCATION;

@@ -5,15 +5,17 @@
  *
  * Sharing needs the same bytes in both processes, so shareable memory is a
  * memory file from the start: the host backend makes every aclrtMalloc of
- * at least ACLRT_IPC_SHM_MIN bytes a page-aligned MAP_SHARED mapping of a
- * memfd of its own (aclrt_ipc_shm_alloc; where that fails, e.g. out of
- * descriptors, it falls back to ordinary memory, which is not shareable).
- * The descriptors kept open for this are capped at a quarter of the
- * process's descriptor limit (RLIMIT_NOFILE), so the program's own files
- * never run out because of them; past the cap, allocations are ordinary.
- * Smaller allocations stay ordinary heap memory: sharing them would share
- * their neighbours' pages too, which the runtime refuses as well (it checks
- * page alignment).
+ * more than ACLRT_IPC_ARENA_MAX bytes a page-aligned MAP_SHARED mapping of a
+ * memfd of its own, and smaller ones blocks of one shared memory file
+ * (ipc_arena.h), so that a block of any size can be exported (where that
+ * fails, e.g. out of descriptors, it falls back to ordinary memory, which
+ * is not shareable). The descriptors kept open for this are capped at a
+ * quarter of the process's descriptor limit (RLIMIT_NOFILE), so the
+ * program's own files never run out because of them; past the cap,
+ * allocations are ordinary. An export of a block that does not start on a
+ * page shares the pages it lies on (neighbours' bytes too, as a device
+ * shares the granule of an allocation); the importer's pointer is at the
+ * block's offset in its first page.
  *
  * An export is a segment (segment.h) whose header says which file (a
  * descriptor of the export's own, dup'ed from the allocation's, so a free
@@ -36,10 +38,10 @@
 #include "../shm/allow_list.h"
 #include "../shm/segment.h"
 #include "../memory/memory.h"
+#include "ipc_arena.h"
 
 #include <sys/resource.h>
 
-#define ACLRT_IPC_SHM_MIN (64u * 1024u) /* aclrtMalloc sizes from which the host backend's memory is shareable */
 
 /* ------------------------------------------------------------------------
  * Shareable allocations (the host backend's mem_alloc / mem_free)
@@ -89,6 +91,8 @@ static size_t aclrt_ipc_shm_fd_budget(void)
 /* Shareable memory of at least `bytes` (page-aligned); false: none (the caller uses ordinary memory). */
 ACLRT_INTERNAL bool aclrt_ipc_shm_alloc(size_t bytes, void **out)
 {
+    if (bytes <= ACLRT_IPC_ARENA_MAX && aclrt_ipc_arena_alloc(bytes, out))
+        return true;
     if (bytes > SIZE_MAX - ACLRT_IPC_PAGE)
         return false;
     pthread_mutex_lock(&aclrt_ipc_mem.lock);
@@ -124,6 +128,8 @@ ACLRT_INTERNAL bool aclrt_ipc_shm_alloc(size_t bytes, void **out)
 ACLRT_INTERNAL bool aclrt_ipc_shm_free(void *p)
 {
     struct aclrt_ipc_shm found = {0, 0, -1};
+    if (aclrt_ipc_arena_free(p))
+        return true;
     if (((uintptr_t)p & (ACLRT_IPC_PAGE - 1)) != 0)
         return false; /* shareable memory starts on a page */
     pthread_mutex_lock(&aclrt_ipc_mem.lock);
@@ -150,7 +156,9 @@ ACLRT_INTERNAL bool aclrt_ipc_shm_free(void *p)
 static int aclrt_ipc_shm_find(const void *addr, size_t size, int *fd, size_t *offset)
 {
     uintptr_t a = (uintptr_t)addr;
-    int rc = 1;
+    int rc = aclrt_ipc_arena_find(addr, fd, offset); /* the allocation checks, by the caller, keep [addr, +size) in its block */
+    if (rc <= 0)
+        return rc;
     pthread_mutex_lock(&aclrt_ipc_mem.lock);
     for (size_t i = 0; i < aclrt_ipc_mem.count; i++) {
         const struct aclrt_ipc_shm *m = &aclrt_ipc_mem.items[i];
@@ -245,17 +253,12 @@ ACLRT_API aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key,
     int found = aclrt_ipc_shm_find(devPtr, size, &data_fd, &offset);
     if (found > 0)
         return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                          "%p is device memory that cannot be shared: only the host backend's aclrtMalloc "
-                          "allocations of at least %u bytes can",
-                          devPtr, ACLRT_IPC_SHM_MIN);
+                          "%p is device memory that cannot be shared: it is not in a memory file (the host backend "
+                          "fell back to ordinary memory, out of descriptors or shared memory, or another backend "
+                          "allocated it)",
+                          devPtr);
     if (found < 0)
         return aclrt_fail(ACL_ERROR_RT_IPC_ERROR, "no descriptor for the export (%s)", strerror(errno));
-    if (offset % ACLRT_IPC_PAGE != 0) {
-        close(data_fd);
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "devPtr %p is not page-aligned (%u bytes): only whole pages "
-                                                      "are shared",
-                          devPtr, ACLRT_IPC_PAGE);
-    }
     struct aclrt_ipc_seg *seg;
     if ((rc = aclrt_ipc_seg_create(ACLRT_IPC_MEMORY, &seg)) != ACL_SUCCESS) {
         close(data_fd);
@@ -363,8 +366,9 @@ ACLRT_API aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64
                           "aclrtIpcMemSetImportPid, or exports with ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION)",
                           (int)getpid(), key);
     }
-    uint64_t size = page->data_size, offset = page->data_offset;
-    size_t len = (size_t)((size + ACLRT_IPC_PAGE - 1) & ~(uint64_t)(ACLRT_IPC_PAGE - 1));
+    /* Whole pages from the one the range starts in; the block is at its offset in that page. */
+    uint64_t size = page->data_size, delta = page->data_offset % ACLRT_IPC_PAGE, offset = page->data_offset - delta;
+    size_t len = (size_t)((delta + size + ACLRT_IPC_PAGE - 1) & ~(uint64_t)(ACLRT_IPC_PAGE - 1));
     int fd = aclrt_ipc_open_peer_fd(seg->peer, (int)page->data_fd);
     struct stat st;
     void *p = MAP_FAILED;
@@ -379,17 +383,18 @@ ACLRT_API aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64
     }
     seg->data = p;
     seg->data_size = len;
-    if (!aclrt_mem_register((uintptr_t)p, (size_t)size, ACLRT_MEM_MAPPED, ctx->device)) {
+    uintptr_t block = (uintptr_t)p + (uintptr_t)delta;
+    if (!aclrt_mem_register(block, (size_t)size, ACLRT_MEM_MAPPED, ctx->device)) {
         aclrt_ipc_seg_unref(seg);
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording an import");
     }
     if (!aclrt_ipc_mem_add(&aclrt_ipc_mem.imports, seg)) {
         struct aclrt_allocation gone;
-        aclrt_mem_unregister((uintptr_t)p, ACLRT_MEM_MAPPED, &gone);
+        aclrt_mem_unregister(block, ACLRT_MEM_MAPPED, &gone);
         aclrt_ipc_seg_unref(seg);
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording an import");
     }
-    *devPtr = p;
+    *devPtr = (void *)block;
     return ACL_SUCCESS;
 }
 
@@ -420,7 +425,7 @@ ACLRT_API aclError aclrtIpcMemClose(const char *key)
          * (a kernel still queued on it would fault).
          */
         struct aclrt_allocation gone;
-        aclrt_mem_unregister((uintptr_t)seg->data, ACLRT_MEM_MAPPED, &gone);
+        aclrt_mem_unregister((uintptr_t)seg->data + seg->page->data_offset % ACLRT_IPC_PAGE, ACLRT_MEM_MAPPED, &gone);
         aclrt_mem_after_work(NULL, aclrt_ipc_seg_unref_cb, seg);
         return ACL_SUCCESS;
     }

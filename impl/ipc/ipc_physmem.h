@@ -47,6 +47,10 @@
 #define ACLRT_SHARE_PID_LIMIT (1u << 22)
 #define ACLRT_SHARE_TAG_MASK ((1u << 22) - 1)
 
+ACLRT_INTERNAL aclError aclrt_pmem_export(aclrtDrvMemHandle handle, uint64_t flags, uint64_t *shareableHandle);
+ACLRT_INTERNAL aclError aclrt_pmem_set_pids(uint64_t shareableHandle, int32_t *pid, size_t pidNum);
+ACLRT_INTERNAL aclError aclrt_pmem_import(uint64_t shareableHandle, struct aclrt_device *dev, aclrtDrvMemHandle *handle);
+
 /* The live handle of this process exported as, or imported from, `shareable`. */
 static struct aclrt_pmem_handle *aclrt_pmem_shared(uint64_t shareable)
 {
@@ -90,6 +94,7 @@ static aclError aclrt_pmem_export_locked(struct aclrt_pmem_handle *h, bool check
     page->data_ino = (uint64_t)st.st_ino;
     page->data_granularity = mem->granularity;
     page->data_host = mem->device == NULL;
+    page->data_attr = (uint32_t)mem->attr;
     page->nonce[2] &= 0x3f; /* the handle carries 22 random bits: the rest of this byte is 0 for the comparison */
     aclrt_ipc_set_check_pids(page, check_pids);
     uint32_t tag = (uint32_t)page->nonce[0] | (uint32_t)page->nonce[1] << 8 | (uint32_t)page->nonce[2] << 16;
@@ -106,6 +111,14 @@ ACLRT_API aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, acl
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "handle is NULL");
     if (handleType != ACL_MEM_HANDLE_TYPE_NONE)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "handleType %d must be ACL_MEM_HANDLE_TYPE_NONE", (int)handleType);
+    return aclrt_pmem_export(handle, flags, shareableHandle);
+}
+
+/* Export handle as a shareable handle (V1, and V2's both kinds). */
+ACLRT_INTERNAL aclError aclrt_pmem_export(aclrtDrvMemHandle handle, uint64_t flags, uint64_t *shareableHandle)
+{
+    if (handle == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "handle is NULL");
     if (shareableHandle == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "shareableHandle (output) is NULL");
     if (flags > ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION)
@@ -132,6 +145,11 @@ ACLRT_API aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, acl
 ACLRT_API aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum)
 {
     ACLRT_ENTER();
+    return aclrt_pmem_set_pids(shareableHandle, pid, pidNum);
+}
+
+ACLRT_INTERNAL aclError aclrt_pmem_set_pids(uint64_t shareableHandle, int32_t *pid, size_t pidNum)
+{
     if (pid == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "pid is NULL");
     if (pidNum == 0)
@@ -175,6 +193,13 @@ ACLRT_API aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, i
     aclError rc = aclrt_device_check(deviceId, &dev);
     if (rc != ACL_SUCCESS)
         return rc;
+    return aclrt_pmem_import(shareableHandle, dev, handle);
+}
+
+/* Import shareableHandle as memory of dev (V1, and V2's both kinds). */
+ACLRT_INTERNAL aclError aclrt_pmem_import(uint64_t shareableHandle, struct aclrt_device *dev, aclrtDrvMemHandle *handle)
+{
+    aclError rc;
     int32_t exporter = (int32_t)(shareableHandle >> ACLRT_SHARE_PID_SHIFT);
     int fd = (int)((shareableHandle >> ACLRT_SHARE_FD_SHIFT) & (ACLRT_SHARE_FD_LIMIT - 1));
     uint32_t tag = (uint32_t)shareableHandle & ACLRT_SHARE_TAG_MASK;
@@ -220,6 +245,7 @@ ACLRT_API aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, i
         rc = ACL_ERROR_RT_IPC_ERROR;
     size_t size = (size_t)page->data_size, granularity = (size_t)page->data_granularity;
     bool host = page->data_host != 0;
+    aclrtMemAttr attr = (aclrtMemAttr)page->data_attr;
     aclrt_ipc_seg_unref(seg); /* the file is all an import needs */
     if (rc != ACL_SUCCESS)
         return rc;
@@ -237,6 +263,10 @@ ACLRT_API aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, i
     mem->granularity = granularity != 0 ? granularity : aclrt_page_size();
     mem->device = host ? NULL : dev; /* device memory becomes memory of the device asked for (documented) */
     mem->refs = 1;
+    mem->attr = attr;
+    mem->location.type = host ? ACL_MEM_LOCATION_TYPE_HOST : ACL_MEM_LOCATION_TYPE_DEVICE;
+    mem->location.id = host ? 0 : dev->id;
+    mem->link = -1;
     h->mem = mem;
     h->shareable = shareableHandle;
     h->imported = true;

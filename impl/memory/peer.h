@@ -1,7 +1,7 @@
 /*
  * impl/memory/peer.h - peer access between devices: aclrtDeviceCanAccessPeer,
  * aclrtDeviceEnablePeerAccess / DisablePeerAccess, aclrtDevicePeerAccessStatus,
- * and the rule copies between two devices' memory follow.
+ * aclrtMemP2PMap, and the rule copies between two devices' memory follow.
  *
  * Every device of a backend can reach every other one (the host backend's
  * devices share one address space; a registered backend's memory is
@@ -26,6 +26,7 @@
 #include "../runtime/runtime.h"
 #include "../runtime/runtime_start.h"
 #include "../context/context.h"
+#include "memory.h"
 
 static _Atomic(void *) aclrt_peer_enabled_by[ACLRT_MAX_DEVICES][ACLRT_MAX_DEVICES];
 
@@ -137,6 +138,39 @@ ACLRT_API aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDev
                           (int)peerDeviceId, aclrt_rt.device_count);
     *status = deviceId != peerDeviceId &&
               aclrt_peer_access_on(&aclrt_rt.devices[deviceId], &aclrt_rt.devices[peerDeviceId]);
+    return ACL_SUCCESS;
+}
+
+/*
+ * The runtime maps another device's memory into a device's page tables
+ * ahead of the first access; aclrt's devices share one address space, so
+ * the pages are there already: the call checks what the runtime checks.
+ */
+ACLRT_API aclError aclrtMemP2PMap(void *devPtr, size_t size, int32_t dstDevId, uint64_t flags)
+{
+    ACLRT_ENTER();
+    if (devPtr == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
+    if (size == 0)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "size is 0");
+    if (flags != 0)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "flags 0x%llx is reserved and must be 0", (unsigned long long)flags);
+    struct aclrt_device *dst;
+    aclError rc = aclrt_device_check(dstDevId, &dst);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_device *owner = aclrt_mem_device_of(devPtr, size);
+    if (owner == NULL)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "[%p, +%zu) is not inside one allocation of device memory",
+                          devPtr, size);
+    if (owner == dst)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "dstDevId %d is the memory's own device: nothing to map",
+                          (int)dstDevId);
+    if (!aclrt_peer_access_on(dst, owner))
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "device %d has no access to device %u's memory: call aclrtDeviceEnablePeerAccess(%u, 0) "
+                          "with device %d current first",
+                          (int)dstDevId, owner->id, owner->id, (int)dstDevId);
     return ACL_SUCCESS;
 }
 

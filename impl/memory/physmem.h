@@ -45,7 +45,10 @@ struct aclrt_pmem {
     size_t size;                 /* rounded up to the granularity */
     size_t granularity;
     struct aclrt_device *device; /* NULL: host memory */
-    unsigned refs;               /* its live handle + its mappings */
+    unsigned refs;               /* its live handles + its mappings */
+    aclrtMemAttr attr;           /* as allocated (aclrtMemGetAllocationPropertiesFromHandle) */
+    aclrtMemLocation location;
+    int link;                    /* aclrtMemMapSetLink's aclrtMemLinkType; -1: none chosen */
 };
 
 /* What a handle names: a block, and its export or the export it was imported from (ipc_physmem.h). */
@@ -303,6 +306,9 @@ ACLRT_API aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, c
     mem->granularity = g;
     mem->device = dev;
     mem->refs = 1;
+    mem->attr = prop->memAttr;
+    mem->location = prop->location;
+    mem->link = -1;
     h->mem = mem;
     aclrt_physmem_hook();
     pthread_mutex_lock(&aclrt_physmem.lock);

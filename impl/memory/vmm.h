@@ -1,8 +1,12 @@
 /*
  * impl/memory/vmm.h - virtual memory management: ranges of reserved
  * addresses and the physical memory (physmem.h) mapped into them,
- * aclrtReserveMemAddress / ReleaseMemAddress, aclrtMapMem / UnmapMem and
- * access rights (aclrtMemSetAccess / GetAccess).
+ * aclrtReserveMemAddress / ReleaseMemAddress, aclrtMapMem / UnmapMem,
+ * access rights (aclrtMemSetAccess / GetAccess), and what a mapping or a
+ * handle says (aclrtMemRetainAllocationHandle,
+ * aclrtMemGetAllocationPropertiesFromHandle), links (aclrtMemMapSetLink,
+ * aclrtMemMapSelectedLink: a second mapping of the same block) and
+ * aclrtReserveMemAddressNoUCMemory.
  *
  * On a CPU this is what an MMU does for a device, so it is done for real:
  *   - a reservation is an inaccessible anonymous mapping (PROT_NONE) of the
@@ -43,10 +47,18 @@ static struct aclrt_vrange *aclrt_vrange_containing(uintptr_t a, size_t len)
     return NULL;
 }
 
+static aclError aclrt_vmm_reserve(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags);
+
 ACLRT_API aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr,
                                           uint64_t flags)
 {
     ACLRT_ENTER();
+    return aclrt_vmm_reserve(virPtr, size, alignment, expectPtr, flags);
+}
+
+/* aclrtReserveMemAddress (and aclrtReserveMemAddressNoUCMemory, which checks more first). */
+static aclError aclrt_vmm_reserve(void **virPtr, size_t size, size_t alignment, void *expectPtr, uint64_t flags)
+{
     if (virPtr == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "virPtr (output) is NULL");
     if (size == 0)
@@ -155,9 +167,8 @@ static struct aclrt_mapping *aclrt_mapping_at(uintptr_t a, bool start_only, size
     return NULL;
 }
 
-static aclError aclrt_physmem_map_locked(uintptr_t a, size_t size, struct aclrt_pmem_handle *h)
+static aclError aclrt_physmem_map_locked(uintptr_t a, size_t size, struct aclrt_pmem *mem)
 {
-    struct aclrt_pmem *mem = h->mem;
     if ((size + mem->granularity - 1) / mem->granularity * mem->granularity != mem->size)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "size %zu is not the size of the physical memory (%zu, granularity %zu): a block is mapped whole",
@@ -222,7 +233,7 @@ ACLRT_API aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDr
     else if (offset != 0)
         rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "offset %zu must be 0", offset);
     else
-        rc = aclrt_physmem_map_locked((uintptr_t)virPtr, size, h);
+        rc = aclrt_physmem_map_locked((uintptr_t)virPtr, size, h->mem);
     pthread_mutex_unlock(&aclrt_physmem.lock);
     return rc;
 }
@@ -327,6 +338,116 @@ ACLRT_API aclError aclrtMemGetAccess(void *virPtr, aclrtMemLocation *location, u
     if (m == NULL)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%p is not inside a mapping made by aclrtMapMem", virPtr);
     return ACL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------
+ * What mappings and handles say; links
+ * ------------------------------------------------------------------------ */
+
+ACLRT_API aclError aclrtReserveMemAddressNoUCMemory(void **virPtr, size_t size, size_t alignment, void *expectPtr,
+                                                    uint64_t flags)
+{
+    ACLRT_ENTER();
+    if (virPtr == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "virPtr (output) is NULL");
+    if (expectPtr == NULL)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "expectPtr is NULL: this reservation is only at an address the caller chooses");
+    if (size == 0 || size % ACLRT_PHYSMEM_HUGE1G != 0)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "size %zu is not a positive multiple of 1 GiB", size);
+    /* The CPU caches all memory: a reservation without uncached memory is any reservation. */
+    return aclrt_vmm_reserve(virPtr, size, alignment, expectPtr, flags);
+}
+
+ACLRT_API aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle)
+{
+    ACLRT_ENTER();
+    if (virPtr == NULL || handle == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", virPtr == NULL ? "virPtr" : "handle (output)");
+    struct aclrt_pmem_handle *h = (struct aclrt_pmem_handle *)calloc(1, sizeof *h);
+    if (h == NULL)
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording a physical memory handle");
+    aclError rc = ACL_SUCCESS;
+    pthread_mutex_lock(&aclrt_physmem.lock);
+    struct aclrt_mapping *m = aclrt_mapping_at((uintptr_t)virPtr, true, NULL);
+    if (m == NULL) {
+        rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "%p is not the start of a mapping made by aclrtMapMem", virPtr);
+    } else if (!aclrt_ptr_set_add(&aclrt_physmem.handles, h)) {
+        rc = aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording a physical memory handle");
+    } else {
+        /* A handle of its own (freed with aclrtFreePhysical), to the block: not its export. */
+        h->id = ++aclrt_physmem.next_id;
+        h->mem = m->mem;
+        m->mem->refs++;
+        *handle = aclrt_pmem_handle_value(h);
+    }
+    pthread_mutex_unlock(&aclrt_physmem.lock);
+    if (rc != ACL_SUCCESS)
+        free(h);
+    return rc;
+}
+
+ACLRT_API aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHandle handle, aclrtPhysicalMemProp *prop)
+{
+    ACLRT_ENTER();
+    if (handle == NULL || prop == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", handle == NULL ? "handle" : "prop (output)");
+    pthread_mutex_lock(&aclrt_physmem.lock);
+    struct aclrt_pmem_handle *h = aclrt_pmem_handle_find(handle, NULL);
+    if (h != NULL) {
+        memset(prop, 0, sizeof *prop);
+        prop->handleType = ACL_MEM_HANDLE_TYPE_NONE;
+        prop->allocationType = ACL_MEM_ALLOCATION_TYPE_PINNED;
+        prop->memAttr = h->mem->attr;
+        prop->location = h->mem->location;
+    }
+    pthread_mutex_unlock(&aclrt_physmem.lock);
+    return h != NULL ? ACL_SUCCESS : aclrt_pmem_bad_handle(handle);
+}
+
+ACLRT_API aclError aclrtMemMapSetLink(aclrtDrvMemHandle handle, aclrtMemLinkType adviceLink)
+{
+    ACLRT_ENTER();
+    if (handle == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "handle is NULL");
+    if ((unsigned)adviceLink > (unsigned)ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH)
+        return aclrt_fail(ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED, "adviceLink %d is not an aclrtMemLinkType",
+                          (int)adviceLink);
+    pthread_mutex_lock(&aclrt_physmem.lock);
+    struct aclrt_pmem_handle *h = aclrt_pmem_handle_find(handle, NULL);
+    if (h != NULL)
+        h->mem->link = (int)adviceLink; /* recorded: every device reaches the memory the same way */
+    pthread_mutex_unlock(&aclrt_physmem.lock);
+    return h != NULL ? ACL_SUCCESS : aclrt_pmem_bad_handle(handle);
+}
+
+ACLRT_API aclError aclrtMemMapSelectedLink(void *virPtrDst, size_t size, void *virPtrSrc, uint32_t linkIdx)
+{
+    ACLRT_ENTER();
+    if (virPtrDst == NULL || virPtrSrc == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", virPtrDst == NULL ? "virPtrDst" : "virPtrSrc");
+    if (size == 0)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "size is 0");
+    if (linkIdx != ACL_RT_MEM_LINK_IDX_0 && linkIdx != ACL_RT_MEM_LINK_IDX_1)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "linkIdx %u is not ACL_RT_MEM_LINK_IDX_0 (SIO) or _1 (HCCS)",
+                          linkIdx);
+    aclError rc;
+    pthread_mutex_lock(&aclrt_physmem.lock);
+    struct aclrt_mapping *src = aclrt_mapping_at((uintptr_t)virPtrSrc, true, NULL);
+    if (src == NULL)
+        rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "virPtrSrc %p is not the start of a mapping made by aclrtMapMem",
+                        virPtrSrc);
+    else if (size != src->size)
+        rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "size %zu is not the size of the mapping at virPtrSrc (%zu)", size,
+                        src->size);
+    else if (aclrt_vrange_containing((uintptr_t)virPtrDst, 1) == NULL ||
+             aclrt_vrange_containing((uintptr_t)virPtrDst, 1)->base != (uintptr_t)virPtrDst)
+        rc = aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "virPtrDst %p is not the start of a range from aclrtReserveMemAddress",
+                        virPtrDst);
+    else
+        rc = aclrt_physmem_map_locked((uintptr_t)virPtrDst, size, src->mem); /* through any link: the same block */
+    pthread_mutex_unlock(&aclrt_physmem.lock);
+    return rc;
 }
 
 #endif /* ACLRT_IMPL_MEMORY_VMM_H */

@@ -63,7 +63,7 @@ struct aclrt_ipc_page {
     _Atomic int32_t pids[ACLRT_IPC_MAX_PIDS];
     /* memory: where the exported bytes are */
     int32_t data_fd;             /* the allocation's file in the exporter */
-    uint32_t reserved;
+    uint32_t data_attr;          /* physical memory: its aclrtMemAttr */
     uint64_t data_offset;        /* of the exported range in that file */
     uint64_t data_size;
     uint64_t attr_link;          /* aclrtIpcMemSetAttr's ACCESS_LINK (recorded, no effect) */

@@ -4,10 +4,12 @@
  * (aclrtGetArgsFromExceptionInfo, aclrtGetFuncHandleFromExceptionInfo).
  *
  *   - aclrtGetErrorVerbose describes the hardware fault of a device (memory
- *     UCE, link) for aclrtRepairError. A host device has none that aclrt
- *     could observe: ACL_RT_NO_ERROR, nothing to repair, no detail. A
- *     failing task is a software error, which this call does not report on
- *     the device either.
+ *     UCE, link) for aclrtRepairError. The only ones aclrt's devices have
+ *     are the memory faults made with aclrtxInjectMemUce (uce.h):
+ *     ACL_RT_ERROR_MEMORY, to repair, with the first of them as detail;
+ *     else ACL_RT_NO_ERROR, nothing to repair, no detail. A failing task is
+ *     a software error, which this call does not report on the device
+ *     either.
  *   - The exception-info getters answer for a failing host kernel (the
  *     CPU's stand-in for an AI Core kernel): its args pointer, and as the
  *     function handle the kernel function itself. The args are one pointer
@@ -27,6 +29,7 @@
 #include "../core/thread.h"
 #include "../context/context.h"
 #include "../exec/exception.h"
+#include "uce.h"
 
 _Static_assert(sizeof(aclrtxHostKernel) == sizeof(aclrtFuncHandle), "a host kernel's function is its handle");
 
@@ -40,7 +43,17 @@ ACLRT_API aclError aclrtGetErrorVerbose(int32_t deviceId, aclrtErrorInfo *errorI
     if (rc != ACL_SUCCESS)
         return rc;
     memset(errorInfo, 0, sizeof *errorInfo);
-    errorInfo->errorType = ACL_RT_NO_ERROR;
+    aclrtMemUceInfoArray *uce = &errorInfo->detail.uceInfo;
+    size_t n = aclrt_uce_list(dev, uce->memUceInfoArray, ACL_RT_MEM_UCE_INFO_MAX_NUM);
+    if (n == 0) {
+        errorInfo->errorType = ACL_RT_NO_ERROR;
+        return ACL_SUCCESS;
+    }
+    errorInfo->errorType = ACL_RT_ERROR_MEMORY;
+    errorInfo->tryRepair = 1;
+    errorInfo->hasDetail = 1;
+    /* The detail holds 20: a repair of these, then another look, reaches the rest. */
+    uce->arraySize = n < ACL_RT_MEM_UCE_INFO_MAX_NUM ? n : ACL_RT_MEM_UCE_INFO_MAX_NUM;
     return ACL_SUCCESS;
 }
 

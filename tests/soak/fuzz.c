@@ -155,6 +155,10 @@ static const char *const fz_functions[] = {
     "aclrtDeviceL2CacheFlush", "aclrtMemPoolCreate", "aclrtMemPoolDestroy", "aclrtMemPoolSetAttr",
     "aclrtMemPoolGetAttr", "aclrtMemPoolMallocAsync", "aclrtMemPoolFreeAsync", "aclrtMemPoolTrimTo",
     "aclrtActiveStream", "aclrtSwitchStream", "aclrtPersistentTaskClean",
+    "aclrtMemExportToShareableHandleV2", "aclrtMemImportFromShareableHandleV2", "aclrtMemSetPidToShareableHandleV2",
+    "aclrtMemRetainAllocationHandle", "aclrtMemGetAllocationPropertiesFromHandle", "aclrtReserveMemAddressNoUCMemory",
+    "aclrtMemP2PMap", "aclrtMemMapSetLink", "aclrtMemMapSelectedLink", "aclrtGetMemUceInfo", "aclrtMemUceRepair",
+    "aclrtRepairError", "aclrtxInjectMemUce",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -1477,6 +1481,46 @@ static void fz_one_call(struct fz *z)
         aclrtMemLocation loc = prop.location; /* an input: the device whose access is asked for */
         uint64_t flag = 0;
         FZ(CODES(P, R, H, F, DV), aclrtMemGetAccess(soak_pick(rng, 4) ? va : NULL, fz_maybe(z, &loc), &flag));
+        /* What a mapping and a handle say; links; a second mapping of the block through a link. */
+        aclrtDrvMemHandle retained = NULL;
+        FZ(CODES(P, R), aclrtMemRetainAllocationHandle(soak_pick(rng, 5) ? va : (void *)fz_garbage(z),
+                                                       fz_maybe(z, &retained)));
+        if (retained != NULL)
+            FZ(CODES(H), aclrtFreePhysical(retained));
+        aclrtPhysicalMemProp got;
+        FZ(CODES(P, H), aclrtMemGetAllocationPropertiesFromHandle(soak_pick(rng, 5) ? h : (aclrtDrvMemHandle)fz_garbage(z),
+                                                                  fz_maybe(z, &got)));
+        FZ(CODES(P, H, ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED),
+           aclrtMemMapSetLink(soak_pick(rng, 5) ? h : NULL, (aclrtMemLinkType)soak_pick(rng, 5)));
+        void *va2 = NULL;
+        FZ(CODES(P, R, F, ACL_ERROR_RT_MEMORY_ALLOCATION), aclrtReserveMemAddress(&va2, size, 0, NULL, 0));
+        FZ(CODES(P, R), aclrtMemMapSelectedLink(soak_pick(rng, 5) ? va2 : NULL, soak_pick(rng, 5) ? size : 1, va,
+                                                (uint32_t)soak_pick(rng, 3)));
+        FZ(CODES(P, R), aclrtUnmapMem(va2)); /* whether it was mapped or not */
+        FZ(CODES(P, R), aclrtReleaseMemAddress(va2));
+        va2 = NULL;
+        FZ(CODES(P, R, F, ACL_ERROR_RT_MEMORY_ALLOCATION),
+           aclrtReserveMemAddressNoUCMemory(&va2, soak_pick(rng, 2) ? (size_t)1 << 30 : size, 0,
+                                            soak_pick(rng, 2) ? NULL : (void *)fz_garbage(z), 0));
+        if (va2 != NULL)
+            FZ(CODES(P, R), aclrtReleaseMemAddress(va2));
+        FZ(CODES(P, R, F, DV, CN, ACL_ERROR_RT_DEV_SETUP_ERROR), aclrtMemP2PMap(soak_pick(rng, 3) ? (void *)z->task_mem : (void *)fz_garbage(z), 64,
+                                              devices[soak_pick(rng, 6)], soak_pick(rng, 5) ? 0u : 1u));
+        if (soak_pick(rng, 2)) { /* V2: a fabric handle, imported here (refused: same process) */
+            aclrtMemFabricHandle fabric;
+            memset(&fabric, 0, sizeof fabric);
+            aclrtMemSharedHandleType st = soak_pick(rng, 4) ? ACL_MEM_SHARE_HANDLE_TYPE_FABRIC
+                                                            : (aclrtMemSharedHandleType)soak_pick(rng, 4);
+            FZ(CODES(P, R, H, F, ACL_ERROR_RT_IPC_ERROR),
+               aclrtMemExportToShareableHandleV2(soak_pick(rng, 5) ? h : NULL, soak_pick(rng, 5) ? 0u : 3u, st,
+                                                 fz_maybe(z, &fabric)));
+            int32_t self = (int32_t)getpid();
+            FZ(CODES(P, R, H, F, ACL_ERROR_RT_IPC_ERROR, ACL_ERROR_RT_NO_PERMISSION),
+               aclrtMemSetPidToShareableHandleV2(fz_maybe(z, &fabric), st, &self, 1));
+            aclrtDrvMemHandle mine = NULL;
+            FZ(CODES(P, R, H, F, CN, ACL_ERROR_RT_IPC_ERROR, ACL_ERROR_RT_NO_PERMISSION),
+               aclrtMemImportFromShareableHandleV2(fz_maybe(z, &fabric), st, 0, &mine));
+        }
         uint64_t shareable = 0;
         FZ(CODES(P, R, H, F), aclrtMemExportToShareableHandle(soak_pick(rng, 5) ? h : NULL,
                                                              soak_pick(rng, 3) ? ACL_MEM_HANDLE_TYPE_NONE
@@ -1535,6 +1579,20 @@ static void fz_one_call(struct fz *z)
         int32_t compatible;
         FZ(CODES(P, R, DV, CN, ACL_ERROR_RT_DEV_SETUP_ERROR), aclrtGetErrorVerbose(devices[soak_pick(rng, 6)],
                                                                                    fz_maybe(z, &ei)));
+        /* Memory faults on this thread's own memory, reported and repaired at once. */
+        aclrtMemUceInfo uce[4];
+        memset(uce, 0, sizeof uce);
+        size_t nuce = 0;
+        int32_t udev = soak_pick(rng, 4) ? SOAK_DEV_FUZZ : devices[soak_pick(rng, 6)];
+        FZ(CODES(P, R, DV, CN, ACL_ERROR_RT_DEV_SETUP_ERROR),
+           aclrtxInjectMemUce(udev, soak_pick(rng, 4) && z->task_mem != NULL ? (void *)z->task_mem : (void *)fz_garbage(z),
+                              (size_t)soak_pick(rng, 64)));
+        FZ(CODES(P, R, DV, CN, ACL_ERROR_RT_DEV_SETUP_ERROR), aclrtGetMemUceInfo(udev, fz_maybe(z, uce), 0, &nuce));
+        FZ(CODES(P, R, DV, CN, ACL_ERROR_RT_DEV_SETUP_ERROR),
+           aclrtMemUceRepair(udev, fz_maybe(z, uce), (size_t)soak_pick(rng, 2)));
+        memset(&ei, 0, sizeof ei);
+        ei.errorType = soak_pick(rng, 4) ? ACL_RT_ERROR_MEMORY : (aclrtErrorType)soak_pick(rng, 7);
+        FZ(CODES(P, R, F, DV, CN, ACL_ERROR_RT_DEV_SETUP_ERROR), aclrtRepairError(udev, fz_maybe(z, &ei)));
         FZ(CODES(P, R, ACL_ERROR_INVALID_EXCEPTION_INFO), aclrtGetArgsFromExceptionInfo(NULL, fz_maybe(z, &args),
                                                                                         &args_len));
         FZ(CODES(P, R, ACL_ERROR_INVALID_EXCEPTION_INFO), aclrtGetFuncHandleFromExceptionInfo(NULL, fz_maybe(z, &fh)));
