@@ -4,7 +4,7 @@
 #   make install        into PREFIX (/usr/local; DESTDIR honoured):
 #                         include/aclrt.h (dist/aclrt.h), include/acl/... (the CANN package's headers)
 #                         lib64/libascendcl.so     the implementation as a shared library (CANN's path)
-#                         lib64/libacl_rt.so, libhccl.so, libmsprofiler.so
+#                         lib64/libacl_rt.so, libhccl.so, libmsprofiler.so, libacl_tdt_channel.so
 #                                                  links to it: CANN's other library names, so a program
 #                                                  linked with -lacl_rt -lhccl -lmsprofiler loads one
 #                                                  library (its soname, libascendcl.so)
@@ -15,6 +15,9 @@
 #                         lib/libascendcl.so       a link to it, where the system's linker and loader look
 #                         lib/pkgconfig/aclrt.pc   pkg-config: the header-only form and its dependencies
 #                         lib/cmake/aclrt/         find_package(aclrt): aclrt::aclrt, aclrt::headers
+#                         bin/setenv.bash, set_env.sh
+#                                                  the environment script where CANN's package has it
+#                                                  (its samples' run.sh sources bin/setenv.bash)
 #                       As root, without DESTDIR, into a PREFIX whose lib/ the loader searches
 #                       (/usr/local on Debian), it runs ldconfig.
 #   make test-install   install into $(BUILD)/prefix, then build and run programs against it the
@@ -47,7 +50,7 @@ space := $(empty) $(empty)
 
 # CANN ships the runtime, HCCL and the profiler as libraries of their own; here one library has them
 # all, under each name (links), with one soname so that a program loads it once.
-LIB_ALIASES := libacl_rt.so libhccl.so libmsprofiler.so
+LIB_ALIASES := libacl_rt.so libhccl.so libmsprofiler.so libacl_tdt_channel.so
 HCCL_HEADERS := $(wildcard hccl/*.h)
 # The MPI engine (its rule: mk/hccl.mk), where there is an MPI compiler to build it.
 MPICC ?= mpicc
@@ -67,6 +70,9 @@ install: dist $(BUILD)/lib/libascendcl.so $(HCCL_MPI_INSTALL)
 	ln -sfn ../lib64/libascendcl.so $(DESTDIR)$(PREFIX)/lib/libascendcl.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(ACLRT_VERSION)|' scripts/aclrt.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/aclrt.pc
+	install -d $(DESTDIR)$(PREFIX)/bin
+	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/setenv.bash.in > $(DESTDIR)$(PREFIX)/bin/setenv.bash
+	cp $(DESTDIR)$(PREFIX)/bin/setenv.bash $(DESTDIR)$(PREFIX)/set_env.sh
 	sed -e 's|@VERSION@|$(ACLRT_VERSION)|' -e 's|@CMAKE_LIBS@|$(subst $(space),;,$(patsubst -l%,%,$(LIBS)))|' \
 	  scripts/aclrtConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/aclrt/aclrtConfig.cmake
 	sed -e 's|@VERSION@|$(ACLRT_VERSION)|' scripts/aclrtConfigVersion.cmake.in \
