@@ -1093,7 +1093,7 @@ ACLRT_API aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
  * empty dataset (or one filled by an earlier receive) with items whose
  * memory the dataset owns and frees. The capacity of
  * acltdtCreateChannelWithCapacity is 2..8192 datasets; acltdtCreateChannel
- * makes a channel of ACLTDT_DEFAULT_CHANNEL_CAPACITY, which
+ * makes a channel of ACLRTX_TDT_DEFAULT_CAPACITY, which
  * acltdtQueryChannelSize and acltdtCleanChannel refuse
  * (ACL_ERROR_FEATURE_UNSUPPORTED), as CANN's do. Timeouts: -1 waits for
  * room (send) or data (receive), 0 returns ACL_ERROR_RT_QUEUE_FULL /
@@ -1116,7 +1116,7 @@ typedef struct acltdtDataset acltdtDataset;
 typedef struct acltdtChannelHandle acltdtChannelHandle;
 
 /* The capacity of a channel made by acltdtCreateChannel (aclrt's choice). */
-#define ACLTDT_DEFAULT_CHANNEL_CAPACITY 128
+#define ACLRTX_TDT_DEFAULT_CAPACITY 128
 
 /*
  * Datasets: an ordered list of data items. Items added by the program stay

@@ -486,9 +486,9 @@ TEST(a_channel_without_capacity)
     float v[1] = {3};
     acltdtDataset *ds = float_dataset(v, 1);
     int sent = 0;
-    while (acltdtSendTensor(ch, ds, 0) == ACL_SUCCESS && sent <= ACLTDT_DEFAULT_CHANNEL_CAPACITY)
+    while (acltdtSendTensor(ch, ds, 0) == ACL_SUCCESS && sent <= ACLRTX_TDT_DEFAULT_CAPACITY)
         sent++;
-    CHECK_EQ(ACLTDT_DEFAULT_CHANNEL_CAPACITY, sent);
+    CHECK_EQ(ACLRTX_TDT_DEFAULT_CAPACITY, sent);
     acltdtDataset *got = acltdtCreateDataset();
     CHECK_OK(acltdtReceiveTensor(ch, got, -1));
     CHECK(first_float(got) == 3.0f);

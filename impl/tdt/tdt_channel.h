@@ -179,7 +179,7 @@ static acltdtChannelHandle *aclrt_tdt_open(uint32_t deviceId, const char *name, 
 ACLRT_API acltdtChannelHandle *acltdtCreateChannel(uint32_t deviceId, const char *name)
 {
     ACLRT_ENTER();
-    return aclrt_tdt_open(deviceId, name, ACLTDT_DEFAULT_CHANNEL_CAPACITY, false);
+    return aclrt_tdt_open(deviceId, name, ACLRTX_TDT_DEFAULT_CAPACITY, false);
 }
 
 ACLRT_API acltdtChannelHandle *acltdtCreateChannelWithCapacity(uint32_t deviceId, const char *name, size_t capacity)
