@@ -349,6 +349,45 @@ TEST(a_blocked_receiver_gets_what_is_sent_later)
     CHECK_OK(acltdtDestroyChannel(ch));
 }
 
+TEST(a_timed_receiver_gets_what_is_sent_before_its_timeout)
+{
+    acltdtChannelHandle *ch = acltdtCreateChannelWithCapacity(0, "tdt_timed_recv", 2);
+    struct peer p = {ch, acltdtCreateDataset(), 60000, 0, -1};
+    pthread_t t;
+    CHECK_EQ(0, pthread_create(&t, NULL, receive_thread, &p));
+    chance(&p.done);
+    CHECK_EQ(0, atomic_load(&p.done));
+    float v[1] = {8};
+    acltdtDataset *ds = float_dataset(v, 1);
+    uint64_t t0 = now_ms();
+    CHECK_OK(acltdtSendTensor(ch, ds, -1));
+    pthread_join(t, NULL);
+    CHECK_OK(p.rc);
+    CHECK(now_ms() - t0 < 30000); /* woken by the send, not by its timeout */
+    CHECK(first_float(p.ds) == 8.0f);
+    CHECK_OK(acltdtDestroyDataset(p.ds));
+    free_dataset(ds);
+    CHECK_OK(acltdtDestroyChannel(ch));
+}
+
+TEST(destroying_one_handle_leaves_the_others_waiting)
+{
+    acltdtChannelHandle *a = acltdtCreateChannelWithCapacity(0, "tdt_two_ends", 2);
+    acltdtChannelHandle *b = acltdtCreateChannelWithCapacity(0, "tdt_two_ends", 2);
+    struct peer p = {b, acltdtCreateDataset(), -1, 0, -1};
+    pthread_t t;
+    CHECK_EQ(0, pthread_create(&t, NULL, receive_thread, &p));
+    CHECK_OK(acltdtDestroyChannel(a));
+    chance(&p.done);
+    CHECK_EQ(0, atomic_load(&p.done)); /* b's receive goes on waiting */
+    CHECK_OK(acltdtStopChannel(b));
+    pthread_join(t, NULL);
+    CHECK_EQ(ACL_ERROR_FAILURE, p.rc);
+    CHECK_EQ(0u, acltdtGetDatasetSize(p.ds));
+    CHECK_OK(acltdtDestroyDataset(p.ds));
+    CHECK_OK(acltdtDestroyChannel(b));
+}
+
 TEST(a_blocked_sender_goes_on_when_room_is_made)
 {
     acltdtChannelHandle *ch = acltdtCreateChannelWithCapacity(0, "tdt_block_send", 2);
@@ -704,6 +743,8 @@ int main(void)
     RUN(channel_is_first_in_first_out);
     RUN(full_and_empty_return_at_once_or_after_the_timeout);
     RUN(a_blocked_receiver_gets_what_is_sent_later);
+    RUN(a_timed_receiver_gets_what_is_sent_before_its_timeout);
+    RUN(destroying_one_handle_leaves_the_others_waiting);
     RUN(a_blocked_sender_goes_on_when_room_is_made);
     RUN(stop_wakes_blocked_senders_and_receivers);
     RUN(handles_of_one_name_are_ends_of_one_channel);

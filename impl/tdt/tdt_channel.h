@@ -403,8 +403,8 @@ static void aclrt_tdt_leave(acltdtChannelHandle *h)
 
 /*
  * Wait on the channel until it changes or the deadline passes (ch->lock
- * held); ACL_SUCCESS to look again, `timeout_code` when time is up, or
- * ACL_ERROR_FAILURE when the channel stopped or the handle is closing.
+ * held): ACL_SUCCESS to look again (the caller checks for a stop first),
+ * or `timeout_code` once the deadline has passed.
  */
 static aclError aclrt_tdt_wait(acltdtChannelHandle *h, uint64_t deadline, aclError timeout_code)
 {
