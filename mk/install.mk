@@ -29,6 +29,7 @@
 #                       under mpirun: libascendcl.so opens the engine from its own folder; and
 #                       lib64/libhccl.so through Python's ctypes as pyhccl uses it (tests/python/
 #                       test_hccl_ctypes.py: four threads, one root info, ACLRT_DEVICES=4)
+#                       and bin/setenv.bash (sourced, with set_env.sh: lib64/ once on LD_LIBRARY_PATH)
 
 .PHONY: dist install test-install
 
@@ -95,6 +96,11 @@ test-install: dist
 	    -o $(BUILD)/prefix/cpp_program $$(pkg-config --libs aclrt) && ./$(BUILD)/prefix/cpp_program >/dev/null && \
 	  echo "make install + pkg-config aclrt: an ACL C++ program builds and runs (ok)"
 	@test -f $(BUILD)/prefix/include/acl/acl.h && test -f $(BUILD)/prefix/include/acl/error_codes/rt_error_codes.h
+	@test "$$(env -u LD_LIBRARY_PATH bash -c '. $(BUILD)/prefix/bin/setenv.bash && . $(BUILD)/prefix/set_env.sh && \
+	    echo "$$LD_LIBRARY_PATH"')" = "$(CURDIR)/$(BUILD)/prefix/lib64" && \
+	  test -f $(BUILD)/prefix/include/acl/acl_tdt.h && test -L $(BUILD)/prefix/lib64/libacl_tdt_channel.so && \
+	  echo "make install, CANN's samples' environment: bin/setenv.bash and set_env.sh put lib64/ on LD_LIBRARY_PATH once (ok)" || \
+	  { echo "FAIL: \$$PREFIX/bin/setenv.bash, set_env.sh: lib64/ not (or twice) on LD_LIBRARY_PATH, or acl_tdt.h missing"; exit 1; }
 	@$(CXX) $(CXXSTD) -O2 -I$(BUILD)/prefix/include tests/cpp_program.cpp -o $(BUILD)/prefix/cann_program \
 	    -L$(BUILD)/prefix/lib64 -lascendcl && \
 	  LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib64 ./$(BUILD)/prefix/cann_program >/dev/null && \
