@@ -1161,6 +1161,68 @@ ACLRT_API uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *
 ACLRT_API aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
 
 /* ========================================================================
+ * Tensor data transfer: channels and datasets (acl_tdt.h)
+ *
+ * A channel is a bounded FIFO of datasets between two sides. On aclrt the
+ * side CANN calls the device is another thread of the same process: every
+ * handle created on the same device with the same name is an end of the
+ * same channel (acltdtCreateChannel* with a name already open returns a new
+ * handle to it), and one handle may both send and receive. A send copies
+ * the dataset's tensors (their dims and bytes) into the channel, so the
+ * sender's memory may be reused as soon as it returns; a receive fills an
+ * empty dataset (or one filled by an earlier receive) with items whose
+ * memory the dataset owns and frees. The capacity of
+ * acltdtCreateChannelWithCapacity is 2..8192 datasets; acltdtCreateChannel
+ * makes a channel of ACLRTX_TDT_DEFAULT_CAPACITY, which
+ * acltdtQueryChannelSize and acltdtCleanChannel refuse
+ * (ACL_ERROR_FEATURE_UNSUPPORTED), as CANN's do. Timeouts: -1 waits for
+ * room (send) or data (receive), 0 returns ACL_ERROR_RT_QUEUE_FULL /
+ * ACL_ERROR_RT_QUEUE_EMPTY at once, > 0 waits that many milliseconds and
+ * then returns the same code. acltdtStopChannel stops the channel for every
+ * handle: blocked and later sends and receives return ACL_ERROR_FAILURE.
+ * Channels are of one process (a name is not seen by another process).
+ * ======================================================================== */
+typedef enum acltdtTensorType {
+    ACL_TENSOR_DATA_UNDEFINED = -1,
+    ACL_TENSOR_DATA_TENSOR = 0,
+    ACL_TENSOR_DATA_END_OF_SEQUENCE = 1,
+    ACL_TENSOR_DATA_ABNORMAL = 2,
+    ACL_TENSOR_DATA_SLICE_TENSOR = 3,
+    ACL_TENSOR_DATA_END_TENSOR = 4
+} acltdtTensorType;
+
+typedef struct acltdtDataItem acltdtDataItem;
+typedef struct acltdtDataset acltdtDataset;
+typedef struct acltdtChannelHandle acltdtChannelHandle;
+
+/* The capacity of a channel made by acltdtCreateChannel (aclrt's choice). */
+#define ACLRTX_TDT_DEFAULT_CAPACITY 128
+
+/*
+ * Datasets: an ordered list of data items. Items added by the program stay
+ * the program's (acltdtDestroyDataset does not free them); items a receive
+ * put there are the dataset's, and acltdtAddDataItem refuses such a dataset.
+ */
+ACLRT_API acltdtDataset *acltdtCreateDataset(void);
+ACLRT_API aclError acltdtDestroyDataset(acltdtDataset *dataset);
+ACLRT_API acltdtDataItem *acltdtGetDataItem(const acltdtDataset *dataset, size_t index);
+ACLRT_API aclError acltdtAddDataItem(acltdtDataset *dataset, acltdtDataItem *dataItem);
+ACLRT_API size_t acltdtGetDatasetSize(const acltdtDataset *dataset);
+ACLRT_API const char *acltdtGetDatasetName(const acltdtDataset *dataset);
+
+/*
+ * Channels: create, send, receive, query, clean, stop, destroy.
+ */
+ACLRT_API acltdtChannelHandle *acltdtCreateChannel(uint32_t deviceId, const char *name);
+ACLRT_API acltdtChannelHandle *acltdtCreateChannelWithCapacity(uint32_t deviceId, const char *name, size_t capacity);
+ACLRT_API aclError acltdtDestroyChannel(acltdtChannelHandle *handle);
+ACLRT_API aclError acltdtStopChannel(acltdtChannelHandle *handle);
+ACLRT_API aclError acltdtCleanChannel(acltdtChannelHandle *handle);
+ACLRT_API aclError acltdtSendTensor(const acltdtChannelHandle *handle, const acltdtDataset *dataset, int32_t timeout);
+ACLRT_API aclError acltdtReceiveTensor(const acltdtChannelHandle *handle, acltdtDataset *dataset, int32_t timeout);
+ACLRT_API aclError acltdtQueryChannelSize(const acltdtChannelHandle *handle, size_t *size);
+
+/* ========================================================================
  * Peer access between devices
  *
  * Every pair of distinct devices can access each other (host devices share
@@ -1729,6 +1791,28 @@ ACLRT_API aclError aclrtReduceAsync(void *dst, const void *src, uint64_t count, 
                                     aclrtStream stream, void *reserve);
 ACLRT_API aclError aclrtRandomNumAsync(const aclrtRandomNumTaskInfo *taskInfo, const aclrtStream stream,
                                        void *reserve);
+
+/* ========================================================================
+ * Tensor data transfer: data items (acl_tdt.h)
+ *
+ * (Here rather than with the channels: it needs aclDataType, above.) A data
+ * item describes one tensor: its kind (acltdtTensorType), dims, data type
+ * and bytes. acltdtCreateDataItem keeps the program's pointer, it copies
+ * nothing but the dims; only a TENSOR item has dims and data (the other
+ * kinds take dims NULL and keep no data). Items a receive made are the
+ * received dataset's: acltdtDestroyDataItem refuses them. The getters return
+ * ACL_TENSOR_DATA_UNDEFINED, ACL_DT_UNDEFINED, NULL or 0 for a NULL item.
+ * ======================================================================== */
+ACLRT_API acltdtDataItem *acltdtCreateDataItem(acltdtTensorType tdtType, const int64_t *dims, size_t dimNum,
+                                               aclDataType dataType, void *data, size_t size);
+ACLRT_API aclError acltdtDestroyDataItem(acltdtDataItem *dataItem);
+ACLRT_API acltdtTensorType acltdtGetTensorTypeFromItem(const acltdtDataItem *dataItem);
+ACLRT_API aclDataType acltdtGetDataTypeFromItem(const acltdtDataItem *dataItem);
+ACLRT_API void *acltdtGetDataAddrFromItem(const acltdtDataItem *dataItem);
+ACLRT_API size_t acltdtGetDataSizeFromItem(const acltdtDataItem *dataItem);
+ACLRT_API size_t acltdtGetDimNumFromItem(const acltdtDataItem *dataItem);
+ACLRT_API aclError acltdtGetDimsFromItem(const acltdtDataItem *dataItem, int64_t *dims, size_t dimNum);
+ACLRT_API aclError acltdtGetSliceInfoFromItem(const acltdtDataItem *dataItem, size_t *sliceNum, size_t *sliceId);
 
 /* ========================================================================
  * Error details (acl_rt.h)

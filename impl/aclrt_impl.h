@@ -35,6 +35,8 @@
  *             process or across processes through MPI
  *   sanitize/ the stream-ordering sanitizer: happens-before clocks, the
  *             bytes each task touches, reports (ACLRT_SANITIZE)
+ *   tdt/      tensor data transfer: data items, datasets, channels
+ *             between threads (acltdt*)
  *
  * The files included here are the ones no other file includes; they reach
  * every other header of the folders above (checked by make check-layering).
@@ -85,5 +87,6 @@
 #include "hccl/hccl_destroy.h"
 #include "hccl/hccl_memory.h"
 #include "sanitize/sanitize.h"
+#include "tdt/tdt_channel.h"
 
 #endif /* ACLRT_IMPL_ACLRT_IMPL_H */

@@ -4,7 +4,7 @@
 #   make install        into PREFIX (/usr/local; DESTDIR honoured):
 #                         include/aclrt.h (dist/aclrt.h), include/acl/... (the CANN package's headers)
 #                         lib64/libascendcl.so     the implementation as a shared library (CANN's path)
-#                         lib64/libacl_rt.so, libhccl.so, libmsprofiler.so
+#                         lib64/libacl_rt.so, libhccl.so, libmsprofiler.so, libacl_tdt_channel.so
 #                                                  links to it: CANN's other library names, so a program
 #                                                  linked with -lacl_rt -lhccl -lmsprofiler loads one
 #                                                  library (its soname, libascendcl.so)
@@ -15,8 +15,10 @@
 #                         lib/libascendcl.so       a link to it, where the system's linker and loader look
 #                         lib/pkgconfig/aclrt.pc   pkg-config: the header-only form and its dependencies
 #                         lib/cmake/aclrt/         find_package(aclrt): aclrt::aclrt, aclrt::headers
-#                         set_env.sh               as a CANN package's: ASCEND_HOME_PATH, ASCEND_INSTALL_PATH,
-#                                                  lib64 on LD_LIBRARY_PATH (the samples' run.sh sources it)
+#                         bin/setenv.bash, set_env.sh
+#                                                  the environment script where CANN's package has it
+#                                                  (ASCEND_HOME_PATH, ASCEND_INSTALL_PATH, lib64 on
+#                                                  LD_LIBRARY_PATH; the samples' run.sh sources them)
 #                       As root, without DESTDIR, into a PREFIX whose lib/ the loader searches
 #                       (/usr/local on Debian), it runs ldconfig.
 #   make test-install   install into $(BUILD)/prefix, then build and run programs against it the
@@ -28,6 +30,7 @@
 #                       under mpirun: libascendcl.so opens the engine from its own folder; and
 #                       lib64/libhccl.so through Python's ctypes as pyhccl uses it (tests/python/
 #                       test_hccl_ctypes.py: four threads, one root info, ACLRT_DEVICES=4)
+#                       and bin/setenv.bash (sourced, with set_env.sh: lib64/ once on LD_LIBRARY_PATH)
 
 .PHONY: dist install test-install
 
@@ -49,7 +52,7 @@ space := $(empty) $(empty)
 
 # CANN ships the runtime, HCCL and the profiler as libraries of their own; here one library has them
 # all, under each name (links), with one soname so that a program loads it once.
-LIB_ALIASES := libacl_rt.so libhccl.so libmsprofiler.so
+LIB_ALIASES := libacl_rt.so libhccl.so libmsprofiler.so libacl_tdt_channel.so
 HCCL_HEADERS := $(wildcard hccl/*.h)
 # The MPI engine (its rule: mk/hccl.mk), where there is an MPI compiler to build it.
 MPICC ?= mpicc
@@ -69,11 +72,13 @@ install: dist $(BUILD)/lib/libascendcl.so $(HCCL_MPI_INSTALL)
 	ln -sfn ../lib64/libascendcl.so $(DESTDIR)$(PREFIX)/lib/libascendcl.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(ACLRT_VERSION)|' scripts/aclrt.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/aclrt.pc
+	install -d $(DESTDIR)$(PREFIX)/bin
+	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/setenv.bash.in > $(DESTDIR)$(PREFIX)/bin/setenv.bash
+	cp $(DESTDIR)$(PREFIX)/bin/setenv.bash $(DESTDIR)$(PREFIX)/set_env.sh
 	sed -e 's|@VERSION@|$(ACLRT_VERSION)|' -e 's|@CMAKE_LIBS@|$(subst $(space),;,$(patsubst -l%,%,$(LIBS)))|' \
 	  scripts/aclrtConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/aclrt/aclrtConfig.cmake
 	sed -e 's|@VERSION@|$(ACLRT_VERSION)|' scripts/aclrtConfigVersion.cmake.in \
 	  > $(DESTDIR)$(PREFIX)/lib/cmake/aclrt/aclrtConfigVersion.cmake
-	sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/set_env.sh.in > $(DESTDIR)$(PREFIX)/set_env.sh
 	@if [ -n "$(DESTDIR)" ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && $(LDCONFIG) -NXv 2>/dev/null | grep -q '^$(PREFIX)/lib:'; then \
 	  $(LDCONFIG) && echo "install: ldconfig: the loader finds $(PREFIX)/lib/libascendcl.so"; \
@@ -92,6 +97,11 @@ test-install: dist
 	    -o $(BUILD)/prefix/cpp_program $$(pkg-config --libs aclrt) && ./$(BUILD)/prefix/cpp_program >/dev/null && \
 	  echo "make install + pkg-config aclrt: an ACL C++ program builds and runs (ok)"
 	@test -f $(BUILD)/prefix/include/acl/acl.h && test -f $(BUILD)/prefix/include/acl/error_codes/rt_error_codes.h
+	@test "$$(env -u LD_LIBRARY_PATH bash -c '. $(BUILD)/prefix/bin/setenv.bash && . $(BUILD)/prefix/set_env.sh && \
+	    echo "$$LD_LIBRARY_PATH"')" = "$(CURDIR)/$(BUILD)/prefix/lib64" && \
+	  test -f $(BUILD)/prefix/include/acl/acl_tdt.h && test -L $(BUILD)/prefix/lib64/libacl_tdt_channel.so && \
+	  echo "make install, CANN's samples' environment: bin/setenv.bash and set_env.sh put lib64/ on LD_LIBRARY_PATH once (ok)" || \
+	  { echo "FAIL: \$$PREFIX/bin/setenv.bash, set_env.sh: lib64/ not (or twice) on LD_LIBRARY_PATH, or acl_tdt.h missing"; exit 1; }
 	@$(CXX) $(CXXSTD) -O2 -I$(BUILD)/prefix/include tests/cpp_program.cpp -o $(BUILD)/prefix/cann_program \
 	    -L$(BUILD)/prefix/lib64 -lascendcl && \
 	  LD_LIBRARY_PATH=$(CURDIR)/$(BUILD)/prefix/lib64 ./$(BUILD)/prefix/cann_program >/dev/null && \

@@ -159,6 +159,12 @@ static const char *const fz_functions[] = {
     "aclrtMemRetainAllocationHandle", "aclrtMemGetAllocationPropertiesFromHandle", "aclrtReserveMemAddressNoUCMemory",
     "aclrtMemP2PMap", "aclrtMemMapSetLink", "aclrtMemMapSelectedLink", "aclrtGetMemUceInfo", "aclrtMemUceRepair",
     "aclrtRepairError", "aclrtxInjectMemUce",
+    "acltdtCreateDataItem", "acltdtDestroyDataItem", "acltdtGetTensorTypeFromItem", "acltdtGetDataTypeFromItem",
+    "acltdtGetDataAddrFromItem", "acltdtGetDataSizeFromItem", "acltdtGetDimNumFromItem", "acltdtGetDimsFromItem",
+    "acltdtGetSliceInfoFromItem", "acltdtCreateDataset", "acltdtDestroyDataset", "acltdtGetDataItem",
+    "acltdtAddDataItem", "acltdtGetDatasetSize", "acltdtGetDatasetName", "acltdtCreateChannel",
+    "acltdtCreateChannelWithCapacity", "acltdtDestroyChannel", "acltdtStopChannel", "acltdtCleanChannel",
+    "acltdtSendTensor", "acltdtReceiveTensor", "acltdtQueryChannelSize",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -752,7 +758,7 @@ static void fz_one_call(struct fz *z)
     size_t sizes[] = {0, 1, 16, FZ_BUF};
     size_t maxes[] = {0, 1, 16, FZ_BUF, SIZE_MAX};
     memset(&av, 0, sizeof av);
-    unsigned op = (unsigned)soak_pick(rng, 103);
+    unsigned op = (unsigned)soak_pick(rng, 104);
     switch (op) {
     /* --- launches --- */
     case 0:
@@ -2259,6 +2265,99 @@ static void fz_one_call(struct fz *z)
                                               fz_maybe(z, &nmu)));
         break;
     }
+    case 101: {
+        /*
+         * Tensor data transfer on a channel of this thread's own (its name): items, datasets and the channel
+         * are made and freed here. Timeouts are -2, 0 or 1 ms: nothing here waits for another thread.
+         */
+        char name[32];
+        snprintf(name, sizeof name, "fuzz_tdt_%d", z->id);
+        float vals[4] = {1, 2, 3, 4};
+        int64_t dims[2] = {2, 2}, out_dims[4];
+        size_t dim_nums[] = {0, 1, 2, 4, 129};
+        int32_t timeouts[] = {-2, 0, 1};
+        size_t caps[] = {0, 2, 3, 8192, 8193};
+        acltdtTensorType types[] = {ACL_TENSOR_DATA_TENSOR, ACL_TENSOR_DATA_END_OF_SEQUENCE,
+                                    ACL_TENSOR_DATA_ABNORMAL, ACL_TENSOR_DATA_SLICE_TENSOR, (acltdtTensorType)9};
+        acltdtTensorType type = types[soak_pick(rng, 5)];
+        bool with_dims = type == ACL_TENSOR_DATA_TENSOR ? soak_pick(rng, 6) != 0 : soak_pick(rng, 6) == 0;
+        acltdtDataItem *item = acltdtCreateDataItem(type, with_dims ? dims : NULL,
+                                                    with_dims ? (soak_pick(rng, 6) ? 2 : 0) : (soak_pick(rng, 6) ? 0 : 2),
+                                                    ACL_FLOAT, soak_pick(rng, 6) ? vals : NULL, sizeof vals);
+        fz_cover("acltdtCreateDataItem");
+        (void)aclGetRecentErrMsg();
+        acltdtDataset *ds = acltdtCreateDataset();
+        fz_cover("acltdtCreateDataset");
+        acltdtDataset *got = acltdtCreateDataset();
+        if (ds == NULL || got == NULL) {
+            if (ds != NULL)
+                FZ(CODES(P), acltdtDestroyDataset(ds));
+            if (got != NULL)
+                FZ(CODES(P), acltdtDestroyDataset(got));
+            if (item != NULL)
+                FZ(CODES(P), acltdtDestroyDataItem(item));
+            break;
+        }
+        if (item != NULL)
+            FZ(CODES(P, ACL_ERROR_BAD_ALLOC), acltdtAddDataItem(ds, fz_maybe(z, item)));
+        (void)acltdtGetTensorTypeFromItem(fz_maybe(z, item));
+        fz_cover("acltdtGetTensorTypeFromItem");
+        (void)acltdtGetDataTypeFromItem(fz_maybe(z, item));
+        fz_cover("acltdtGetDataTypeFromItem");
+        (void)acltdtGetDataAddrFromItem(fz_maybe(z, item));
+        fz_cover("acltdtGetDataAddrFromItem");
+        (void)acltdtGetDataSizeFromItem(fz_maybe(z, item));
+        fz_cover("acltdtGetDataSizeFromItem");
+        (void)acltdtGetDimNumFromItem(fz_maybe(z, item));
+        fz_cover("acltdtGetDimNumFromItem");
+        size_t dn = dim_nums[soak_pick(rng, 5)], sn, si;
+        FZ(CODES(P), acltdtGetDimsFromItem(fz_maybe(z, item), dn == 129 ? NULL : out_dims, dn > 4 ? 4 : dn));
+        FZ(CODES(P), acltdtGetSliceInfoFromItem(fz_maybe(z, item), fz_maybe(z, &sn), &si));
+        (void)acltdtGetDatasetSize(fz_maybe(z, ds));
+        fz_cover("acltdtGetDatasetSize");
+        (void)acltdtGetDatasetName(fz_maybe(z, ds));
+        fz_cover("acltdtGetDatasetName");
+        (void)acltdtGetDataItem(fz_maybe(z, ds), soak_pick(rng, 3));
+        fz_cover("acltdtGetDataItem");
+        (void)aclGetRecentErrMsg();
+        uint32_t dev = soak_pick(rng, 6) ? SOAK_DEV_FUZZ : (uint32_t)devices[soak_pick(rng, 6)];
+        acltdtChannelHandle *ch;
+        if (soak_pick(rng, 3)) {
+            ch = acltdtCreateChannelWithCapacity(dev, soak_pick(rng, 8) ? name : NULL, caps[soak_pick(rng, 5)]);
+            fz_cover("acltdtCreateChannelWithCapacity");
+        } else {
+            ch = acltdtCreateChannel(dev, soak_pick(rng, 8) ? name : NULL);
+            fz_cover("acltdtCreateChannel");
+        }
+        (void)aclGetRecentErrMsg();
+        const int *tdt_codes = CODES(P, ACL_ERROR_RT_QUEUE_FULL, ACL_ERROR_RT_QUEUE_EMPTY, ACL_ERROR_FAILURE,
+                                     ACL_ERROR_BAD_ALLOC, ACL_ERROR_FEATURE_UNSUPPORTED);
+        if (ch != NULL) {
+            size_t qs;
+            for (int i = 0, n = (int)soak_pick(rng, 4); i < n; i++)
+                FZ(tdt_codes, acltdtSendTensor(ch, fz_maybe(z, ds), timeouts[soak_pick(rng, 3)]));
+            FZ(tdt_codes, acltdtQueryChannelSize(ch, fz_maybe(z, &qs)));
+            if (soak_pick(rng, 4) == 0)
+                FZ(tdt_codes, acltdtStopChannel(ch));
+            for (int i = 0, n = (int)soak_pick(rng, 4); i < n; i++)
+                FZ(tdt_codes, acltdtReceiveTensor(ch, fz_maybe(z, soak_pick(rng, 6) ? got : ds),
+                                                  timeouts[soak_pick(rng, 3)]));
+            if (soak_pick(rng, 2))
+                FZ(tdt_codes, acltdtCleanChannel(ch));
+            FZ(CODES(P), acltdtDestroyChannel(ch));
+        } else {
+            FZ(CODES(P), acltdtStopChannel(NULL));
+            FZ(CODES(P), acltdtCleanChannel(NULL));
+            FZ(CODES(P), acltdtDestroyChannel(NULL));
+        }
+        if (acltdtGetDatasetSize(got) > 0) /* the received items are the dataset's */
+            FZ(CODES(P), acltdtDestroyDataItem(acltdtGetDataItem(got, 0)));
+        FZ(CODES(P), acltdtDestroyDataset(got));
+        FZ(CODES(P), acltdtDestroyDataset(ds));
+        if (item != NULL)
+            FZ(CODES(P), acltdtDestroyDataItem(item));
+        break;
+    }
     case 100: {
         /* 2-D copies, 32-bit memsets, batches, descriptors and offsets on this thread's memory and work stream. */
         aclrtStream cs = soak_pick(rng, 4) ? z->work : fz_garbage(z);
@@ -2345,7 +2444,7 @@ static void fz_one_call(struct fz *z)
         }
         break;
     }
-    case 101: {
+    case 102: {
         /* Data buffers, logs, capabilities, callbacks, versions, options, timeouts, platform figures. */
         char mem[8];
         aclDataBuffer *db = aclCreateDataBuffer(soak_pick(rng, 2) ? mem : NULL, sizes[soak_pick(rng, 4)]);
@@ -2409,7 +2508,7 @@ static void fz_one_call(struct fz *z)
                                                    fz_maybe(z, text), lens[soak_pick(rng, 4)]));
         break;
     }
-    case 102: {
+    case 103: {
         /*
          * Host registration, managed memory, cache maintenance and memory pools: each object made here goes
          * before the case ends (a registration, a managed allocation, a pool), whatever the calls in between did.
