@@ -392,6 +392,17 @@ TEST(marks_nested_pushes_and_ranges_are_in_the_trace)
     CHECK_STR_CONTAINS(ranges[0]->args, want);
     CHECK(ranges[0]->tid != pushes[0]->tid); /* ended on the other thread */
     CHECK(pushes[1]->ts <= ranges[0]->ts);
+    /* What was open at the stop went with that session: the next finds nothing to end. */
+    uint32_t open_id = 0;
+    cfg = start_session(dir, sizeof dir, true);
+    CHECK_OK(aclprofRangeStart(rng, &open_id));
+    CHECK_OK(aclprofStop(cfg));
+    CHECK_OK(aclprofStart(cfg));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclprofPop());
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclprofRangeStop(open_id));
+    CHECK_OK(aclprofStop(cfg));
+    CHECK_OK(aclprofFinalize());
+    CHECK_OK(aclprofDestroyConfig(cfg));
     aclprofDestroyStamp(point);
     aclprofDestroyStamp(outer);
     aclprofDestroyStamp(inner);
