@@ -2499,6 +2499,182 @@ ACLRT_API aclError aclprofStart(const aclprofConfig *profilerConfig);
 ACLRT_API aclError aclprofStop(const aclprofConfig *profilerConfig);
 
 /* ========================================================================
+ * Profiling: settings, msproftx markers, steps, traces (acl_prof.h)
+ *
+ * Everything here lands in the Chrome trace of the running session
+ * (aclprofStart .. aclprofStop): host-side markers under the process
+ * "host", one thread per calling OS thread; markers given a stream under
+ * that stream's device and stream, at the point the stream reaches them.
+ * Outside a session the markers are ACL_ERROR_PROF_NOT_RUN.
+ * ======================================================================== */
+typedef enum {
+    ACL_STEP_START = 0,
+    ACL_STEP_END = 1,
+} aclprofStepTag;
+
+typedef enum {
+    ACL_PROF_ARGS_MIN = 0,
+    ACL_PROF_STORAGE_LIMIT = 1,
+    ACL_PROF_SYS_HARDWARE_MEM_FREQ = 3,
+    ACL_PROF_LLC_MODE = 4,
+    ACL_PROF_SYS_IO_FREQ = 5,
+    ACL_PROF_SYS_INTERCONNECTION_FREQ = 6,
+    ACL_PROF_DVPP_FREQ = 7,
+    ACL_PROF_HOST_SYS = 8,
+    ACL_PROF_HOST_SYS_USAGE = 9,
+    ACL_PROF_HOST_SYS_USAGE_FREQ = 10,
+    ACL_PROF_LOW_POWER_FREQ = 11,
+    ACL_PROF_SYS_MEM_SERVICEFLOW = 12,
+    ACL_PROF_SYS_CPU_FREQ = 13,
+    ACL_PROF_OPTYPE = 14,
+    ACL_PROF_NTS_METRICS = 15,
+    ACL_PROF_PATH = 16,
+    ACL_PROF_ARGS_MAX = 17,
+} aclprofConfigType;
+
+typedef enum { ACL_PROF_MESSAGE_TYPE_TENSOR_INFO = 0 } aclprofMessageType;
+
+typedef struct aclprofStopConfig aclprofStopConfig;
+typedef struct aclprofStepInfo aclprofStepInfo;
+
+/* The tensor description of aclprofRangePushEx; a program may bring its own (same layout). */
+#ifndef ACL_PROF_TENSOR_DATA_SHAPE_LEN
+#define ACL_PROF_TENSOR_DATA_SHAPE_LEN 8
+#endif
+#ifndef ACL_PROF_TENSOR_INFO_DEFINED
+#define ACL_PROF_TENSOR_INFO_DEFINED
+#define ACL_PROF_EVENT_ATTR_VERSION 1
+typedef struct aclprofTensor {
+    uint32_t type; /* 0 input, 1 output */
+    uint32_t format;
+    uint32_t dataType;
+    uint32_t shapeDim; /* entries of shape used, at most ACL_PROF_TENSOR_DATA_SHAPE_LEN */
+    uint32_t shape[ACL_PROF_TENSOR_DATA_SHAPE_LEN];
+} aclprofTensor;
+typedef struct aclprofTensorInfo {
+    uint64_t opNameId; /* aclprofStr2Id of the op's name */
+    uint64_t opTypeId; /* aclprofStr2Id of its type */
+    uint32_t resv;
+    uint32_t tensorNum;
+    uint32_t kernelType;
+    uint32_t blockNums;
+    void *stream;
+    aclprofTensor *tensors;
+} aclprofTensorInfo;
+typedef struct aclprofEventAttributes {
+    uint16_t version;
+    uint16_t size;
+    uint32_t messageType; /* aclprofMessageType */
+    union Message {
+        aclprofTensorInfo *tensorInfo;
+    } message;
+} aclprofEventAttributes;
+#endif
+
+/*
+ * Settings: aclprofSetConfig checks a setting's value (the number or path
+ * its type takes) and keeps it for the next session, whose trace lists it;
+ * ACL_PROF_PATH (before aclprofInit) names the result directory.
+ */
+ACLRT_API aclError aclprofSetConfig(aclprofConfigType configType, const char *config, size_t configLength);
+
+/*
+ * msproftx markers: a stamp carries a message (under 128 bytes); aclprofMark
+ * is an instant event, aclprofPush .. aclprofPop a range nested per thread,
+ * aclprofRangeStart .. aclprofRangeStop a range any thread may end (by the
+ * id it returned). aclprofMarkEx puts an instant event into a stream's
+ * order. aclprofRangePushEx .. aclprofRangePop is a range (per thread)
+ * carrying an op's tensor description. aclprofStr2Id hashes a string.
+ */
+ACLRT_API void *aclprofCreateStamp(void);
+ACLRT_API void aclprofDestroyStamp(void *stamp);
+ACLRT_API aclError aclprofSetStampTraceMessage(void *stamp, const char *msg, uint32_t msgLen);
+ACLRT_API aclError aclprofMark(void *stamp);
+ACLRT_API aclError aclprofMarkEx(const char *msg, size_t msgLen, aclrtStream stream);
+ACLRT_API aclError aclprofPush(void *stamp);
+ACLRT_API aclError aclprofPop(void);
+ACLRT_API aclError aclprofRangeStart(void *stamp, uint32_t *rangeId);
+ACLRT_API aclError aclprofRangeStop(uint32_t rangeId);
+ACLRT_API aclError aclprofRangePushEx(aclprofEventAttributes *attr);
+ACLRT_API aclError aclprofRangePop(void);
+ACLRT_API uint64_t aclprofStr2Id(const char *message);
+
+/*
+ * Steps: a step info marks one iteration; aclprofGetStepTimestamp records
+ * its start, then its end (each once), in the stream's order.
+ */
+ACLRT_API aclprofStepInfo *aclprofCreateStepInfo(void);
+ACLRT_API void aclprofDestroyStepInfo(aclprofStepInfo *stepinfo);
+ACLRT_API aclError aclprofGetStepTimestamp(aclprofStepInfo *stepInfo, aclprofStepTag tag, aclrtStream stream);
+
+/*
+ * Trace records: aclrtProfTrace puts the record userdata holds (up to 18
+ * bytes, packed: uint64_t id, uint64_t modelId, uint16_t tagId; the bytes
+ * not given are 0) into the stream's order; the trace shows it when the
+ * stream reaches it.
+ */
+ACLRT_API aclError aclrtProfTrace(void *userdata, int32_t length, aclrtStream stream);
+
+/* ========================================================================
+ * Profiling: op subscription (acl_prof.h)
+ *
+ * A subscription follows one model (aclmdlRI, by its aclmdlRIGetId id):
+ * every replay of it writes, for each of its tasks as it completes, one
+ * op descriptor (aclprofGetOpDescSize bytes) into the pipe or file the
+ * configuration's fd names, whole (one write each). The op's type is its
+ * task's kind ("kernel", "memcpy", ...), its name the kernel's function
+ * name (other tasks: kind and step number). aclprofModelUnSubscribe closes
+ * the fd once the replays in flight are done. Subscriptions and profiling
+ * sessions (aclprofInit .. aclprofFinalize) exclude each other
+ * (ACL_ERROR_PROF_API_CONFLICT).
+ * ======================================================================== */
+#define ACL_PROF_MAX_OP_NAME_LEN 257
+#define ACL_PROF_MAX_OP_TYPE_LEN 65
+
+typedef enum {
+    ACL_SUBSCRIBE_OP = 0,
+    ACL_SUBSCRIBE_SUBGRAPH = 1,
+    ACL_SUBSCRIBE_OP_THREAD = 2,
+    ACL_SUBSCRIBE_NONE = 0xFF,
+} aclprofSubscribeOpFlag;
+
+typedef enum { ACL_SUBSCRIBE_ATTRI_THREADID = 0, ACL_SUBSCRIBE_ATTRI_NONE } aclprofSubscribeOpAttri;
+
+typedef struct aclprofSubscribeConfig aclprofSubscribeConfig;
+
+/*
+ * Subscriptions: a configuration (time info switch 0 or 1, AI Core metrics,
+ * fd: a pointer to an open file descriptor) given to aclprofModelSubscribe.
+ */
+ACLRT_API aclprofSubscribeConfig *aclprofCreateSubscribeConfig(int8_t timeInfoSwitch, aclprofAicoreMetrics aicoreMetrics,
+                                                               void *fd);
+ACLRT_API aclError aclprofDestroySubscribeConfig(const aclprofSubscribeConfig *profSubscribeConfig);
+ACLRT_API aclError aclprofModelSubscribe(uint32_t modelId, const aclprofSubscribeConfig *profSubscribeConfig);
+ACLRT_API aclError aclprofModelUnSubscribe(uint32_t modelId);
+
+/*
+ * Op descriptors: read from the subscription's fd, opInfoLen bytes (whole
+ * descriptors) at opInfo; index picks one. Times are microseconds of
+ * CLOCK_MONOTONIC. A buffer that is not whole descriptors, or a bad index,
+ * is refused (ACL_ERROR_INVALID_PARAM; the number getters return 0).
+ */
+ACLRT_API aclError aclprofGetOpDescSize(size_t *opDescSize);
+ACLRT_API aclError aclprofGetOpNum(const void *opInfo, size_t opInfoLen, uint32_t *opNumber);
+ACLRT_API aclError aclprofGetOpTypeLen(const void *opInfo, size_t opInfoLen, uint32_t index, size_t *opTypeLen);
+ACLRT_API aclError aclprofGetOpType(const void *opInfo, size_t opInfoLen, uint32_t index, char *opType,
+                                    size_t opTypeLen);
+ACLRT_API aclError aclprofGetOpNameLen(const void *opInfo, size_t opInfoLen, uint32_t index, size_t *opNameLen);
+ACLRT_API aclError aclprofGetOpName(const void *opInfo, size_t opInfoLen, uint32_t index, char *opName,
+                                    size_t opNameLen);
+ACLRT_API uint64_t aclprofGetOpStart(const void *opInfo, size_t opInfoLen, uint32_t index);
+ACLRT_API uint64_t aclprofGetOpEnd(const void *opInfo, size_t opInfoLen, uint32_t index);
+ACLRT_API uint64_t aclprofGetOpDuration(const void *opInfo, size_t opInfoLen, uint32_t index);
+ACLRT_API size_t aclprofGetModelId(const void *opInfo, size_t opInfoLen, uint32_t index);
+ACLRT_API aclprofSubscribeOpFlag aclprofGetOpFlag(const void *opInfo, size_t opInfoLen, uint32_t index);
+ACLRT_API const char *aclprofGetOpAttriValue(const void *opInfo, size_t opInfoLen, uint32_t index,
+                                             aclprofSubscribeOpAttri attri);
+
+/* ========================================================================
  * aclrtx: extensions beyond the ACL API (not part of the real runtime)
  * ======================================================================== */
 

@@ -22,7 +22,7 @@
  *             records and their watcher
  *   memory/   allocations, copies, peers, physical memory, allocators
  *   sync/     events, notifies, counting notifies, value waits, HCOM tasks
- *   prof/     profiling: sessions, the tasks they record, Chrome traces
+ *   prof/     profiling: sessions, the tasks and markers they record, Chrome traces, op subscription
  *   exec/     running a stream's tasks, exceptions, callbacks, host
  *             functions, external tasks
  *   kernel/   binaries, arguments, launches, host kernels, overflow,
@@ -58,6 +58,8 @@
 #include "sync/event_record.h"
 #include "sync/event_wait.h"
 #include "prof/prof.h"
+#include "prof/prof_step.h"
+#include "prof/prof_tx.h"
 #include "exec/external.h"
 #include "kernel/binary_query.h"
 #include "kernel/random.h"

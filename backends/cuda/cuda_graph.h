@@ -285,15 +285,15 @@ static void aclrt_cuda_graph_done_cb(void *arg)
 /*
  * ACLRT_TASK_MODEL: one graph launch when the body has a graph, else the
  * core's replay behind the barrier (its GPU steps through model_step). A
- * replay resumed half way, or aborted before it started, goes the host's
- * way too.
+ * replay resumed half way, aborted before it started, or of a subscribed
+ * model (its steps are timed one by one), goes the host's way too.
  */
 static int aclrt_cuda_model_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     struct aclrt_model_body *b = t->u.model.body;
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
     /* Relaxed: as the core's replay reads it (an abort seen late drops one replay fewer). */
-    if (t->u.model.next != 0 || t->u.model.resume != NULL ||
+    if (t->u.model.next != 0 || t->u.model.resume != NULL || t->u.model.prof_sub != NULL ||
         atomic_load_explicit(t->u.model.aborts, memory_order_relaxed) != t->u.model.epoch)
         return aclrt_cuda_host_run(s, t, blk);
     /* Acquire: pairs with the CAS that published it (the graph's fields). */

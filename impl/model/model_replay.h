@@ -46,6 +46,7 @@
 #include "label.h"
 #include "model.h"
 #include "stream_activate.h"
+#include "model_subscribe.h"
 
 /*
  * A captured record made ready to run once: what the model owns stays the
@@ -424,6 +425,7 @@ static int aclrt_model_run(struct aclrt_stream *s, struct aclrt_task *t, struct 
             sub = &here;
         }
         aclrt_tls.ctx_handle = NULL; /* as between the stream's own tasks (exec.h) */
+        uint64_t began = ACLRT_UNLIKELY(t->u.model.prof_sub != NULL) ? aclrt_now_ns() : 0;
         rc = aclrt_model_step(s, sub, &b->tasks[i], blk);
         while (ACLRT_UNLIKELY(rc == ACLRT_TASK_BLOCKED)) {
             if (resume == NULL) {
@@ -446,6 +448,8 @@ static int aclrt_model_run(struct aclrt_stream *s, struct aclrt_task *t, struct 
         }
         if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
             break;
+        if (ACLRT_UNLIKELY(t->u.model.prof_sub != NULL))
+            aclrt_model_sub_note(t->u.model.prof_sub, i, &b->tasks[i], began, s);
     }
     if (ACLRT_UNLIKELY(t->u.model.lanes != NULL)) {
         int lanes_rc = aclrt_lanes_finish(t); /* the lanes it started read the body: before it goes */
@@ -454,6 +458,10 @@ static int aclrt_model_run(struct aclrt_stream *s, struct aclrt_task *t, struct 
     }
     t->u.model.body = NULL;
     aclrt_model_body_put(b);
+    if (t->u.model.prof_sub != NULL) {
+        aclrt_prof_sub_put(t->u.model.prof_sub);
+        t->u.model.prof_sub = NULL;
+    }
     return rc;
 }
 
@@ -471,6 +479,10 @@ static void aclrt_model_drop(struct aclrt_task *t)
     if (t->u.model.body != NULL) {
         aclrt_model_body_put(t->u.model.body);
         t->u.model.body = NULL;
+    }
+    if (t->u.model.prof_sub != NULL) {
+        aclrt_prof_sub_put(t->u.model.prof_sub);
+        t->u.model.prof_sub = NULL;
     }
 }
 
@@ -516,14 +528,19 @@ static aclError aclrt_model_submit(aclmdlRI modelRI, struct aclrt_stream *s, uin
     struct aclrt_model_body *b = m->body;
     atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed); /* the model's own reference keeps it */
     uint32_t epoch = atomic_load_explicit(&m->aborts, memory_order_relaxed); /* under the lock aclmdlRIAbort takes */
+    struct aclrt_prof_sub *prof_sub = aclrt_model_sub_take(m);
     aclrt_model_unlock(m);
     struct aclrt_task t = {.kind = &aclrt_kind_model,
                            .u.model.body = b,
                            .u.model.aborts = &m->aborts,
-                           .u.model.epoch = epoch};
+                           .u.model.epoch = epoch,
+                           .u.model.prof_sub = prof_sub};
     rc = aclrt_stream_submit(s, &t, number);
-    if (rc != ACL_SUCCESS)
+    if (rc != ACL_SUCCESS) {
         aclrt_model_body_put(b);
+        if (prof_sub != NULL)
+            aclrt_prof_sub_put(prof_sub);
+    }
     return rc;
 }
 

@@ -15,6 +15,12 @@
  * session, are ACL_ERROR_PROF_NOT_RUN; aclprofStart while a session runs is
  * ACL_ERROR_PROF_ALREADY_RUN. Configurations are kept in a list, so a NULL,
  * destroyed or foreign one is ACL_ERROR_INVALID_PARAM, never a crash.
+ *
+ * aclprofSetConfig checks a setting's value against what its type takes
+ * (a number in its range, one of its words, any text) and keeps it until
+ * aclprofFinalize; every trace lists the ones set. ACL_PROF_PATH sets the
+ * result directory as aclprofInit does, and stands for it when that was
+ * not called.
  */
 #ifndef ACLRT_IMPL_PROF_PROF_H
 #define ACLRT_IMPL_PROF_PROF_H
@@ -26,7 +32,9 @@
 #include "../runtime/runtime.h"
 #include "../runtime/runtime_start.h"
 #include "prof_trace.h"
+#include "prof_subscribe.h"
 
+#include <limits.h>
 #include <sys/stat.h>
 
 struct aclprofConfig {
@@ -85,22 +93,17 @@ static aclError aclrt_prof_stop_locked(void)
     return aclrt_prof_write_locked();
 }
 
-ACLRT_API aclError aclprofInit(const char *profilerResultPath, size_t length)
+/*
+ * Make the result directory `path` (length checked by the caller), check
+ * it, and make it the one traces go to. Caller holds the lock.
+ */
+static aclError aclrt_prof_set_dir_locked(const char *profilerResultPath, size_t length)
 {
-    ACLRT_ENTER();
-    if (profilerResultPath == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "profilerResultPath is NULL");
-    if (length == 0 || length >= ACLRT_PROF_PATH_MAX)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "length %zu of profilerResultPath is not in [1, %d)", length,
-                          ACLRT_PROF_PATH_MAX);
-    if (strnlen(profilerResultPath, length + 1) != length)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "length %zu is not the length of profilerResultPath", length);
-    pthread_mutex_lock(&aclrt_prof.lock);
     aclError rc = ACL_SUCCESS;
-    if (aclrt_prof.inited) {
-        rc = aclrt_fail(ACL_ERROR_REPEAT_INITIALIZE, "profiling is already initialized (aclprofFinalize first)");
-        goto out;
-    }
+    /* Relaxed: a subscription is made under this lock too (model_subscribe.h). */
+    if (!aclrt_prof.inited && atomic_load_explicit(&aclrt_prof_subs.count, memory_order_relaxed) != 0)
+        return aclrt_fail(ACL_ERROR_PROF_API_CONFLICT,
+                          "a model is subscribed (aclprofModelSubscribe): profiling comes after aclprofModelUnSubscribe");
     char dir[ACLRT_PROF_PATH_MAX];
     memcpy(dir, profilerResultPath, length + 1);
     while (length > 1 && dir[length - 1] == '/')
@@ -123,6 +126,23 @@ ACLRT_API aclError aclprofInit(const char *profilerResultPath, size_t length)
     memcpy(aclrt_prof.dir, dir, length + 1);
     aclrt_prof.inited = true;
 out:
+    return rc;
+}
+
+ACLRT_API aclError aclprofInit(const char *profilerResultPath, size_t length)
+{
+    ACLRT_ENTER();
+    if (profilerResultPath == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "profilerResultPath is NULL");
+    if (length == 0 || length >= ACLRT_PROF_PATH_MAX)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "length %zu of profilerResultPath is not in [1, %d)", length,
+                          ACLRT_PROF_PATH_MAX);
+    if (strnlen(profilerResultPath, length + 1) != length)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "length %zu is not the length of profilerResultPath", length);
+    pthread_mutex_lock(&aclrt_prof.lock);
+    aclError rc = aclrt_prof.inited ? aclrt_fail(ACL_ERROR_REPEAT_INITIALIZE,
+                                                 "profiling is already initialized (aclprofFinalize first)")
+                                    : aclrt_prof_set_dir_locked(profilerResultPath, length);
     pthread_mutex_unlock(&aclrt_prof.lock);
     return rc;
 }
@@ -138,6 +158,7 @@ ACLRT_API aclError aclprofFinalize(void)
         if (aclrt_prof.running && !aclrt_prof.stopping)
             rc = aclrt_prof_stop_locked();
         aclrt_prof.inited = false;
+        memset(aclrt_prof.settings, 0, sizeof aclrt_prof.settings);
     }
     pthread_mutex_unlock(&aclrt_prof.lock);
     return rc;
@@ -233,6 +254,7 @@ ACLRT_API aclError aclprofStart(const aclprofConfig *profilerConfig)
         rc = aclrt_fail(ACL_ERROR_PROF_ALREADY_RUN, "a profiling session already runs (aclprofStop first)");
     } else {
         aclrt_prof.running = true;
+        aclrt_prof.tx_on = (profilerConfig->data_types & ACL_PROF_MSPROFTX) != 0;
         aclrt_prof.start_ns = aclrt_now_ns();
         aclrt_prof.data_types = profilerConfig->data_types;
         aclrt_prof.metrics = (int)profilerConfig->metrics;
@@ -273,6 +295,107 @@ ACLRT_API aclError aclprofStop(const aclprofConfig *profilerConfig)
         }
     rc = aclrt_prof_stop_locked();
 out:
+    pthread_mutex_unlock(&aclrt_prof.lock);
+    return rc;
+}
+
+/* Is the n-byte s a decimal number in [lo, hi]? */
+static bool aclrt_prof_number_in(const char *s, size_t n, unsigned long long lo, unsigned long long hi)
+{
+    unsigned long long v = 0;
+    if (n == 0 || n > 20)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || v > (ULLONG_MAX - 9) / 10)
+            return false;
+        v = v * 10 + (unsigned long long)(s[i] - '0');
+    }
+    return v >= lo && v <= hi;
+}
+
+/* Is the n-byte s a comma-separated list of words from `words` (NULL-terminated), each at most once? */
+static bool aclrt_prof_words_in(const char *s, size_t n, const char *const *words)
+{
+    unsigned seen = 0;
+    size_t i = 0;
+    while (i <= n) {
+        size_t j = i;
+        while (j < n && s[j] != ',')
+            j++;
+        unsigned k = 0;
+        while (words[k] != NULL && !(strlen(words[k]) == j - i && strncmp(words[k], s + i, j - i) == 0))
+            k++;
+        if (words[k] == NULL || (seen & (1u << k)) != 0)
+            return false;
+        seen |= 1u << k;
+        i = j + 1;
+    }
+    return true;
+}
+
+ACLRT_API aclError aclprofSetConfig(aclprofConfigType configType, const char *config, size_t configLength)
+{
+    ACLRT_ENTER();
+    if (config == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "config is NULL");
+    if (configLength == 0 || configLength > ACLRT_PROF_SETTING_MAX)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "configLength %zu is not in [1, %d]", configLength,
+                          ACLRT_PROF_SETTING_MAX);
+    if (strnlen(config, configLength + 1) != configLength)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "configLength %zu is not the length of config", configLength);
+    static const char *const cpu_mem[] = {"cpu", "mem", NULL};
+    static const char *const llc[] = {"read", "write", NULL};
+    static const char *const nts[] = {"PipeUtilization", NULL};
+    bool ok;
+    switch (configType) {
+    case ACL_PROF_STORAGE_LIMIT: /* MB, optionally with the unit */
+        ok = aclrt_prof_number_in(config, configLength >= 2 && strcmp(config + configLength - 2, "MB") == 0
+                                              ? configLength - 2 : configLength, 200, UINT32_MAX);
+        break;
+    case ACL_PROF_SYS_HARDWARE_MEM_FREQ:
+    case ACL_PROF_SYS_IO_FREQ:
+    case ACL_PROF_DVPP_FREQ:
+    case ACL_PROF_LOW_POWER_FREQ:
+    case ACL_PROF_SYS_CPU_FREQ:
+        ok = aclrt_prof_number_in(config, configLength, 1, 100);
+        break;
+    case ACL_PROF_SYS_INTERCONNECTION_FREQ:
+    case ACL_PROF_HOST_SYS_USAGE_FREQ:
+        ok = aclrt_prof_number_in(config, configLength, 1, 50);
+        break;
+    case ACL_PROF_LLC_MODE:
+        ok = aclrt_prof_words_in(config, configLength, llc) && strchr(config, ',') == NULL;
+        break;
+    case ACL_PROF_HOST_SYS:
+    case ACL_PROF_HOST_SYS_USAGE:
+        ok = aclrt_prof_words_in(config, configLength, cpu_mem);
+        break;
+    case ACL_PROF_NTS_METRICS:
+        ok = aclrt_prof_words_in(config, configLength, nts);
+        break;
+    case ACL_PROF_SYS_MEM_SERVICEFLOW:
+    case ACL_PROF_OPTYPE:
+    case ACL_PROF_PATH:
+        ok = true;
+        break;
+    default:
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "configType %d is not an aclprofConfigType setting",
+                          (int)configType);
+    }
+    if (!ok)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "\"%s\" is not a value of configType %d", config,
+                          (int)configType);
+    pthread_mutex_lock(&aclrt_prof.lock);
+    aclError rc = ACL_SUCCESS;
+    if (configType == ACL_PROF_PATH) {
+        /* The result directory: as aclprofInit's (and in its place, before it); a running session keeps its own. */
+        if (aclrt_prof.running)
+            rc = aclrt_fail(ACL_ERROR_PROF_ALREADY_RUN, "a profiling session runs (the path is set before aclprofStart)");
+        else
+            rc = aclrt_prof_set_dir_locked(config, configLength);
+    }
+    if (rc == ACL_SUCCESS)
+        memcpy(aclrt_prof.settings[configType], config, configLength + 1);
     pthread_mutex_unlock(&aclrt_prof.lock);
     return rc;
 }

@@ -17,6 +17,7 @@ struct aclrt_event;
 struct aclrt_notify_object;
 struct aclrt_device;
 struct aclrt_hcom_group;
+struct aclrt_prof_sub;
 
 /*
  * Task kinds. Each kind is a descriptor (struct aclrt_task_kind) defined
@@ -132,6 +133,11 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             size_t count;
         } copy;
         struct {
+            uint64_t a, b, c;  /* the marker's numbers (prof_marker.h) */
+            const char *msg;   /* interned: lives for the process; NULL: none */
+            const char *cat;   /* its category (a string constant) */
+        } prof_marker;
+        struct {
             void *dst;
             const void *src;
             size_t dpitch, spitch;
@@ -209,6 +215,7 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             uint32_t epoch;                /* the model's abort count at submission */
             const _Atomic uint32_t *aborts; /* the model's abort count (its slot's: lives as long as the table) */
             struct aclrt_model_lanes *lanes; /* a built body with activated streams: their runs (model_replay.h) */
+            struct aclrt_prof_sub *prof_sub; /* a reference to its subscription (prof_subscribe.h); NULL: none */
         } model;
         struct {
             void *handle; /* the aclrtLabel */

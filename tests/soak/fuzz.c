@@ -38,6 +38,7 @@
 #include "acl/acl_platform.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 
@@ -165,6 +166,14 @@ static const char *const fz_functions[] = {
     "acltdtAddDataItem", "acltdtGetDatasetSize", "acltdtGetDatasetName", "acltdtCreateChannel",
     "acltdtCreateChannelWithCapacity", "acltdtDestroyChannel", "acltdtStopChannel", "acltdtCleanChannel",
     "acltdtSendTensor", "acltdtReceiveTensor", "acltdtQueryChannelSize",
+    "aclprofStart", "aclprofStop", "aclprofSetConfig", "aclprofCreateStamp", "aclprofDestroyStamp",
+    "aclprofSetStampTraceMessage", "aclprofMark", "aclprofMarkEx", "aclprofPush", "aclprofPop", "aclprofRangeStart",
+    "aclprofRangeStop", "aclprofRangePushEx", "aclprofRangePop", "aclprofStr2Id", "aclprofCreateStepInfo",
+    "aclprofDestroyStepInfo", "aclprofGetStepTimestamp", "aclrtProfTrace", "aclprofCreateSubscribeConfig",
+    "aclprofDestroySubscribeConfig", "aclprofModelSubscribe", "aclprofModelUnSubscribe", "aclprofGetOpDescSize",
+    "aclprofGetOpNum", "aclprofGetOpTypeLen", "aclprofGetOpType", "aclprofGetOpNameLen", "aclprofGetOpName",
+    "aclprofGetOpStart", "aclprofGetOpEnd", "aclprofGetOpDuration", "aclprofGetModelId", "aclprofGetOpFlag",
+    "aclprofGetOpAttriValue",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -2213,6 +2222,51 @@ static void fz_one_call(struct fz *z)
         FZ(CODES(P, ACL_ERROR_PROF_NOT_RUN, ACL_ERROR_PROF_ALREADY_RUN), aclprofStart(use));
         for (int i = 0; i < 4; i++)
             FZ(CODES(SUBMIT), aclrtLaunchHostFunc(fz_stream_submit(z), fz_noop, NULL));
+        /* Settings (a path only the fuzzer's), msproftx markers, steps, trace records: in a session or not. */
+        aclprofConfigType ctype = (aclprofConfigType)soak_pick(rng, 18);
+        const char *cval = ctype == ACL_PROF_PATH ? fz_prof_dir : soak_pick(rng, 2) ? "15" : "cpu";
+        FZ(CODES(P, ACL_ERROR_PROF_ALREADY_RUN, ACL_ERROR_PROF_API_CONFLICT),
+           aclprofSetConfig(ctype, cval, strlen(cval) + (soak_pick(rng, 8) == 0)));
+        void *st = aclprofCreateStamp();
+        fz_cover("aclprofCreateStamp");
+        (void)aclGetRecentErrMsg();
+        void *use_st = soak_pick(rng, 8) ? st : fz_garbage(z);
+        FZ(CODES(P), aclprofSetStampTraceMessage(use_st, "fz \"mark\"", (uint32_t)soak_pick(rng, 200)));
+        FZ(CODES(P, ACL_ERROR_PROF_NOT_RUN), aclprofMark(use_st));
+        FZ(CODES(P, ACL_ERROR_PROF_NOT_RUN), aclprofPush(use_st));
+        uint32_t rid = 0;
+        FZ(CODES(P, ACL_ERROR_PROF_NOT_RUN), aclprofRangeStart(use_st, soak_pick(rng, 8) ? &rid : NULL));
+        FZ(CODES(P, ACL_ERROR_PROF_NOT_RUN, SUBMIT),
+           aclprofMarkEx("fz", soak_pick(rng, 4), soak_pick(rng, 8) ? fz_stream_submit(z) : NULL));
+        FZ(CODES(P, ACL_ERROR_PROF_NOT_RUN), aclprofRangeStop(soak_pick(rng, 4) ? rid : (uint32_t)soak_pick(rng, 1000)));
+        FZ(CODES(P, ACL_ERROR_PROF_NOT_RUN), aclprofPop());
+        aclprofTensor tensor = {0, 0, 0, (uint32_t)soak_pick(rng, 10), {0}};
+        aclprofTensorInfo tinfo = {aclprofStr2Id("fz_op"), aclprofStr2Id(soak_pick(rng, 2) ? "fz" : ""), 0,
+                                   (uint32_t)soak_pick(rng, 2), 0, 1, NULL, &tensor};
+        fz_cover("aclprofStr2Id");
+        (void)aclprofStr2Id(NULL);
+        aclprofEventAttributes eattr = {1, (uint16_t)(soak_pick(rng, 8) ? sizeof eattr : 2),
+                                        soak_pick(rng, 8) ? ACL_PROF_MESSAGE_TYPE_TENSOR_INFO : 7u, {&tinfo}};
+        FZ(CODES(P, ACL_ERROR_PROF_NOT_RUN), aclprofRangePushEx(soak_pick(rng, 8) ? &eattr : NULL));
+        FZ(CODES(P, ACL_ERROR_PROF_NOT_RUN), aclprofRangePop());
+        aclprofDestroyStamp(use_st);
+        fz_cover("aclprofDestroyStamp");
+        if (st != NULL && use_st != st)
+            aclprofDestroyStamp(st);
+        (void)aclGetRecentErrMsg();
+        aclprofStepInfo *step = aclprofCreateStepInfo();
+        fz_cover("aclprofCreateStepInfo");
+        for (int i = 0; i < 3; i++)
+            FZ(CODES(P, SUBMIT), aclprofGetStepTimestamp(soak_pick(rng, 8) ? step : (aclprofStepInfo *)fz_garbage(z),
+                                                         (aclprofStepTag)soak_pick(rng, 3), fz_stream_submit(z)));
+        aclprofDestroyStepInfo(soak_pick(rng, 8) ? step : (aclprofStepInfo *)fz_garbage(z));
+        fz_cover("aclprofDestroyStepInfo");
+        (void)aclGetRecentErrMsg();
+        aclprofDestroyStepInfo(step); /* again, or the first time: said, no crash */
+        (void)aclGetRecentErrMsg();
+        unsigned char trec[24] = {1, 2, 3};
+        FZ(CODES(P, R, SUBMIT), aclrtProfTrace(soak_pick(rng, 8) ? trec : NULL, (int32_t)soak_pick(rng, 22) - 1,
+                                               fz_stream_submit(z)));
         FZ(CODES(P, ACL_ERROR_PROF_NOT_RUN, ACL_ERROR_PROFILING_FAILURE), aclprofStop(use));
         if (soak_pick(rng, 3) == 0)
             FZ(CODES(ACL_ERROR_PROF_NOT_RUN, ACL_ERROR_PROFILING_FAILURE), aclprofFinalize());
@@ -2220,6 +2274,62 @@ static void fz_one_call(struct fz *z)
         FZ(CODES(P), aclprofDestroyConfig(soak_pick(rng, 8) ? pcfg : (const aclprofConfig *)fz_garbage(z)));
         if (pcfg != NULL && last_rc != ACL_SUCCESS)
             FZ(CODES(P), aclprofDestroyConfig(pcfg));
+        /*
+         * Op subscription of a model id picked at random (another case's live model, or none), into a pipe
+         * whose write end does not block: a replay never waits for this reader. The write end is the
+         * subscription's once it succeeds (aclprofModelUnSubscribe closes it), else closed here.
+         */
+        int sp[2];
+        if (pipe(sp) == 0) {
+            (void)fcntl(sp[0], F_SETFL, O_NONBLOCK);
+            (void)fcntl(sp[1], F_SETFL, O_NONBLOCK);
+            aclprofSubscribeConfig *scfg = aclprofCreateSubscribeConfig((int8_t)soak_pick(rng, 3),
+                                                                        ACL_AICORE_NONE, soak_pick(rng, 8) ? &sp[1] : NULL);
+            fz_cover("aclprofCreateSubscribeConfig");
+            (void)aclGetRecentErrMsg();
+            uint32_t mid = (uint32_t)soak_pick(rng, 8);
+            FZ(CODES(P, ACL_ERROR_INVALID_MODEL_ID, ACL_ERROR_PROF_REPEAT_SUBSCRIBE, ACL_ERROR_PROF_API_CONFLICT),
+               aclprofModelSubscribe(mid, soak_pick(rng, 8) ? scfg : (aclprofSubscribeConfig *)fz_garbage(z)));
+            bool subscribed = last_rc == ACL_SUCCESS;
+            if (subscribed)
+                FZ(CODES(ACL_ERROR_INVALID_MODEL_ID), aclprofModelUnSubscribe(mid));
+            else
+                close(sp[1]);
+            FZ(CODES(ACL_ERROR_INVALID_MODEL_ID), aclprofModelUnSubscribe((uint32_t)soak_pick(rng, 1u << 20) + 64));
+            FZ(CODES(P), aclprofDestroySubscribeConfig(soak_pick(rng, 8) ? scfg : (aclprofSubscribeConfig *)fz_garbage(z)));
+            if (scfg != NULL && last_rc != ACL_SUCCESS)
+                FZ(CODES(P), aclprofDestroySubscribeConfig(scfg));
+            /* What came (whole descriptors, or none), and made-up buffers. */
+            static _Thread_local char ops[4096];
+            ssize_t got = read(sp[0], ops, sizeof ops); /* what is there now (a replay may still hold the write end) */
+            size_t olen = got > 0 ? (size_t)got : soak_pick(rng, 2) ? 0 : (size_t)soak_pick(rng, sizeof ops);
+            for (size_t b = 0; got <= 0 && b < olen; b++)
+                ops[b] = (char)soak_pick(rng, 256);
+            size_t dsz = 0;
+            FZ(CODES(P), aclprofGetOpDescSize(soak_pick(rng, 8) ? &dsz : NULL));
+            uint32_t nops = 0, oi = (uint32_t)soak_pick(rng, 4);
+            size_t slen = 0;
+            char sbuf[80];
+            FZ(CODES(P), aclprofGetOpNum(ops, olen, soak_pick(rng, 8) ? &nops : NULL));
+            FZ(CODES(P), aclprofGetOpTypeLen(ops, olen, oi, &slen));
+            FZ(CODES(P), aclprofGetOpType(soak_pick(rng, 8) ? ops : NULL, olen, oi, sbuf, soak_pick(rng, sizeof sbuf)));
+            FZ(CODES(P), aclprofGetOpNameLen(ops, olen, oi, soak_pick(rng, 8) ? &slen : NULL));
+            FZ(CODES(P), aclprofGetOpName(ops, olen, oi, soak_pick(rng, 8) ? sbuf : NULL, sizeof sbuf));
+            (void)aclprofGetOpStart(ops, olen, oi);
+            (void)aclprofGetOpEnd(ops, olen, oi);
+            (void)aclprofGetOpDuration(ops, olen, oi);
+            (void)aclprofGetModelId(ops, olen, oi);
+            (void)aclprofGetOpFlag(ops, olen, oi);
+            (void)aclprofGetOpAttriValue(ops, olen, oi, (aclprofSubscribeOpAttri)soak_pick(rng, 2));
+            fz_cover("aclprofGetOpStart");
+            fz_cover("aclprofGetOpEnd");
+            fz_cover("aclprofGetOpDuration");
+            fz_cover("aclprofGetModelId");
+            fz_cover("aclprofGetOpFlag");
+            fz_cover("aclprofGetOpAttriValue");
+            (void)aclGetRecentErrMsg();
+            close(sp[0]);
+        }
         break;
     }
     case 99: {
