@@ -294,7 +294,7 @@ static int aclrt_cuda_model_run(struct aclrt_stream *s, struct aclrt_task *t, st
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
     /* Relaxed: as the core's replay reads it (an abort seen late drops one replay fewer). */
     if (t->u.model.next != 0 || t->u.model.resume != NULL || t->u.model.prof_sub != NULL ||
-        atomic_load_explicit(t->u.model.aborts, memory_order_relaxed) != t->u.model.epoch)
+        atomic_load_explicit(t->u.model.body->aborts, memory_order_relaxed) != t->u.model.epoch)
         return aclrt_cuda_host_run(s, t, blk);
     /* Acquire: pairs with the CAS that published it (the graph's fields). */
     struct aclrt_model_ext *x = atomic_load_explicit(&b->ext, memory_order_acquire);

@@ -87,6 +87,8 @@ struct aclrt_model_body {
      * by the body, whether or not it owns its tasks.
      */
     uint8_t *lane_mode;
+    /* The model's abort count (its slot's: lives as long as the table); set when the model takes the body. */
+    const _Atomic uint32_t *aborts;
     /*
      * Conditions a replay sets to their default when it starts (cond.h):
      * the model's and its branches', at any depth. Their conditional

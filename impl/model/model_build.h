@@ -262,6 +262,7 @@ ACLRT_API aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve)
                                                                         : "lost for want of memory");
     }
     m->state = ACLRT_MODEL_READY;
+    body->aborts = &m->aborts;
     m->body = body;
     aclrt_model_unlock(m);
     return ACL_SUCCESS;

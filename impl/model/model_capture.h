@@ -244,6 +244,7 @@ ACLRT_API aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI)
     b->life = aclrt_model_life_get(m);
     m->state = ACLRT_MODEL_READY;
     m->stream = NULL;
+    b->aborts = &m->aborts;
     m->body = b;
     *modelRI = handle;
     aclrt_model_unlock(m);

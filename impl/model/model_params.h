@@ -376,6 +376,7 @@ ACLRT_API aclError aclmdlRIUpdate(aclmdlRI modelRI)
     struct aclrt_model_body *old = m->body;
     struct aclrt_model_edit *edits = m->edits;
     uint32_t nedits = m->nedits;
+    nb->aborts = &m->aborts;
     m->body = nb; /* replays submitted from now on run it; those before keep theirs */
     m->edits = NULL;
     m->nedits = m->edits_cap = 0;

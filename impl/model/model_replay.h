@@ -108,7 +108,7 @@ ACLRT_INLINE int aclrt_model_step(struct aclrt_stream *s, struct aclrt_task *cop
 /* Has aclmdlRIAbort come since the replay t was submitted? Relaxed: nothing is published through the count. */
 ACLRT_INLINE bool aclrt_model_aborted(const struct aclrt_task *t)
 {
-    return atomic_load_explicit(t->u.model.aborts, memory_order_relaxed) != t->u.model.epoch;
+    return atomic_load_explicit(t->u.model.body->aborts, memory_order_relaxed) != t->u.model.epoch;
 }
 
 static int aclrt_model_run_cond(struct aclrt_stream *s, const struct aclrt_task *step, struct aclrt_block *blk,
@@ -315,7 +315,7 @@ static struct aclrt_model_lanes *aclrt_lanes_of(struct aclrt_stream *s, struct a
     }
     memset(run, 0, sizeof *run);
     run->replay.kind = &aclrt_kind_nop;
-    run->replay.u.model.aborts = t->u.model.aborts;
+    run->replay.u.model.body = t->u.model.body; /* not counted: the lanes end before the replay lets it go */
     run->replay.u.model.epoch = t->u.model.epoch;
     pthread_mutex_init(&run->lock, NULL);
     run->s = s;
@@ -532,7 +532,6 @@ static aclError aclrt_model_submit(aclmdlRI modelRI, struct aclrt_stream *s, uin
     aclrt_model_unlock(m);
     struct aclrt_task t = {.kind = &aclrt_kind_model,
                            .u.model.body = b,
-                           .u.model.aborts = &m->aborts,
                            .u.model.epoch = epoch,
                            .u.model.prof_sub = prof_sub};
     rc = aclrt_stream_submit(s, &t, number);

@@ -289,6 +289,7 @@ ACLRT_API aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream)
                 why = "out of memory";
             } else {
                 old_body = m->body;
+                nb->aborts = &m->aborts;
                 m->body = nb; /* replays submitted from now on run it; those before keep theirs */
             }
         }

@@ -276,6 +276,7 @@ ACLRT_API aclError aclrtPersistentTaskClean(aclrtStream stream)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for the model's tasks without stream %p",
                           stream);
     }
+    b->aborts = &m->aborts;
     m->body = b;
     aclrt_model_unlock(m);
     aclrt_model_body_put(cur); /* the model's reference; replays in flight keep theirs */

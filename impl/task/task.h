@@ -213,7 +213,6 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             struct aclrt_task *resume;     /* the captured task that blocked, to run again; NULL: none */
             uint32_t next;                 /* the captured task to run next */
             uint32_t epoch;                /* the model's abort count at submission */
-            const _Atomic uint32_t *aborts; /* the model's abort count (its slot's: lives as long as the table) */
             struct aclrt_model_lanes *lanes; /* a built body with activated streams: their runs (model_replay.h) */
             struct aclrt_prof_sub *prof_sub; /* a reference to its subscription (prof_subscribe.h); NULL: none */
         } model;
