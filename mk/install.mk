@@ -47,7 +47,7 @@ space := $(empty) $(empty)
 
 # CANN ships the runtime, HCCL and the profiler as libraries of their own; here one library has them
 # all, under each name (links), with one soname so that a program loads it once.
-LIB_ALIASES := libacl_rt.so libhccl.so libmsprofiler.so
+LIB_ALIASES := libacl_rt.so libhccl.so libmsprofiler.so libacl_tdt_queue.so
 HCCL_HEADERS := $(wildcard hccl/*.h)
 # The MPI engine (its rule: mk/hccl.mk), where there is an MPI compiler to build it.
 MPICC ?= mpicc
