@@ -173,6 +173,10 @@ TEST(the_acltdt_names_are_the_same_buffers)
 TEST(bad_input_gets_invalid_param_and_no_crash)
 {
     aclrtMbuf b;
+    for (int i = 0; i < 8; i++) { /* freed buffers leave marks in the set of live ones */
+        CHECK_OK(aclrtAllocBuf(&b, 8));
+        CHECK_OK(aclrtFreeBuf(b));
+    }
     void *d;
     size_t s;
     uint32_t n;
@@ -185,6 +189,8 @@ TEST(bad_input_gets_invalid_param_and_no_crash)
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtFreeBuf(garbage));
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "is not a live buffer");
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetBufData(garbage, &d, &s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetBufData((aclrtMbuf)(uintptr_t)1, &d, &s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtFreeBuf((aclrtMbuf)(uintptr_t)UINTPTR_MAX));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetBufChainNum(garbage, &n));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtCopyBufRef(garbage, &b));
     CHECK_OK(aclrtAllocBuf(&b, 8));

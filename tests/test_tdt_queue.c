@@ -417,6 +417,7 @@ TEST(routes_forward_to_every_destination)
     CHECK_OK(acltdtDestroyQueueRouteList(back));
     acltdtQueueRouteList *self = route_list(d1, d1);
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, acltdtBindQueueRoutes(self));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, acltdtUnbindQueueRoutes(self)); /* refused, not a hang */
     CHECK_OK(acltdtDestroyQueueRouteList(self));
 
     /* Unbound: what is enqueued stays in the source. */

@@ -93,7 +93,7 @@ static bool aclrt_mbuf_set_add(struct aclrt_mbuf *m)
 
 static size_t aclrt_mbuf_set_find(const void *p)
 {
-    if (aclrt_mbufs.cap == 0 || p == NULL)
+    if (aclrt_mbufs.cap == 0 || (uintptr_t)p <= ACLRT_MBUF_DELETED) /* NULL, or the deleted mark itself */
         return SIZE_MAX;
     size_t k = aclrt_mbuf_hash((uintptr_t)p, aclrt_mbufs.cap);
     while (aclrt_mbufs.slots[k] != 0) {
@@ -188,9 +188,8 @@ static struct aclrt_mbuf *aclrt_mbuf_arg(const void *handle, const char *what)
     return m;
 }
 
-ACLRT_API aclError aclrtAllocBuf(aclrtMbuf *buf, size_t size)
+static aclError aclrt_mbuf_alloc(aclrtMbuf *buf, size_t size)
 {
-    ACLRT_ENTER();
     if (buf == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "buf is NULL");
     if (size == 0 || size > ACLRT_MBUF_MAX_SIZE)
@@ -204,9 +203,8 @@ ACLRT_API aclError aclrtAllocBuf(aclrtMbuf *buf, size_t size)
     return ACL_SUCCESS;
 }
 
-ACLRT_API aclError aclrtFreeBuf(aclrtMbuf buf)
+static aclError aclrt_mbuf_free_api(aclrtMbuf buf)
 {
-    ACLRT_ENTER();
     aclError rc = ACL_SUCCESS;
     aclrt_mbuf_lock();
     struct aclrt_mbuf *m = aclrt_mbuf_arg(buf, "buf");
@@ -221,9 +219,8 @@ ACLRT_API aclError aclrtFreeBuf(aclrtMbuf buf)
     return rc;
 }
 
-ACLRT_API aclError aclrtGetBufData(const aclrtMbuf buf, void **dataPtr, size_t *size)
+static aclError aclrt_mbuf_get_data(const aclrtMbuf buf, void **dataPtr, size_t *size)
 {
-    ACLRT_ENTER();
     if (dataPtr == NULL || size == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", dataPtr == NULL ? "dataPtr" : "size");
     aclrt_mbuf_lock();
@@ -236,9 +233,8 @@ ACLRT_API aclError aclrtGetBufData(const aclrtMbuf buf, void **dataPtr, size_t *
     return m != NULL ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM;
 }
 
-ACLRT_API aclError aclrtGetBufDataLen(aclrtMbuf buf, size_t *len)
+static aclError aclrt_mbuf_get_len(aclrtMbuf buf, size_t *len)
 {
-    ACLRT_ENTER();
     if (len == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "len is NULL");
     aclrt_mbuf_lock();
@@ -249,9 +245,8 @@ ACLRT_API aclError aclrtGetBufDataLen(aclrtMbuf buf, size_t *len)
     return m != NULL ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM;
 }
 
-ACLRT_API aclError aclrtSetBufDataLen(aclrtMbuf buf, size_t len)
+static aclError aclrt_mbuf_set_len(aclrtMbuf buf, size_t len)
 {
-    ACLRT_ENTER();
     aclError rc = ACL_SUCCESS;
     aclrt_mbuf_lock();
     struct aclrt_mbuf *m = aclrt_mbuf_arg(buf, "buf");
@@ -279,9 +274,8 @@ static aclError aclrt_mbuf_user_range(const void *ptr, size_t size, size_t offse
     return ACL_SUCCESS;
 }
 
-ACLRT_API aclError aclrtGetBufUserData(const aclrtMbuf buf, void *dataPtr, size_t size, size_t offset)
+static aclError aclrt_mbuf_get_user(const aclrtMbuf buf, void *dataPtr, size_t size, size_t offset)
 {
-    ACLRT_ENTER();
     aclError rc = aclrt_mbuf_user_range(dataPtr, size, offset);
     if (rc != ACL_SUCCESS)
         return rc;
@@ -293,9 +287,8 @@ ACLRT_API aclError aclrtGetBufUserData(const aclrtMbuf buf, void *dataPtr, size_
     return m != NULL ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM;
 }
 
-ACLRT_API aclError aclrtSetBufUserData(aclrtMbuf buf, const void *dataPtr, size_t size, size_t offset)
+static aclError aclrt_mbuf_set_user(aclrtMbuf buf, const void *dataPtr, size_t size, size_t offset)
 {
-    ACLRT_ENTER();
     aclError rc = aclrt_mbuf_user_range(dataPtr, size, offset);
     if (rc != ACL_SUCCESS)
         return rc;
@@ -307,9 +300,8 @@ ACLRT_API aclError aclrtSetBufUserData(aclrtMbuf buf, const void *dataPtr, size_
     return m != NULL ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM;
 }
 
-ACLRT_API aclError aclrtCopyBufRef(const aclrtMbuf buf, aclrtMbuf *newBuf)
+static aclError aclrt_mbuf_copy_ref(const aclrtMbuf buf, aclrtMbuf *newBuf)
 {
-    ACLRT_ENTER();
     if (newBuf == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "newBuf is NULL");
     aclError rc = ACL_SUCCESS;
@@ -331,9 +323,8 @@ ACLRT_API aclError aclrtCopyBufRef(const aclrtMbuf buf, aclrtMbuf *newBuf)
     return rc;
 }
 
-ACLRT_API aclError aclrtAppendBufChain(aclrtMbuf headBuf, aclrtMbuf buf)
+static aclError aclrt_mbuf_append(aclrtMbuf headBuf, aclrtMbuf buf)
 {
-    ACLRT_ENTER();
     aclError rc = ACL_SUCCESS;
     aclrt_mbuf_lock();
     struct aclrt_mbuf *h = aclrt_mbuf_arg(headBuf, "headBuf");
@@ -355,9 +346,8 @@ ACLRT_API aclError aclrtAppendBufChain(aclrtMbuf headBuf, aclrtMbuf buf)
     return rc;
 }
 
-ACLRT_API aclError aclrtGetBufChainNum(aclrtMbuf headBuf, uint32_t *num)
+static aclError aclrt_mbuf_chain_num(aclrtMbuf headBuf, uint32_t *num)
 {
-    ACLRT_ENTER();
     if (num == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "num is NULL");
     aclError rc = ACL_SUCCESS;
@@ -377,9 +367,8 @@ ACLRT_API aclError aclrtGetBufChainNum(aclrtMbuf headBuf, uint32_t *num)
     return rc;
 }
 
-ACLRT_API aclError aclrtGetBufFromChain(aclrtMbuf headBuf, uint32_t index, aclrtMbuf *buf)
+static aclError aclrt_mbuf_from_chain(aclrtMbuf headBuf, uint32_t index, aclrtMbuf *buf)
 {
-    ACLRT_ENTER();
     if (buf == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "buf is NULL");
     aclError rc = ACL_SUCCESS;
@@ -403,63 +392,140 @@ ACLRT_API aclError aclrtGetBufFromChain(aclrtMbuf headBuf, uint32_t index, aclrt
     return rc;
 }
 
+ACLRT_API aclError aclrtAllocBuf(aclrtMbuf *buf, size_t size)
+{
+    ACLRT_ENTER();
+    return aclrt_mbuf_alloc(buf, size);
+}
+
+ACLRT_API aclError aclrtFreeBuf(aclrtMbuf buf)
+{
+    ACLRT_ENTER();
+    return aclrt_mbuf_free_api(buf);
+}
+
+ACLRT_API aclError aclrtGetBufData(const aclrtMbuf buf, void **dataPtr, size_t *size)
+{
+    ACLRT_ENTER();
+    return aclrt_mbuf_get_data(buf, dataPtr, size);
+}
+
+ACLRT_API aclError aclrtGetBufDataLen(aclrtMbuf buf, size_t *len)
+{
+    ACLRT_ENTER();
+    return aclrt_mbuf_get_len(buf, len);
+}
+
+ACLRT_API aclError aclrtSetBufDataLen(aclrtMbuf buf, size_t len)
+{
+    ACLRT_ENTER();
+    return aclrt_mbuf_set_len(buf, len);
+}
+
+ACLRT_API aclError aclrtGetBufUserData(const aclrtMbuf buf, void *dataPtr, size_t size, size_t offset)
+{
+    ACLRT_ENTER();
+    return aclrt_mbuf_get_user(buf, dataPtr, size, offset);
+}
+
+ACLRT_API aclError aclrtSetBufUserData(aclrtMbuf buf, const void *dataPtr, size_t size, size_t offset)
+{
+    ACLRT_ENTER();
+    return aclrt_mbuf_set_user(buf, dataPtr, size, offset);
+}
+
+ACLRT_API aclError aclrtCopyBufRef(const aclrtMbuf buf, aclrtMbuf *newBuf)
+{
+    ACLRT_ENTER();
+    return aclrt_mbuf_copy_ref(buf, newBuf);
+}
+
+ACLRT_API aclError aclrtAppendBufChain(aclrtMbuf headBuf, aclrtMbuf buf)
+{
+    ACLRT_ENTER();
+    return aclrt_mbuf_append(headBuf, buf);
+}
+
+ACLRT_API aclError aclrtGetBufChainNum(aclrtMbuf headBuf, uint32_t *num)
+{
+    ACLRT_ENTER();
+    return aclrt_mbuf_chain_num(headBuf, num);
+}
+
+ACLRT_API aclError aclrtGetBufFromChain(aclrtMbuf headBuf, uint32_t index, aclrtMbuf *buf)
+{
+    ACLRT_ENTER();
+    return aclrt_mbuf_from_chain(headBuf, index, buf);
+}
+
 /* acl/acl_tdt_queue.h's names for the same calls. */
+
 ACLRT_API aclError acltdtAllocBuf(size_t size, uint32_t type, acltdtBuf *buf)
 {
     ACLRT_ENTER();
     if (type != ACL_TDT_NORMAL_MEM)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "type %u is not supported (ACL_TDT_NORMAL_MEM only)", type);
-    return aclrtAllocBuf(buf, size);
+    return aclrt_mbuf_alloc(buf, size);
 }
 
 ACLRT_API aclError acltdtFreeBuf(acltdtBuf buf)
 {
-    return aclrtFreeBuf(buf);
+    ACLRT_ENTER();
+    return aclrt_mbuf_free_api(buf);
 }
 
 ACLRT_API aclError acltdtGetBufData(const acltdtBuf buf, void **dataPtr, size_t *size)
 {
-    return aclrtGetBufData(buf, dataPtr, size);
+    ACLRT_ENTER();
+    return aclrt_mbuf_get_data(buf, dataPtr, size);
 }
 
 ACLRT_API aclError acltdtSetBufDataLen(acltdtBuf buf, size_t len)
 {
-    return aclrtSetBufDataLen(buf, len);
+    ACLRT_ENTER();
+    return aclrt_mbuf_set_len(buf, len);
 }
 
 ACLRT_API aclError acltdtGetBufDataLen(acltdtBuf buf, size_t *len)
 {
-    return aclrtGetBufDataLen(buf, len);
+    ACLRT_ENTER();
+    return aclrt_mbuf_get_len(buf, len);
 }
 
 ACLRT_API aclError acltdtAppendBufChain(acltdtBuf headBuf, acltdtBuf buf)
 {
-    return aclrtAppendBufChain(headBuf, buf);
+    ACLRT_ENTER();
+    return aclrt_mbuf_append(headBuf, buf);
 }
 
 ACLRT_API aclError acltdtGetBufChainNum(acltdtBuf headBuf, uint32_t *num)
 {
-    return aclrtGetBufChainNum(headBuf, num);
+    ACLRT_ENTER();
+    return aclrt_mbuf_chain_num(headBuf, num);
 }
 
 ACLRT_API aclError acltdtGetBufFromChain(acltdtBuf headBuf, uint32_t index, acltdtBuf *buf)
 {
-    return aclrtGetBufFromChain(headBuf, index, buf);
+    ACLRT_ENTER();
+    return aclrt_mbuf_from_chain(headBuf, index, buf);
 }
 
 ACLRT_API aclError acltdtGetBufUserData(const acltdtBuf buf, void *dataPtr, size_t size, size_t offset)
 {
-    return aclrtGetBufUserData(buf, dataPtr, size, offset);
+    ACLRT_ENTER();
+    return aclrt_mbuf_get_user(buf, dataPtr, size, offset);
 }
 
 ACLRT_API aclError acltdtSetBufUserData(acltdtBuf buf, const void *dataPtr, size_t size, size_t offset)
 {
-    return aclrtSetBufUserData(buf, dataPtr, size, offset);
+    ACLRT_ENTER();
+    return aclrt_mbuf_set_user(buf, dataPtr, size, offset);
 }
 
 ACLRT_API aclError acltdtCopyBufRef(const acltdtBuf buf, acltdtBuf *newBuf)
 {
-    return aclrtCopyBufRef(buf, newBuf);
+    ACLRT_ENTER();
+    return aclrt_mbuf_copy_ref(buf, newBuf);
 }
 
 #endif /* ACLRT_IMPL_QUEUE_MBUF_H */

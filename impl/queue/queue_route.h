@@ -23,8 +23,9 @@
 static pthread_mutex_t aclrt_queue_route_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
- * Lock two queues' headers, the lower qid first in every process (the only
- * place that holds two), so that binds in two processes cannot deadlock.
+ * Lock two queues' headers (two qids), the lower qid first in every process
+ * (the only place that holds two), so that binds in two processes cannot
+ * deadlock.
  */
 static void aclrt_queue_lock_pair(struct aclrt_queue_shared *a, struct aclrt_queue_shared *b)
 {
@@ -111,6 +112,8 @@ static aclError aclrt_queue_bind_one(uint32_t src, uint32_t dst)
 /* Unbind one route (under aclrt_queue_route_lock). */
 static aclError aclrt_queue_unbind_one(uint32_t src, uint32_t dst)
 {
+    if (src == dst) /* never bound; and one queue's lock cannot be taken twice */
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "the route %u -> %u is not bound", src, dst);
     struct aclrt_queue_view *s = aclrt_queue_get(src, true);
     struct aclrt_queue_view *d = s != NULL ? aclrt_queue_get(dst, true) : NULL;
     if (d == NULL) {
