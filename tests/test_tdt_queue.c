@@ -463,6 +463,7 @@ static int peer_main(uint32_t to_parent, uint32_t to_peer, int ready_fd)
         }                                                                               \
     } while (0)
     uint32_t perm = 0;
+    acltdtBuf b0 = NULL;
     PEER_EXPECT(acltdtEnqueueData(to_parent, "x", 2, NULL, 0, 0, 0) == ACL_ERROR_RT_NO_PERMISSION);
     PEER_EXPECT(acltdtAttachQueue(to_parent, 0, &perm) == ACL_ERROR_RT_NO_PERMISSION);
     PEER_EXPECT(acltdtGrantQueue(to_parent, getpid(), ACL_TDT_QUEUE_PERMISSION_ENQUEUE, 0) ==
@@ -474,6 +475,11 @@ static int peer_main(uint32_t to_parent, uint32_t to_peer, int ready_fd)
     PEER_EXPECT(acltdtAttachQueue(to_peer, -1, &perm) == ACL_SUCCESS);
     PEER_EXPECT(perm == ACL_TDT_QUEUE_PERMISSION_DEQUEUE);
     PEER_EXPECT(acltdtEnqueueData(to_parent, "hello", 6, "ud", 2, -1, 0) == ACL_SUCCESS);
+    /* Attaching again reads the grants again: the parent adds DEQUEUE once it has read "hello". */
+    PEER_EXPECT(acltdtDequeue(to_peer, &b0, -1) == ACL_SUCCESS); /* its go-ahead */
+    PEER_EXPECT(acltdtFreeBuf(b0) == ACL_SUCCESS);
+    PEER_EXPECT(acltdtAttachQueue(to_parent, 0, &perm) == ACL_SUCCESS);
+    PEER_EXPECT(perm == (ACL_TDT_QUEUE_PERMISSION_ENQUEUE | ACL_TDT_QUEUE_PERMISSION_DEQUEUE));
     acltdtBuf b = NULL;
     PEER_EXPECT(acltdtDequeue(to_peer, &b, -1) == ACL_SUCCESS);
     void *d = NULL;
@@ -482,9 +488,8 @@ static int peer_main(uint32_t to_parent, uint32_t to_peer, int ready_fd)
     PEER_EXPECT(acltdtGetBufDataLen(b, &len) == ACL_SUCCESS);
     PEER_EXPECT(len == 6 && d != NULL && memcmp(d, "reply", 6) == 0);
     PEER_EXPECT(acltdtFreeBuf(b) == ACL_SUCCESS);
-    /* The peer may not dequeue where it may only enqueue, nor destroy. */
-    char buf[8];
-    PEER_EXPECT(acltdtDequeueData(to_parent, buf, sizeof buf, &s, NULL, 0, 0) == ACL_ERROR_RT_NO_PERMISSION);
+    /* The peer may not enqueue where it may only dequeue, nor destroy. */
+    PEER_EXPECT(acltdtEnqueueData(to_peer, "x", 2, NULL, 0, 0, 0) == ACL_ERROR_RT_NO_PERMISSION);
     PEER_EXPECT(acltdtDestroyQueue(to_parent) == ACL_ERROR_RT_NO_PERMISSION);
     return fails;
 }
@@ -518,6 +523,8 @@ TEST(another_process_attaches_what_it_was_granted)
     CHECK_EQ((size_t)6, n);
     CHECK_EQ(0, strcmp("hello", buf));
     CHECK_EQ(0, memcmp("ud", ud, 2));
+    CHECK_OK(acltdtGrantQueue(to_parent, pid, ACL_TDT_QUEUE_PERMISSION_DEQUEUE, 0));
+    put_text(to_peer, "go", -1);
     acltdtBuf b;
     void *d;
     size_t s;

@@ -577,21 +577,22 @@ ACLRT_API aclError acltdtAttachQueue(uint32_t qid, int32_t timeout, uint32_t *pe
     pthread_mutex_lock(&aclrt_queues.lock);
     uint32_t perm = v->perm;
     pthread_mutex_unlock(&aclrt_queues.lock);
-    if (perm == 0) {
+    if (perm != ACLRT_QUEUE_PERM_ALL) { /* not the creator: read the grants, waiting for one if it has none */
         struct aclrt_queue_shared *q = v->q;
         int32_t self = (int32_t)getpid();
+        uint32_t granted = 0;
         struct timespec deadline = timeout > 0 ? aclrt_queue_deadline(timeout) : (struct timespec){0, 0};
         aclrt_queue_lock(q);
         for (;;) {
             for (uint32_t i = 0; i < q->ngrants; i++)
                 if (q->grants[i].pid == self)
-                    perm = q->grants[i].perm;
-            if (perm != 0 || q->destroyed || !aclrt_queue_wait(q, timeout, &deadline))
+                    granted = q->grants[i].perm;
+            if (granted != 0 || perm != 0 || q->destroyed || !aclrt_queue_wait(q, timeout, &deadline))
                 break;
         }
         bool destroyed = q->destroyed != 0;
         aclrt_queue_unlock(q);
-        if (destroyed || perm == 0) {
+        if (destroyed || (perm | granted) == 0) {
             aclrt_queue_put(v);
             if (destroyed)
                 return aclrt_fail(ACL_ERROR_INVALID_PARAM, "queue %u was destroyed", qid);
@@ -599,7 +600,7 @@ ACLRT_API aclError acltdtAttachQueue(uint32_t qid, int32_t timeout, uint32_t *pe
                               "within the timeout (%d ms)", qid, (int)self, (int)timeout);
         }
         pthread_mutex_lock(&aclrt_queues.lock);
-        v->perm |= perm;
+        v->perm |= granted;
         perm = v->perm;
         pthread_mutex_unlock(&aclrt_queues.lock);
     }
