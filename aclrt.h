@@ -1140,6 +1140,141 @@ ACLRT_API aclError aclrtProcessHostFunc(int32_t timeout);
 ACLRT_API aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId, aclrtStream exeStream);
 
 /* ========================================================================
+ * Shared buffers (mbufs)
+ *
+ * An mbuf is a buffer head (its valid length, its user data area of
+ * ACLRT_MBUF_USER_DATA_SIZE bytes, its place in a chain) that points at a
+ * reference-counted data area. aclrtCopyBufRef makes a second head over
+ * the same data area; the area is freed with its last head. A chain is a
+ * head buffer with others appended; freeing the head frees the chain.
+ * The acltdt* names of acl_tdt_queue.h are the same calls (acltdtAllocBuf
+ * takes a type: ACL_TDT_NORMAL_MEM only).
+ * ======================================================================== */
+typedef void *aclrtMbuf;
+typedef void *acltdtBuf;
+
+#define ACLRT_MBUF_USER_DATA_SIZE 96u
+
+typedef enum { ACL_TDT_NORMAL_MEM = 0, ACL_TDT_DVPP_MEM } acltdtAllocBufType;
+
+ACLRT_API aclError aclrtAllocBuf(aclrtMbuf *buf, size_t size);
+ACLRT_API aclError aclrtFreeBuf(aclrtMbuf buf);
+ACLRT_API aclError aclrtGetBufData(const aclrtMbuf buf, void **dataPtr, size_t *size);
+ACLRT_API aclError aclrtGetBufDataLen(aclrtMbuf buf, size_t *len);
+ACLRT_API aclError aclrtSetBufDataLen(aclrtMbuf buf, size_t len);
+ACLRT_API aclError aclrtGetBufUserData(const aclrtMbuf buf, void *dataPtr, size_t size, size_t offset);
+ACLRT_API aclError aclrtSetBufUserData(aclrtMbuf buf, const void *dataPtr, size_t size, size_t offset);
+ACLRT_API aclError aclrtCopyBufRef(const aclrtMbuf buf, aclrtMbuf *newBuf);
+ACLRT_API aclError aclrtAppendBufChain(aclrtMbuf headBuf, aclrtMbuf buf);
+ACLRT_API aclError aclrtGetBufChainNum(aclrtMbuf headBuf, uint32_t *num);
+ACLRT_API aclError aclrtGetBufFromChain(aclrtMbuf headBuf, uint32_t index, aclrtMbuf *buf);
+
+/*
+ * The same buffers under acl_tdt_queue.h's names.
+ */
+ACLRT_API aclError acltdtAllocBuf(size_t size, uint32_t type, acltdtBuf *buf);
+ACLRT_API aclError acltdtFreeBuf(acltdtBuf buf);
+ACLRT_API aclError acltdtGetBufData(const acltdtBuf buf, void **dataPtr, size_t *size);
+ACLRT_API aclError acltdtSetBufDataLen(acltdtBuf buf, size_t len);
+ACLRT_API aclError acltdtGetBufDataLen(acltdtBuf buf, size_t *len);
+ACLRT_API aclError acltdtAppendBufChain(acltdtBuf headBuf, acltdtBuf buf);
+ACLRT_API aclError acltdtGetBufChainNum(acltdtBuf headBuf, uint32_t *num);
+ACLRT_API aclError acltdtGetBufFromChain(acltdtBuf headBuf, uint32_t index, acltdtBuf *buf);
+ACLRT_API aclError acltdtGetBufUserData(const acltdtBuf buf, void *dataPtr, size_t size, size_t offset);
+ACLRT_API aclError acltdtSetBufUserData(acltdtBuf buf, const void *dataPtr, size_t size, size_t offset);
+ACLRT_API aclError acltdtCopyBufRef(const acltdtBuf buf, acltdtBuf *newBuf);
+
+/* ========================================================================
+ * Shared queues (acl_tdt_queue.h)
+ *
+ * A queue holds up to its depth of messages (an mbuf chain, or bytes with
+ * user data), first in, first out, and is shared by threads and processes:
+ * the process that creates it may do everything, another process what
+ * acltdtGrantQueue gave its pid once it has called acltdtAttachQueue.
+ * Timeouts are milliseconds: -1 waits as long as it takes, 0 answers at
+ * once (ACL_ERROR_RT_QUEUE_FULL / ACL_ERROR_RT_QUEUE_EMPTY), more waits
+ * that long. A bound route sends what is enqueued into its source queue
+ * to each of its destination queues instead.
+ * ======================================================================== */
+#define ACL_TDT_QUEUE_PERMISSION_MANAGE 1
+#define ACL_TDT_QUEUE_PERMISSION_DEQUEUE 2
+#define ACL_TDT_QUEUE_PERMISSION_ENQUEUE 4
+
+#define ACL_TDT_QUEUE_ROUTE_UNBIND 0
+#define ACL_TDT_QUEUE_ROUTE_BIND 1
+#define ACL_TDT_QUEUE_ROUTE_BIND_ABNORMAL 2
+
+typedef struct tagMemQueueAttr acltdtQueueAttr;
+typedef struct acltdtQueueRouteList acltdtQueueRouteList;
+typedef struct acltdtQueueRouteQueryInfo acltdtQueueRouteQueryInfo;
+typedef struct acltdtQueueRoute acltdtQueueRoute;
+
+typedef enum { ACL_TDT_QUEUE_NAME_PTR = 0, ACL_TDT_QUEUE_DEPTH_UINT32 } acltdtQueueAttrType;
+
+typedef enum {
+    ACL_TDT_QUEUE_ROUTE_SRC_UINT32 = 0,
+    ACL_TDT_QUEUE_ROUTE_DST_UINT32,
+    ACL_TDT_QUEUE_ROUTE_STATUS_INT32
+} acltdtQueueRouteParamType;
+
+typedef enum {
+    ACL_TDT_QUEUE_ROUTE_QUERY_SRC = 0,
+    ACL_TDT_QUEUE_ROUTE_QUERY_DST = 1,
+    ACL_TDT_QUEUE_ROUTE_QUERY_SRC_AND_DST = 2,
+    ACL_TDT_QUEUE_ROUTE_QUERY_ABNORMAL = 100
+} acltdtQueueRouteQueryMode;
+
+typedef enum {
+    ACL_TDT_QUEUE_ROUTE_QUERY_MODE_ENUM = 0,
+    ACL_TDT_QUEUE_ROUTE_QUERY_SRC_ID_UINT32,
+    ACL_TDT_QUEUE_ROUTE_QUERY_DST_ID_UINT32
+} acltdtQueueRouteQueryInfoParamType;
+
+ACLRT_API aclError acltdtCreateQueue(const acltdtQueueAttr *attr, uint32_t *qid);
+ACLRT_API aclError acltdtDestroyQueue(uint32_t qid);
+ACLRT_API aclError acltdtEnqueue(uint32_t qid, acltdtBuf buf, int32_t timeout);
+ACLRT_API aclError acltdtDequeue(uint32_t qid, acltdtBuf *buf, int32_t timeout);
+ACLRT_API aclError acltdtEnqueueData(uint32_t qid, const void *data, size_t dataSize, const void *userData,
+                                     size_t userDataSize, int32_t timeout, uint32_t rsv);
+ACLRT_API aclError acltdtDequeueData(uint32_t qid, void *data, size_t dataSize, size_t *retDataSize,
+                                     void *userData, size_t userDataSize, int32_t timeout);
+ACLRT_API aclError acltdtGrantQueue(uint32_t qid, int32_t pid, uint32_t permission, int32_t timeout);
+ACLRT_API aclError acltdtAttachQueue(uint32_t qid, int32_t timeout, uint32_t *permission);
+
+/*
+ * Routes between queues.
+ */
+ACLRT_API aclError acltdtBindQueueRoutes(acltdtQueueRouteList *qRouteList);
+ACLRT_API aclError acltdtUnbindQueueRoutes(acltdtQueueRouteList *qRouteList);
+ACLRT_API aclError acltdtQueryQueueRoutes(const acltdtQueueRouteQueryInfo *queryInfo,
+                                          acltdtQueueRouteList *qRouteList);
+
+/*
+ * Queue attributes, routes, route lists and route queries: plain objects.
+ */
+ACLRT_API acltdtQueueAttr *acltdtCreateQueueAttr();
+ACLRT_API aclError acltdtDestroyQueueAttr(const acltdtQueueAttr *attr);
+ACLRT_API aclError acltdtSetQueueAttr(acltdtQueueAttr *attr, acltdtQueueAttrType type, size_t len,
+                                      const void *param);
+ACLRT_API aclError acltdtGetQueueAttr(const acltdtQueueAttr *attr, acltdtQueueAttrType type, size_t len,
+                                      size_t *paramRetSize, void *param);
+ACLRT_API acltdtQueueRoute *acltdtCreateQueueRoute(uint32_t srcId, uint32_t dstId);
+ACLRT_API aclError acltdtDestroyQueueRoute(const acltdtQueueRoute *route);
+ACLRT_API aclError acltdtGetQueueRouteParam(const acltdtQueueRoute *route, acltdtQueueRouteParamType type,
+                                            size_t len, size_t *paramRetSize, void *param);
+ACLRT_API acltdtQueueRouteList *acltdtCreateQueueRouteList();
+ACLRT_API aclError acltdtDestroyQueueRouteList(const acltdtQueueRouteList *routeList);
+ACLRT_API aclError acltdtAddQueueRoute(acltdtQueueRouteList *routeList, const acltdtQueueRoute *route);
+ACLRT_API aclError acltdtGetQueueRoute(const acltdtQueueRouteList *routeList, size_t index,
+                                       acltdtQueueRoute *route);
+ACLRT_API size_t acltdtGetQueueRouteNum(const acltdtQueueRouteList *routeList);
+ACLRT_API acltdtQueueRouteQueryInfo *acltdtCreateQueueRouteQueryInfo();
+ACLRT_API aclError acltdtDestroyQueueRouteQueryInfo(const acltdtQueueRouteQueryInfo *info);
+ACLRT_API aclError acltdtSetQueueRouteQueryInfo(acltdtQueueRouteQueryInfo *param,
+                                                acltdtQueueRouteQueryInfoParamType type, size_t len,
+                                                const void *value);
+
+/* ========================================================================
  * Exceptions
  *
  * When a task fails (a host kernel returns non-zero, a stream wait times

@@ -29,6 +29,8 @@
  *             built-in tasks
  *   model/    capture and replay (aclmdlRI), labels, conditions
  *   ipc/      the IPC calls: events, notifies and memory shared
+ *   queue/    shared buffers (mbufs) and the queues of acl/acl_tdt_queue.h,
+ *             shared by threads and processes, and routes between them
  *   system/   versions, device information, error details, aclInit and
  *             aclFinalize
  *   hccl/     HCCL: communicators and collectives on streams, ranks in one
@@ -75,6 +77,7 @@
 #include "ipc/ipc_event.h"
 #include "ipc/ipc_notify.h"
 #include "ipc/ipc_fabric.h"
+#include "queue/queue_route.h"
 #include "system/device_id.h"
 #include "system/device_info.h"
 #include "system/fault.h"

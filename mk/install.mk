@@ -4,7 +4,7 @@
 #   make install        into PREFIX (/usr/local; DESTDIR honoured):
 #                         include/aclrt.h (dist/aclrt.h), include/acl/... (the CANN package's headers)
 #                         lib64/libascendcl.so     the implementation as a shared library (CANN's path)
-#                         lib64/libacl_rt.so, libhccl.so, libmsprofiler.so, libacl_tdt_channel.so, libprofapi.so
+#                         lib64/libacl_rt.so, libhccl.so, libmsprofiler.so, libacl_tdt_channel.so, libacl_tdt_queue.so, libprofapi.so
 #                                                  links to it: CANN's other library names, so a program
 #                                                  linked with -lacl_rt -lhccl -lmsprofiler loads one
 #                                                  library (its soname, libascendcl.so)
@@ -52,7 +52,7 @@ space := $(empty) $(empty)
 
 # CANN ships the runtime, HCCL and the profiler as libraries of their own; here one library has them
 # all, under each name (links), with one soname so that a program loads it once.
-LIB_ALIASES := libacl_rt.so libhccl.so libmsprofiler.so libacl_tdt_channel.so libprofapi.so
+LIB_ALIASES := libacl_rt.so libhccl.so libmsprofiler.so libacl_tdt_channel.so libacl_tdt_queue.so libprofapi.so
 HCCL_HEADERS := $(wildcard hccl/*.h)
 # The MPI engine (its rule: mk/hccl.mk), where there is an MPI compiler to build it.
 MPICC ?= mpicc

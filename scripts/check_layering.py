@@ -125,7 +125,8 @@ import sys
 IMPL_DIRS = ("impl", "backends")
 # The folders, lowest first: a file may use only its own folder and the ones before it.
 LAYERS = ("impl/core", "impl/task", "backends", "impl/runtime", "impl/stream", "impl/context", "impl/shm",
-          "impl/memory", "impl/sync", "impl/prof", "impl/exec", "impl/kernel", "impl/model", "impl/ipc", "impl/system",
+          "impl/memory", "impl/sync", "impl/prof", "impl/exec", "impl/kernel", "impl/model", "impl/ipc",
+          "impl/queue", "impl/system",
           "impl/hccl", "impl/sanitize", "impl/tdt",
           "backends/host", "backends/cuda")
 ALLOWED_BACKEND_INCLUDE = "backends/backend.h"

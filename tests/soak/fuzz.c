@@ -174,6 +174,17 @@ static const char *const fz_functions[] = {
     "aclprofGetOpNum", "aclprofGetOpTypeLen", "aclprofGetOpType", "aclprofGetOpNameLen", "aclprofGetOpName",
     "aclprofGetOpStart", "aclprofGetOpEnd", "aclprofGetOpDuration", "aclprofGetModelId", "aclprofGetOpFlag",
     "aclprofGetOpAttriValue",
+    "aclrtAllocBuf", "aclrtFreeBuf", "aclrtGetBufData", "aclrtGetBufDataLen", "aclrtSetBufDataLen",
+    "aclrtGetBufUserData", "aclrtSetBufUserData", "aclrtCopyBufRef", "aclrtAppendBufChain", "aclrtGetBufChainNum",
+    "aclrtGetBufFromChain", "acltdtAllocBuf", "acltdtFreeBuf", "acltdtGetBufData", "acltdtSetBufDataLen",
+    "acltdtGetBufDataLen", "acltdtAppendBufChain", "acltdtGetBufChainNum", "acltdtGetBufFromChain",
+    "acltdtGetBufUserData", "acltdtSetBufUserData", "acltdtCopyBufRef", "acltdtCreateQueue", "acltdtDestroyQueue",
+    "acltdtEnqueue", "acltdtDequeue", "acltdtEnqueueData", "acltdtDequeueData", "acltdtGrantQueue",
+    "acltdtAttachQueue", "acltdtBindQueueRoutes", "acltdtUnbindQueueRoutes", "acltdtQueryQueueRoutes",
+    "acltdtCreateQueueAttr", "acltdtDestroyQueueAttr", "acltdtSetQueueAttr", "acltdtGetQueueAttr",
+    "acltdtCreateQueueRoute", "acltdtDestroyQueueRoute", "acltdtGetQueueRouteParam", "acltdtCreateQueueRouteList",
+    "acltdtDestroyQueueRouteList", "acltdtAddQueueRoute", "acltdtGetQueueRoute", "acltdtGetQueueRouteNum",
+    "acltdtCreateQueueRouteQueryInfo", "acltdtDestroyQueueRouteQueryInfo", "acltdtSetQueueRouteQueryInfo",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -767,7 +778,7 @@ static void fz_one_call(struct fz *z)
     size_t sizes[] = {0, 1, 16, FZ_BUF};
     size_t maxes[] = {0, 1, 16, FZ_BUF, SIZE_MAX};
     memset(&av, 0, sizeof av);
-    unsigned op = (unsigned)soak_pick(rng, 104);
+    unsigned op = (unsigned)soak_pick(rng, 106);
     switch (op) {
     /* --- launches --- */
     case 0:
@@ -2722,6 +2733,117 @@ static void fz_one_call(struct fz *z)
             break;
         }
         }
+        break;
+    }
+    case 104: {
+        /* Shared buffers: data, lengths, user data, reference copies and chains; garbage and freed handles. */
+        aclrtMbuf mb = NULL, mc = NULL, mx = NULL;
+        size_t bsizes[] = {0, 1, 64, (size_t)5 << 30};
+        void *bd;
+        size_t bs, bl;
+        uint32_t bn;
+        unsigned char ud[100];
+        memset(ud, 0, sizeof ud);
+        if (soak_pick(rng, 2))
+            FZ(CODES(P, ACL_ERROR_BAD_ALLOC), aclrtAllocBuf(fz_maybe(z, &mb), bsizes[soak_pick(rng, 4)]));
+        else
+            FZ(CODES(P, ACL_ERROR_BAD_ALLOC),
+               acltdtAllocBuf(bsizes[soak_pick(rng, 4)], (uint32_t)soak_pick(rng, 3), fz_maybe(z, &mb)));
+        aclrtMbuf use = mb != NULL && soak_pick(rng, 6) ? mb : fz_garbage(z);
+        FZ(CODES(P), aclrtGetBufData(use, fz_maybe(z, &bd), &bs));
+        FZ(CODES(P), acltdtGetBufData(use, &bd, fz_maybe(z, &bs)));
+        FZ(CODES(P), aclrtSetBufDataLen(use, sizes[soak_pick(rng, 4)]));
+        FZ(CODES(P), acltdtSetBufDataLen(use, sizes[soak_pick(rng, 4)]));
+        FZ(CODES(P), aclrtGetBufDataLen(use, fz_maybe(z, &bl)));
+        FZ(CODES(P), acltdtGetBufDataLen(use, fz_maybe(z, &bl)));
+        size_t usz = soak_pick(rng, 100), uoff = soak_pick(rng, 100);
+        FZ(CODES(P), aclrtSetBufUserData(use, fz_maybe(z, ud), usz, uoff));
+        FZ(CODES(P), acltdtSetBufUserData(use, fz_maybe(z, ud), usz, uoff));
+        FZ(CODES(P), aclrtGetBufUserData(use, fz_maybe(z, ud), usz, uoff));
+        FZ(CODES(P), acltdtGetBufUserData(use, fz_maybe(z, ud), usz, uoff));
+        if (soak_pick(rng, 2))
+            FZ(CODES(P, ACL_ERROR_BAD_ALLOC), aclrtCopyBufRef(use, fz_maybe(z, &mc)));
+        else
+            FZ(CODES(P, ACL_ERROR_BAD_ALLOC), acltdtCopyBufRef(use, fz_maybe(z, &mc)));
+        if (mc != NULL && soak_pick(rng, 2))
+            FZ(CODES(P), aclrtAppendBufChain(use, mc));
+        else if (mc != NULL)
+            FZ(CODES(P), acltdtAppendBufChain(use, mc));
+        FZ(CODES(P), aclrtGetBufChainNum(use, fz_maybe(z, &bn)));
+        FZ(CODES(P), acltdtGetBufChainNum(use, fz_maybe(z, &bn)));
+        FZ(CODES(P), aclrtGetBufFromChain(use, (uint32_t)soak_pick(rng, 3), fz_maybe(z, &mx)));
+        FZ(CODES(P), acltdtGetBufFromChain(use, (uint32_t)soak_pick(rng, 3), fz_maybe(z, &mx)));
+        /* A member is refused; the head frees the chain; a copy left outside is freed on its own. */
+        if (mc != NULL)
+            FZ(CODES(P), acltdtFreeBuf(mc));
+        if (mb != NULL)
+            FZ(CODES(P), aclrtFreeBuf(mb));
+        FZ(CODES(P), aclrtFreeBuf(soak_pick(rng, 2) ? mb : fz_garbage(z))); /* freed, or garbage: refused */
+        break;
+    }
+    case 105: {
+        /* Queues: attributes, messages with short timeouts, routes between this thread's queues, grants. */
+        const int32_t qtimeouts[] = {-2, 0, 1};
+        int32_t qt = qtimeouts[soak_pick(rng, 3)];
+        unsigned char qbuf[FZ_BUF];
+        memset(qbuf, 0, sizeof qbuf);
+        acltdtQueueAttr *qa = acltdtCreateQueueAttr();
+        fz_cover("acltdtCreateQueueAttr");
+        uint32_t qdepth = (uint32_t)soak_pick(rng, 4), qids[2] = {UINT32_MAX, UINT32_MAX}, perm;
+        size_t qret;
+        const char *qname = soak_pick(rng, 4) ? NULL : "fuzz_queue";
+        FZ(CODES(P), acltdtSetQueueAttr(fz_maybe(z, qa), ACL_TDT_QUEUE_DEPTH_UINT32, sizeof qdepth, &qdepth));
+        if (qname != NULL)
+            FZ(CODES(P), acltdtSetQueueAttr(qa, (acltdtQueueAttrType)soak_pick(rng, 3), sizeof qname, &qname));
+        FZ(CODES(P), acltdtGetQueueAttr(qa, (acltdtQueueAttrType)soak_pick(rng, 3), sizes[soak_pick(rng, 4)],
+                                        fz_maybe(z, &qret), qbuf));
+        for (int i = 0; i < 2; i++)
+            FZ(CODES(P, ACL_ERROR_FAILURE), acltdtCreateQueue(soak_pick(rng, 8) ? qa : NULL, fz_maybe(z, &qids[i])));
+        FZ(CODES(P), acltdtDestroyQueueAttr(qa));
+        uint32_t q = soak_pick(rng, 6) ? qids[0] : (uint32_t)soak_rng(rng);
+        const int *QC = SOAK_CODES(P, ACL_ERROR_RT_QUEUE_EMPTY, ACL_ERROR_RT_QUEUE_FULL, ACL_ERROR_RT_NO_PERMISSION);
+        FZ(QC, acltdtEnqueueData(q, fz_maybe(z, qbuf), sizes[soak_pick(rng, 4)], qbuf,
+                                 (size_t)soak_pick(rng, 100), qt, 0));
+        size_t qn;
+        FZ(QC, acltdtDequeueData(q, fz_maybe(z, qbuf), sizes[soak_pick(rng, 4)], fz_maybe(z, &qn), qbuf,
+                                 (size_t)soak_pick(rng, 100), qt));
+        acltdtBuf qb = NULL;
+        if (acltdtAllocBuf(16, ACL_TDT_NORMAL_MEM, &qb) == ACL_SUCCESS) {
+            FZ(QC, acltdtEnqueue(q, soak_pick(rng, 6) ? qb : fz_garbage(z), qt));
+            if (last_rc != ACL_SUCCESS)
+                (void)acltdtFreeBuf(qb);
+        }
+        acltdtBuf qo = NULL;
+        FZ(QC, acltdtDequeue(q, fz_maybe(z, &qo), qt));
+        if (last_rc == ACL_SUCCESS)
+            (void)acltdtFreeBuf(qo);
+        FZ(QC, acltdtGrantQueue(q, soak_pick(rng, 4) ? (int32_t)getpid() : -1, (uint32_t)soak_pick(rng, 9), qt));
+        FZ(QC, acltdtAttachQueue(q, qt < 0 ? qt : 0, fz_maybe(z, &perm)));
+        /* Routes: objects, a bind between the two queues (or garbage ids), a query, an unbind. */
+        acltdtQueueRoute *rt = acltdtCreateQueueRoute(qids[0], soak_pick(rng, 6) ? qids[1] : qids[0]);
+        fz_cover("acltdtCreateQueueRoute");
+        acltdtQueueRouteList *rl = acltdtCreateQueueRouteList();
+        fz_cover("acltdtCreateQueueRouteList");
+        FZ(CODES(P), acltdtGetQueueRouteParam(fz_maybe(z, rt), (acltdtQueueRouteParamType)soak_pick(rng, 4),
+                                              sizes[soak_pick(rng, 4)], &qret, qbuf));
+        FZ(CODES(P), acltdtAddQueueRoute(fz_maybe(z, rl), rt));
+        FZ(CODES(P, ACL_ERROR_FAILURE), acltdtBindQueueRoutes(fz_maybe(z, rl)));
+        FZ(CODES(P), acltdtGetQueueRoute(rl, soak_pick(rng, 2), fz_maybe(z, rt)));
+        (void)acltdtGetQueueRouteNum(soak_pick(rng, 4) ? rl : NULL);
+        fz_cover("acltdtGetQueueRouteNum");
+        acltdtQueueRouteQueryInfo *qi = acltdtCreateQueueRouteQueryInfo();
+        fz_cover("acltdtCreateQueueRouteQueryInfo");
+        acltdtQueueRouteQueryMode qm = (acltdtQueueRouteQueryMode)(soak_pick(rng, 4) ? soak_pick(rng, 3) : 100);
+        FZ(CODES(P), acltdtSetQueueRouteQueryInfo(fz_maybe(z, qi), ACL_TDT_QUEUE_ROUTE_QUERY_MODE_ENUM, sizeof qm, &qm));
+        FZ(CODES(P), acltdtSetQueueRouteQueryInfo(qi, (acltdtQueueRouteQueryInfoParamType)soak_pick(rng, 4),
+                                                  sizeof qids[0], &qids[soak_pick(rng, 2)]));
+        FZ(CODES(P, ACL_ERROR_BAD_ALLOC), acltdtQueryQueueRoutes(fz_maybe(z, qi), rl));
+        FZ(CODES(P), acltdtUnbindQueueRoutes(fz_maybe(z, rl)));
+        FZ(CODES(P), acltdtDestroyQueueRouteQueryInfo(qi));
+        FZ(CODES(P), acltdtDestroyQueueRouteList(rl));
+        FZ(CODES(P), acltdtDestroyQueueRoute(rt));
+        for (int i = 0; i < 2; i++)
+            FZ(CODES(P, ACL_ERROR_RT_NO_PERMISSION), acltdtDestroyQueue(qids[i]));
         break;
     }
     default: {
