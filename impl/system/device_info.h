@@ -63,7 +63,7 @@
 #include "../memory/memory.h"
 
 /* The CPUs this process may run on (at least 1). */
-static uint32_t aclrt_machine_cpus(void)
+ACLRT_INTERNAL uint32_t aclrt_machine_cpus(void)
 {
 #ifdef CPU_COUNT
     cpu_set_t set;
@@ -127,13 +127,13 @@ static int64_t aclrt_machine_l2(void)
 }
 
 /* The profile the devices report (the runtime has started). */
-static const struct aclrt_profile *aclrt_device_profile(void)
+ACLRT_INTERNAL const struct aclrt_profile *aclrt_device_profile(void)
 {
     return &aclrt_profiles[aclrt_rt.config.profile];
 }
 
 /* The cores of resource `type` a device has: the profile's, or the machine's CPUs. */
-static uint32_t aclrt_res_cores(aclrtDevResLimitType type)
+ACLRT_INTERNAL uint32_t aclrt_res_cores(aclrtDevResLimitType type)
 {
     const struct aclrt_profile *p = aclrt_device_profile();
     uint32_t n = type == ACL_RT_DEV_RES_CUBE_CORE ? p->cube : p->vector;
