@@ -37,12 +37,12 @@
 #include "../runtime/runtime_start.h"
 #include "../context/context.h"
 
-#define ACLRT_KIB ((size_t)1024)
-#define ACLRT_SIMD_STACK_MIN (32 * ACLRT_KIB)
-#define ACLRT_SIMD_STACK_MAX (192 * ACLRT_KIB)
-#define ACLRT_SIMD_STACK_ALIGN (16 * ACLRT_KIB)
-#define ACLRT_SIMD_PRINTF_MIN ACLRT_KIB
-#define ACLRT_SIMD_PRINTF_MAX ((size_t)64 * 1024 * ACLRT_KIB)
+#define ACLRT_LIMIT_KIB ((size_t)1024)
+#define ACLRT_SIMD_STACK_MIN (32 * ACLRT_LIMIT_KIB)
+#define ACLRT_SIMD_STACK_MAX (192 * ACLRT_LIMIT_KIB)
+#define ACLRT_SIMD_STACK_ALIGN (16 * ACLRT_LIMIT_KIB)
+#define ACLRT_SIMD_PRINTF_MIN ACLRT_LIMIT_KIB
+#define ACLRT_SIMD_PRINTF_MAX ((size_t)64 * 1024 * ACLRT_LIMIT_KIB)
 
 /* The values set (0: the default), process-wide: relaxed, the runtime reads them for nothing else. */
 static _Atomic size_t aclrt_simd_stack_limit;
@@ -95,7 +95,7 @@ ACLRT_API aclError aclrtDeviceGetLimit(aclrtDeviceLimit limit, size_t *value)
     size_t v = atomic_load_explicit(
         limit == ACL_RT_DEV_LIMIT_SIMD_STACK_SIZE ? &aclrt_simd_stack_limit : &aclrt_simd_printf_limit,
         memory_order_relaxed);
-    *value = v != 0 ? v : (limit == ACL_RT_DEV_LIMIT_SIMD_STACK_SIZE ? ACLRT_SIMD_STACK_MIN : 32 * ACLRT_KIB);
+    *value = v != 0 ? v : (limit == ACL_RT_DEV_LIMIT_SIMD_STACK_SIZE ? ACLRT_SIMD_STACK_MIN : 32 * ACLRT_LIMIT_KIB);
     return ACL_SUCCESS;
 }
 
