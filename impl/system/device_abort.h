@@ -45,13 +45,17 @@ static int aclrt_hook_name_order(const void *a, const void *b)
     return strcmp(((const struct aclrt_hook *)a)->name, ((const struct aclrt_hook *)b)->name);
 }
 
-/* The ms left of timeout_ms since start_ns (0 when there is no timeout), or -1 once it has passed. */
+/*
+ * The ms left of timeout_ms since start_ns, or -1 once it has passed; 0
+ * only when there is no timeout (a callback reads 0 as "none", so a
+ * timeout with less than a whole ms left counts as passed).
+ */
 static int64_t aclrt_abort_time_left(uint32_t timeout_ms, uint64_t start_ns)
 {
     if (timeout_ms == 0)
         return 0;
     uint64_t spent_ms = (aclrt_now_ns() - start_ns) / ACLRT_NS_PER_MS;
-    return spent_ms > timeout_ms ? -1 : (int64_t)(timeout_ms - spent_ms);
+    return spent_ms >= timeout_ms ? -1 : (int64_t)(timeout_ms - spent_ms);
 }
 
 /* Run the task abort callbacks of one stage; the first non-zero result stops them and is returned. */
