@@ -2335,6 +2335,128 @@ ACLRT_API aclError aclrtGetUserDevIdByPhyDevId(const int32_t phyDevId, int32_t *
 ACLRT_API aclError aclrtGetPhyDevIdByUserDevId(const int32_t userDevId, int32_t *const phyDevId);
 
 /* ========================================================================
+ * Device limits, atomics, schedulers and the primary context (acl_rt.h)
+ *
+ * The limits of aclrtDeviceSetLimit are process-wide (every device has
+ * them) and are kept as the device profile's SoC would take them: an
+ * Ascend910B-class part takes the SIMD stack and printf limits, rounded as
+ * it rounds them, and has no SIMT (those limits are
+ * ACL_ERROR_RT_FEATURE_NOT_SUPPORT). Host kernels run on the executors'
+ * own stacks: the limits are reported, not applied.
+ * Atomic capabilities: a SoC profile reports what its chip supports
+ * between the host (or another device) and its memory, which for the
+ * Ascend910B-class parts is none; the profile "host" on the host backend
+ * reports the CPU's atomics, which work on device memory because it is
+ * host memory. aclrtSetTsDevice checks its id and does nothing more: one
+ * set of executors runs AI Core and vector tasks alike.
+ * aclrtGetPrimaryCtxState: whether the device's default context exists.
+ * ======================================================================== */
+typedef enum aclrtDeviceLimit {
+    ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE = 0,
+    ACL_RT_DEV_LIMIT_SIMT_DVG_WARP_STACK_SIZE = 1,
+    ACL_RT_DEV_LIMIT_SIMD_STACK_SIZE = 2,
+    ACL_RT_DEV_LIMIT_SIMD_PRINTF_FIFO_SIZE_PER_CORE = 3,
+    ACL_RT_DEV_LIMIT_SIMT_PRINTF_FIFO_SIZE = 4,
+} aclrtDeviceLimit;
+
+typedef enum aclrtAtomicOperationCapability {
+    ACL_RT_ATOMIC_CAPABILITY_SIGNED = 1U << 0,
+    ACL_RT_ATOMIC_CAPABILITY_UNSIGNED = 1U << 1,
+    ACL_RT_ATOMIC_CAPABILITY_REDUCATION = 1U << 2, /* misspelt alias of ACL_RT_ATOMIC_CAPABILITY_REDUCTION */
+    ACL_RT_ATOMIC_CAPABILITY_REDUCTION = 1U << 2,
+    ACL_RT_ATOMIC_CAPABILITY_SCALAR8 = 1U << 3,
+    ACL_RT_ATOMIC_CAPABILITY_SCALAR16 = 1U << 4,
+    ACL_RT_ATOMIC_CAPABILITY_SCALAR32 = 1U << 5,
+    ACL_RT_ATOMIC_CAPABILITY_SCALAR64 = 1U << 6,
+    ACL_RT_ATOMIC_CAPABILITY_SCALAR128 = 1U << 7,
+    ACL_RT_ATOMIC_CAPABILITY_VECTOR32X4 = 1U << 8,
+} aclrtAtomicOperationCapability;
+
+typedef enum aclrtAtomicOperation {
+    ACL_RT_ATOMIC_OPERATION_INTEGER_ADD = 0,
+    ACL_RT_ATOMIC_OPERATION_INTEGER_MIN = 1,
+    ACL_RT_ATOMIC_OPERATION_INTEGER_MAX = 2,
+    ACL_RT_ATOMIC_OPERATION_INTEGER_INCREMENT = 3,
+    ACL_RT_ATOMIC_OPERATION_INTEGER_DECREMENT = 4,
+    ACL_RT_ATOMIC_OPERATION_AND = 5,
+    ACL_RT_ATOMIC_OPERATION_OR = 6,
+    ACL_RT_ATOMIC_OPERATION_XOR = 7,
+    ACL_RT_ATOMIC_OPERATION_EXCHANGE = 8,
+    ACL_RT_ATOMIC_OPERATION_CAS = 9,
+    ACL_RT_ATOMIC_OPERATION_FLOAT_ADD = 10,
+    ACL_RT_ATOMIC_OPERATION_FLOAT_MIN = 11,
+    ACL_RT_ATOMIC_OPERATION_FLOAT_MAX = 12,
+    ACL_RT_ATOMIC_OPERATION_DMA_ADD = 30,
+    ACL_RT_ATOMIC_OPERATION_DMA_MIN = 31,
+    ACL_RT_ATOMIC_OPERATION_DMA_MAX = 32,
+    ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_ADD = 40,
+    ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_MIN = 41,
+    ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_MAX = 42,
+    ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_CAS = 43,
+    ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_EXCH = 44,
+} aclrtAtomicOperation;
+
+ACLRT_API aclError aclrtDeviceSetLimit(aclrtDeviceLimit limit, size_t value);
+ACLRT_API aclError aclrtDeviceGetLimit(aclrtDeviceLimit limit, size_t *value);
+ACLRT_API aclError aclrtDeviceGetHostAtomicCapabilities(uint32_t *capabilities, const aclrtAtomicOperation *operations,
+                                                        const uint32_t count, int32_t deviceId);
+ACLRT_API aclError aclrtDeviceGetP2PAtomicCapabilities(uint32_t *capabilities, const aclrtAtomicOperation *operations,
+                                                       const uint32_t count, int32_t srcDeviceId, int32_t dstDeviceId);
+ACLRT_API aclError aclrtSetTsDevice(aclrtTsId tsId);
+ACLRT_API aclError aclrtGetPrimaryCtxState(int32_t deviceId, uint32_t *flags, int32_t *active);
+
+/* ========================================================================
+ * Compute groups (acl_rt.h)
+ *
+ * A device has one compute group, id 0, holding all of it: the profile's
+ * AI Cores, AI CPUs and vector cores, the executor threads (which do the
+ * copies a device's DMA engines do) and the streams it may have at once.
+ * Selecting it (aclrtSetGroup) changes nothing, as the work already runs on
+ * the whole device; another id is ACL_ERROR_RT_GROUP_NOT_CREATE.
+ * ======================================================================== */
+typedef enum aclrtGroupAttr {
+    ACL_GROUP_AICORE_INT,
+    ACL_GROUP_AIV_INT,
+    ACL_GROUP_AIC_INT,
+    ACL_GROUP_SDMANUM_INT,
+    ACL_GROUP_ASQNUM_INT,
+    ACL_GROUP_GROUPID_INT
+} aclrtGroupAttr;
+
+typedef struct tagRtGroupInfo aclrtGroupInfo;
+
+ACLRT_API aclError aclrtSetGroup(int32_t groupId);
+ACLRT_API aclError aclrtGetGroupCount(uint32_t *count);
+ACLRT_API aclrtGroupInfo *aclrtCreateGroupInfo(void);
+ACLRT_API aclError aclrtDestroyGroupInfo(aclrtGroupInfo *groupInfo);
+ACLRT_API aclError aclrtGetAllGroupInfo(aclrtGroupInfo *groupInfo);
+ACLRT_API aclError aclrtGetGroupInfoDetail(const aclrtGroupInfo *groupInfo, int32_t groupIndex, aclrtGroupAttr attr,
+                                           void *attrValue, size_t valueLen, size_t *paramRetSize);
+
+/* ========================================================================
+ * Device task abort (acl_rt.h)
+ *
+ * aclrtDeviceTaskAbort stops the work of one device: the callbacks
+ * registered with aclrtSetDeviceTaskAbortCallback run (PRE), every stream
+ * of the device discards the tasks that have not started, a running task
+ * finishes (host code cannot be interrupted), the device's contexts leave
+ * their failed state and the callbacks run again (POST). A timeout
+ * (ms, 0: none, at most 36 minutes) is checked between these steps, as the
+ * runtime does: ACL_ERROR_RT_WAIT_TIMEOUT once it has passed.
+ * ======================================================================== */
+typedef enum {
+    ACL_RT_DEVICE_TASK_ABORT_PRE = 0,
+    ACL_RT_DEVICE_TASK_ABORT_POST,
+} aclrtDeviceTaskAbortStage;
+
+typedef int32_t (*aclrtDeviceTaskAbortCallback)(int32_t deviceId, aclrtDeviceTaskAbortStage stage, uint32_t timeout,
+                                               void *args);
+
+ACLRT_API aclError aclrtDeviceTaskAbort(int32_t deviceId, uint32_t timeout);
+ACLRT_API aclError aclrtSetDeviceTaskAbortCallback(const char *regName, aclrtDeviceTaskAbortCallback callback,
+                                                   void *args);
+
+/* ========================================================================
  * Overflow detection (acl_rt.h)
  *
  * Host kernels compute with the CPU's IEEE 754 arithmetic: the device's

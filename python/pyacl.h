@@ -121,6 +121,7 @@ extern const struct pyacl_capability pyacl_cap_options;     /* rt_options.c: dat
 extern const struct pyacl_capability pyacl_cap_device_info; /* rt_device_info.c: device information and limits */
 extern const struct pyacl_capability pyacl_cap_peer;        /* rt_peer.c: peer access between devices */
 extern const struct pyacl_capability pyacl_cap_error_verbose; /* rt_error_verbose.c: hardware error details */
+extern const struct pyacl_capability pyacl_cap_device_profile; /* rt_device_profile.c: limits, atomics, groups, abort */
 extern const struct pyacl_capability pyacl_cap_overflow;    /* rt_overflow.c: overflow detection */
 extern const struct pyacl_capability pyacl_cap_builtin;     /* rt_builtin.c: built-in tasks (reduce) */
 extern const struct pyacl_capability pyacl_cap_physmem;     /* rt_physmem.c: physical memory, address ranges */

@@ -50,13 +50,14 @@ static aclError aclrt_stream_control_resolve(aclrtStream stream, const char *wha
     return ACL_SUCCESS;
 }
 
-ACLRT_API aclError aclrtStreamAbort(aclrtStream stream)
+/*
+ * An abort in two halves, so that a device's abort (aclrtDeviceTaskAbort)
+ * stops all its streams before it waits for any. Begin: the tasks submitted
+ * so far are to be discarded; returns their count, which end waits for
+ * before it makes the stream usable again.
+ */
+ACLRT_INTERNAL uint64_t aclrt_stream_abort_begin(struct aclrt_stream *s)
 {
-    ACLRT_ENTER();
-    struct aclrt_stream *s;
-    aclError rc = aclrt_stream_control_resolve(stream, "aborted", &s);
-    if (rc != ACL_SUCCESS)
-        return rc;
     /*
      * The flag first, then the odd epoch: a synchronizer that sees the epoch
      * moved knows the discards have begun (stream.h, aclrt_stream_aborted_since).
@@ -77,10 +78,25 @@ ACLRT_API aclError aclrtStreamAbort(aclrtStream stream)
     atomic_fetch_add_explicit(&s->aborts, 1, memory_order_acq_rel);
     if (aclrt_rt.backend->stream_abort != NULL)
         aclrt_rt.backend->stream_abort(s); /* work it has in flight may be cancelled */
+    return target;
+}
+
+ACLRT_INTERNAL void aclrt_stream_abort_end(struct aclrt_stream *s, uint64_t target)
+{
     aclrt_stream_wait_done(s, target, ACLRT_NO_DEADLINE, aclrt_rt.config.spin_ns, NULL, NULL);
     aclrt_stream_change_flags(s, 0, ACLRT_SCHED_DISCARD, false);
     /* Even again. Release: pairs with the acquire in aclrt_stream_aborted_since. */
     atomic_fetch_add_explicit(&s->aborts, 1, memory_order_release);
+}
+
+ACLRT_API aclError aclrtStreamAbort(aclrtStream stream)
+{
+    ACLRT_ENTER();
+    struct aclrt_stream *s;
+    aclError rc = aclrt_stream_control_resolve(stream, "aborted", &s);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    aclrt_stream_abort_end(s, aclrt_stream_abort_begin(s));
     return ACL_SUCCESS;
 }
 

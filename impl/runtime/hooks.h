@@ -25,6 +25,7 @@ union aclrt_hook_fn {
     aclrtExceptionInfoCallback exception;
     aclrtStreamStateCallback stream_state;
     aclrtDeviceStateCallback device_state;
+    aclrtDeviceTaskAbortCallback task_abort;
 };
 
 struct aclrt_hook {
@@ -152,6 +153,8 @@ ACLRT_INTERNAL void aclrt_hook_clear(struct aclrt_hook_list *l)
 
 static struct aclrt_hook_list aclrt_stream_state_hooks = ACLRT_HOOK_LIST_INIT;
 static struct aclrt_hook_list aclrt_device_state_hooks = ACLRT_HOOK_LIST_INIT;
+/* aclrtSetDeviceTaskAbortCallback's, by name; aclrtDeviceTaskAbort calls them (system/device_abort.h). */
+static struct aclrt_hook_list aclrt_task_abort_hooks = ACLRT_HOOK_LIST_INIT;
 
 #define ACLRT_HOOK_STACK 8
 
@@ -175,8 +178,8 @@ ACLRT_INTERNAL void aclrt_fire_device_state(int32_t device, aclrtDeviceState sta
         free(hooks);
 }
 
-static aclError aclrt_state_hook_register(struct aclrt_hook_list *l, const char *regName, union aclrt_hook_fn fn,
-                                          bool unregister, void *args)
+ACLRT_INTERNAL aclError aclrt_state_hook_register(struct aclrt_hook_list *l, const char *regName,
+                                                  union aclrt_hook_fn fn, bool unregister, void *args)
 {
     if (regName == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "regName is NULL");

@@ -102,6 +102,7 @@ static void aclrt_fork_child(void)
     pthread_mutex_init(&aclrt_progress_fd_lock, NULL);
     pthread_mutex_init(&aclrt_stream_state_hooks.lock, NULL);
     pthread_mutex_init(&aclrt_device_state_hooks.lock, NULL);
+    pthread_mutex_init(&aclrt_task_abort_hooks.lock, NULL);
     if (aclrt_san_table != NULL)
         aclrt_san_table->fork_child();
     aclrt_tls.tid = 0;

@@ -86,6 +86,7 @@ static void aclrt_orphan_reset_locks(void)
     pthread_mutex_init(&aclrt_exception_hooks.lock, NULL);
     pthread_mutex_init(&aclrt_stream_state_hooks.lock, NULL);
     pthread_mutex_init(&aclrt_device_state_hooks.lock, NULL);
+    pthread_mutex_init(&aclrt_task_abort_hooks.lock, NULL);
     pthread_mutex_init(&aclrt_physmem.lock, NULL);
     pthread_rwlock_init(&aclrt_mem.lock, NULL);
     pthread_mutex_init(&aclrt_mem_deferred.lock, NULL);
@@ -224,6 +225,7 @@ static void aclrt_runtime_stop_locked(void)
     aclrt_hook_clear(&aclrt_exception_hooks);
     aclrt_hook_clear(&aclrt_stream_state_hooks);
     aclrt_hook_clear(&aclrt_device_state_hooks);
+    aclrt_hook_clear(&aclrt_task_abort_hooks);
     atomic_store_explicit(&aclrt_exception_slot, NULL, memory_order_relaxed);
     aclrt_rt.backend->close();
     aclrt_rt.embedder = NULL;

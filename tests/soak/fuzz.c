@@ -121,6 +121,10 @@ static const char *const fz_functions[] = {
     "aclrtGetDevicesTopo", "aclrtGetLogicDevIdByUserDevId", "aclrtGetUserDevIdByLogicDevId",
     "aclrtGetLogicDevIdByPhyDevId", "aclrtGetPhyDevIdByLogicDevId", "aclrtGetUserDevIdByPhyDevId",
     "aclrtGetPhyDevIdByUserDevId",
+    "aclrtDeviceSetLimit", "aclrtDeviceGetLimit", "aclrtDeviceGetHostAtomicCapabilities",
+    "aclrtDeviceGetP2PAtomicCapabilities", "aclrtSetTsDevice", "aclrtGetPrimaryCtxState", "aclrtSetGroup",
+    "aclrtGetGroupCount", "aclrtCreateGroupInfo", "aclrtDestroyGroupInfo", "aclrtGetAllGroupInfo",
+    "aclrtGetGroupInfoDetail", "aclrtDeviceTaskAbort", "aclrtSetDeviceTaskAbortCallback",
     "aclrtSetDeviceSatMode", "aclrtGetDeviceSatMode", "aclrtSetStreamOverflowSwitch", "aclrtGetStreamOverflowSwitch",
     "aclrtGetOverflowStatus", "aclrtResetOverflowStatus",
     "aclrtBinaryLoadFromFile", "aclrtBinaryLoadFromData", "aclrtBinaryGetFunction", "aclrtBinaryUnLoad",
@@ -326,6 +330,15 @@ static void fz_stream_state_cb(aclrtStream stm, aclrtStreamState state, void *ar
     (void)stm;
     (void)state;
     (void)args;
+}
+
+static int32_t fz_task_abort_cb(int32_t dev, aclrtDeviceTaskAbortStage stage, uint32_t timeout, void *args)
+{
+    (void)dev;
+    (void)stage;
+    (void)timeout;
+    (void)args;
+    return 0;
 }
 
 static void fz_device_state_cb(int32_t dev, aclrtDeviceState state, void *args)
@@ -1683,6 +1696,41 @@ static void fz_one_call(struct fz *z)
         case 4: FZ(CODES(P, DV), aclrtGetUserDevIdByPhyDevId(d, id_out)); break;
         default: FZ(CODES(P, DV), aclrtGetPhyDevIdByUserDevId(d, id_out)); break;
         }
+        /* Process limits (reported, not applied), atomics, the scheduler, the primary context, groups. */
+        aclrtDeviceLimit dl = (aclrtDeviceLimit)((int)soak_pick(rng, 7) - 1);
+        size_t lim;
+        FZ(CODES(P, R, F), aclrtDeviceSetLimit(dl, soak_pick(rng, 4) ? (size_t)soak_pick(rng, 300000) : SIZE_MAX));
+        FZ(CODES(P, F), aclrtDeviceGetLimit(dl, fz_maybe(z, &lim)));
+        aclrtAtomicOperation ops[3] = {ACL_RT_ATOMIC_OPERATION_INTEGER_ADD,
+                                       (aclrtAtomicOperation)soak_pick(rng, 46), ACL_RT_ATOMIC_OPERATION_CAS};
+        uint32_t caps[3];
+        uint32_t nops = (uint32_t)soak_pick(rng, 4);
+        FZ(CODES(R, DV), aclrtDeviceGetHostAtomicCapabilities(fz_maybe(z, caps), fz_maybe(z, ops), nops, d));
+        FZ(CODES(R, DV), aclrtDeviceGetP2PAtomicCapabilities(fz_maybe(z, caps), fz_maybe(z, ops), nops, d,
+                                                             devices[soak_pick(rng, 6)]));
+        FZ(CODES(P), aclrtSetTsDevice((aclrtTsId)((int)soak_pick(rng, 4) - 1)));
+        FZ(CODES(P, DV), aclrtGetPrimaryCtxState(d, soak_pick(rng, 5) ? NULL : &u32, fz_maybe(z, &i32)));
+        FZ(CODES(CN, ACL_ERROR_RT_GROUP_NOT_CREATE), aclrtSetGroup((int32_t)soak_pick(rng, 3) - 1));
+        FZ(CODES(P, CN), aclrtGetGroupCount(fz_maybe(z, &u32)));
+        aclrtGroupInfo *gi = aclrtCreateGroupInfo();
+        fz_cover("aclrtCreateGroupInfo");
+        if (gi != NULL) {
+            size_t ret_size;
+            FZ(CODES(P, CN), aclrtGetAllGroupInfo(gi));
+            FZ(CODES(P, CN), aclrtGetGroupInfoDetail(gi, (int32_t)soak_pick(rng, 3) - 1,
+                                                     (aclrtGroupAttr)soak_pick(rng, 7), fz_maybe(z, &u32),
+                                                     soak_pick(rng, 5) ? sizeof u32 : 2, fz_maybe(z, &ret_size)));
+        }
+        FZ(CODES(P), aclrtDestroyGroupInfo(gi));
+        /*
+         * Task abort: only where it is refused (a wild device, a timeout over 36 minutes). An abort that ran
+         * would discard the other fuzz threads' counted tasks, which the run checks all ran.
+         */
+        FZ(CODES(R, DV), aclrtDeviceTaskAbort(soak_pick(rng, 2) ? devices[0] : devices[3 + soak_pick(rng, 3)],
+                                              soak_pick(rng, 2) ? 0u : 36u * 60u * 1000u + 1u));
+        FZ(CODES(R, DV), aclrtDeviceTaskAbort(d, 36u * 60u * 1000u + 1u + (uint32_t)soak_pick(rng, 1000)));
+        FZ(CODES(P, R), aclrtSetDeviceTaskAbortCallback(soak_pick(rng, 6) ? "soakfuzz" : NULL,
+                                                        soak_pick(rng, 2) ? fz_task_abort_cb : NULL, NULL));
         break;
     }
     case 91: {
@@ -2899,6 +2947,7 @@ void fuzz_finish(void)
     (void)aclrtRegStreamStateCallback("soakfuzz2", NULL, NULL);
     (void)aclrtRegDeviceStateCallback("soakfuzz", NULL, NULL);
     (void)aclrtRegDeviceStateCallback("soakfuzz2", NULL, NULL);
+    (void)aclrtSetDeviceTaskAbortCallback("soakfuzz", NULL, NULL);
     (void)aclGetRecentErrMsg();
 }
 
