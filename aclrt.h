@@ -1621,8 +1621,9 @@ ACLRT_API aclError aclrtGetPhyDevIdByUserDevId(const int32_t userDevId, int32_t 
  * Overflow detection (acl_rt.h)
  *
  * Host kernels compute with the CPU's IEEE 754 arithmetic: the device's
- * floating-point mode is ACL_RT_OVERFLOW_MODE_INFNAN, the only one it has
- * (saturation: ACL_ERROR_RT_FEATURE_NOT_SUPPORT, as on devices without it).
+ * floating-point mode is ACL_RT_OVERFLOW_MODE_INFNAN, unless
+ * aclrtSetDeviceSatMode sets ACL_RT_OVERFLOW_MODE_SATURATION (the section
+ * below says what that does).
  * With a stream's overflow switch on, every block of a host kernel launched
  * on it runs with the CPU's floating-point exception flags watched: an
  * overflow, division by zero or invalid operation (a result that is Inf or
@@ -1643,6 +1644,26 @@ ACLRT_API aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t fla
 ACLRT_API aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag);
 ACLRT_API aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, aclrtStream stream);
 ACLRT_API aclError aclrtResetOverflowStatus(aclrtStream stream);
+
+/* ========================================================================
+ * Overflow status, the runtime's other names (acl_rt.h)
+ *
+ * The same process-wide status as aclrtGetOverflowStatus and
+ * aclrtResetOverflowStatus above, under the names the runtime gives it for
+ * saturation mode (aclrtGetFloatOverflowStatus, aclrtResetFloatOverflowStatus)
+ * and for the NPU's float status (aclrtNpuGetFloatOverFlowStatus,
+ * aclrtNpuClearFloatOverFlowStatus): each queues the same 64-byte copy, or
+ * the same reset, in stream order; a NULL stream is the default stream.
+ * `checkMode` selects nothing on the host, which has one status for every
+ * mode. In saturation mode (aclrtSetDeviceSatMode above) streams made after
+ * the call run their host kernels rounding toward zero: an overflow gives
+ * the largest finite value of its sign instead of an infinity.
+ * ======================================================================== */
+ACLRT_API aclError aclrtGetFloatOverflowStatus(void *outputAddr, uint64_t outputSize, aclrtStream stream);
+ACLRT_API aclError aclrtResetFloatOverflowStatus(aclrtStream stream);
+ACLRT_API aclError aclrtNpuGetFloatOverFlowStatus(void *outputAddr, uint64_t outputSize, uint32_t checkMode,
+                                                 aclrtStream stream);
+ACLRT_API aclError aclrtNpuClearFloatOverFlowStatus(uint32_t checkMode, aclrtStream stream);
 
 /* ========================================================================
  * Kernels: binaries, functions, arguments, launches (acl_rt.h)

@@ -119,7 +119,8 @@ static const char *const fz_functions[] = {
     "aclrtGetLogicDevIdByPhyDevId", "aclrtGetPhyDevIdByLogicDevId", "aclrtGetUserDevIdByPhyDevId",
     "aclrtGetPhyDevIdByUserDevId",
     "aclrtSetDeviceSatMode", "aclrtGetDeviceSatMode", "aclrtSetStreamOverflowSwitch", "aclrtGetStreamOverflowSwitch",
-    "aclrtGetOverflowStatus", "aclrtResetOverflowStatus",
+    "aclrtGetOverflowStatus", "aclrtResetOverflowStatus", "aclrtGetFloatOverflowStatus",
+    "aclrtResetFloatOverflowStatus", "aclrtNpuGetFloatOverFlowStatus", "aclrtNpuClearFloatOverFlowStatus",
     "aclrtBinaryLoadFromFile", "aclrtBinaryLoadFromData", "aclrtBinaryGetFunction", "aclrtBinaryUnLoad",
     "aclrtBinaryGetDevAddress", "aclrtBinaryGetGlobal", "aclrtGetFunctionName", "aclrtGetFunctionAddr",
     "aclrtGetFunctionSize", "aclrtFunctionGetBinary", "aclrtKernelArgsInit", "aclrtKernelArgsAppend",
@@ -1575,6 +1576,13 @@ static void fz_one_call(struct fz *z)
         FZ(CODES(SUBMIT, R, F), aclrtGetOverflowStatus(status, soak_pick(rng, 4) ? 64 : (size_t)soak_pick(rng, 64),
                                                        status != NULL ? z->work : fz_stream_submit(z)));
         FZ(CODES(SUBMIT, R, F), aclrtResetOverflowStatus(fz_stream_submit(z)));
+        FZ(CODES(SUBMIT, R, F), aclrtGetFloatOverflowStatus(status, soak_pick(rng, 4) ? 64 : (uint64_t)soak_pick(rng, 128),
+                                                            status != NULL ? z->work : fz_stream_submit(z)));
+        FZ(CODES(SUBMIT, R, F), aclrtResetFloatOverflowStatus(fz_stream_submit(z)));
+        FZ(CODES(SUBMIT, R, F), aclrtNpuGetFloatOverFlowStatus(status, soak_pick(rng, 4) ? 64 : (uint64_t)soak_pick(rng, 128),
+                                                               (uint32_t)soak_pick(rng, 3),
+                                                               status != NULL ? z->work : fz_stream_submit(z)));
+        FZ(CODES(SUBMIT, R, F), aclrtNpuClearFloatOverFlowStatus((uint32_t)soak_pick(rng, 3), fz_stream_submit(z)));
         break;
     }
     case 92: {
