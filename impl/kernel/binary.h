@@ -81,6 +81,9 @@ struct aclrt_binary {
     struct aclrt_binary_shard *uses;    /* [ACLRT_BINARY_SHARDS] launches counted */
     struct aclrt_binary_shard *dones;   /* [ACLRT_BINARY_SHARDS] launches done, discarded or given up */
     uint64_t size;                      /* bytes of the file or data it was loaded from */
+    char *path;                         /* the real path of its file (owned); NULL: loaded from data */
+    aclrtOpExceptionCallback on_exception; /* aclrtBinarySetExceptionCallback's (aclrt_kernels_lock) */
+    void *on_exception_data;
     struct aclrt_function *functions;   /* the functions looked up in it (aclrt_kernels_lock) */
 };
 
@@ -166,6 +169,8 @@ static void aclrt_binary_close(struct aclrt_binary *b)
     void *module = atomic_exchange_explicit(&b->module, NULL, memory_order_relaxed);
     if (module != NULL)
         b->backend->module_unload(module);
+    free(b->path);
+    b->path = NULL;
     aclrt_table_free(&aclrt_binaries, &b->hdr);
 }
 
@@ -186,7 +191,7 @@ static struct aclrt_binary *aclrt_binary_lookup(const void *h)
     return (struct aclrt_binary *)aclrt_table_lookup(&aclrt_binaries, h);
 }
 
-static struct aclrt_function *aclrt_function_lookup(const void *h)
+ACLRT_INTERNAL struct aclrt_function *aclrt_function_lookup(const void *h)
 {
     return (struct aclrt_function *)aclrt_table_lookup(&aclrt_functions, h);
 }
@@ -336,8 +341,8 @@ static bool aclrt_binary_shards(struct aclrt_binary *b)
     return true;
 }
 
-/* Publish a new binary around a loaded module. */
-static aclError aclrt_binary_publish(void *module, const struct aclrt_backend *backend, uint64_t size,
+/* Publish a new binary around a loaded module (and its file's real path, which it takes; NULL: from data). */
+static aclError aclrt_binary_publish(void *module, const struct aclrt_backend *backend, uint64_t size, char *path,
                                      aclrtBinHandle *binHandle)
 {
     struct aclrt_binary *b = (struct aclrt_binary *)aclrt_table_alloc(&aclrt_binaries);
@@ -347,8 +352,12 @@ static aclError aclrt_binary_publish(void *module, const struct aclrt_backend *b
     }
     if (b == NULL) {
         backend->module_unload(module);
+        free(path);
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no room for another binary");
     }
+    b->path = path;
+    b->on_exception = NULL;
+    b->on_exception_data = NULL;
     atomic_store_explicit(&b->module, module, memory_order_relaxed);
     b->backend = backend;
     b->size = size;
@@ -389,10 +398,11 @@ ACLRT_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadO
     void *module = NULL;
     if ((rc = aclrt_binary_backend(&backend)) == ACL_SUCCESS)
         rc = backend->module_load(real, binPath, NULL, (size_t)st.st_size, &module);
-    free(real);
-    if (rc != ACL_SUCCESS)
+    if (rc != ACL_SUCCESS) {
+        free(real);
         return rc;
-    return aclrt_binary_publish(module, backend, (uint64_t)st.st_size, binHandle);
+    }
+    return aclrt_binary_publish(module, backend, (uint64_t)st.st_size, real, binHandle);
 }
 
 ACLRT_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
@@ -411,7 +421,7 @@ ACLRT_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, cons
     if ((rc = aclrt_binary_backend(&backend)) != ACL_SUCCESS ||
         (rc = backend->module_load(NULL, "the data", data, length, &module)) != ACL_SUCCESS)
         return rc;
-    return aclrt_binary_publish(module, backend, length, binHandle);
+    return aclrt_binary_publish(module, backend, length, NULL, binHandle);
 }
 
 /* ------------------------------------------------------------------------
