@@ -115,6 +115,7 @@ TEST(binary_descriptors_refuse_bad_input)
     CHECK(desc != NULL);
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtBinaryLoad(desc, NULL));
     CHECK(aclrtBinaryLoad(desc, &bin) != ACL_SUCCESS); /* not a binary: the load's own code */
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "[aclrtBinaryLoad]"); /* the message names the call made */
     CHECK_OK(aclrtDestroyBinary(desc));
 }
 

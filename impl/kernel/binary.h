@@ -405,10 +405,10 @@ ACLRT_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadO
     return aclrt_binary_publish(module, backend, (uint64_t)st.st_size, real, binHandle);
 }
 
-ACLRT_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
-                                           aclrtBinHandle *binHandle)
+/* aclrtBinaryLoadFromData, for it and for aclrtBinaryLoad (binary_data.h). */
+ACLRT_INTERNAL aclError aclrt_binary_load_data(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
+                                               aclrtBinHandle *binHandle)
 {
-    ACLRT_ENTER();
     if (data == NULL || binHandle == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", data == NULL ? "data" : "binHandle (output)");
     if (length == 0)
@@ -424,14 +424,21 @@ ACLRT_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, cons
     return aclrt_binary_publish(module, backend, length, NULL, binHandle);
 }
 
+ACLRT_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
+                                           aclrtBinHandle *binHandle)
+{
+    ACLRT_ENTER();
+    return aclrt_binary_load_data(data, length, options, binHandle);
+}
+
 /* ------------------------------------------------------------------------
  * Functions
  * ------------------------------------------------------------------------ */
 
-ACLRT_API aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName,
-                                          aclrtFuncHandle *funcHandle)
+/* aclrtBinaryGetFunction, for it and for the lookups by address (symbol.h). */
+ACLRT_INTERNAL aclError aclrt_binary_get_function(const aclrtBinHandle binHandle, const char *kernelName,
+                                                  aclrtFuncHandle *funcHandle)
 {
-    ACLRT_ENTER();
     if (kernelName == NULL || funcHandle == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", kernelName == NULL ? "kernelName" : "funcHandle (output)");
     struct aclrt_binary *b;
@@ -473,6 +480,13 @@ ACLRT_API aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const 
     *funcHandle = aclrt_table_publish(&aclrt_functions, &f->hdr);
     pthread_mutex_unlock(&aclrt_kernels_lock);
     return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName,
+                                          aclrtFuncHandle *funcHandle)
+{
+    ACLRT_ENTER();
+    return aclrt_binary_get_function(binHandle, kernelName, funcHandle);
 }
 
 /* End a binary (the lock held, its slot alive): its functions and their args handles first, then its handle. */

@@ -98,10 +98,7 @@ ACLRT_API aclError aclrtBinaryLoad(const aclrtBinary binary, aclrtBinHandle *bin
     if (p == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "binary %p is not from aclrtCreateBinary, or was destroyed",
                           binary);
-    const char *api = aclrt_tls.api;
-    aclError rc = aclrtBinaryLoadFromData(data, length, NULL, binHandle);
-    aclrt_tls.api = api;
-    return rc;
+    return aclrt_binary_load_data(data, length, NULL, binHandle);
 }
 
 /* exception.h's hook: the failing kernel's binary's callback, if it has one. */

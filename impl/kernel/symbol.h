@@ -153,15 +153,6 @@ ACLRT_API aclError aclrtGetSymbolSize(const void *symbol, size_t *size)
     return aclrt_symbol_resolve(symbol, &dev, size);
 }
 
-/* aclrtMemcpy on behalf of a symbol call: its messages name the symbol call. */
-static aclError aclrt_symbol_copy(void *dst, size_t dstMax, const void *src, size_t count, aclrtMemcpyKind kind)
-{
-    const char *api = aclrt_tls.api;
-    aclError rc = aclrtMemcpy(dst, dstMax, src, count, kind);
-    aclrt_tls.api = api;
-    return rc;
-}
-
 ACLRT_API aclError aclrtMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
                                        aclrtMemcpyKind kind)
 {
@@ -172,7 +163,7 @@ ACLRT_API aclError aclrtMemcpyToSymbol(const void *symbol, const void *src, size
     aclError rc = aclrt_symbol_span(symbol, count, offset, kind, true, &at);
     if (rc != ACL_SUCCESS)
         return rc;
-    return aclrt_symbol_copy(at, count, src, count, kind);
+    return aclrt_memcpy_sync(at, count, src, count, kind);
 }
 
 ACLRT_API aclError aclrtMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
@@ -200,7 +191,7 @@ ACLRT_API aclError aclrtMemcpyFromSymbol(void *dst, size_t dstMax, const void *s
     aclError rc = aclrt_symbol_span(symbol, count, offset, kind, false, &at);
     if (rc != ACL_SUCCESS)
         return rc;
-    return aclrt_symbol_copy(dst, dstMax, at, count, kind);
+    return aclrt_memcpy_sync(dst, dstMax, at, count, kind);
 }
 
 ACLRT_API aclError aclrtMemcpyFromSymbolAsync(void *dst, size_t dstMax, const void *symbol, size_t count,
@@ -227,10 +218,7 @@ static aclError aclrt_symbol_function(struct aclrt_binary *b, const char *name, 
 {
     aclrtBinHandle h = aclrt_slot_handle(&aclrt_binaries, &b->hdr);
     pthread_mutex_unlock(&aclrt_kernels_lock);
-    const char *api = aclrt_tls.api;
-    aclError rc = aclrtBinaryGetFunction(h, name, funcHandle);
-    aclrt_tls.api = api;
-    return rc;
+    return aclrt_binary_get_function(h, name, funcHandle);
 }
 
 ACLRT_API aclError aclrtGetFuncBySymbol(const void *symbol, aclrtFuncHandle *funcHandle)

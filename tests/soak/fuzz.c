@@ -1657,6 +1657,7 @@ static void fz_one_call(struct fz *z)
         FZ(CODES(P, H, R), aclrtBinaryGetFunctionByEntry(b, (uint64_t)(uintptr_t)sym, fz_maybe(z, &fs)));
         FZ(CODES(P, H), aclrtBinarySetExceptionCallback(b, soak_pick(rng, 2) ? fz_binary_exception : NULL, z));
         aclrtBinary desc = aclrtCreateBinary(soak_pick(rng, 6) ? junk : NULL, (size_t)soak_pick(rng, sizeof junk));
+        fz_cover("aclrtCreateBinary"); /* returns no code: NULL (with its message) for NULL data or a zero length */
         aclrtBinHandle desc_bin = NULL;
         FZ(CODES(P, R), aclrtBinaryLoad(soak_pick(rng, 6) ? desc : (aclrtBinary)fz_garbage(z), fz_maybe(z, &desc_bin)));
         FZ(CODES(P), aclrtDestroyBinary(soak_pick(rng, 6) ? desc : (aclrtBinary)fz_garbage(z)));
