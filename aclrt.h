@@ -2460,8 +2460,9 @@ ACLRT_API aclError aclrtSetDeviceTaskAbortCallback(const char *regName, aclrtDev
  * Overflow detection (acl_rt.h)
  *
  * Host kernels compute with the CPU's IEEE 754 arithmetic: the device's
- * floating-point mode is ACL_RT_OVERFLOW_MODE_INFNAN, the only one it has
- * (saturation: ACL_ERROR_RT_FEATURE_NOT_SUPPORT, as on devices without it).
+ * floating-point mode is ACL_RT_OVERFLOW_MODE_INFNAN, unless
+ * aclrtSetDeviceSatMode sets ACL_RT_OVERFLOW_MODE_SATURATION (the section
+ * below says what that does).
  * With a stream's overflow switch on, every block of a host kernel launched
  * on it runs with the CPU's floating-point exception flags watched: an
  * overflow, division by zero or invalid operation (a result that is Inf or
@@ -2482,6 +2483,26 @@ ACLRT_API aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t fla
 ACLRT_API aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag);
 ACLRT_API aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, aclrtStream stream);
 ACLRT_API aclError aclrtResetOverflowStatus(aclrtStream stream);
+
+/* ========================================================================
+ * Overflow status, the runtime's other names (acl_rt.h)
+ *
+ * The same process-wide status as aclrtGetOverflowStatus and
+ * aclrtResetOverflowStatus above, under the names the runtime gives it for
+ * saturation mode (aclrtGetFloatOverflowStatus, aclrtResetFloatOverflowStatus)
+ * and for the NPU's float status (aclrtNpuGetFloatOverFlowStatus,
+ * aclrtNpuClearFloatOverFlowStatus): each queues the same 64-byte copy, or
+ * the same reset, in stream order; a NULL stream is the default stream.
+ * `checkMode` selects nothing on the host, which has one status for every
+ * mode. In saturation mode (aclrtSetDeviceSatMode above) streams made after
+ * the call run their host kernels rounding toward zero: an overflow gives
+ * the largest finite value of its sign instead of an infinity.
+ * ======================================================================== */
+ACLRT_API aclError aclrtGetFloatOverflowStatus(void *outputAddr, uint64_t outputSize, aclrtStream stream);
+ACLRT_API aclError aclrtResetFloatOverflowStatus(aclrtStream stream);
+ACLRT_API aclError aclrtNpuGetFloatOverFlowStatus(void *outputAddr, uint64_t outputSize, uint32_t checkMode,
+                                                 aclrtStream stream);
+ACLRT_API aclError aclrtNpuClearFloatOverFlowStatus(uint32_t checkMode, aclrtStream stream);
 
 /* ========================================================================
  * Kernels: binaries, functions, arguments, launches (acl_rt.h)
@@ -2695,6 +2716,57 @@ ACLRT_API aclError aclmdlRIKernelTaskGetAttribute(aclmdlRITask task, aclrtLaunch
                                                   aclrtLaunchKernelAttrValue *attrValue);
 ACLRT_API aclError aclmdlRITaskDisable(aclmdlRITask task);
 ACLRT_API aclError aclmdlRIUpdate(aclmdlRI modelRI);
+
+/* ========================================================================
+ * Kernels: binary descriptors, lookups by address, exception callbacks (acl_rt.h)
+ *
+ * aclrtCreateBinary describes a binary in the caller's memory (nothing is
+ * copied; NULL with the reason in aclGetRecentErrMsg for NULL data or a
+ * zero length); aclrtBinaryLoad loads it as aclrtBinaryLoadFromData does;
+ * aclrtDestroyBinary frees the descriptor only (a destroyed or foreign one:
+ * ACL_ERROR_INVALID_PARAM). aclrtGetFuncBySymbol gives the function whose
+ * host address (dlsym of a loaded binary's file) is `symbol`;
+ * aclrtBinaryGetFunctionByEntry the function of a binary whose entry is
+ * `funcEntry`: what aclrtGetFunctionAddr gives, or the kernel's host
+ * address. aclrtBinarySetExceptionCallback: the binary's own callback, last
+ * set wins, NULL clears; it runs with the exception info and `userData`
+ * when a kernel of the binary fails, before the process-wide callbacks.
+ * ======================================================================== */
+typedef void *aclrtBinary;
+
+ACLRT_API aclrtBinary aclrtCreateBinary(const void *data, size_t dataLen);
+ACLRT_API aclError aclrtDestroyBinary(aclrtBinary binary);
+ACLRT_API aclError aclrtBinaryLoad(const aclrtBinary binary, aclrtBinHandle *binHandle);
+ACLRT_API aclError aclrtGetFuncBySymbol(const void *symbol, aclrtFuncHandle *funcHandle);
+ACLRT_API aclError aclrtBinaryGetFunctionByEntry(aclrtBinHandle binHandle, uint64_t funcEntry,
+                                                 aclrtFuncHandle *funcHandle);
+ACLRT_API aclError aclrtBinarySetExceptionCallback(aclrtBinHandle binHandle, aclrtOpExceptionCallback callback,
+                                                   void *userData);
+
+/* ========================================================================
+ * Device variables (acl_rt.h)
+ *
+ * A device variable is a global variable of a loaded binary; its symbol is
+ * the host address of that variable as the binary's shared object exports
+ * it (dlsym of the binary's file gives it; on the host backend it is also
+ * the address aclrtBinaryGetGlobal gives). aclrtGetSymbolAddress and
+ * aclrtGetSymbolSize give the variable's device address and size (on the
+ * cuda backend the module's global); the copies move `count` bytes at
+ * `offset` into the variable, checked against its size, with the kinds
+ * HOST_TO_DEVICE (to) or DEVICE_TO_HOST (from), or DEFAULT. An address that
+ * is not the start of a variable of a loaded binary:
+ * ACL_ERROR_RT_PARAM_INVALID. docs/SEMANTICS.md (Device variables).
+ * ======================================================================== */
+ACLRT_API aclError aclrtGetSymbolAddress(const void *symbol, void **devPtr);
+ACLRT_API aclError aclrtGetSymbolSize(const void *symbol, size_t *size);
+ACLRT_API aclError aclrtMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
+                                       aclrtMemcpyKind kind);
+ACLRT_API aclError aclrtMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
+                                            aclrtMemcpyKind kind, aclrtStream stream);
+ACLRT_API aclError aclrtMemcpyFromSymbol(void *dst, size_t dstMax, const void *symbol, size_t count, size_t offset,
+                                         aclrtMemcpyKind kind);
+ACLRT_API aclError aclrtMemcpyFromSymbolAsync(void *dst, size_t dstMax, const void *symbol, size_t count,
+                                              size_t offset, aclrtMemcpyKind kind, aclrtStream stream);
 
 /* ========================================================================
  * Profiling (acl_prof.h)

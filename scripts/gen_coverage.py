@@ -70,6 +70,8 @@ SEMANTIC_LINKS = {
     "Labels, in a model being built": "Labels",
     "Task groups": "Task groups and updates",
     "Peer access between devices": "Peer access",
+    "Overflow status, the runtime's other names": "Overflow detection",
+    "Kernels: binary descriptors, lookups by address, exception callbacks": "Kernels",
     "A model's abort, name and id": "Capture and replay",
     "Destroy callbacks": "Capture and replay",
     "A model described": "Capture and replay",

@@ -12,6 +12,7 @@
 
 #include <fenv.h>
 #include <float.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -90,16 +91,126 @@ static uint32_t status_after(enum op op, uint32_t blocks, uint32_t only_block)
     return status_word(0);
 }
 
-TEST(the_device_mode_is_inf_nan_and_saturation_is_not_supported)
+TEST(the_device_mode_is_inf_nan_until_saturation_is_set)
 {
     aclrtFloatOverflowMode mode = ACL_RT_OVERFLOW_MODE_UNDEF;
     CHECK_OK(aclrtGetDeviceSatMode(&mode));
     CHECK_EQ(ACL_RT_OVERFLOW_MODE_INFNAN, mode);
-    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_SATURATION));
-    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "INFNAN");
+    CHECK_OK(aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_SATURATION));
+    CHECK_OK(aclrtGetDeviceSatMode(&mode));
+    CHECK_EQ(ACL_RT_OVERFLOW_MODE_SATURATION, mode);
     CHECK_OK(aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_INFNAN));
     CHECK_OK(aclrtGetDeviceSatMode(&mode));
     CHECK_EQ(ACL_RT_OVERFLOW_MODE_INFNAN, mode);
+}
+
+/* What one block of a kernel on `stream` computes as FLT_MAX * 2 (the blocks of `sat_probe` store it). */
+static volatile float sat_result;
+
+static aclError sat_probe(uint32_t block, uint32_t blocks, void *arg)
+{
+    (void)block, (void)blocks, (void)arg;
+    sat_result = big * 2.0f;
+    return ACL_SUCCESS;
+}
+
+static float overflowed_on(aclrtStream stream)
+{
+    sat_result = 0.0f;
+    CHECK_OK(aclrtxLaunchHostKernel(stream, 1, sat_probe, NULL));
+    CHECK_OK(aclrtSynchronizeStream(stream));
+    return sat_result;
+}
+
+TEST(streams_made_in_saturation_mode_saturate_an_overflow_and_older_ones_do_not)
+{
+    aclrtStream before, after;
+    CHECK_OK(aclrtCreateStream(&before));
+    CHECK_OK(aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_SATURATION));
+    CHECK_OK(aclrtCreateStream(&after));
+    CHECK_OK(aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_INFNAN));
+    /* The mode is the stream's from its creation: changing the device's later changes nothing. */
+    CHECK(overflowed_on(after) == FLT_MAX);
+    CHECK(overflowed_on(before) == INFINITY);
+    CHECK(overflowed_on(s) == INFINITY);
+    /* The rounding is the kernel's only: the thread that synchronized rounds to nearest still. */
+    CHECK(big * 2.0f == INFINITY);
+    CHECK_OK(aclrtDestroyStream(before));
+    CHECK_OK(aclrtDestroyStream(after));
+}
+
+TEST(a_saturated_overflow_still_sets_the_status_of_a_watched_stream)
+{
+    CHECK_OK(aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_SATURATION));
+    aclrtStream sat;
+    CHECK_OK(aclrtCreateStream(&sat));
+    CHECK_OK(aclrtSetDeviceSatMode(ACL_RT_OVERFLOW_MODE_INFNAN));
+    CHECK_OK(aclrtSetStreamOverflowSwitch(sat, 1));
+    CHECK_OK(aclrtResetFloatOverflowStatus(sat));
+    scribble();
+    CHECK(overflowed_on(sat) == FLT_MAX);
+    CHECK_OK(aclrtGetFloatOverflowStatus(status_buf, STATUS_BYTES, sat));
+    CHECK_OK(aclrtSynchronizeStream(sat));
+    CHECK_EQ(1, status_word(0));
+    /* Switch off: saturated all the same, the status untouched. */
+    CHECK_OK(aclrtSetStreamOverflowSwitch(sat, 0));
+    CHECK_OK(aclrtResetFloatOverflowStatus(sat));
+    CHECK(overflowed_on(sat) == FLT_MAX);
+    CHECK_OK(aclrtGetFloatOverflowStatus(status_buf, STATUS_BYTES, sat));
+    CHECK_OK(aclrtSynchronizeStream(sat));
+    CHECK_EQ(0, status_word(0));
+    CHECK_OK(aclrtDestroyStream(sat));
+}
+
+TEST(the_float_and_npu_names_read_and_clear_the_same_status_in_stream_order)
+{
+    fresh(1);
+    static struct compute c = {OVERFLOW, 0};
+    CHECK_OK(aclrtxLaunchHostKernel(s, 1, compute_block, &c));
+    CHECK_OK(aclrtNpuGetFloatOverFlowStatus(status_buf, STATUS_BYTES, 0, s));
+    CHECK_OK(aclrtGetFloatOverflowStatus(status_buf + STATUS_BYTES, STATUS_BYTES, s));
+    CHECK_OK(aclrtNpuClearFloatOverFlowStatus(0, s));
+    CHECK_OK(aclrtGetOverflowStatus(status_buf + 2 * STATUS_BYTES, STATUS_BYTES, s));
+    CHECK_OK(aclrtxLaunchHostKernel(s, 1, compute_block, &c));
+    CHECK_OK(aclrtResetFloatOverflowStatus(s));
+    CHECK_OK(aclrtNpuGetFloatOverFlowStatus(status_buf + 3 * STATUS_BYTES, STATUS_BYTES, 1, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(1, status_word(0));
+    CHECK_EQ(1, status_word(1));
+    CHECK_EQ(0, status_word(2));
+    CHECK_EQ(0, status_word(3));
+    /* NULL: the default stream. */
+    CHECK_OK(aclrtxLaunchHostKernel(s, 1, compute_block, &c));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_OK(aclrtGetFloatOverflowStatus(status_buf, STATUS_BYTES, NULL));
+    CHECK_OK(aclrtNpuClearFloatOverFlowStatus(0, NULL));
+    CHECK_OK(aclrtNpuGetFloatOverFlowStatus(status_buf + STATUS_BYTES, STATUS_BYTES, 0, NULL));
+    CHECK_OK(aclrtSynchronizeStream(NULL));
+    CHECK_EQ(1, status_word(0));
+    CHECK_EQ(0, status_word(1));
+    fresh(0);
+}
+
+TEST(the_float_and_npu_names_reject_what_get_overflow_status_rejects)
+{
+    unsigned char stack[STATUS_BYTES];
+    scribble();
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtGetFloatOverflowStatus(NULL, STATUS_BYTES, s));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtNpuGetFloatOverFlowStatus(NULL, STATUS_BYTES, 0, s));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtGetFloatOverflowStatus(status_buf, 63, s));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtNpuGetFloatOverFlowStatus(status_buf, (uint64_t)1 << 32 | 64, 0, s));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtNpuGetFloatOverFlowStatus(stack, STATUS_BYTES, 0, s));
+    aclrtStream dead;
+    CHECK_OK(aclrtCreateStream(&dead));
+    CHECK_OK(aclrtDestroyStream(dead));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtGetFloatOverflowStatus(status_buf, STATUS_BYTES, dead));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtResetFloatOverflowStatus(dead));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtNpuGetFloatOverFlowStatus(status_buf, STATUS_BYTES, 0, dead));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtNpuClearFloatOverFlowStatus(0, dead));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    unsigned char host[1];
+    CHECK_OK(aclrtMemcpy(host, 1, status_buf, 1, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK_EQ(0xAB, host[0]); /* nothing was written */
 }
 
 TEST(sat_mode_calls_reject_undefined_modes_and_null)
@@ -317,7 +428,11 @@ int main(void)
         fprintf(stderr, "FAIL: cannot start the runtime: %s\n", aclGetRecentErrMsg());
         return 1;
     }
-    RUN(the_device_mode_is_inf_nan_and_saturation_is_not_supported);
+    RUN(the_device_mode_is_inf_nan_until_saturation_is_set);
+    RUN(streams_made_in_saturation_mode_saturate_an_overflow_and_older_ones_do_not);
+    RUN(a_saturated_overflow_still_sets_the_status_of_a_watched_stream);
+    RUN(the_float_and_npu_names_read_and_clear_the_same_status_in_stream_order);
+    RUN(the_float_and_npu_names_reject_what_get_overflow_status_rejects);
     RUN(sat_mode_calls_reject_undefined_modes_and_null);
     RUN(the_switch_is_off_on_a_new_stream_and_reads_back_what_was_set);
     RUN(the_switch_takes_zero_or_one_only);

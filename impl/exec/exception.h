@@ -5,6 +5,8 @@
  *
  *   - aclrtSetExceptionInfoCallback: one process-wide slot, last call wins,
  *     NULL clears it.
+ *   - aclrtBinarySetExceptionCallback (binary_data.h): a binary's own,
+ *     called first for a failing kernel of that binary.
  *   - aclrtExceptionInfoCallbackRegister / Unregister: a list keyed by the
  *     function pointer (registering twice keeps one entry; unregistering an
  *     unknown function succeeds). Independent of the slot: a function in
@@ -50,6 +52,12 @@ struct rtExceptionInfo {
 #define ACLRT_EXCEPTION_INFO_NONE 0xFFFFFFFFu /* what the getters return for NULL info */
 
 static _Atomic(aclrtExceptionInfoCallback) aclrt_exception_slot;
+/*
+ * A failing kernel of a binary also goes to the binary's own callback
+ * (aclrtBinarySetExceptionCallback): the kernel layer's hook, set once it
+ * is first used (binary_data.h), finds and calls it.
+ */
+static _Atomic(aclrtExceptionInfoCallback) aclrt_exception_binary_hook;
 static struct aclrt_hook_list aclrt_exception_hooks = ACLRT_HOOK_LIST_INIT;
 
 /* The id of task number `number` of s, as aclrtGetThreadLastTaskId reports it. */
@@ -80,7 +88,9 @@ ACLRT_INTERNAL void aclrt_exception_report(struct aclrt_stream *s, uint32_t tid,
     aclrtExceptionInfoCallback slot = atomic_load_explicit(&aclrt_exception_slot, memory_order_acquire);
     struct aclrt_hook buf[ACLRT_HOOK_STACK], *hooks;
     size_t n = aclrt_hook_snapshot(&aclrt_exception_hooks, buf, ACLRT_HOOK_STACK, &hooks);
-    if (slot == NULL && n == 0)
+    /* Acquire: pairs with the release that sets it (binary_data.h). */
+    aclrtExceptionInfoCallback binary_hook = atomic_load_explicit(&aclrt_exception_binary_hook, memory_order_acquire);
+    if (slot == NULL && n == 0 && binary_hook == NULL)
         return;
     struct rtExceptionInfo info = {
         .taskid = aclrt_stream_task_id(s, number),
@@ -109,6 +119,8 @@ ACLRT_INTERNAL void aclrt_exception_report(struct aclrt_stream *s, uint32_t tid,
         info.kernel_handle = aclrt_exception_kernel->handle;
         info.kernel_args_size = aclrt_exception_kernel->args_size;
     }
+    if (binary_hook != NULL && info.kernel_handle != NULL)
+        binary_hook(&info);
     if (slot != NULL)
         slot(&info);
     for (size_t i = 0; i < n; i++)

@@ -81,6 +81,9 @@ struct aclrt_binary {
     struct aclrt_binary_shard *uses;    /* [ACLRT_BINARY_SHARDS] launches counted */
     struct aclrt_binary_shard *dones;   /* [ACLRT_BINARY_SHARDS] launches done, discarded or given up */
     uint64_t size;                      /* bytes of the file or data it was loaded from */
+    char *path;                         /* the real path of its file (owned); NULL: loaded from data */
+    aclrtOpExceptionCallback on_exception; /* aclrtBinarySetExceptionCallback's (aclrt_kernels_lock) */
+    void *on_exception_data;
     struct aclrt_function *functions;   /* the functions looked up in it (aclrt_kernels_lock) */
 };
 
@@ -166,6 +169,8 @@ static void aclrt_binary_close(struct aclrt_binary *b)
     void *module = atomic_exchange_explicit(&b->module, NULL, memory_order_relaxed);
     if (module != NULL)
         b->backend->module_unload(module);
+    free(b->path);
+    b->path = NULL;
     aclrt_table_free(&aclrt_binaries, &b->hdr);
 }
 
@@ -186,7 +191,7 @@ static struct aclrt_binary *aclrt_binary_lookup(const void *h)
     return (struct aclrt_binary *)aclrt_table_lookup(&aclrt_binaries, h);
 }
 
-static struct aclrt_function *aclrt_function_lookup(const void *h)
+ACLRT_INTERNAL struct aclrt_function *aclrt_function_lookup(const void *h)
 {
     return (struct aclrt_function *)aclrt_table_lookup(&aclrt_functions, h);
 }
@@ -336,8 +341,8 @@ static bool aclrt_binary_shards(struct aclrt_binary *b)
     return true;
 }
 
-/* Publish a new binary around a loaded module. */
-static aclError aclrt_binary_publish(void *module, const struct aclrt_backend *backend, uint64_t size,
+/* Publish a new binary around a loaded module (and its file's real path, which it takes; NULL: from data). */
+static aclError aclrt_binary_publish(void *module, const struct aclrt_backend *backend, uint64_t size, char *path,
                                      aclrtBinHandle *binHandle)
 {
     struct aclrt_binary *b = (struct aclrt_binary *)aclrt_table_alloc(&aclrt_binaries);
@@ -347,8 +352,12 @@ static aclError aclrt_binary_publish(void *module, const struct aclrt_backend *b
     }
     if (b == NULL) {
         backend->module_unload(module);
+        free(path);
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no room for another binary");
     }
+    b->path = path;
+    b->on_exception = NULL;
+    b->on_exception_data = NULL;
     atomic_store_explicit(&b->module, module, memory_order_relaxed);
     b->backend = backend;
     b->size = size;
@@ -389,16 +398,17 @@ ACLRT_API aclError aclrtBinaryLoadFromFile(const char *binPath, aclrtBinaryLoadO
     void *module = NULL;
     if ((rc = aclrt_binary_backend(&backend)) == ACL_SUCCESS)
         rc = backend->module_load(real, binPath, NULL, (size_t)st.st_size, &module);
-    free(real);
-    if (rc != ACL_SUCCESS)
+    if (rc != ACL_SUCCESS) {
+        free(real);
         return rc;
-    return aclrt_binary_publish(module, backend, (uint64_t)st.st_size, binHandle);
+    }
+    return aclrt_binary_publish(module, backend, (uint64_t)st.st_size, real, binHandle);
 }
 
-ACLRT_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
-                                           aclrtBinHandle *binHandle)
+/* aclrtBinaryLoadFromData, for it and for aclrtBinaryLoad (binary_data.h). */
+ACLRT_INTERNAL aclError aclrt_binary_load_data(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
+                                               aclrtBinHandle *binHandle)
 {
-    ACLRT_ENTER();
     if (data == NULL || binHandle == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", data == NULL ? "data" : "binHandle (output)");
     if (length == 0)
@@ -411,17 +421,24 @@ ACLRT_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, cons
     if ((rc = aclrt_binary_backend(&backend)) != ACL_SUCCESS ||
         (rc = backend->module_load(NULL, "the data", data, length, &module)) != ACL_SUCCESS)
         return rc;
-    return aclrt_binary_publish(module, backend, length, binHandle);
+    return aclrt_binary_publish(module, backend, length, NULL, binHandle);
+}
+
+ACLRT_API aclError aclrtBinaryLoadFromData(const void *data, size_t length, const aclrtBinaryLoadOptions *options,
+                                           aclrtBinHandle *binHandle)
+{
+    ACLRT_ENTER();
+    return aclrt_binary_load_data(data, length, options, binHandle);
 }
 
 /* ------------------------------------------------------------------------
  * Functions
  * ------------------------------------------------------------------------ */
 
-ACLRT_API aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName,
-                                          aclrtFuncHandle *funcHandle)
+/* aclrtBinaryGetFunction, for it and for the lookups by address (symbol.h). */
+ACLRT_INTERNAL aclError aclrt_binary_get_function(const aclrtBinHandle binHandle, const char *kernelName,
+                                                  aclrtFuncHandle *funcHandle)
 {
-    ACLRT_ENTER();
     if (kernelName == NULL || funcHandle == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "%s is NULL", kernelName == NULL ? "kernelName" : "funcHandle (output)");
     struct aclrt_binary *b;
@@ -463,6 +480,13 @@ ACLRT_API aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const 
     *funcHandle = aclrt_table_publish(&aclrt_functions, &f->hdr);
     pthread_mutex_unlock(&aclrt_kernels_lock);
     return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const char *kernelName,
+                                          aclrtFuncHandle *funcHandle)
+{
+    ACLRT_ENTER();
+    return aclrt_binary_get_function(binHandle, kernelName, funcHandle);
 }
 
 /* End a binary (the lock held, its slot alive): its functions and their args handles first, then its handle. */

@@ -26,7 +26,7 @@
  * the blocks over idle threads (run_kernel); otherwise they run in order
  * here. A failing block fails the task, like a faulting device kernel. On a
  * stream with its overflow switch on, every block runs under the overflow
- * watch (overflow.h).
+ * watch, on a stream made in saturation mode saturated (overflow.h).
  */
 ACLRT_INTERNAL int aclrt_host_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
@@ -34,8 +34,8 @@ ACLRT_INTERNAL int aclrt_host_kernel_run(struct aclrt_stream *s, struct aclrt_ta
     uint32_t blocks = t->u32;
     aclrtxHostKernel fn = t->u.kernel.fn;
     void *args = t->u.kernel.args;
-    struct aclrt_overflow_kernel watched = {fn, args};
-    if (aclrt_overflow_watched(s)) {
+    struct aclrt_overflow_kernel watched = {fn, args, aclrt_overflow_watched(s), aclrt_overflow_saturated(s)};
+    if (watched.watched || watched.saturate) {
         fn = aclrt_overflow_watched_block;
         args = &watched;
     }

@@ -3,11 +3,17 @@
  * saturation mode, the streams' overflow switch, the overflow status.
  *
  *   - Mode: host kernels compute with the CPU's IEEE 754 arithmetic, where
- *     an overflow gives Inf and an invalid operation NaN. That is
- *     ACL_RT_OVERFLOW_MODE_INFNAN, the only mode the host device has:
- *     setting it succeeds, saturation is ACL_ERROR_RT_FEATURE_NOT_SUPPORT
- *     (as on a device that supports Inf/NaN mode only), anything else
- *     ACL_ERROR_RT_PARAM_INVALID.
+ *     an overflow gives Inf and an invalid operation NaN: the device's
+ *     default mode, ACL_RT_OVERFLOW_MODE_INFNAN. In
+ *     ACL_RT_OVERFLOW_MODE_SATURATION the blocks of host kernels run with
+ *     the CPU rounding toward zero (fp_status.h), where an overflow gives
+ *     the largest finite value of its sign: the saturated result (a
+ *     division by zero or an invalid operation still gives Inf or NaN).
+ *     The mode is the current device's (struct aclrt_device) and, as the
+ *     documentation says, a stream takes the one its device had when the
+ *     stream was made (stream_life.h). Anything but the two modes:
+ *     ACL_ERROR_RT_PARAM_INVALID; saturation where the CPU's control bits
+ *     cannot be set (ACLRT_FP_STATUS 0): ACL_ERROR_RT_FEATURE_NOT_SUPPORT.
  *   - Switch: with a stream's switch on (stream_api.h), each block of a host
  *     kernel launched on it runs with the Inf/NaN exception flags of its CPU
  *     watched (fp_status.h); one raised sets the status. Blocks run on
@@ -18,7 +24,11 @@
  *     stream they are given: they read, or clear, the status when the stream
  *     reaches them. The status copy is 64 bytes (the size the runtime
  *     requires): a uint32_t, 1 after an overflow and 0 otherwise, then
- *     zeros.
+ *     zeros. The runtime's other names for the same status
+ *     (aclrtGetFloatOverflowStatus, aclrtResetFloatOverflowStatus,
+ *     aclrtNpuGetFloatOverFlowStatus, aclrtNpuClearFloatOverFlowStatus) are
+ *     the same tasks; a NULL stream is the current context's default
+ *     stream.
  */
 #ifndef ACLRT_IMPL_KERNEL_OVERFLOW_H
 #define ACLRT_IMPL_KERNEL_OVERFLOW_H
@@ -30,6 +40,7 @@
 #include "../task/task.h"
 #include "../stream/stream.h"
 #include "../stream/stream_submit.h"
+#include "../context/context.h"
 #include "../context/stream_api.h"
 #include "../memory/memory.h"
 
@@ -43,19 +54,21 @@
  */
 static _Atomic uint32_t aclrt_overflow_status;
 
-/* A host kernel whose blocks run under the watch: the kernel's own fn and args. */
+/* A host kernel whose blocks run under the watch or saturated: the kernel's own fn and args, and how. */
 struct aclrt_overflow_kernel {
     aclrtxHostKernel fn;
     void *args;
+    bool watched;  /* the stream's overflow switch is on: a raised flag sets the status */
+    bool saturate; /* the stream was made in saturation mode */
 };
 
-/* One block of a watched kernel (the host kernel task's fn while the watch is on). */
+/* One block of a watched or saturated kernel (the host kernel task's fn then). */
 ACLRT_INTERNAL aclError aclrt_overflow_watched_block(uint32_t block, uint32_t blocks, void *p)
 {
     const struct aclrt_overflow_kernel *k = (const struct aclrt_overflow_kernel *)p;
     uint32_t raised;
-    aclError rc = aclrt_fp_watch(k->fn, block, blocks, k->args, &raised);
-    if (raised != 0)
+    aclError rc = aclrt_fp_watch(k->fn, block, blocks, k->args, k->saturate, &raised);
+    if (raised != 0 && k->watched)
         atomic_store_explicit(&aclrt_overflow_status, 1, memory_order_relaxed);
     return rc;
 }
@@ -64,6 +77,12 @@ ACLRT_INTERNAL aclError aclrt_overflow_watched_block(uint32_t block, uint32_t bl
 ACLRT_INLINE bool aclrt_overflow_watched(const struct aclrt_stream *s)
 {
     return atomic_load_explicit(&s->overflow_switch, memory_order_relaxed) != 0;
+}
+
+/* Do s's host kernels run saturated (made in saturation mode)? */
+ACLRT_INLINE bool aclrt_overflow_saturated(const struct aclrt_stream *s)
+{
+    return s->saturation != 0;
 }
 
 /* ACLRT_TASK_OVERFLOW_STATUS: the status into the caller's 64 bytes (u.fill.dst). */
@@ -97,21 +116,28 @@ static const struct aclrt_task_kind aclrt_kind_overflow_reset = {ACLRT_TASK_OVER
 ACLRT_API aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode)
 {
     ACLRT_ENTER();
-    if (mode == ACL_RT_OVERFLOW_MODE_SATURATION)
-        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-                          "the host device computes with IEEE 754 arithmetic: only ACL_RT_OVERFLOW_MODE_INFNAN can be "
-                          "set, not saturation");
-    if (mode != ACL_RT_OVERFLOW_MODE_INFNAN)
+    if (mode != ACL_RT_OVERFLOW_MODE_SATURATION && mode != ACL_RT_OVERFLOW_MODE_INFNAN)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "floating-point overflow mode %d is outside [0, 2)", (int)mode);
+    if (mode == ACL_RT_OVERFLOW_MODE_SATURATION && !ACLRT_FP_STATUS)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "saturation needs the CPU's rounding control, which aclrt cannot set on this architecture");
+    struct aclrt_context *ctx;
+    aclError rc = aclrt_current_context(&ctx);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    atomic_store_explicit(&ctx->device->saturation, mode == ACL_RT_OVERFLOW_MODE_SATURATION, memory_order_relaxed);
     return ACL_SUCCESS;
 }
 
 ACLRT_API aclError aclrtGetDeviceSatMode(aclrtFloatOverflowMode *mode)
 {
     ACLRT_ENTER();
-    if (mode == NULL)
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "mode (output) is NULL");
-    *mode = ACL_RT_OVERFLOW_MODE_INFNAN;
+    struct aclrt_context *ctx;
+    aclError rc = aclrt_current_context_output(mode, "mode", &ctx);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    *mode = atomic_load_explicit(&ctx->device->saturation, memory_order_relaxed) ? ACL_RT_OVERFLOW_MODE_SATURATION
+                                                                                 : ACL_RT_OVERFLOW_MODE_INFNAN;
     return ACL_SUCCESS;
 }
 
@@ -140,14 +166,14 @@ ACLRT_API aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *fl
     return ACL_SUCCESS;
 }
 
-ACLRT_API aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, aclrtStream stream)
+/* Queue the status copy into outputAddr (64 bytes of device or pinned host memory). */
+static aclError aclrt_overflow_get(void *outputAddr, uint64_t outputSize, aclrtStream stream)
 {
-    ACLRT_ENTER();
     if (outputAddr == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "outputAddr is NULL");
     if (outputSize != ACLRT_OVERFLOW_STATUS_BYTES)
-        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "outputSize %zu is not %u: the status is %u bytes", outputSize,
-                          ACLRT_OVERFLOW_STATUS_BYTES, ACLRT_OVERFLOW_STATUS_BYTES);
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "outputSize %llu is not %u: the status is %u bytes",
+                          (unsigned long long)outputSize, ACLRT_OVERFLOW_STATUS_BYTES, ACLRT_OVERFLOW_STATUS_BYTES);
     struct aclrt_stream *s;
     aclError rc = aclrt_stream_resolve(stream, true, &s);
     if (rc != ACL_SUCCESS)
@@ -162,15 +188,58 @@ ACLRT_API aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, a
     return aclrt_stream_submit(s, &t, NULL);
 }
 
-ACLRT_API aclError aclrtResetOverflowStatus(aclrtStream stream)
+/* Queue the status's reset. */
+static aclError aclrt_overflow_reset(aclrtStream stream)
 {
-    ACLRT_ENTER();
     struct aclrt_stream *s;
     aclError rc = aclrt_stream_resolve(stream, true, &s);
     if (rc != ACL_SUCCESS)
         return rc;
     struct aclrt_task t = {.kind = &aclrt_kind_overflow_reset};
     return aclrt_stream_submit(s, &t, NULL);
+}
+
+ACLRT_API aclError aclrtGetOverflowStatus(void *outputAddr, size_t outputSize, aclrtStream stream)
+{
+    ACLRT_ENTER();
+    return aclrt_overflow_get(outputAddr, outputSize, stream);
+}
+
+ACLRT_API aclError aclrtResetOverflowStatus(aclrtStream stream)
+{
+    ACLRT_ENTER();
+    return aclrt_overflow_reset(stream);
+}
+
+ACLRT_API aclError aclrtGetFloatOverflowStatus(void *outputAddr, uint64_t outputSize, aclrtStream stream)
+{
+    ACLRT_ENTER();
+    return aclrt_overflow_get(outputAddr, outputSize, stream);
+}
+
+ACLRT_API aclError aclrtResetFloatOverflowStatus(aclrtStream stream)
+{
+    ACLRT_ENTER();
+    return aclrt_overflow_reset(stream);
+}
+
+/*
+ * checkMode: the runtime passes it to the device's status task, which it
+ * does not check [src]; the host has one status for every mode.
+ */
+ACLRT_API aclError aclrtNpuGetFloatOverFlowStatus(void *outputAddr, uint64_t outputSize, uint32_t checkMode,
+                                                 aclrtStream stream)
+{
+    ACLRT_ENTER();
+    (void)checkMode;
+    return aclrt_overflow_get(outputAddr, outputSize, stream);
+}
+
+ACLRT_API aclError aclrtNpuClearFloatOverFlowStatus(uint32_t checkMode, aclrtStream stream)
+{
+    ACLRT_ENTER();
+    (void)checkMode;
+    return aclrt_overflow_reset(stream);
 }
 
 #endif /* ACLRT_IMPL_KERNEL_OVERFLOW_H */

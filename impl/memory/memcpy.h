@@ -122,9 +122,9 @@ ACLRT_INTERNAL void aclrt_mem_settle_for(const void *a, const void *b, size_t co
         aclrt_mem_settle(db);
 }
 
-ACLRT_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
+/* aclrtMemcpy, for it and for the calls that copy on its terms (symbol.h). */
+ACLRT_INTERNAL aclError aclrt_memcpy_sync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
 {
-    ACLRT_ENTER();
     aclError rc = aclrt_copy_check(dst, destMax, src, count, kind);
     if (rc != ACL_SUCCESS || count == 0)
         return rc;
@@ -141,6 +141,12 @@ ACLRT_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_
         return b->mem_copy(dst, src, count, kind);
     memmove(dst, src, count);
     return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
+{
+    ACLRT_ENTER();
+    return aclrt_memcpy_sync(dst, destMax, src, count, kind);
 }
 
 /* ACLRT_TASK_MEMCPY / _MEMSET: on host-addressable memory (a backend with device memory overrides them). */

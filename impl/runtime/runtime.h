@@ -44,6 +44,7 @@ struct aclrt_device {
     _Atomic uint32_t streams_in_use; /* quota: config.max_streams, default streams included */
     _Atomic uint32_t events_in_use;  /* quota: config.max_events */
     _Atomic uint32_t notifies_in_use; /* quota: config.max_notifies (notifies and counting notifies) */
+    _Atomic uint32_t saturation;     /* aclrtSetDeviceSatMode: 1 saturation, 0 Inf/NaN (overflow.h) */
     /*
      * Streams destroyed without waiting (aclrtDestroyStreamForce, discards)
      * whose work is not done yet: aclrtSynchronizeDevice waits for them too,

@@ -115,6 +115,7 @@ struct aclrt_stream {
                                        when it began; force destroy: all); written before the flag is set */
     _Atomic uint64_t failure_mode;
     _Atomic uint32_t overflow_switch;
+    uint32_t saturation; /* the device's saturation mode when the stream was made (overflow.h) */
     _Atomic uint32_t user_custom_tag;
     _Atomic uint32_t cache_op_info;
     _Atomic uint32_t res_limit[2]; /* aclrtSetStreamResLimit's, by aclrtDevResLimitType; ACLRT_RES_UNSET: none */

@@ -67,6 +67,7 @@ ACLRT_INTERNAL aclError aclrt_stream_create_in(struct aclrt_context *ctx, uint32
     atomic_store_explicit(&s->error, 0, memory_order_relaxed);
     atomic_store_explicit(&s->failure_mode, ACL_CONTINUE_ON_FAILURE, memory_order_relaxed);
     atomic_store_explicit(&s->overflow_switch, 0, memory_order_relaxed);
+    s->saturation = atomic_load_explicit(&dev->saturation, memory_order_relaxed);
     atomic_store_explicit(&s->user_custom_tag, 0, memory_order_relaxed);
     for (int t = 0; t < 2; t++)
         atomic_store_explicit(&s->res_limit[t], ACLRT_RES_UNSET, memory_order_relaxed);

@@ -141,6 +141,22 @@ aclError read_global(uint32_t blockIdx, uint32_t numBlocks, void *args)
     return ACL_SUCCESS;
 }
 
+/* Device variables named by their host symbol (test_symbol.c): a scale the kernel applies, and a table. */
+int32_t symbol_scale = 3;
+double symbol_table[6] = {1.5, 2.5, 3.5, 4.5, 5.5, 6.5};
+
+struct scale_args {
+    int32_t *data;
+};
+
+/* data[blockIdx] *= symbol_scale */
+aclError scale_by_symbol(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    (void)numBlocks;
+    ((const struct scale_args *)args)->data[blockIdx] *= symbol_scale;
+    return ACL_SUCCESS;
+}
+
 /* A library's own state: each load from data is a library of its own. */
 static int32_t loads_counter;
 

@@ -48,11 +48,11 @@ class TestOverflow(RuntimeCase):
         self.assertEqual(acl.rt.synchronize_stream(stream), OK)
         return struct.unpack("16I", acl.util.ptr_to_bytes(self.status, 64))
 
-    def test_device_mode_is_infnan_only(self):
+    def test_device_mode_is_infnan_until_saturation_is_set(self):
         self.assertEqual(acl.rt.get_device_sat_mode(), (acl.ACL_RT_OVERFLOW_MODE_INFNAN, OK))
+        self.assertEqual(acl.rt.set_device_sat_mode(acl.ACL_RT_OVERFLOW_MODE_SATURATION), OK)
+        self.assertEqual(acl.rt.get_device_sat_mode(), (acl.ACL_RT_OVERFLOW_MODE_SATURATION, OK))
         self.assertEqual(acl.rt.set_device_sat_mode(acl.ACL_RT_OVERFLOW_MODE_INFNAN), OK)
-        self.assertEqual(acl.rt.set_device_sat_mode(acl.ACL_RT_OVERFLOW_MODE_SATURATION),
-                         acl.ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
         self.assertEqual(acl.rt.set_device_sat_mode(acl.ACL_RT_OVERFLOW_MODE_UNDEF), RT_PARAM_INVALID)
         self.assertEqual(acl.rt.get_device_sat_mode(), (acl.ACL_RT_OVERFLOW_MODE_INFNAN, OK))
 

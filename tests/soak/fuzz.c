@@ -126,9 +126,13 @@ static const char *const fz_functions[] = {
     "aclrtGetGroupCount", "aclrtCreateGroupInfo", "aclrtDestroyGroupInfo", "aclrtGetAllGroupInfo",
     "aclrtGetGroupInfoDetail", "aclrtDeviceTaskAbort", "aclrtSetDeviceTaskAbortCallback",
     "aclrtSetDeviceSatMode", "aclrtGetDeviceSatMode", "aclrtSetStreamOverflowSwitch", "aclrtGetStreamOverflowSwitch",
-    "aclrtGetOverflowStatus", "aclrtResetOverflowStatus",
+    "aclrtGetOverflowStatus", "aclrtResetOverflowStatus", "aclrtGetFloatOverflowStatus",
+    "aclrtResetFloatOverflowStatus", "aclrtNpuGetFloatOverFlowStatus", "aclrtNpuClearFloatOverFlowStatus",
     "aclrtBinaryLoadFromFile", "aclrtBinaryLoadFromData", "aclrtBinaryGetFunction", "aclrtBinaryUnLoad",
-    "aclrtBinaryGetDevAddress", "aclrtBinaryGetGlobal", "aclrtGetFunctionName", "aclrtGetFunctionAddr",
+    "aclrtBinaryGetDevAddress", "aclrtBinaryGetGlobal", "aclrtGetSymbolAddress", "aclrtGetSymbolSize",
+    "aclrtMemcpyToSymbol", "aclrtMemcpyToSymbolAsync", "aclrtMemcpyFromSymbol", "aclrtMemcpyFromSymbolAsync",
+    "aclrtGetFuncBySymbol", "aclrtBinaryGetFunctionByEntry", "aclrtBinarySetExceptionCallback", "aclrtCreateBinary",
+    "aclrtDestroyBinary", "aclrtBinaryLoad", "aclrtGetFunctionName", "aclrtGetFunctionAddr",
     "aclrtGetFunctionSize", "aclrtFunctionGetBinary", "aclrtKernelArgsInit", "aclrtKernelArgsAppend",
     "aclrtKernelArgsAppendPlaceHolder", "aclrtKernelArgsGetPlaceHolderBuffer", "aclrtKernelArgsParaUpdate",
     "aclrtKernelArgsFinalize", "aclrtLaunchKernel", "aclrtLaunchKernelV2", "aclrtLaunchKernelWithConfig",
@@ -359,6 +363,12 @@ static void *fz_pick_stale(struct fz *z)
         return soak_pick(&z->rng, 2) ? g_stale_stream0 : g_stale_event0;
     int n = z->nstale < FZ_STALE ? z->nstale : FZ_STALE;
     return z->stale[soak_pick(&z->rng, (uint64_t)n)];
+}
+
+/* A binary's exception callback (aclrtBinarySetExceptionCallback): the fuzzer's kernels do not fail. */
+static void fz_binary_exception(aclrtExceptionInfo *info, void *userData)
+{
+    (void)info, (void)userData;
 }
 
 static void *fz_garbage(struct fz *z)
@@ -1747,6 +1757,13 @@ static void fz_one_call(struct fz *z)
         FZ(CODES(SUBMIT, R, F), aclrtGetOverflowStatus(status, soak_pick(rng, 4) ? 64 : (size_t)soak_pick(rng, 64),
                                                        status != NULL ? z->work : fz_stream_submit(z)));
         FZ(CODES(SUBMIT, R, F), aclrtResetOverflowStatus(fz_stream_submit(z)));
+        FZ(CODES(SUBMIT, R, F), aclrtGetFloatOverflowStatus(status, soak_pick(rng, 4) ? 64 : (uint64_t)soak_pick(rng, 128),
+                                                            status != NULL ? z->work : fz_stream_submit(z)));
+        FZ(CODES(SUBMIT, R, F), aclrtResetFloatOverflowStatus(fz_stream_submit(z)));
+        FZ(CODES(SUBMIT, R, F), aclrtNpuGetFloatOverFlowStatus(status, soak_pick(rng, 4) ? 64 : (uint64_t)soak_pick(rng, 128),
+                                                               (uint32_t)soak_pick(rng, 3),
+                                                               status != NULL ? z->work : fz_stream_submit(z)));
+        FZ(CODES(SUBMIT, R, F), aclrtNpuClearFloatOverFlowStatus((uint32_t)soak_pick(rng, 3), fz_stream_submit(z)));
         break;
     }
     case 92: {
@@ -1789,6 +1806,35 @@ static void fz_one_call(struct fz *z)
         FZ(CODES(P, H), aclrtGetFunctionAddr(fq, fz_maybe(z, &addr), &aiv));
         FZ(CODES(H, R), aclrtGetFunctionSize(fq, fz_maybe(z, &size), &size2));
         FZ(CODES(P, H), aclrtFunctionGetBinary(fq, fz_maybe(z, &owner)));
+        /*
+         * Host symbols: the address just read (a global's, a function's, or NULL) or a wild one. Copies into
+         * a variable are refused, past the end of every variable of the library (its bytes are shared by every
+         * thread's load of it: only reads go).
+         */
+        const void *sym = soak_pick(rng, 4) ? addr : fz_garbage(z);
+        int32_t sbuf[8] = {0};
+        FZ(CODES(P, R), aclrtGetSymbolAddress(sym, fz_maybe(z, &addr)));
+        FZ(CODES(P, R), aclrtGetSymbolSize(sym, fz_maybe(z, &size)));
+        FZ(CODES(P, R), aclrtMemcpyFromSymbol(fz_maybe(z, sbuf), sizeof sbuf, sym, (size_t)soak_pick(rng, 40),
+                                              (size_t)soak_pick(rng, 20), (aclrtMemcpyKind)soak_pick(rng, 5)));
+        FZ(CODES(SUBMIT, R), aclrtMemcpyFromSymbolAsync(sbuf, sizeof sbuf, sym, (size_t)soak_pick(rng, 40),
+                                                        (size_t)soak_pick(rng, 20), (aclrtMemcpyKind)soak_pick(rng, 5),
+                                                        z->work));
+        FZ(CODES(P, R), aclrtMemcpyToSymbol(sym, fz_maybe(z, sbuf), 64 + (size_t)soak_pick(rng, 16), 0,
+                                            (aclrtMemcpyKind)soak_pick(rng, 5)));
+        FZ(CODES(SUBMIT, R), aclrtMemcpyToSymbolAsync(sym, sbuf, 1, 64 + (size_t)soak_pick(rng, 16),
+                                                      ACL_MEMCPY_HOST_TO_DEVICE, fz_stream_submit(z)));
+        aclrtFuncHandle fs = NULL;
+        FZ(CODES(P, R), aclrtGetFuncBySymbol(sym, fz_maybe(z, &fs)));
+        FZ(CODES(P, H, R), aclrtBinaryGetFunctionByEntry(b, (uint64_t)(uintptr_t)sym, fz_maybe(z, &fs)));
+        FZ(CODES(P, H), aclrtBinarySetExceptionCallback(b, soak_pick(rng, 2) ? fz_binary_exception : NULL, z));
+        aclrtBinary desc = aclrtCreateBinary(soak_pick(rng, 6) ? junk : NULL, (size_t)soak_pick(rng, sizeof junk));
+        fz_cover("aclrtCreateBinary"); /* returns no code: NULL (with its message) for NULL data or a zero length */
+        aclrtBinHandle desc_bin = NULL;
+        FZ(CODES(P, R), aclrtBinaryLoad(soak_pick(rng, 6) ? desc : (aclrtBinary)fz_garbage(z), fz_maybe(z, &desc_bin)));
+        FZ(CODES(P), aclrtDestroyBinary(soak_pick(rng, 6) ? desc : (aclrtBinary)fz_garbage(z)));
+        if (desc != NULL)
+            (void)aclrtDestroyBinary(desc);
         struct {
             int32_t *out;
             int32_t value;
