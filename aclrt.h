@@ -1418,6 +1418,26 @@ typedef enum aclrtMemAttr {
     ACL_MEM_P2P_HUGE1G,
 } aclrtMemAttr;
 
+/* Page and memory kinds of a physical allocation, and the attributes they map to. */
+enum aclrtMemPgType {
+    NORMAL_PAGE_TYPE = 0U,
+    HUGE_PAGE_TYPE,
+    HUGE1G_PAGE_TYPE,
+};
+enum aclrtMemType {
+    HBM_TYPE = 0U,
+    DDR_TYPE,
+    P2P_HBM_TYPE,
+    P2P_DDR_TYPE,
+};
+struct MemAttrMapping {
+    uint32_t pgType;  /* enum aclrtMemPgType */
+    uint32_t memType; /* enum aclrtMemType */
+    bool isHostAlloc;
+    aclrtMemAttr memAttr;
+};
+#define ACL_RT_MAX_RECORD_PA_NUM_PER_DEV 20U
+
 typedef enum aclrtMemLocationType {
     ACL_MEM_LOCATION_TYPE_HOST = 0,
     ACL_MEM_LOCATION_TYPE_DEVICE,
@@ -2062,6 +2082,30 @@ ACLRT_API size_t aclDataTypeSize(aclDataType dataType);
  * frees its memory). Creating one needs no aclInit.
  */
 typedef struct aclDataBuffer aclDataBuffer;
+/* A tensor's layout and where a buffer's memory lives, as other calls describe them with a data buffer. */
+typedef enum {
+    ACL_FORMAT_UNDEFINED = -1,
+    ACL_FORMAT_NCHW = 0,
+    ACL_FORMAT_NHWC = 1,
+    ACL_FORMAT_ND = 2,
+    ACL_FORMAT_NC1HWC0 = 3,
+    ACL_FORMAT_FRACTAL_Z = 4,
+    ACL_FORMAT_NC1HWC0_C04 = 12,
+    ACL_FORMAT_HWCN = 16,
+    ACL_FORMAT_NDHWC = 27,
+    ACL_FORMAT_FRACTAL_NZ = 29,
+    ACL_FORMAT_NCDHW = 30,
+    ACL_FORMAT_NDC1HWC0 = 32,
+    ACL_FRACTAL_Z_3D = 33,
+    ACL_FORMAT_NC = 35,
+    ACL_FORMAT_NCL = 47,
+    ACL_FORMAT_FRACTAL_NZ_C0_16 = 50,
+    ACL_FORMAT_FRACTAL_NZ_C0_32 = 51,
+    ACL_FORMAT_FRACTAL_NZ_C0_2 = 52,
+    ACL_FORMAT_FRACTAL_NZ_C0_4 = 53,
+    ACL_FORMAT_FRACTAL_NZ_C0_8 = 54,
+} aclFormat;
+typedef enum { ACL_MEMTYPE_DEVICE = 0, ACL_MEMTYPE_HOST = 1, ACL_MEMTYPE_HOST_COMPILE_INDEPENDENT = 2 } aclMemType;
 ACLRT_API aclDataBuffer *aclCreateDataBuffer(void *data, size_t size);
 ACLRT_API aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer);
 ACLRT_API aclError aclUpdateDataBuffer(aclDataBuffer *dataBuffer, void *data, size_t size);
@@ -2559,6 +2603,36 @@ typedef enum {
     ACL_RT_ENGINE_TYPE_AIC = 0,
     ACL_RT_ENGINE_TYPE_AIV,
 } aclrtEngineType;
+
+/* A kernel's grid or block dimensions (1 where not given, in C++). */
+typedef struct dim3 {
+    uint32_t x;
+    uint32_t y;
+    uint32_t z;
+#if defined(__cplusplus)
+    constexpr dim3(uint32_t vx = 1, uint32_t vy = 1, uint32_t vz = 1) : x(vx), y(vy), z(vz) {}
+#endif
+} dim3;
+
+/* A function's attributes and kernel types (what aclrtGetFunctionAttribute would report). */
+typedef enum {
+    ACL_FUNC_ATTR_KERNEL_TYPE = 1,
+    ACL_FUNC_ATTR_KERNEL_RATIO = 2,
+    ACL_FUNC_ATTR_KERNEL_SCHED_MODE = 3,
+} aclrtFuncAttribute;
+typedef enum {
+    ACL_KERNEL_TYPE_AICORE = 0,
+    ACL_KERNEL_TYPE_CUBE = 1,
+    ACL_KERNEL_TYPE_VECTOR = 2,
+    ACL_KERNEL_TYPE_MIX = 3,
+    ACL_KERNEL_TYPE_AICPU = 100,
+} aclrtKernelType;
+
+/* What a task update changes (aclrtTaskUpdateAsync's attributes). */
+typedef enum {
+    ACL_RT_UPDATE_RANDOM_TASK = 1,
+    ACL_RT_UPDATE_AIC_AIV_TASK,
+} aclrtUpdateTaskAttrId;
 
 typedef enum aclrtLaunchKernelAttrId {
     ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE = 1,
