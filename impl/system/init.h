@@ -63,6 +63,7 @@
 #include "../exec/exception.h"
 #include "../exec/exec.h"
 #include "../kernel/binary.h"
+#include "../kernel/dump.h"
 #include "../ipc/ipc_mem.h"
 #include "init_callbacks.h"
 
@@ -273,6 +274,8 @@ ACLRT_API aclError aclInit(const char *configPath)
     struct aclrt_config config;
     aclrt_config_defaults(&config);
     rc = aclrt_config_load_file(&config, configPath);
+    if (rc == ACL_SUCCESS)
+        rc = aclrt_dump_from_init_file(configPath); /* its "dump" object, if any (dump.h) */
     if (rc == ACL_SUCCESS) {
         aclrt_config_load_env(&config);
         const struct aclrt_backend *backend;
@@ -347,6 +350,7 @@ static aclError aclrt_finalize(bool by_reference, uint64_t *refCount)
             aclrt_runtime_stop_locked();
             aclrt_rt.finalized = true;
             stopped = true;
+            aclrt_dump_reset();
         }
     }
     if (refCount != NULL)
