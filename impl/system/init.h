@@ -274,8 +274,6 @@ ACLRT_API aclError aclInit(const char *configPath)
     struct aclrt_config config;
     aclrt_config_defaults(&config);
     rc = aclrt_config_load_file(&config, configPath);
-    if (rc == ACL_SUCCESS)
-        rc = aclrt_dump_from_init_file(configPath); /* its "dump" object, if any (dump.h) */
     if (rc == ACL_SUCCESS) {
         aclrt_config_load_env(&config);
         const struct aclrt_backend *backend;
@@ -287,6 +285,8 @@ ACLRT_API aclError aclInit(const char *configPath)
                 rc = backend->probe(&config);
         }
     }
+    if (rc == ACL_SUCCESS) /* last of the checks: nothing else can fail this aclInit after it */
+        rc = aclrt_dump_from_init_file(configPath); /* the file's "dump" object, if any (dump.h) */
     if (rc == ACL_SUCCESS) {
         atomic_store_explicit(&aclrt_errmsg_process_scope, config.err_msg_mode == 1, memory_order_relaxed);
         if (aclrt_runtime_started()) {
