@@ -2035,6 +2035,27 @@ ACLRT_API aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info,
 ACLRT_API aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo *info, aclrtFuncHandle *func);
 
 /* ========================================================================
+ * Dump configuration (acl_rt.h)
+ *
+ * A dump configuration is the "dump" object of a JSON file, as CANN
+ * documents it (dump_path, dump_mode, dump_list, dump_op_switch,
+ * dump_scene, dump_debug ...), given to aclmdlSetDump between
+ * aclmdlInitDump and aclmdlFinalizeDump, or in aclInit's file. With a data
+ * dump on, each kernel task (aclrtLaunchKernel*) writes the argument buffer
+ * it runs with to a file under dump_path; with an exception dump on, a
+ * failing kernel writes its arguments under the exception path. The dump
+ * paths and the argument dump of single kernels are in acl/acl_dump.h.
+ * What each call does on aclrt: docs/SEMANTICS.md, "Dump configuration".
+ * ======================================================================== */
+
+/* Start a dump configuration (after aclInit; once until aclmdlFinalizeDump). */
+ACLRT_API aclError aclmdlInitDump(void);
+/* Read a dump configuration file; it replaces the one set before and acts on the kernels run afterwards. */
+ACLRT_API aclError aclmdlSetDump(const char *dumpCfgPath);
+/* End the dump configuration: kernels run afterwards write nothing. */
+ACLRT_API aclError aclmdlFinalizeDump(void);
+
+/* ========================================================================
  * System and version (acl_base_rt.h, acl_rt.h)
  *
  * aclrt is the "runtime" package: aclsysGetVersionStr/Num report its own

@@ -26,7 +26,7 @@
  *   exec/     running a stream's tasks, exceptions, callbacks, host
  *             functions, external tasks
  *   kernel/   binaries, arguments, launches, host kernels, overflow,
- *             built-in tasks
+ *             built-in tasks, the dump configuration
  *   model/    capture and replay (aclmdlRI), labels, conditions
  *   ipc/      the IPC calls: events, notifies and memory shared
  *   queue/    shared buffers (mbufs) and the queues of acl/acl_tdt_queue.h,
@@ -69,6 +69,7 @@
 #include "kernel/reduce.h"
 #include "kernel/op_timeout.h"
 #include "kernel/symbol.h"
+#include "kernel/dump.h"
 #include "model/model_build.h"
 #include "model/model_cond.h"
 #include "model/model_debug.h"

@@ -1348,7 +1348,7 @@ def kind_table_violations(root, infos):
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 MENTION = re.compile(r"(?<![\w/.<-])([a-z_]\w*\.h)\b")
 # Headers a comment may name that are not files of impl/ or backends/.
-OTHER_HEADERS = {"aclrt.h", "acl.h", "acl_rt.h", "acl_base.h", "acl_base_rt.h", "acl_rt_allocator.h", "acl_prof.h",
+OTHER_HEADERS = {"aclrt.h", "acl.h", "acl_rt.h", "acl_base.h", "acl_base_rt.h", "acl_rt_allocator.h", "acl_prof.h", "acl_dump.h",
                  "rt_error_codes.h", "hccl.h", "hccl_types.h", "jsmn.h", "mpi.h"}
 OTHER_PREFIXES = ("ck_", "urcu", "cuda", "sys_", "linux_")
 

@@ -58,6 +58,7 @@
 #include "../../impl/exec/exception.h"
 #include "../../impl/exec/exec.h"
 #include "../../impl/kernel/binary.h"
+#include "../../impl/kernel/dump.h"
 #include "../../impl/kernel/kernel_launch.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
@@ -304,7 +305,10 @@ static void aclrt_cuda_launch_done_cb(void *arg)
     uint64_t n = l->held.number;
     aclrt_cuda_in_callback = true;
     if (aclrt_now_ns() - atomic_load_explicit(&l->start_ns, memory_order_relaxed) > (uint64_t)l->timeout_ms * 1000000u)
+    {
+        aclrt_cuda_dump_failed(l->stream, &l->kernel);
         aclrt_stream_fail_kernel(l->stream, l->held.tid, n, ACL_ERROR_RT_AICORE_TIMEOUT, &l->kernel);
+    }
     aclrt_cuda_launch_put(l); /* not the last: the FIFO's stays until the word below */
     aclrt_cuda_callback_complete(sl, n);
 }
@@ -346,6 +350,9 @@ static int aclrt_cuda_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, s
         return aclrt_cuda_issue_failed(s, sl, t, n, r);
     }
     t->u.kernel.owned = 0; /* the launch's record owns the copy from here */
+    unsigned dump = aclrt_dump_on(); /* the arguments as the kernel gets them, in host memory (dump.h) */
+    if (ACLRT_UNLIKELY(dump & (ACLRT_DUMP_DATA | ACLRT_DUMP_ARGS)))
+        aclrt_dump_kernel(dump, t->u.kernel.handle, s->device->id, args, t->u.kernel.args_size, false);
     bool timed = t->u.kernel.timeout_ms != 0;
     *l = (struct aclrt_cuda_launch){.held = {.number = n, .tid = t->tid, .retire = aclrt_cuda_launch_retire},
                                     .timeout_ms = t->u.kernel.timeout_ms, .slot = sl, .stream = s,

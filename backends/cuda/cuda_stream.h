@@ -60,6 +60,7 @@
 #include "../../impl/stream/stream_complete.h"
 #include "../../impl/exec/exception.h"
 #include "../../impl/exec/exec.h"
+#include "../../impl/kernel/dump.h"
 #include "../../impl/sync/value.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
@@ -440,6 +441,14 @@ ACLRT_INLINE bool aclrt_cuda_failed(aclrt_CUresult r)
     return r != ACLRT_CUDA_SUCCESS && r != ACLRT_CUDA_ERROR_NOT_READY;
 }
 
+/* A failing kernel's arguments (host memory), to the exception dump when one is on (dump.h). */
+ACLRT_INTERNAL void aclrt_cuda_dump_failed(struct aclrt_stream *s, const struct aclrt_kernel_failure *k)
+{
+    unsigned dump = aclrt_dump_on();
+    if (ACLRT_UNLIKELY(dump & ACLRT_DUMP_EXCEPTION))
+        aclrt_dump_kernel(dump, k->handle, s->device->id, k->args, k->args_size, true);
+}
+
 /*
  * Ask the driver whether the stream's GPU work failed; if so, report the
  * task after the word (the first one not done) once, with its ids. The
@@ -463,10 +472,12 @@ static void aclrt_cuda_check(struct aclrt_cuda_slot *sl)
             atomic_store_explicit(&sl->reported, failed, memory_order_relaxed);
             uint32_t tid = atomic_load_explicit(&sl->tids[failed % ACLRT_CUDA_TID_RING], memory_order_relaxed);
             struct aclrt_kernel_failure k;
-            if (aclrt_cuda_kernel_of(sl, failed, &k, &tid))
+            if (aclrt_cuda_kernel_of(sl, failed, &k, &tid)) {
+                aclrt_cuda_dump_failed(sl->stream, &k);
                 aclrt_stream_fail_kernel(sl->stream, tid, failed, aclrt_cuda_code(r), &k);
-            else
+            } else {
                 aclrt_stream_fail(sl->stream, tid, failed, aclrt_cuda_code(r));
+            }
         }
         aclrt_CUresult again = aclrt_cuda_query(sl);
         if (aclrt_cuda_failed(again))

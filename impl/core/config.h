@@ -298,14 +298,14 @@ static aclError aclrt_config_unknown_key(const char *key, size_t n)
                       n > 64 ? 64 : (int)n, key, known);
 }
 
-static bool aclrt_json_eq(const char *js, const jsmntok_t *t, const char *s)
+ACLRT_INTERNAL bool aclrt_json_eq(const char *js, const jsmntok_t *t, const char *s)
 {
     size_t n = strlen(s);
     return t->type == JSMN_STRING && (size_t)(t->end - t->start) == n && memcmp(js + t->start, s, n) == 0;
 }
 
 /* Index of the token after token i and everything below it (a key's value included). */
-static int aclrt_json_skip(const jsmntok_t *toks, int count, int i)
+ACLRT_INTERNAL int aclrt_json_skip(const jsmntok_t *toks, int count, int i)
 {
     int next = i + 1;
     if (toks[i].type == JSMN_OBJECT || toks[i].type == JSMN_ARRAY || toks[i].type == JSMN_STRING)
@@ -363,7 +363,7 @@ static int aclrt_json_member_end(const jsmntok_t *toks, int count, int i)
  * siblings are separated by ','; nothing but whitespace before the first
  * child, after the last, or around the document.
  */
-static bool aclrt_json_well_formed(const char *js, size_t len, const jsmntok_t *toks, int count)
+ACLRT_INTERNAL bool aclrt_json_well_formed(const char *js, size_t len, const jsmntok_t *toks, int count)
 {
     if (!aclrt_json_gap(js, 0, aclrt_json_token_start(&toks[0]), 0) ||
         !aclrt_json_gap(js, aclrt_json_token_end(&toks[0]), (int)len, 0))

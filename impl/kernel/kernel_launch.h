@@ -43,6 +43,7 @@
 #include "../context/stream_api.h"
 #include "../memory/memory.h"
 #include "binary.h"
+#include "dump.h"
 #include "host_kernel.h"
 #include "kernel_args.h"
 #include "op_timeout.h"
@@ -118,10 +119,15 @@ ACLRT_INTERNAL void aclrt_kernel_task_done(struct aclrt_task *t, bool failed)
 static int aclrt_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     uint64_t timeout_ns = (uint64_t)t->u.kernel.timeout_ms * 1000000u;
+    unsigned dump = aclrt_dump_on(); /* 0 unless a dump is on (dump.h) */
+    if (ACLRT_UNLIKELY(dump & (ACLRT_DUMP_DATA | ACLRT_DUMP_ARGS)))
+        aclrt_dump_kernel(dump, t->u.kernel.handle, s->device->id, t->u.kernel.args, t->u.kernel.args_size, false);
     uint64_t start = timeout_ns != 0 ? aclrt_now_ns() : 0;
     int rc = aclrt_host_kernel_run(s, t, blk);
     if (rc == ACL_SUCCESS && timeout_ns != 0 && aclrt_now_ns() - start > timeout_ns)
         rc = ACL_ERROR_RT_AICORE_TIMEOUT;
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS && (dump & ACLRT_DUMP_EXCEPTION)))
+        aclrt_dump_kernel(dump, t->u.kernel.handle, s->device->id, t->u.kernel.args, t->u.kernel.args_size, true);
     aclrt_kernel_task_done(t, rc != ACL_SUCCESS);
     return rc;
 }

@@ -63,6 +63,7 @@
 #include "../exec/exception.h"
 #include "../exec/exec.h"
 #include "../kernel/binary.h"
+#include "../kernel/dump.h"
 #include "../ipc/ipc_mem.h"
 #include "init_callbacks.h"
 
@@ -286,6 +287,8 @@ ACLRT_API aclError aclInit(const char *configPath)
                 rc = backend->probe(&config);
         }
     }
+    if (rc == ACL_SUCCESS) /* last of the checks: nothing else can fail this aclInit after it */
+        rc = aclrt_dump_from_init_file(configPath); /* the file's "dump" object, if any (dump.h) */
     if (rc == ACL_SUCCESS) {
         atomic_store_explicit(&aclrt_errmsg_process_scope, config.err_msg_mode == 1, memory_order_relaxed);
         if (aclrt_runtime_started()) {
@@ -349,6 +352,7 @@ static aclError aclrt_finalize(bool by_reference, uint64_t *refCount)
             aclrt_runtime_stop_locked();
             aclrt_rt.finalized = true;
             stopped = true;
+            aclrt_dump_reset();
         }
     }
     if (refCount != NULL)

@@ -36,9 +36,11 @@
 #include "soak.h"
 
 #include "acl/acl_platform.h"
+#include "acl/acl_dump.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <sched.h>
 
@@ -193,6 +195,8 @@ static const char *const fz_functions[] = {
     "acltdtCreateQueueRoute", "acltdtDestroyQueueRoute", "acltdtGetQueueRouteParam", "acltdtCreateQueueRouteList",
     "acltdtDestroyQueueRouteList", "acltdtAddQueueRoute", "acltdtGetQueueRoute", "acltdtGetQueueRouteNum",
     "acltdtCreateQueueRouteQueryInfo", "acltdtDestroyQueueRouteQueryInfo", "acltdtSetQueueRouteQueryInfo",
+    "aclmdlInitDump", "aclmdlSetDump", "aclmdlFinalizeDump", "aclopStartDumpArgs", "aclopStopDumpArgs",
+    "acldumpGetPath", "acldumpGetExceptionInfoPath", "acldumpSaveExceptionInfo",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -772,6 +776,14 @@ static void fz_serve(struct fz *z, bool host, int want)
 /* The index the fuzzer's label switches read: 0, never written. */
 static uint32_t fz_label_index;
 
+/* nftw: remove what the dump case wrote, depth first. */
+static int fz_dump_remove(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    (void)remove(path);
+    return 0;
+}
+
 static void fz_one_call(struct fz *z)
 {
     uint64_t *rng = &z->rng;
@@ -801,7 +813,7 @@ static void fz_one_call(struct fz *z)
     size_t sizes[] = {0, 1, 16, FZ_BUF};
     size_t maxes[] = {0, 1, 16, FZ_BUF, SIZE_MAX};
     memset(&av, 0, sizeof av);
-    unsigned op = (unsigned)soak_pick(rng, 106);
+    unsigned op = (unsigned)soak_pick(rng, 107);
     switch (op) {
     /* --- launches --- */
     case 0:
@@ -2938,6 +2950,64 @@ static void fz_one_call(struct fz *z)
         FZ(CODES(P), acltdtDestroyQueueRoute(rt));
         for (int i = 0; i < 2; i++)
             FZ(CODES(P, ACL_ERROR_RT_NO_PERMISSION), acltdtDestroyQueue(qids[i]));
+        break;
+    }
+    case 106: {
+        /*
+         * The dump configuration and acl_dump.h. A dump is switched on only into this process's directory under
+         * /tmp and off again before the case ends: the kernels other threads run meanwhile write their arguments
+         * there, and fail no call. The directory goes at the end (a writer that comes late makes it again).
+         */
+        char dir[64], cfgf[96], text[256];
+        snprintf(dir, sizeof dir, "/tmp/aclrt_fuzz_dump.%d", (int)getpid());
+        snprintf(cfgf, sizeof cfgf, "%s.%lu.json", dir, (unsigned long)soak_rng(rng));
+        static const char *const bodies[] = {
+            "{\"dump\": {\"dump_path\": \"%s\", \"dump_op_switch\": \"on\"}}",
+            "{\"dump\": {\"dump_path\": \"%s\", \"dump_list\": [{\"layer\": [\"fill\"]}]}}",
+            "{\"dump\": {\"dump_path\": \"%s\", \"dump_scene\": \"aic_err_brief_dump\"}}",
+            "{\"dump\": {\"dump_path\": \"%s\", \"dump_mode\": \"sideways\"}}",
+            "{\"dump\": {\"dump_path\": \"%s\",, }}",
+            "{\"nodump\": \"%s\"}",
+        };
+        snprintf(text, sizeof text, bodies[soak_pick(rng, 6)], dir);
+        FILE *f = fopen(cfgf, "w");
+        if (f != NULL) {
+            fputs(text, f);
+            fclose(f);
+        }
+        const aclError U = ACL_ERROR_UNINITIALIZE, NR = ACL_ERROR_DUMP_NOT_RUN;
+        FZ(CODES(ACL_ERROR_REPEAT_INITIALIZE, U), aclmdlInitDump());
+        const char *paths[] = {cfgf, "/nonexistent/dump.json", NULL};
+        FZ(CODES(P, U, NR, ACL_ERROR_INVALID_DUMP_CONFIG, ACL_ERROR_PARSE_FILE, ACL_ERROR_INVALID_FILE),
+           aclmdlSetDump(paths[soak_pick(rng, 3)]));
+        fz_cover("acldumpGetPath"); /* a pointer, not a code: checked here */
+        const char *got = acldumpGetPath((acldumpType)soak_pick(rng, 7));
+        if (got != NULL && strncmp(got, "/tmp/", 5) != 0 && got[0] == '/')
+            soak_violation(SV_FUZZ, "acldumpGetPath gave '%s', not a directory the fuzzer configured", got);
+        char ep[512];
+        FZ(CODES(P, CN, ACL_ERROR_FAILURE), acldumpGetExceptionInfoPath(fz_maybe(z, ep), soak_pick(rng, 4) ? sizeof ep : 1));
+        acldumpTensorInfo t;
+        memset(&t, 0, sizeof t);
+        t.tensorSize = soak_pick(rng, 2) ? 16 : 0;
+        t.tensorAddr = (int64_t *)(z->kernel_mem != NULL && soak_pick(rng, 4) ? (void *)z->kernel_mem : fz_garbage(z));
+        t.addrType = (acldumpTensorAddressType)(soak_pick(rng, 4) ? ACL_DUMP_ADDR_RAW : soak_pick(rng, 4));
+        t.placement = (acldumpTensorPlacement)(soak_pick(rng, 4) ? 0 : soak_pick(rng, 4));
+        t.shapeNum = (uint32_t)soak_pick(rng, 27);
+        const char *names[] = {"fz", "a/../b", "", "/abs", "d/fz"};
+        FZ(CODES(P, CN, ACL_ERROR_FAILURE),
+           acldumpSaveExceptionInfo(soak_pick(rng, 8) ? names[soak_pick(rng, 5)] : NULL, soak_pick(rng, 2) ? "tag" : NULL,
+                                    fz_maybe(z, &t), soak_pick(rng, 3)));
+        uint32_t types[] = {ACL_OP_DUMP_OP_AICORE_ARGS, 0, 2, 0xFFFFFFFFu};
+        const char *apaths[] = {dir, "", NULL};
+        FZ(CODES(ACL_ERROR_FAILURE), aclopStartDumpArgs(types[soak_pick(rng, 4)], apaths[soak_pick(rng, 3)]));
+        (void)aclrtSetCurrentContext(g_ctx);
+        FZ(CODES(-2), aclrtLaunchHostFunc(z->work, fz_noop, NULL));
+        FZ(CODES(ACL_ERROR_FAILURE), aclopStopDumpArgs(types[soak_pick(rng, 4)]));
+        (void)aclopStopDumpArgs(ACL_OP_DUMP_OP_AICORE_ARGS); /* whatever happened above: off */
+        FZ(CODES(U, NR), aclmdlFinalizeDump());
+        (void)aclmdlFinalizeDump();
+        remove(cfgf);
+        (void)nftw(dir, fz_dump_remove, 8, FTW_DEPTH | FTW_PHYS);
         break;
     }
     default: {
