@@ -30,7 +30,7 @@
  *   model/    capture and replay (aclmdlRI), labels, conditions
  *   ipc/      the IPC calls: events, notifies and memory shared
  *   system/   versions, device information, error details, aclInit and
- *             aclFinalize
+ *             aclFinalize, snapshots of the process
  *   hccl/     HCCL: communicators and collectives on streams, ranks in one
  *             process or across processes through MPI
  *   sanitize/ the stream-ordering sanitizer: happens-before clocks, the
@@ -80,6 +80,7 @@
 #include "system/platform.h"
 #include "system/sys_param.h"
 #include "system/init.h"
+#include "system/snapshot.h"
 #include "hccl/hccl_coll.h"
 #include "hccl/hccl_init.h"
 #include "hccl/hccl_destroy.h"
