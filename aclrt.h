@@ -683,6 +683,49 @@ ACLRT_API aclError aclrtGetRunMode(aclrtRunMode *runMode);
 ACLRT_API aclError aclrtRegDeviceStateCallback(const char *regName, aclrtDeviceStateCallback callback, void *args);
 
 /* ========================================================================
+ * Snapshots of the process (acl_rt.h)
+ *
+ * A process moves RUNNING -> (Lock) LOCKED -> (Backup) BACKED_UP ->
+ * (Restore) LOCKED ... -> (Unlock) RUNNING. Lock waits for the work
+ * launched on every set device to finish; while the process is not
+ * RUNNING, launches, device allocations, frees and synchronous copies from
+ * user threads wait for Unlock. Backup keeps a host copy of every device
+ * allocation (aclrtMalloc); Restore writes the last backup back into the
+ * allocations still alive. A call out of order fails with its stage's
+ * ACL_ERROR_SNAPSHOT_* code. `pid` is the calling process's id; the
+ * reserved arguments are NULL. docs/SEMANTICS.md.
+ * ======================================================================== */
+typedef enum {
+    ACL_RT_SNAPSHOT_LOCK_PRE = 0,
+    ACL_RT_SNAPSHOT_BACKUP_PRE,
+    ACL_RT_SNAPSHOT_BACKUP_POST,
+    ACL_RT_SNAPSHOT_RESTORE_PRE,
+    ACL_RT_SNAPSHOT_RESTORE_POST,
+    ACL_RT_SNAPSHOT_UNLOCK_POST,
+} aclrtSnapShotStage;
+
+/* Called once per set device at its stage; a nonzero result fails the stage (ACL_ERROR_SNAPSHOT_CALLBACK_FAILED). */
+typedef uint32_t (*aclrtSnapShotCallBack)(int32_t deviceId, void *args);
+
+typedef struct aclrtSnapShotBackupArgs {
+    uint32_t backupFlags; /* reserved: 0 */
+    char reserved[60];
+} aclrtSnapShotBackupArgs;
+
+typedef struct aclrtSnapShotRestoreArgs {
+    uint32_t restoreFlags; /* reserved: 0 */
+    char reserved[60];
+} aclrtSnapShotRestoreArgs;
+
+ACLRT_API aclError aclrtSnapShotProcessLock(int pid, void *reserve);
+ACLRT_API aclError aclrtSnapShotProcessUnlock(int pid, void *reserve);
+ACLRT_API aclError aclrtSnapShotProcessBackup(int pid, aclrtSnapShotBackupArgs *args);
+ACLRT_API aclError aclrtSnapShotProcessRestore(int pid, aclrtSnapShotRestoreArgs *args);
+/* At most one registration of a callback per stage; it is called with `args` unchanged. */
+ACLRT_API aclError aclrtSnapShotCallbackRegister(aclrtSnapShotStage stage, aclrtSnapShotCallBack callback, void *args);
+ACLRT_API aclError aclrtSnapShotCallbackUnregister(aclrtSnapShotStage stage, aclrtSnapShotCallBack callback);
+
+/* ========================================================================
  * Streams
  *
  * A stream runs its tasks in submission order; streams run concurrently.

@@ -32,7 +32,7 @@
  *   queue/    shared buffers (mbufs) and the queues of acl/acl_tdt_queue.h,
  *             shared by threads and processes, and routes between them
  *   system/   versions, device information, error details, aclInit and
- *             aclFinalize
+ *             aclFinalize, snapshots of the process
  *   hccl/     HCCL: communicators and collectives on streams, ranks in one
  *             process or across processes through MPI
  *   sanitize/ the stream-ordering sanitizer: happens-before clocks, the
@@ -93,6 +93,7 @@
 #include "system/platform.h"
 #include "system/sys_param.h"
 #include "system/init.h"
+#include "system/snapshot.h"
 #include "hccl/hccl_coll.h"
 #include "hccl/hccl_init.h"
 #include "hccl/hccl_destroy.h"

@@ -106,19 +106,17 @@ ACLRT_API aclError aclrtGetDeviceCount(uint32_t *count)
 }
 
 /*
- * Wait for every stream of the current context's device: the streams alive
- * at the call (a list taken under the streams lock, so the walk reads no
- * stream another thread is creating or destroying), each up to what had
- * been submitted then, and the streams destroyed without waiting whose work
- * is not done, all against one absolute deadline.
+ * Wait for every stream of `dev`: the streams alive at the call (a list
+ * taken under the streams lock, so the walk reads no stream another thread
+ * is creating or destroying), each up to what had been submitted then, and
+ * the streams destroyed without waiting whose work is not done, all against
+ * one absolute deadline. aclrtSynchronizeDevice passes the current
+ * context's device and reports (and clears) the failures of tasks;
+ * snapshot.h drains each set device and leaves them for the program.
  */
-static aclError aclrt_device_synchronize(int32_t timeout_ms)
+ACLRT_INTERNAL aclError aclrt_device_synchronize_on(struct aclrt_device *dev, int32_t timeout_ms, bool report)
 {
-    struct aclrt_context *ctx;
-    aclError rc = aclrt_current_context(&ctx);
-    if (rc != ACL_SUCCESS)
-        return rc;
-    struct aclrt_device *dev = ctx->device;
+    aclError rc;
     uint64_t deadline = aclrt_deadline_after_ms(timeout_ms);
     struct aclrt_stream_ref buf[32], *refs;
     size_t n = aclrt_streams_snapshot(dev, NULL, buf, sizeof buf / sizeof buf[0], &refs);
@@ -145,6 +143,8 @@ static aclError aclrt_device_synchronize(int32_t timeout_ms)
         /* The error state belongs to the life we saw; a stream destroyed meanwhile has none left to report. */
         /* Acquire (both): pairs with the release CASes of the failing task (exec.h, aclrt_stream_fail). */
         aclError err = atomic_load_explicit(&r->ctx->failure, memory_order_acquire);
+        if (!report)
+            continue;
         if (err == 0 && aclrt_slot_alive(&r->s->hdr, r->life) &&
             atomic_load_explicit(&r->s->error, memory_order_relaxed) != 0)
             err = atomic_exchange_explicit(&r->s->error, 0, memory_order_acq_rel);
@@ -163,6 +163,15 @@ out:
     if (refs != buf)
         free(refs);
     return rc;
+}
+
+static aclError aclrt_device_synchronize(int32_t timeout_ms)
+{
+    struct aclrt_context *ctx;
+    aclError rc = aclrt_current_context(&ctx);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    return aclrt_device_synchronize_on(ctx->device, timeout_ms, true);
 }
 
 ACLRT_API aclError aclrtSynchronizeDevice(void)

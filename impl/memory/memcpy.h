@@ -22,6 +22,7 @@
 #include "../../backends/backend.h"
 #include "../runtime/runtime.h"
 #include "../stream/stream.h"
+#include "../stream/snapshot_gate.h"
 #include "../stream/stream_capture.h"
 #include "../stream/stream_life.h"
 #include "../stream/stream_submit.h"
@@ -130,6 +131,7 @@ ACLRT_INTERNAL aclError aclrt_memcpy_sync(void *dst, size_t destMax, const void 
         return rc;
     if ((rc = aclrt_capture_check_unsafe("a synchronous copy")) != ACL_SUCCESS)
         return rc;
+    aclrt_snapshot_gate(); /* a locked process's memory stays as its snapshot saw it */
     if ((rc = aclrt_copy_peer_check(NULL, dst, src, count)) != ACL_SUCCESS)
         return rc;
     /* Synchronous; after the device's runnable work (aclrt_mem_settle), not ordered with streams. */
@@ -227,6 +229,7 @@ ACLRT_API aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, siz
         return rc;
     if ((rc = aclrt_capture_check_unsafe("a synchronous memset")) != ACL_SUCCESS)
         return rc;
+    aclrt_snapshot_gate(); /* a locked process's memory stays as its snapshot saw it */
     ACLRT_SAN(access, devPtr, count, ACLRT_SAN_WRITE);
     aclrt_mem_settle_for(devPtr, NULL, count);
     const struct aclrt_backend *b = aclrt_rt.backend; /* NULL before the runtime first starts */

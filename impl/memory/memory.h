@@ -25,6 +25,7 @@
 #include "../core/thread.h"
 #include "../../backends/backend.h"
 #include "../runtime/runtime.h"
+#include "../stream/snapshot_gate.h"
 #include "../stream/stream.h"
 #include "../context/context.h"
 
@@ -471,6 +472,7 @@ ACLRT_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy 
 {
     ACLRT_ENTER();
     (void)policy; /* page-size policies have no meaning for host memory; unknown ones are accepted, as in the runtime */
+    aclrt_snapshot_gate(); /* a locked process allocates after its snapshot (snapshot_gate.h) */
     return aclrt_malloc_device(devPtr, size);
 }
 
@@ -479,6 +481,7 @@ ACLRT_API aclError aclrtFree(void *devPtr)
     ACLRT_ENTER();
     if (devPtr == NULL)
         return aclrt_fail(ACL_ERROR_INVALID_PARAM, "devPtr is NULL");
+    aclrt_snapshot_gate();
     struct aclrt_allocation a;
     if (!aclrt_mem_unregister((uintptr_t)devPtr, ACLRT_MEM_DEVICE, &a) &&
         !aclrt_mem_unregister((uintptr_t)devPtr, ACLRT_MEM_MANAGED, &a))

@@ -22,6 +22,7 @@
 #include "../runtime/runtime.h"
 #include "stream.h"
 #include "stream_capture.h"
+#include "snapshot_gate.h"
 #include "stream_complete.h"
 
 /* The stream became READY: hand it to its backend. */
@@ -214,6 +215,7 @@ ACLRT_INLINE aclError aclrt_stream_submit(struct aclrt_stream *s, const struct a
         return rc;
     if (ACLRT_UNLIKELY(s->flags & ACL_STREAM_PERSISTENT))
         return aclrt_stream_refuse_persistent(s);
+    aclrt_snapshot_gate(); /* held while the process is locked for a snapshot (snapshot_gate.h) */
     rc = aclrt_stream_check_failure(s);
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS))
         return rc;

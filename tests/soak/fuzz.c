@@ -197,6 +197,8 @@ static const char *const fz_functions[] = {
     "acltdtCreateQueueRouteQueryInfo", "acltdtDestroyQueueRouteQueryInfo", "acltdtSetQueueRouteQueryInfo",
     "aclmdlInitDump", "aclmdlSetDump", "aclmdlFinalizeDump", "aclopStartDumpArgs", "aclopStopDumpArgs",
     "acldumpGetPath", "acldumpGetExceptionInfoPath", "acldumpSaveExceptionInfo",
+    "aclrtSnapShotProcessLock", "aclrtSnapShotProcessUnlock", "aclrtSnapShotProcessBackup",
+    "aclrtSnapShotProcessRestore", "aclrtSnapShotCallbackRegister", "aclrtSnapShotCallbackUnregister",
 };
 #define FZ_NFUNCS ((int)(sizeof fz_functions / sizeof fz_functions[0]))
 static atomic_long fz_covered[FZ_NFUNCS];
@@ -543,6 +545,12 @@ static void fz_check(const char *call, aclError rc, const int *codes)
 }
 
 #define CODES(...) SOAK_CODES(__VA_ARGS__)
+/* A snapshot callback: no fuzz thread locks the process, so it is never called. */
+static uint32_t fz_snapshot_cb(int32_t deviceId, void *args)
+{
+    (void)deviceId, (void)args;
+    return 0;
+}
 /* For the allocator and embedding calls: functions that are never called by the runtime itself. */
 static void *fz_alloc_block(aclrtAllocator allocator, size_t size)
 {
@@ -813,7 +821,7 @@ static void fz_one_call(struct fz *z)
     size_t sizes[] = {0, 1, 16, FZ_BUF};
     size_t maxes[] = {0, 1, 16, FZ_BUF, SIZE_MAX};
     memset(&av, 0, sizeof av);
-    unsigned op = (unsigned)soak_pick(rng, 107);
+    unsigned op = (unsigned)soak_pick(rng, 108);
     switch (op) {
     /* --- launches --- */
     case 0:
@@ -3008,6 +3016,38 @@ static void fz_one_call(struct fz *z)
         (void)aclmdlFinalizeDump();
         remove(cfgf);
         (void)nftw(dir, fz_dump_remove, 8, FTW_DEPTH | FTW_PHYS);
+        break;
+    }
+    case 107: {
+        /*
+         * Snapshots: the error paths only (calls out of order, bad pids and reserved arguments, bad stages and
+         * callbacks) and callbacks registered and removed. No Lock that succeeds: it drains every device's work
+         * (up to 60 s) while it holds the launches of every other fuzz thread, and that work may wait for an
+         * event or notify only a held thread would record, well past the soak's bound on a blocking call. With
+         * no thread locking, the process stays RUNNING, so Unlock, Backup and Restore are always out of order.
+         */
+        int pid = (int)getpid();
+        void *junk = fz_garbage(z);
+        FZ(CODES(P), aclrtSnapShotProcessLock(soak_pick(rng, 2) ? pid + 1 : -1, fz_maybe(z, junk)));
+        FZ(CODES(P), aclrtSnapShotProcessLock(pid, junk != NULL ? junk : (void *)z));
+        FZ(CODES(P, ACL_ERROR_SNAPSHOT_UNLOCK_FAILED), aclrtSnapShotProcessUnlock(soak_pick(rng, 4) ? pid : 0,
+                                                                                  soak_pick(rng, 4) ? NULL : junk));
+        aclrtSnapShotBackupArgs ba;
+        memset(&ba, 0, sizeof ba);
+        ba.backupFlags = (uint32_t)soak_pick(rng, 2);
+        FZ(CODES(P, ACL_ERROR_SNAPSHOT_BACKUP_FAILED), aclrtSnapShotProcessBackup(soak_pick(rng, 4) ? pid : 0,
+                                                                                  fz_maybe(z, &ba)));
+        aclrtSnapShotRestoreArgs ra;
+        memset(&ra, 0, sizeof ra);
+        ra.reserved[soak_pick(rng, 60)] = (char)soak_pick(rng, 2);
+        FZ(CODES(P, ACL_ERROR_SNAPSHOT_RESTORE_FAILED), aclrtSnapShotProcessRestore(soak_pick(rng, 4) ? pid : 0,
+                                                                                    fz_maybe(z, &ra)));
+        aclrtSnapShotStage st = (aclrtSnapShotStage)((int)soak_pick(rng, 8) - 1);
+        aclrtSnapShotCallBack cb = soak_pick(rng, 6) ? fz_snapshot_cb : NULL;
+        /* Another thread may hold the same registration: a second one is refused, its removal may come first. */
+        FZ(CODES(R, ACL_ERROR_SNAPSHOT_REGISTER_CALLBACK_FAILED), aclrtSnapShotCallbackRegister(st, cb, z));
+        FZ(CODES(R), aclrtSnapShotCallbackUnregister(st, cb));
+        FZ(CODES(R), aclrtSnapShotCallbackUnregister((aclrtSnapShotStage)soak_pick(rng, 6), fz_snapshot_cb));
         break;
     }
     default: {
