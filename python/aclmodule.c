@@ -32,7 +32,7 @@ static const struct pyacl_capability *const pyacl_capabilities[] = {
     &pyacl_cap_notify,   &pyacl_cap_value,     &pyacl_cap_memory, &pyacl_cap_launch,         &pyacl_cap_kernel,
     &pyacl_cap_callback,
     &pyacl_cap_exception, &pyacl_cap_sysinfo, &pyacl_cap_options, &pyacl_cap_device_info, &pyacl_cap_peer, &pyacl_cap_error_verbose,
-    &pyacl_cap_overflow, &pyacl_cap_builtin, &pyacl_cap_physmem, &pyacl_cap_device_profile,
+    &pyacl_cap_overflow, &pyacl_cap_builtin, &pyacl_cap_physmem, &pyacl_cap_hostmem, &pyacl_cap_device_profile,
     &pyacl_cap_rtx,      &pyacl_cap_hcom,   &pyacl_cap_allocator, &pyacl_cap_util,
     &pyacl_cap_hccl,     &pyacl_cap_prof,   &pyacl_cap_tdt,
 };

@@ -126,6 +126,7 @@ extern const struct pyacl_capability pyacl_cap_error_verbose; /* rt_error_verbos
 extern const struct pyacl_capability pyacl_cap_device_profile; /* rt_device_profile.c: limits, atomics, groups, abort */
 extern const struct pyacl_capability pyacl_cap_overflow;    /* rt_overflow.c: overflow detection */
 extern const struct pyacl_capability pyacl_cap_builtin;     /* rt_builtin.c: built-in tasks (reduce) */
+extern const struct pyacl_capability pyacl_cap_hostmem;     /* rt_hostmem.c: host registration, managed memory */
 extern const struct pyacl_capability pyacl_cap_physmem;     /* rt_physmem.c: physical memory, address ranges */
 extern const struct pyacl_capability pyacl_cap_prof;   /* prof.c:      acl.prof, profiling and markers */
 extern const struct pyacl_capability pyacl_cap_tdt;    /* tdt.c:       acl.tdt, tensor data channels */
