@@ -117,6 +117,22 @@ class TestTdt(unittest.TestCase):
         self.assertEqual(results, [acl.ACL_ERROR_FAILURE])
         self.assertEqual(acl.tdt.receive_tensor(handle, into, 0), acl.ACL_ERROR_FAILURE)
 
+    def test_a_blocked_receive_lets_a_python_sender_run(self):
+        # The worker usually reaches receive_tensor(-1) first and waits there; only with the GIL
+        # released can this thread then send (holding it, the test would hang).
+        receiver, sender = self.channel("py-tdt-wait", 2), self.channel("py-tdt-wait", 2)
+        item, _ = self.item([42], [1])
+        out, into = self.dataset(), self.dataset()
+        self.assertEqual(acl.tdt.add_data_item(out, item), OK)
+        results = []
+        worker = threading.Thread(target=lambda: results.append(acl.tdt.receive_tensor(receiver, into, -1)))
+        worker.start()
+        self.assertEqual(acl.tdt.send_tensor(sender, out, -1), OK)
+        worker.join()
+        self.assertEqual(results, [OK])
+        got = acl.tdt.get_data_item(into, 0)
+        self.assertEqual(acl.util.ptr_to_bytes(acl.tdt.get_data_addr_from_item(got), 4), struct.pack("i", 42))
+
     def test_default_channel_refuses_size_and_clean(self):
         handle = self.channel("py-tdt-default")
         self.assertEqual(acl.tdt.query_channel_size(handle), (0, acl.ACL_ERROR_FEATURE_UNSUPPORTED))
