@@ -12,6 +12,8 @@
  *   acl.util       bytes and pointers, threads (util.c)
  *   acl.hccl       HCCL: communicators and collectives on the runtime's
  *                  streams, and HCCL's constants (hccl.c)
+ *   acl.prof       profiling sessions, msproftx markers, steps (prof.c)
+ *   acl.tdt        tensor data channels, datasets, data items (tdt.c)
  *
  * The submodules are attributes of `acl` and are also entered in sys.modules
  * ("acl.rt", ...), so `import acl.rt` and `from acl import rt` work.
@@ -21,7 +23,7 @@
 /*
  * Every capability: init, devices and contexts, streams, stream control,
  * events, notifies, value ops, memory, launches, kernels, callbacks, exceptions, the
- * aclrtx extensions and HCOM tasks, utilities, HCCL. A new capability is one file
+ * aclrtx extensions and HCOM tasks, utilities, HCCL, profiling, tensor data channels. A new capability is one file
  * that defines a `struct pyacl_capability` and one line here (and its
  * declaration in pyacl.h); the Makefile compiles every .c file in python/.
  */
@@ -30,9 +32,9 @@ static const struct pyacl_capability *const pyacl_capabilities[] = {
     &pyacl_cap_notify,   &pyacl_cap_value,     &pyacl_cap_memory, &pyacl_cap_launch,         &pyacl_cap_kernel,
     &pyacl_cap_callback,
     &pyacl_cap_exception, &pyacl_cap_sysinfo, &pyacl_cap_options, &pyacl_cap_device_info, &pyacl_cap_peer, &pyacl_cap_error_verbose,
-    &pyacl_cap_overflow, &pyacl_cap_builtin, &pyacl_cap_physmem, &pyacl_cap_device_profile,
+    &pyacl_cap_overflow, &pyacl_cap_builtin, &pyacl_cap_physmem, &pyacl_cap_hostmem, &pyacl_cap_device_profile,
     &pyacl_cap_rtx,      &pyacl_cap_hcom,   &pyacl_cap_allocator, &pyacl_cap_util,
-    &pyacl_cap_hccl,
+    &pyacl_cap_hccl,     &pyacl_cap_prof,   &pyacl_cap_tdt,
 };
 
 static const char *const pyacl_submodule_names[PYACL_SUBMODULE_COUNT] = {
@@ -41,6 +43,8 @@ static const char *const pyacl_submodule_names[PYACL_SUBMODULE_COUNT] = {
     [PYACL_RTX] = "acl.rtx",
     [PYACL_UTIL] = "acl.util",
     [PYACL_HCCL] = "acl.hccl",
+    [PYACL_PROF] = "acl.prof",
+    [PYACL_TDT] = "acl.tdt",
 };
 
 static const char *const pyacl_submodule_docs[PYACL_SUBMODULE_COUNT] = {
@@ -52,6 +56,10 @@ static const char *const pyacl_submodule_docs[PYACL_SUBMODULE_COUNT] = {
     [PYACL_HCCL] = "HCCL (hccl/hccl.h): communicators, collectives and sends on the streams of acl.rt, with the\n"
                    "runtime of acl itself. Functions return their outputs first and the HcclResult `ret` last;\n"
                    "communicators, streams and device pointers are ints.",
+    [PYACL_PROF] = "Profiling (acl_prof.h): sessions written as a Chrome trace, msproftx markers and ranges,\n"
+                   "steps, settings. Handles are ints; functions return their outputs first and `ret` last.",
+    [PYACL_TDT] = "Tensor data transfer (acl_tdt.h): channels carrying datasets of data items between threads.\n"
+                  "Handles are ints; functions return their outputs first and `ret` last.",
 };
 
 /*

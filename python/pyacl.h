@@ -92,6 +92,8 @@ enum pyacl_submodule {
     PYACL_RTX,  /* acl.rtx.*  (aclrtx extensions) */
     PYACL_UTIL, /* acl.util.* */
     PYACL_HCCL, /* acl.hccl.* (hccl/hccl.h) */
+    PYACL_PROF, /* acl.prof.* (acl_prof.h) */
+    PYACL_TDT,  /* acl.tdt.*  (acl_tdt.h) */
     PYACL_SUBMODULE_COUNT
 };
 
@@ -124,7 +126,10 @@ extern const struct pyacl_capability pyacl_cap_error_verbose; /* rt_error_verbos
 extern const struct pyacl_capability pyacl_cap_device_profile; /* rt_device_profile.c: limits, atomics, groups, abort */
 extern const struct pyacl_capability pyacl_cap_overflow;    /* rt_overflow.c: overflow detection */
 extern const struct pyacl_capability pyacl_cap_builtin;     /* rt_builtin.c: built-in tasks (reduce) */
+extern const struct pyacl_capability pyacl_cap_hostmem;     /* rt_hostmem.c: host registration, managed memory */
 extern const struct pyacl_capability pyacl_cap_physmem;     /* rt_physmem.c: physical memory, address ranges */
+extern const struct pyacl_capability pyacl_cap_prof;   /* prof.c:      acl.prof, profiling and markers */
+extern const struct pyacl_capability pyacl_cap_tdt;    /* tdt.c:       acl.tdt, tensor data channels */
 extern const struct pyacl_capability pyacl_cap_rtx;    /* rtx.c:       host kernels, backend */
 extern const struct pyacl_capability pyacl_cap_util;   /* util.c:      bytes/pointers, threads */
 extern const struct pyacl_capability pyacl_cap_hccl;   /* hccl.c:      acl.hccl, HCCL collectives */
