@@ -704,6 +704,12 @@ typedef enum {
     ACL_RT_SNAPSHOT_UNLOCK_POST,
 } aclrtSnapShotStage;
 
+/* A process's state: running, or locked by aclrtSnapShotProcessLock. */
+typedef enum aclrtProcessState {
+    ACL_RT_PROCESS_STATE_RUNNING = 0,
+    ACL_RT_PROCESS_STATE_LOCKED,
+} aclrtProcessState;
+
 /* Called once per set device at its stage; a nonzero result fails the stage (ACL_ERROR_SNAPSHOT_CALLBACK_FAILED). */
 typedef uint32_t (*aclrtSnapShotCallBack)(int32_t deviceId, void *args);
 

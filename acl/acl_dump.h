@@ -19,6 +19,30 @@ extern "C" {
 
 #define ACL_DUMP_MAX_FILE_PATH_LENGTH 4096
 
+/*
+ * One piece of a dump file, given to the callback of acldumpRegCallback
+ * instead of being written: bufLen bytes at dataBuf belong at `offset` of
+ * the file fileName would have named; isLastChunk is 1 on a file's last
+ * piece. The callback's second argument is sizeof(acldumpChunk) + bufLen.
+ */
+typedef struct acldumpChunk {
+    char fileName[ACL_DUMP_MAX_FILE_PATH_LENGTH];
+    uint32_t bufLen;
+    uint32_t isLastChunk;
+    int64_t offset; /* -1: appended */
+    int32_t flag;   /* reserved: 0 */
+#ifdef __cplusplus
+    uint8_t dataBuf[0]; /* C++ has no flexible array member: the compilers take a zero-length one */
+#else
+    uint8_t dataBuf[];
+#endif
+} acldumpChunk;
+
+/* Data dumps go to messageCallback instead of files, until acldumpUnregCallback; flag must be 0 (no files). */
+ACLRT_API aclError acldumpRegCallback(int32_t (*const messageCallback)(const acldumpChunk *, int32_t), int32_t flag);
+/* No more chunks to the callback once this returns (but to one running on this thread). */
+ACLRT_API void acldumpUnregCallback(void);
+
 /* aclopStartDumpArgs / aclopStopDumpArgs: the argument buffers of the kernels. */
 #define ACL_OP_DUMP_OP_AICORE_ARGS 0x00000001U
 

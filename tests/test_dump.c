@@ -5,7 +5,8 @@
  * CANN's codes, the argument buffers a data dump and aclopStartDumpArgs
  * write for each kernel (names and bytes), the kernels a dump_list names,
  * a failing kernel's exception file, the exception info path,
- * acldumpSaveExceptionInfo's file, and a "dump" object in aclInit's file.
+ * acldumpSaveExceptionInfo's file, a registered callback that gets the data
+ * dump instead of files, and a "dump" object in aclInit's file.
  *
  * The kernels are tests/kernels/test_kernels.c; every dump goes to a fresh
  * directory under /tmp.
@@ -207,6 +208,87 @@ TEST(a_data_dump_writes_each_kernels_arguments_under_dump_path)
         CHECK_EQ(7 + i, got.value);
     }
     CHECK_OK(aclrtFree(dev_args));
+    CHECK_OK(aclrtFree(out));
+}
+
+/* What the dump callback was given: each chunk's header and bytes, in order. */
+static struct {
+    int calls;
+    int32_t ret;         /* what the callback answers */
+    bool unreg_inside;   /* the callback unregisters itself */
+    char file[4][ACL_DUMP_MAX_FILE_PATH_LENGTH];
+    uint32_t last[4];
+    int64_t offset[4];
+    struct fill_args got[4];
+    bool sizes_agree;
+} cb_seen;
+
+static int32_t dump_cb(const acldumpChunk *c, int32_t len)
+{
+    int i = cb_seen.calls++;
+    if (i < 4) {
+        snprintf(cb_seen.file[i], sizeof cb_seen.file[i], "%s", c->fileName);
+        cb_seen.last[i] = c->isLastChunk;
+        cb_seen.offset[i] = c->offset;
+        if (c->bufLen == sizeof(struct fill_args))
+            memcpy(&cb_seen.got[i], c->dataBuf, sizeof(struct fill_args));
+    }
+    cb_seen.sizes_agree = (i == 0 || cb_seen.sizes_agree) && (size_t)len == sizeof *c + c->bufLen &&
+                          c->bufLen == sizeof(struct fill_args) && c->flag == 0;
+    if (cb_seen.unreg_inside)
+        acldumpUnregCallback();
+    return cb_seen.ret;
+}
+
+TEST(a_registered_callback_gets_the_data_dump_instead_of_files)
+{
+    char dir[128], text[512], want[256];
+    fresh_dir(dir, sizeof dir, "callback");
+    snprintf(text, sizeof text, "{\"dump\": {\"dump_path\": \"%s\", \"dump_op_switch\": \"on\"}}", dir);
+    write_cfg(text);
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, acldumpRegCallback(NULL, 0));
+    CHECK_EQ(ACL_ERROR_INVALID_PARAM, acldumpRegCallback(dump_cb, 1));
+    acldumpUnregCallback(); /* nothing registered: nothing happens */
+    memset(&cb_seen, 0, sizeof cb_seen);
+    int32_t *out;
+    CHECK_OK(aclrtMalloc((void **)&out, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclmdlInitDump());
+    CHECK_OK(acldumpRegCallback(dump_cb, 0));
+    CHECK_OK(aclmdlSetDump(cfg_file));
+    run_fill(out, 21);
+    run_fill(out, 22);
+    CHECK_EQ(2, cb_seen.calls);
+    CHECK(cb_seen.sizes_agree);
+    for (int i = 0; i < 2; i++) {
+        snprintf(want, sizeof want, "%s/fill.%d.args", dir, i);
+        CHECK_EQ(0, strcmp(want, cb_seen.file[i]));
+        CHECK_EQ(1u, cb_seen.last[i]);
+        CHECK_EQ(0, (int)cb_seen.offset[i]);
+        CHECK(cb_seen.got[i].out == out);
+        CHECK_EQ(21 + i, cb_seen.got[i].value);
+    }
+    CHECK_EQ(0, count_files(dir)); /* flag 0: no files */
+    /* A callback that fails is told of the next kernel all the same. */
+    cb_seen.ret = -1;
+    run_fill(out, 23);
+    CHECK_EQ(3, cb_seen.calls);
+    /* Unregistered from inside the callback: that call returns, no later kernel reaches it. */
+    cb_seen.ret = 0;
+    cb_seen.unreg_inside = true;
+    run_fill(out, 24);
+    run_fill(out, 25);
+    CHECK_EQ(4, cb_seen.calls);
+    CHECK_EQ(24, cb_seen.got[3].value);
+    /* With no callback, the data dump writes files again. */
+    CHECK_EQ(1, count_files(dir));
+    snprintf(want, sizeof want, "%s/fill.4.args", dir);
+    CHECK(exists(want));
+    CHECK_OK(acldumpRegCallback(dump_cb, 0));
+    acldumpUnregCallback();
+    run_fill(out, 26);
+    CHECK_EQ(4, cb_seen.calls);
+    CHECK_EQ(2, count_files(dir));
+    CHECK_OK(aclmdlFinalizeDump());
     CHECK_OK(aclrtFree(out));
 }
 
@@ -435,7 +517,9 @@ int main(void)
     }
     RUN(dump_calls_keep_their_order_with_cann_codes);
     RUN(a_bad_configuration_is_refused_and_leaves_the_one_in_force);
+    RUN(unknown_keys_are_ignored_and_the_rest_is_honoured);
     RUN(a_data_dump_writes_each_kernels_arguments_under_dump_path);
+    RUN(a_registered_callback_gets_the_data_dump_instead_of_files);
     RUN(a_dump_list_layer_names_the_kernels_dumped);
     RUN(start_and_stop_dump_args_bracket_the_kernels_dumped);
     RUN(an_exception_dump_writes_the_failing_kernel_and_saved_tensors);

@@ -65,7 +65,20 @@ static struct {
     struct aclrt_dump_config cfg;
     char args_path[ACLRT_DUMP_PATH_MAX];
     atomic_ulong seq[3]; /* files written: data, args, exception */
-} aclrt_dump = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    /*
+     * acldumpRegCallback's callback, which data dumps go to instead of
+     * files. Called under `cb_lock` held for reading, so that
+     * acldumpUnregCallback, which takes it for writing, returns only when no
+     * call is running (but one on its own thread: aclrt_dump_in_cb).
+     */
+    pthread_rwlock_t cb_lock;
+    int32_t (*cb)(const acldumpChunk *, int32_t);
+} aclrt_dump = {.lock = PTHREAD_MUTEX_INITIALIZER, .cb_lock = PTHREAD_RWLOCK_INITIALIZER};
+
+/* Bytes of a dump file given to the callback in one chunk. */
+#define ACLRT_DUMP_CHUNK_BYTES ((size_t)1 << 20)
+
+static _Thread_local bool aclrt_dump_in_cb ACLRT_TLS_MODEL; /* this thread runs the dump callback */
 
 static void aclrt_dump_config_free(struct aclrt_dump_config *c)
 {
@@ -378,6 +391,7 @@ ACLRT_INTERNAL void aclrt_dump_reset(void)
     aclrt_dump.from_init = false;
     aclrt_dump.args_path[0] = '\0';
     pthread_mutex_unlock(&aclrt_dump.lock);
+    acldumpUnregCallback();
 }
 
 /* ------------------------------------------------------------------------
@@ -392,6 +406,49 @@ static bool aclrt_dump_named_locked(const char *kernel)
         if (strcmp(aclrt_dump.cfg.name[i], kernel) == 0)
             return true;
     return false;
+}
+
+/*
+ * The data of one dump file to the registered callback, in chunks of at most
+ * ACLRT_DUMP_CHUNK_BYTES at rising offsets; an empty file is one empty last
+ * chunk. A callback that returns nonzero gets no more of that file.
+ */
+static void aclrt_dump_to_callback(const char *file, const void *data, size_t n)
+{
+    if (aclrt_dump_in_cb)
+        return; /* a kernel the callback itself runs synchronously: no dump of the dump */
+    size_t cap = n < ACLRT_DUMP_CHUNK_BYTES ? n : ACLRT_DUMP_CHUNK_BYTES;
+    acldumpChunk *c = (acldumpChunk *)malloc(sizeof *c + cap);
+    if (c == NULL) {
+        fprintf(stderr, "aclrt: dump: out of memory for a chunk of '%s'\n", file);
+        return;
+    }
+    memset(c, 0, sizeof *c);
+    snprintf(c->fileName, sizeof c->fileName, "%s", file);
+    pthread_rwlock_rdlock(&aclrt_dump.cb_lock);
+    int32_t (*cb)(const acldumpChunk *, int32_t) = aclrt_dump.cb;
+    aclrt_dump_in_cb = true;
+    for (size_t off = 0; cb != NULL;) {
+        size_t len = n - off < cap ? n - off : cap;
+        c->bufLen = (uint32_t)len;
+        c->isLastChunk = off + len == n;
+        c->offset = (int64_t)off;
+        if (len > 0)
+            memcpy(c->dataBuf, (const char *)data + off, len);
+        int32_t r = cb(c, (int32_t)(sizeof *c + len));
+        cb = aclrt_dump.cb; /* written under cb_lock for writing, or by this thread (an unregistration inside) */
+        if (r != 0) {
+            fprintf(stderr, "aclrt: dump: the callback returned %d for '%s' at offset %zu: the rest not given\n",
+                    (int)r, file, off);
+            break;
+        }
+        off += len;
+        if (off == n)
+            break;
+    }
+    aclrt_dump_in_cb = false;
+    pthread_rwlock_unlock(&aclrt_dump.cb_lock);
+    free(c);
 }
 
 /*
@@ -412,7 +469,7 @@ ACLRT_INTERNAL void aclrt_dump_kernel(unsigned on, void *handle, uint32_t device
     for (char *p = kernel; *p != '\0'; p++)
         if (*p == '/')
             *p = '_';
-    char file[ACLRT_DUMP_PATH_MAX + 320];
+    char file[ACLRT_DUMP_PATH_MAX + 320], to_cb[ACLRT_DUMP_PATH_MAX + 320] = "";
     pthread_mutex_lock(&aclrt_dump.lock);
     on &= atomic_load_explicit(&aclrt_dump.on, memory_order_relaxed);
     for (unsigned kind = 0; kind < 3; kind++) {
@@ -429,11 +486,17 @@ ACLRT_INTERNAL void aclrt_dump_kernel(unsigned on, void *handle, uint32_t device
         else
             snprintf(file, sizeof file, "%s/extra-info/data-dump/%u/%s.%lu.exception", aclrt_dump.cfg.exception,
                      device, kernel, n);
+        if (bit == ACLRT_DUMP_DATA && aclrt_dump.cb != NULL) {
+            memcpy(to_cb, file, sizeof file);
+            continue;
+        }
         int e = aclrt_dump_write(file, NULL, 0, args, args != NULL ? size : 0);
         if (e != 0)
             fprintf(stderr, "aclrt: dump: cannot write '%s': %s\n", file, strerror(e));
     }
     pthread_mutex_unlock(&aclrt_dump.lock);
+    if (to_cb[0] != '\0')
+        aclrt_dump_to_callback(to_cb, args, args != NULL ? size : 0);
 }
 
 /* Which dumps a kernel run must look at now (0: none, the common case). */
@@ -553,6 +616,38 @@ ACLRT_API aclError aclopStopDumpArgs(uint32_t dumpType)
     atomic_fetch_and_explicit(&aclrt_dump.on, ~ACLRT_DUMP_ARGS, memory_order_relaxed);
     pthread_mutex_unlock(&aclrt_dump.lock);
     return ACL_SUCCESS;
+}
+
+ACLRT_API aclError acldumpRegCallback(int32_t (*const messageCallback)(const acldumpChunk *, int32_t), int32_t flag)
+{
+    ACLRT_ENTER();
+    if (messageCallback == NULL)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "messageCallback is NULL");
+    if (flag != 0)
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM,
+                          "flag %d: only 0 is supported (the dump data goes to the callback, not to files)", (int)flag);
+    if (aclrt_dump_in_cb)
+        return aclrt_fail(ACL_ERROR_FAILURE, "acldumpRegCallback called from the dump callback");
+    pthread_rwlock_wrlock(&aclrt_dump.cb_lock);
+    pthread_mutex_lock(&aclrt_dump.lock);
+    aclrt_dump.cb = messageCallback;
+    pthread_mutex_unlock(&aclrt_dump.lock);
+    pthread_rwlock_unlock(&aclrt_dump.cb_lock);
+    return ACL_SUCCESS;
+}
+
+ACLRT_API void acldumpUnregCallback(void)
+{
+    ACLRT_ENTER();
+    /* From the callback itself: this thread holds cb_lock for reading; the pointer alone goes. */
+    bool inside = aclrt_dump_in_cb;
+    if (!inside)
+        pthread_rwlock_wrlock(&aclrt_dump.cb_lock);
+    pthread_mutex_lock(&aclrt_dump.lock);
+    aclrt_dump.cb = NULL;
+    pthread_mutex_unlock(&aclrt_dump.lock);
+    if (!inside)
+        pthread_rwlock_unlock(&aclrt_dump.cb_lock);
 }
 
 ACLRT_API const char *acldumpGetPath(acldumpType dumpType)
