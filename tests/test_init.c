@@ -13,12 +13,14 @@
 
 #include "check.h"
 
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------
@@ -509,6 +511,85 @@ TEST(sanitize_and_schedule_keys_take_their_documented_values)
     CHECK_OK(aclFinalize());
 }
 
+/* Runtime threads ("aclrt-d0-..."), and how many of them run on exactly `want`. */
+static int runtime_threads_on(const cpu_set_t *want, int *total)
+{
+    int on = 0;
+    *total = 0;
+    DIR *d = opendir("/proc/self/task");
+    CHECK(d != NULL);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[300], comm[32] = "";
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            continue;
+        if (fgets(comm, sizeof comm, f) == NULL)
+            comm[0] = '\0';
+        fclose(f);
+        if (strncmp(comm, "aclrt-d0-", 9) != 0)
+            continue;
+        cpu_set_t got;
+        CHECK_EQ(0, sched_getaffinity((pid_t)atoi(e->d_name), sizeof got, &got));
+        (*total)++;
+        on += CPU_EQUAL(&got, want);
+    }
+    closedir(d);
+    return on;
+}
+
+/* aclrt.cpus puts the runtime's threads on the CPUs listed, and takes only lists of CPUs this process has. */
+TEST(cpus_key_places_the_runtime_threads)
+{
+    fresh();
+    cpu_set_t allowed, one;
+    CHECK_EQ(0, sched_getaffinity(0, sizeof allowed, &allowed));
+    int first = 0;
+    while (!CPU_ISSET(first, &allowed))
+        first++;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    char text[128];
+    snprintf(text, sizeof text, "{\"aclrt\":{\"cpus\":\"%d\",\"executors\":2}}", first);
+    CHECK_OK(aclInit(temp_config(text)));
+    CHECK_OK(aclrtSetDevice(0));
+    /* The threads name themselves once running: look until the three are there (or 10 s went by). */
+    int total = 0, on = 0;
+    for (time_t end = time(NULL) + 10; (on = runtime_threads_on(&one, &total), total < 3) && time(NULL) < end;)
+        sched_yield();
+    CHECK(total >= 3); /* two executors and the monitor */
+    CHECK_EQ(total, on);
+    /* The program's own thread is not moved. */
+    cpu_set_t mine;
+    CHECK_EQ(0, sched_getaffinity(0, sizeof mine, &mine));
+    CHECK(CPU_EQUAL(&mine, &allowed));
+    CHECK_OK(aclrtResetDevice(0));
+    CHECK_OK(aclFinalize());
+    /* Without the key the threads may run anywhere the process may. */
+    CHECK_OK(aclInit(temp_config("{\"aclrt\":{\"cpus\":\"\",\"executors\":2}}")));
+    CHECK_OK(aclrtSetDevice(0));
+    for (time_t end = time(NULL) + 10; (on = runtime_threads_on(&allowed, &total), total < 3) && time(NULL) < end;)
+        sched_yield();
+    CHECK_EQ(total, on);
+    CHECK_OK(aclrtResetDevice(0));
+    CHECK_OK(aclFinalize());
+    static const char *const bad[] = {"{\"aclrt\":{\"cpus\":0}}",          "{\"aclrt\":{\"cpus\":\"x\"}}",
+                                      "{\"aclrt\":{\"cpus\":\"3-1\"}}",    "{\"aclrt\":{\"cpus\":\"0,\"}}",
+                                      "{\"aclrt\":{\"cpus\":\"-1\"}}",     "{\"aclrt\":{\"cpus\":\"100000\"}}",
+                                      "{\"aclrt\":{\"cpus\":\"1023\"}}"};
+    long machine_cpus = sysconf(_SC_NPROCESSORS_CONF);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (i == 6 && machine_cpus > 1023)
+            continue; /* a machine that has CPU 1023 */
+        CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config(bad[i])));
+        CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "aclrt.cpus must be \"\" or a list of CPUs and ranges");
+    }
+    CHECK_OK(aclInit(NULL));
+    CHECK_OK(aclFinalize());
+}
+
 /* "aclrt" is this runtime's object: a key it does not know is a mistake, reported with its name. */
 TEST(unknown_key_in_aclrt_is_file_attr_invalid)
 {
@@ -516,12 +597,12 @@ TEST(unknown_key_in_aclrt_is_file_attr_invalid)
     CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"devices\":2,\"exectors\":4}}")));
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(),
                        "[aclInit] unknown key \"aclrt.exectors\" in the configuration: did you mean \"executors\"? "
-                       "(the keys of \"aclrt\": backend, progress, profile, sanitize, schedule, devices, executors, "
+                       "(the keys of \"aclrt\": backend, progress, profile, sanitize, schedule, cpus, devices, executors, "
                        "ring_bytes, spin_ns, max_streams, max_events, max_notifies, sanitize_exitcode) (error 100008)");
     CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"no_such_key\":7}}")));
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(),
                        "[aclInit] unknown key \"aclrt.no_such_key\" in the configuration (the keys of \"aclrt\": "
-                       "backend, progress, profile, sanitize, schedule, devices, executors, ring_bytes, spin_ns, "
+                       "backend, progress, profile, sanitize, schedule, cpus, devices, executors, ring_bytes, spin_ns, "
                        "max_streams, max_events, max_notifies, sanitize_exitcode) (error 100008)");
     CHECK_EQ(ACL_ERROR_FILE_ATTR_INVALID, aclInit(temp_config("{\"aclrt\":{\"Backend\":\"host\"}}")));
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "unknown key \"aclrt.Backend\" in the configuration: did you mean "
@@ -1121,6 +1202,7 @@ int main(void)
     RUN(unknown_keys_outside_aclrt_are_ignored);
     RUN(unknown_key_in_aclrt_is_file_attr_invalid);
     RUN(sanitize_and_schedule_keys_take_their_documented_values);
+    RUN(cpus_key_places_the_runtime_threads);
     RUN(empty_config_file_means_defaults);
     RUN(config_larger_than_one_mib_is_invalid_file_size);
     RUN(config_file_does_not_outlive_finalize);

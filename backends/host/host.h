@@ -108,7 +108,8 @@ static aclError aclrt_host_start_threads(struct aclrt_host_device *hd)
         if (!aclrt_host_start_executor(&hd->executors[started]))
             break;
     }
-    if (started == hd->executor_count && pthread_create(&hd->monitor, NULL, aclrt_host_monitor_main, hd) == 0)
+    if (started == hd->executor_count &&
+        aclrt_config_thread_create(&aclrt_rt.config, &hd->monitor, NULL, aclrt_host_monitor_main, hd) == 0)
         return ACL_SUCCESS;
     aclrt_host_stop_threads(hd, started, false);
     return aclrt_fail(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, "cannot start executor threads for device %u", hd->dev->id);

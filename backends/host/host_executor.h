@@ -217,7 +217,7 @@ ACLRT_INTERNAL bool aclrt_host_start_executor(struct aclrt_host_executor *ex)
     pthread_attr_setstacksize(&attr, 1u << 20);
     if (ex->extra)
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&ex->thread, &attr, aclrt_host_executor_main, ex);
+    int rc = aclrt_config_thread_create(&aclrt_rt.config, &ex->thread, &attr, aclrt_host_executor_main, ex);
     pthread_attr_destroy(&attr);
     return rc == 0;
 }

@@ -18,6 +18,7 @@
  *   aclrt.sanitize                 ACLRT_SANITIZE         "none" (or "streams", plus ",uninit", ",free")
  *   aclrt.sanitize_exitcode        ACLRT_SANITIZE_EXITCODE 66
  *   aclrt.schedule                 ACLRT_SCHEDULE         "threads" (or "deterministic:SEED")
+ *   aclrt.cpus                     ACLRT_CPUS             "" (any CPU; else a list: "0-3,6")
  *
  * The file is parsed with jsmn (a real tokenizer, header-only, in strict
  * mode), and the text between its tokens is checked for the separators
@@ -68,6 +69,8 @@ struct aclrt_config {
     uint32_t sanitize_exitcode; /* the exit status aclFinalize gives a program the sanitizer reported on */
     bool deterministic;     /* aclrt.schedule "deterministic:SEED" (backends/host/host_det.h) */
     uint64_t schedule_seed; /* its SEED */
+    bool cpus_set;          /* aclrt.cpus: the runtime's threads run on `cpus` only */
+    cpu_set_t cpus;
 };
 
 /* Bits of aclrt.sanitize. */
@@ -77,6 +80,7 @@ struct aclrt_config {
 
 /* Bits of file_keys: a number's index in aclrt_config_numbers, then the three named ones. */
 #define ACLRT_CONFIG_KEY(index) (1u << (index))
+#define ACLRT_CONFIG_KEY_CPUS (1u << 26)
 #define ACLRT_CONFIG_KEY_SANITIZE (1u << 27)
 #define ACLRT_CONFIG_KEY_SCHEDULE (1u << 28)
 #define ACLRT_CONFIG_KEY_PROFILE (1u << 29)
@@ -163,6 +167,76 @@ static int aclrt_config_schedule_mode(const char *s, size_t n, uint64_t *seed)
         return -1;
     *seed = v;
     return 1;
+}
+
+/*
+ * aclrt.cpus: "" -> 0 (no set: any CPU); a list of CPUs and ranges ("0-3,6")
+ * of which at least one is a CPU of this machine -> 1, the set in *out;
+ * anything else -> -1. (Whether the process may run there is known only when
+ * a thread starts: aclrt_config_thread_create.)
+ */
+static int aclrt_config_cpu_list(const char *s, size_t n, cpu_set_t *out)
+{
+    CPU_ZERO(out);
+    if (n == 0)
+        return 0;
+    for (size_t at = 0; at <= n;) {
+        unsigned long lo = 0, hi;
+        size_t i = at, digits = 0;
+        for (; i < n && s[i] >= '0' && s[i] <= '9' && digits < 6; i++, digits++)
+            lo = lo * 10 + (unsigned long)(s[i] - '0');
+        if (digits == 0)
+            return -1;
+        hi = lo;
+        if (i < n && s[i] == '-') {
+            hi = 0, digits = 0;
+            for (i++; i < n && s[i] >= '0' && s[i] <= '9' && digits < 6; i++, digits++)
+                hi = hi * 10 + (unsigned long)(s[i] - '0');
+            if (digits == 0 || hi < lo)
+                return -1;
+        }
+        if (hi >= CPU_SETSIZE || (i < n && s[i] != ','))
+            return -1;
+        for (unsigned long c = lo; c <= hi; c++)
+            CPU_SET(c, out);
+        at = i + 1;
+    }
+    long cpus = sysconf(_SC_NPROCESSORS_CONF);
+    for (long c = 0; c < cpus && c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, out))
+            return 1;
+    return -1;
+}
+
+/*
+ * Start one of the runtime's own threads (an executor, the monitor, a model
+ * lane) with `attr` (NULL: the defaults), on the CPUs of aclrt.cpus if set.
+ * Where the process may not run on any of them (a cgroup, taskset), the
+ * thread starts without them, as without aclrt.cpus. pthread_create's result.
+ */
+ACLRT_INTERNAL int aclrt_config_thread_create(const struct aclrt_config *c, pthread_t *t, pthread_attr_t *attr,
+                                              void *(*fn)(void *), void *arg)
+{
+    pthread_attr_t own;
+    if (attr == NULL) {
+        pthread_attr_init(&own);
+        attr = &own;
+    }
+    int rc = -1;
+    if (c->cpus_set && pthread_attr_setaffinity_np(attr, sizeof c->cpus, &c->cpus) == 0)
+        rc = pthread_create(t, attr, fn, arg);
+    if (rc != 0 && c->cpus_set) {
+        cpu_set_t any;
+        CPU_ZERO(&any);
+        for (int i = 0; i < CPU_SETSIZE; i++)
+            CPU_SET(i, &any);
+        (void)pthread_attr_setaffinity_np(attr, sizeof any, &any);
+    }
+    if (rc != 0)
+        rc = pthread_create(t, attr, fn, arg);
+    if (attr == &own)
+        pthread_attr_destroy(&own);
+    return rc;
 }
 
 /* Parse an unsigned integer within [lo, hi]; accepts "123" as JSON text or string. */
@@ -268,10 +342,10 @@ static aclError aclrt_config_unknown_key(const char *key, size_t n)
 {
     const char *closest = NULL;
     size_t closest_d = 3;
-    char known[320] = "backend, progress, profile, sanitize, schedule";
+    char known[320] = "backend, progress, profile, sanitize, schedule, cpus";
     size_t len = strlen(known);
-    const char *named[5] = {"backend", "progress", "profile", "sanitize", "schedule"};
-    for (size_t k = 0; k < 5; k++) {
+    const char *named[6] = {"backend", "progress", "profile", "sanitize", "schedule", "cpus"};
+    for (size_t k = 0; k < 6; k++) {
         size_t d = aclrt_config_distance(key, n, named[k]);
         if (d < closest_d)
             closest = named[k], closest_d = d;
@@ -474,6 +548,16 @@ static aclError aclrt_config_apply_json(struct aclrt_config *c, const char *js, 
                                           "aclrt.sanitize must be \"none\", or \"streams\" followed by any of \",uninit\" and \",free\"");
                     c->sanitize = (uint32_t)mode;
                 }
+                if (strcmp(name, "aclrt.cpus") == 0) {
+                    known = true;
+                    c->file_keys |= ACLRT_CONFIG_KEY_CPUS;
+                    int mode = v->type == JSMN_STRING ? aclrt_config_cpu_list(js + v->start, (size_t)(v->end - v->start), &c->cpus) : -1;
+                    if (mode < 0)
+                        return aclrt_fail(ACL_ERROR_FILE_ATTR_INVALID,
+                                          "aclrt.cpus must be \"\" or a list of CPUs and ranges (\"0-3,6\") of "
+                                          "which at least one is a CPU of this machine");
+                    c->cpus_set = mode == 1;
+                }
                 if (strcmp(name, "aclrt.schedule") == 0) {
                     known = true;
                     c->file_keys |= ACLRT_CONFIG_KEY_SCHEDULE;
@@ -586,6 +670,16 @@ ACLRT_INTERNAL void aclrt_config_load_env(struct aclrt_config *c)
         else
             fprintf(stderr, "aclrt: ignoring ACLRT_SANITIZE=%s (expected \"none\", or \"streams\" followed by any of \",uninit\" and \",free\")\n", z);
     }
+    const char *cpus = getenv("ACLRT_CPUS");
+    if (cpus != NULL) {
+        cpu_set_t set;
+        int mode = aclrt_config_cpu_list(cpus, strlen(cpus), &set);
+        if (mode >= 0)
+            c->cpus_set = mode == 1, c->cpus = set;
+        else
+            fprintf(stderr, "aclrt: ignoring ACLRT_CPUS=%s (expected a list of CPUs and ranges, \"0-3,6\", of "
+                            "which at least one is a CPU of this machine)\n", cpus);
+    }
     const char *d = getenv("ACLRT_SCHEDULE");
     if (d != NULL && d[0] != '\0') {
         uint64_t seed = 0;
@@ -641,6 +735,10 @@ ACLRT_INTERNAL int aclrt_config_unapplied(const struct aclrt_config *running, co
         (running->deterministic != file->deterministic || running->schedule_seed != file->schedule_seed))
         ACLRT_CONFIG_UNAPPLIED("%saclrt.schedule (the runtime has \"%s\")", n ? ", " : "",
                                running->deterministic ? "deterministic" : "threads");
+    if ((file->file_keys & ACLRT_CONFIG_KEY_CPUS) &&
+        (running->cpus_set != file->cpus_set || (file->cpus_set && !CPU_EQUAL(&running->cpus, &file->cpus))))
+        ACLRT_CONFIG_UNAPPLIED("%saclrt.cpus (the runtime has %s)", n ? ", " : "",
+                               running->cpus_set ? "another set" : "none");
     if ((file->file_keys & ACLRT_CONFIG_KEY_PROFILE) && running->profile != file->profile)
         ACLRT_CONFIG_UNAPPLIED("%saclrt.profile \"%s\" (the runtime has \"%s\")", n ? ", " : "",
                                aclrt_profiles[file->profile].name, aclrt_profiles[running->profile].name);

@@ -284,7 +284,8 @@ static void aclrt_lanes_activate(struct aclrt_model_lanes *run, uint32_t lane)
     run->running[lane] = 1;
     if (room) {
         *st = (struct aclrt_lane_start){run, lane};
-        if (pthread_create(&run->threads[run->nthreads], NULL, aclrt_lane_thread, st) == 0) {
+        if (aclrt_config_thread_create(&aclrt_rt.config, &run->threads[run->nthreads], NULL, aclrt_lane_thread,
+                                       st) == 0) {
             run->nthreads++;
             pthread_mutex_unlock(&run->lock);
             return;
