@@ -167,6 +167,15 @@ struct bench_opts {
     uint64_t asleep_ns;    /* how long to wait so that executors sleep: >= 50 x spin_ns, >= 1 ms */
     int executors;         /* aclrt executor threads found (for the record) */
     double started_s;
+    /*
+     * Where the threads run (--placement): "free" (the scheduler's choice),
+     * "one" (the harness's threads and the runtime's on one CPU) or "two"
+     * (the harness's on one CPU, the runtime's on the others). The sets as
+     * text ("0", "1-3"; "" for any CPU) for the record.
+     */
+    char placement[8];
+    char harness_cpus[64];
+    char runtime_cpus[64];
 };
 extern struct bench_opts bench_opts;
 
@@ -185,6 +194,19 @@ void bench_watchdog_case(const char *name);
  * ------------------------------------------------------------------------ */
 
 void bench_pin_self(int cpu);                   /* no-op when cpu >= online CPUs */
+
+/*
+ * Placement (--placement): bench_placement_init picks the CPU sets, puts the
+ * calling (main) thread on the harness's set, and tells aclrt its set through
+ * ACLRT_CPUS (before aclInit); false for a name it does not know or a
+ * placement the machine cannot give. Threads the harness starts inherit its
+ * set; bench_place_harness puts the caller back on it (after a limit that
+ * pinned it); bench_place_runtime_attr puts a baseline worker on the
+ * runtime's set.
+ */
+bool bench_placement_init(const char *name);
+void bench_place_harness(void);
+void bench_place_runtime_attr(void *pthread_attr);
 void bench_sleep_ns(uint64_t ns);
 void bench_spin_ns(uint64_t ns);                /* busy-wait */
 int bench_gettid(void);

@@ -1,9 +1,11 @@
 # bench/bench.mk - the benchmark harness, included by the top Makefile.
 #
-#   make bench-run [QUICK=1]   build, run, write bench/results/latest.{json,csv}
+#   make bench-run [QUICK=1] [REPEAT=N] [PLACEMENTS="two one"]
+#                              build, run N times in each placement (bench/repeat.py: the
+#                              spread of the runs and the targets), write bench/results/latest.{json,csv}
 #                              and (with gnuplot) latency.png, scaling.png (outputs:
 #                              git ignores bench/results/, a run leaves the tree clean)
-#   make bench-smoke           QUICK run into $(BUILD)/bench/smoke + JSON shape
+#   make bench-smoke           QUICK run (once per placement) into $(BUILD)/bench/smoke + JSON shape
 #                              check; never fails on timing, no plot
 #
 # Standalone: make -f bench/bench.mk bench-run QUICK=1 CC=gcc BUILD=build
@@ -27,6 +29,11 @@ BENCH_LIBS := -lck -lurcu-cds -lurcu-bp -lurcu-common -lpthread -lm -ldl
 BENCH_KERNEL := $(BENCH_BUILD)/libbench_kernel.so
 BENCH_KERNEL_FLAG := -DBENCH_KERNEL_PATH='"$(abspath $(BENCH_KERNEL))"'
 BENCH_QUICK_FLAG := $(if $(filter 1 yes true,$(QUICK)),--quick)
+# How many runs of the harness per placement, and the placements (bench/repeat.py): "two" puts the
+# harness's threads on one CPU and the runtimes' on the others, "one" all of them on one CPU, "free"
+# leaves it to the scheduler.
+REPEAT ?= 3
+PLACEMENTS ?= two one
 BENCH_GIT = $(shell git rev-parse --short HEAD 2>/dev/null)$(shell git diff --quiet HEAD -- 2>/dev/null || echo +changes)
 
 .PHONY: bench-run bench-smoke bench-build
@@ -50,7 +57,8 @@ $(BENCH_BIN): $(BENCH_OBJS) $(BENCH_IMPL_OBJ) | $(BENCH_KERNEL)
 
 bench-run: $(BENCH_BIN)
 	@mkdir -p $(BENCH_OUT)
-	BENCH_GIT="$(BENCH_GIT)" $(BENCH_BIN) $(BENCH_QUICK_FLAG) --out $(BENCH_OUT) --data $(BENCH_BUILD)
+	BENCH_GIT="$(BENCH_GIT)" python3 bench/repeat.py --bin $(BENCH_BIN) $(BENCH_QUICK_FLAG) --repeat $(REPEAT) \
+	  --placements "$(PLACEMENTS)" --out $(BENCH_OUT) --data $(BENCH_BUILD)
 	@if command -v gnuplot >/dev/null 2>&1; then \
 	  gnuplot -e "datadir='$(BENCH_BUILD)'; outdir='$(BENCH_OUT)'; quick='$(BENCH_QUICK_FLAG)'" bench/plot.gp && \
 	  echo "wrote $(BENCH_OUT)/latency.png and $(BENCH_OUT)/scaling.png"; \
@@ -60,8 +68,9 @@ bench-run: $(BENCH_BIN)
 
 bench-smoke: $(BENCH_BIN)
 	@mkdir -p $(BENCH_BUILD)/smoke
-	@echo "== benchmark harness smoke run (QUICK) =="
-	@if ! BENCH_GIT="$(BENCH_GIT)" $(BENCH_BIN) --quick --out $(BENCH_BUILD)/smoke --data $(BENCH_BUILD)/smoke \
+	@echo "== benchmark harness smoke run (QUICK, once in each placement) =="
+	@if ! BENCH_GIT="$(BENCH_GIT)" python3 bench/repeat.py --bin $(BENCH_BIN) --quick --repeat 1 \
+	      --placements "two one" --out $(BENCH_BUILD)/smoke --data $(BENCH_BUILD)/smoke \
 	      > $(BENCH_BUILD)/smoke/output.txt 2>&1; then \
 	  tail -n 40 $(BENCH_BUILD)/smoke/output.txt; echo "FAIL: the benchmark harness did not complete"; exit 1; \
 	fi

@@ -141,6 +141,15 @@ static void link_result(struct result *r)
     bench_link(r->name, limit, bench_find(base) != NULL ? base : NULL);
 }
 
+/* --targets: the table above, one per line (name, kind, value, text), for bench/repeat.py. */
+static void print_targets(void)
+{
+    static const char *kinds[] = {"p50_at_most", "p50_at_least", "x_limit_at_most", "x_limit_at_least",
+                                  "speedup_at_least"};
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+        printf("%s\t%s\t%g\t%s\n", targets[i].name, kinds[targets[i].kind], targets[i].value, targets[i].text);
+}
+
 static void evaluate_targets(FILE *out)
 {
     fprintf(out, "\nPerformance targets (informational; the harness never fails on timing):\n");
@@ -268,7 +277,8 @@ static void scaling_points(void)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: aclrt-bench [--quick] [--out DIR] [--data DIR] [--only SUBSTRING] [--list]\n");
+    fprintf(stderr, "usage: aclrt-bench [--quick] [--placement free|one|two] [--out DIR] [--data DIR] "
+                    "[--only SUBSTRING] [--list] [--targets]\n");
     exit(2);
 }
 
@@ -276,7 +286,7 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--ipc-peer") == 0) /* the second process of cases_ipc.c */
         return bench_ipc_peer_main(argc, argv);
-    const char *out = "bench/results", *data = NULL, *only = NULL;
+    const char *out = "bench/results", *data = NULL, *only = NULL, *placement = "free";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             bench_opts.quick = true;
@@ -286,6 +296,12 @@ int main(int argc, char **argv)
             data = argv[++i];
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
             only = argv[++i];
+        else if (strcmp(argv[i], "--placement") == 0 && i + 1 < argc)
+            placement = argv[++i];
+        else if (strcmp(argv[i], "--targets") == 0) {
+            print_targets();
+            return 0;
+        }
         else if (strcmp(argv[i], "--list") == 0) {
             for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
                 printf("%s\n", cases[c].name);
@@ -300,6 +316,10 @@ int main(int argc, char **argv)
 
     bench_opts.started_s = bench_now_s();
     bench_opts.cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (!bench_placement_init(placement)) {
+        fprintf(stderr, "aclrt-bench: placement \"%s\": expected free, one or two (two needs 2 CPUs)\n", placement);
+        return 2;
+    }
     const char *spin = getenv("ACLRT_SPIN_NS");
     bench_opts.spin_ns = spin != NULL && spin[0] != '\0' ? strtoull(spin, NULL, 10) : 20000;
     bench_opts.asleep_ns = 50 * bench_opts.spin_ns > 1000000 ? 50 * bench_opts.spin_ns : 1000000;
@@ -319,8 +339,13 @@ int main(int argc, char **argv)
     printf("aclrt benchmark%s: %s\n", bench_opts.quick ? " (QUICK: a short smoke run, not for figures)" : "",
            bench_machine_line());
     printf("clock: %s; one read costs %.1f ns\n", bench_clock_desc, bench_clock_cost_ns);
-    printf("aclrt: %d executors, spin_ns %llu; asleep cases wait %.1f ms\n\n", bench_opts.executors,
+    printf("aclrt: %d executors, spin_ns %llu; asleep cases wait %.1f ms\n", bench_opts.executors,
            (unsigned long long)bench_opts.spin_ns, (double)bench_opts.asleep_ns / 1e6);
+    if (bench_opts.harness_cpus[0] != '\0')
+        printf("placement: %s (harness on CPU %s, runtimes on CPU %s)\n\n", bench_opts.placement,
+               bench_opts.harness_cpus, bench_opts.runtime_cpus);
+    else
+        printf("placement: free (the scheduler places every thread)\n\n");
     fflush(stdout);
 
     size_t ncases = sizeof cases / sizeof cases[0];
@@ -341,6 +366,7 @@ int main(int argc, char **argv)
             bench_watchdog_case(cases[c].name);
             cases[c].run(&rt_naive);
         }
+        bench_place_harness(); /* a limit pins the main thread to a CPU of its own */
         for (int i = first; i < bench_result_count; i++)
             link_result(&bench_results[i]);
         for (int i = first; i < bench_result_count; i++)

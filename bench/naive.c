@@ -13,6 +13,7 @@
  * cross-stream wait blocks the waiting stream's worker on the other
  * stream's condition variable.
  */
+#include "bench.h" /* first: _GNU_SOURCE (pthread_attr_setaffinity_np); the placement */
 #include "naive.h"
 
 #include <stdio.h>
@@ -122,7 +123,12 @@ struct nv_stream *nv_stream_create(void)
     s->q = malloc(s->cap * sizeof *s->q);
     if (s->q == NULL)
         nv_die("out of memory");
-    if (pthread_create(&s->worker, NULL, nv_worker, s) != 0)
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    bench_place_runtime_attr(&attr); /* the runtime's CPUs, as aclrt's executors (--placement) */
+    int rc = pthread_create(&s->worker, &attr, nv_worker, s);
+    pthread_attr_destroy(&attr);
+    if (rc != 0)
         nv_die("cannot start a worker thread");
     return s;
 }

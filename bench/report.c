@@ -319,7 +319,16 @@ bool bench_write_json(const char *path)
     fprintf(f, ",\n    \"tsc_skew_ns_estimate\": ");
     json_num(f, bench_tsc_skew_ns);
     fprintf(f, ",\n    \"pinning\": ");
-    json_str(f, "limit threads pinned to CPUs 0 and 1; aclrt executors, baseline workers and launchers not pinned");
+    json_str(f, bench_opts.harness_cpus[0] != '\0'
+                    ? "limit threads pinned to CPUs 0 and 1; the harness's threads on harness_cpus, aclrt's "
+                      "threads and the baseline's workers on runtime_cpus"
+                    : "limit threads pinned to CPUs 0 and 1; nothing else pinned");
+    fprintf(f, ",\n    \"placement\": ");
+    json_str(f, bench_opts.placement);
+    fprintf(f, ",\n    \"harness_cpus\": ");
+    json_str(f, bench_opts.harness_cpus);
+    fprintf(f, ",\n    \"runtime_cpus\": ");
+    json_str(f, bench_opts.runtime_cpus);
     fprintf(f, ",\n    \"aclrt_executors\": %d,\n    \"aclrt_spin_ns\": %llu,\n    \"asleep_wait_ns\": %llu",
             bench_opts.executors, (unsigned long long)bench_opts.spin_ns, (unsigned long long)bench_opts.asleep_ns);
     fprintf(f, ",\n    \"loadavg_start\": [");

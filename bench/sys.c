@@ -24,6 +24,72 @@ void bench_pin_self(int cpu)
     pthread_setaffinity_np(pthread_self(), sizeof set, &set); /* best effort (cgroups may refuse) */
 }
 
+static cpu_set_t harness_set, runtime_set;
+static bool placed; /* a placement other than "free" */
+
+/* A CPU set as text: "0", "1-3,6". */
+static void cpu_list(const cpu_set_t *set, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (int c = 0; c < CPU_SETSIZE && len < cap; c++) {
+        if (!CPU_ISSET(c, set))
+            continue;
+        int end = c;
+        while (end + 1 < CPU_SETSIZE && CPU_ISSET(end + 1, set))
+            end++;
+        len += (size_t)(end > c ? snprintf(out + len, cap - len, "%s%d-%d", len ? "," : "", c, end)
+                                : snprintf(out + len, cap - len, "%s%d", len ? "," : "", c));
+        c = end;
+    }
+}
+
+bool bench_placement_init(const char *name)
+{
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        return false;
+    int first = 0;
+    while (first < CPU_SETSIZE && !CPU_ISSET(first, &allowed))
+        first++;
+    harness_set = allowed;
+    runtime_set = allowed;
+    if (strcmp(name, "one") == 0 || strcmp(name, "two") == 0) {
+        CPU_ZERO(&harness_set);
+        CPU_SET(first, &harness_set);
+        if (strcmp(name, "one") == 0) {
+            runtime_set = harness_set;
+        } else {
+            CPU_CLR(first, &runtime_set);
+            if (CPU_COUNT(&runtime_set) == 0)
+                return false; /* one CPU: no second one for the runtime */
+        }
+        placed = true;
+    } else if (strcmp(name, "free") != 0) {
+        return false;
+    }
+    snprintf(bench_opts.placement, sizeof bench_opts.placement, "%s", name);
+    if (placed) {
+        cpu_list(&harness_set, bench_opts.harness_cpus, sizeof bench_opts.harness_cpus);
+        cpu_list(&runtime_set, bench_opts.runtime_cpus, sizeof bench_opts.runtime_cpus);
+        setenv("ACLRT_CPUS", bench_opts.runtime_cpus, 1);
+    }
+    bench_place_harness();
+    return true;
+}
+
+void bench_place_harness(void)
+{
+    /* "free" puts the caller back on every CPU too: a limit may have pinned it. */
+    pthread_setaffinity_np(pthread_self(), sizeof harness_set, &harness_set); /* best effort */
+}
+
+void bench_place_runtime_attr(void *pthread_attr)
+{
+    if (placed)
+        pthread_attr_setaffinity_np((pthread_attr_t *)pthread_attr, sizeof runtime_set, &runtime_set);
+}
+
 void bench_sleep_ns(uint64_t ns)
 {
     struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
