@@ -104,8 +104,10 @@ What counts as a use (an identifier outside comments and strings):
          that file; if they are in several files the access is ambiguous and
          counts for none (counted and reported as "ambiguous member uses").
   Names are ignored when a system header, Concurrency Kit (ck_*, CK_*),
-  liburcu (cds_*, urcu_*, caa_*, and upper case), jsmn or aclrt.h (the
-  public API: its macros, typedefs, enum constants and tags) defines them.
+  liburcu (cds_*, urcu_*, caa_*, and upper case), jsmn, aclrt.h (the
+  public API: its macros, typedefs, enum constants and tags) or the
+  CANN-named headers under acl/ and hccl/ (their types; a member name that a
+  public struct also has is looked up by name as ambiguous) define them.
   A public function declared in aclrt.h whose body is in an implementation
   file is defined by that file, like any function.
 
@@ -132,6 +134,16 @@ LAYERS = ("impl/core", "impl/task", "backends", "impl/runtime", "impl/stream", "
 ALLOWED_BACKEND_INCLUDE = "backends/backend.h"
 AGGREGATE = "impl/aclrt_impl.h"
 PUBLIC_HEADER = "aclrt.h"
+PUBLIC_API_DIRS = ("acl", "hccl")  # CANN-named headers: their structs are public types
+
+
+def public_api_headers(root):
+    out = []
+    for d in PUBLIC_API_DIRS:
+        full = os.path.join(root, d)
+        if os.path.isdir(full):
+            out.extend(os.path.join(d, n) for n in sorted(os.listdir(full)) if n.endswith(".h"))
+    return out
 
 KEYWORDS = set("""
 auto break case char const continue default do double else enum extern float for goto if inline int long
@@ -347,6 +359,7 @@ class Model:
         self.typedef_tag = {}                          # typedef name -> struct tag
         self.public_names = set()                      # defined by aclrt.h
         self.public_tags = set()
+        self.public_members = set()                    # member names of public structs
         self.public_typedefs = set()
         self.member_owners = collections.defaultdict(set)  # member name -> {(tag, file)}
 
@@ -710,6 +723,8 @@ def parse_bodies(fi, model, idx, public):
                                 model.ordinary[toks[item[0]].text].append((2, 0, fi.rel, "enumconst"))
                 else:
                     parse_members(fi, model, body, st, public)
+                if public:
+                    model.public_members.update(st.members)
                 if tag is not None:
                     if public:
                         model.public_tags.add(tag)
@@ -1058,7 +1073,8 @@ def member_use(model, uses, src, tag, member, line):
     if not owners:
         return None
     files = {f for _, f in owners}
-    if len(files) != 1:
+    if len(files) != 1 or member in model.public_members:
+        # a public struct (acl/*.h, hccl/*.h) has a member of that name too
         uses.ambiguous[member] += 1
         return None
     f = next(iter(files))
@@ -1195,6 +1211,8 @@ def analyse(root):
         collect_macros(infos[rel], model, False)
     if public is not None:
         parse_definitions(public, model, -1, public=True)
+    for rel in public_api_headers(root):
+        parse_definitions(FileInfo(rel, read_file(root, rel)), model, -1, public=True)
     for rel in order:
         parse_definitions(infos[rel], model, rank[rel])
     name_anonymous(model)

@@ -352,6 +352,23 @@ class CheckLayeringTest(unittest.TestCase):
         self.assertEqual(status, 0, out)
         self.assertEdge(out, "impl/get.h", "impl/info.h", "rtInfo.id")
 
+    def test_a_member_of_a_cann_header_struct_is_no_use_of_an_impl_file(self):
+        status, out = run_checker({
+            "acl/acl_thing.h": "typedef struct aclThingChunk { long offset; int last; } aclThingChunk;\n",
+            "impl/args.h": """\
+                #include "base.h"
+                struct rt_param { int offset; };
+                """,
+            "impl/dump.h": """\
+                #include "base.h"
+                #include "../acl/acl_thing.h"
+                ACLRT_INLINE void fill(aclThingChunk *c) { c->offset = 1; }
+                ACLRT_INLINE void fill_any(void *p) { ((aclThingChunk *)p)->offset = 2; }
+                """,
+        })
+        self.assertEqual(status, 0, out)
+        self.assertNotIn("rt_param.offset", out)
+
     def test_a_comment_naming_a_file_that_is_gone_fails(self):
         status, out = run_checker({
             "impl/a.h": """\
