@@ -315,6 +315,7 @@ void limit_ring_op(void);
 void limit_ring_stream(void);
 void limit_handoff(void);
 void limit_futex(void);
+void limit_futex_wake_cold(void);
 
 /* cases_micro.c: direct calls, batch timing */
 void case_query_event_status(const struct rt *rt);

@@ -464,3 +464,62 @@ void limit_futex(void)
     samples_free(&fp.wakeup);
     samples_free(&fp.wake_call);
 }
+
+/*
+ * limit_futex_wake_cold: the FUTEX_WAKE call that wakes a thread which has
+ * slept for asleep_ns on the runtimes' CPUs (placement), from the harness's
+ * CPU: what a launch onto a stream whose executors all sleep pays at least.
+ * limit_futex_wake wakes a thread that slept for microseconds, whose CPU
+ * may still be polling; after a millisecond the CPU of a sleeper is idle
+ * (on a virtual machine, its vCPU halted), and waking it costs more.
+ */
+struct futex_cold {
+    _Atomic uint32_t word, ack;
+    size_t n;
+};
+
+static void *futex_cold_sleeper(void *arg)
+{
+    struct futex_cold *fc = arg;
+    for (size_t i = 1; i <= fc->n; i++) {
+        uint32_t v;
+        while ((v = atomic_load_explicit(&fc->word, memory_order_acquire)) != (uint32_t)i)
+            bench_futex_wait(&fc->word, v);
+        atomic_store_explicit(&fc->ack, (uint32_t)i, memory_order_release);
+        bench_futex_wake(&fc->ack, 1);
+    }
+    return NULL;
+}
+
+void limit_futex_wake_cold(void)
+{
+    struct futex_cold fc;
+    memset(&fc, 0, sizeof fc);
+    size_t n = bench_iters(400, 40);
+    fc.n = n;
+    struct samples wake;
+    samples_init(&wake, n);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    bench_place_runtime_attr(&attr);
+    pthread_t t;
+    pthread_create(&t, &attr, futex_cold_sleeper, &fc);
+    pthread_attr_destroy(&attr);
+    double start = bench_now_s();
+    for (size_t i = 1; i <= n; i++) {
+        bench_sleep_ns(bench_opts.asleep_ns); /* the sleeper is long asleep */
+        atomic_store_explicit(&fc.word, (uint32_t)i, memory_order_release);
+        uint64_t w0 = bench_ticks();
+        long woke = bench_futex_wake(&fc.word, 1);
+        uint64_t w1 = bench_ticks();
+        if (woke == 1 && !bench_over_budget(start, 10.0))
+            samples_add(&wake, bench_op_ns(w0, w1));
+        uint32_t v;
+        while ((v = atomic_load_explicit(&fc.ack, memory_order_acquire)) != (uint32_t)i)
+            bench_futex_wait(&fc.ack, v);
+    }
+    pthread_join(t, NULL);
+    bench_record("limit_futex_wake_cold", "ns", RESULT_LIMIT, &wake, 1,
+                 "the FUTEX_WAKE syscall that woke a thread asleep for asleep_ns on the runtimes' CPUs");
+    samples_free(&wake);
+}
