@@ -424,7 +424,7 @@ static void aclrt_dump_to_callback(const char *file, const void *data, size_t n)
         return;
     }
     memset(c, 0, sizeof *c);
-    snprintf(c->fileName, sizeof c->fileName, "%s", file);
+    memcpy(c->fileName, file, strnlen(file, sizeof c->fileName - 1)); /* zeroed above: terminated, cut to fit */
     pthread_rwlock_rdlock(&aclrt_dump.cb_lock);
     int32_t (*cb)(const acldumpChunk *, int32_t) = aclrt_dump.cb;
     aclrt_dump_in_cb = true;
