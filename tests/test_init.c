@@ -540,6 +540,69 @@ static int runtime_threads_on(const cpu_set_t *want, int *total)
     return on;
 }
 
+/* Executor threads ("aclrt-d0-e..."), and how many of them sleep (state S in /proc). */
+static int executors_asleep(int *total)
+{
+    int asleep = 0;
+    *total = 0;
+    DIR *d = opendir("/proc/self/task");
+    CHECK(d != NULL);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[300], comm[32] = "", stat[256] = "";
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f == NULL)
+            continue;
+        if (fgets(comm, sizeof comm, f) == NULL)
+            comm[0] = '\0';
+        fclose(f);
+        if (strncmp(comm, "aclrt-d0-e", 10) != 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        f = fopen(path, "r");
+        if (f == NULL)
+            continue;
+        if (fgets(stat, sizeof stat, f) == NULL)
+            stat[0] = '\0';
+        fclose(f);
+        const char *state = strrchr(stat, ')'); /* "tid (comm) S ..." */
+        (*total)++;
+        asleep += state != NULL && state[1] == ' ' && state[2] == 'S';
+    }
+    closedir(d);
+    return asleep;
+}
+
+/*
+ * Two executors on one CPU, idle, with a 10 s spin: one spins, the other
+ * sleeps at once (two spinners would take turns at the CPU for nothing).
+ */
+TEST(idle_executors_spin_no_more_than_the_runtime_has_cpus)
+{
+    fresh();
+    const char *backend = getenv("ACLRT_BACKEND");
+    if (backend != NULL && strcmp(backend, "cuda") == 0)
+        return; /* the host backend's executors; the cuda backend's work runs on the driver's streams */
+    cpu_set_t allowed;
+    CHECK_EQ(0, sched_getaffinity(0, sizeof allowed, &allowed));
+    int first = 0;
+    while (!CPU_ISSET(first, &allowed))
+        first++;
+    char text[128];
+    snprintf(text, sizeof text, "{\"aclrt\":{\"cpus\":\"%d\",\"executors\":2,\"spin_ns\":10000000000}}", first);
+    CHECK_OK(aclInit(temp_config(text)));
+    CHECK_OK(aclrtSetDevice(0));
+    int total = 0, asleep = 0;
+    for (time_t end = time(NULL) + 5; (asleep = executors_asleep(&total), total < 2 || asleep < 1) && time(NULL) < end;)
+        sched_yield();
+    CHECK_EQ(2, total);
+    CHECK_EQ(1, asleep); /* the other spins its 10 s */
+    CHECK_OK(aclrtResetDevice(0));
+    CHECK_OK(aclFinalize());
+}
+
 /* aclrt.cpus puts the runtime's threads on the CPUs listed, and takes only lists of CPUs this process has. */
 TEST(cpus_key_places_the_runtime_threads)
 {
@@ -1203,6 +1266,7 @@ int main(void)
     RUN(unknown_key_in_aclrt_is_file_attr_invalid);
     RUN(sanitize_and_schedule_keys_take_their_documented_values);
     RUN(cpus_key_places_the_runtime_threads);
+    RUN(idle_executors_spin_no_more_than_the_runtime_has_cpus);
     RUN(empty_config_file_means_defaults);
     RUN(config_larger_than_one_mib_is_invalid_file_size);
     RUN(config_file_does_not_outlive_finalize);

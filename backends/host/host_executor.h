@@ -125,8 +125,15 @@ static bool aclrt_host_spin(struct aclrt_host_device *hd, uint64_t spin_ns)
     if (spin_ns == 0)
         return false;
     uint64_t end = aclrt_now_ns() + spin_ns;
-    /* A poller: seq_cst increment before the first look, decrement after the last. */
-    atomic_fetch_add_explicit(&hd->pollers, 1, memory_order_seq_cst);
+    /*
+     * A poller: seq_cst increment before the first look, decrement after the
+     * last. With spin_max threads polling already (spinners, lingerers) it
+     * goes to sleep instead: as a spin that found nothing would.
+     */
+    if (atomic_fetch_add_explicit(&hd->pollers, 1, memory_order_seq_cst) >= hd->spin_max) {
+        atomic_fetch_sub_explicit(&hd->pollers, 1, memory_order_seq_cst);
+        return false;
+    }
     bool found = false;
     for (unsigned i = 1;; i++) {
         if (aclrt_host_has_work(hd) || aclrt_host_kernel_help(hd)) {

@@ -53,6 +53,13 @@ struct aclrt_host_device {
      * decrements after their last look.
      */
     _Atomic uint32_t pollers;
+    /*
+     * At most this many idle executors spin at once: the CPUs the runtime's
+     * threads can run on. Two spinners on one CPU take turns at it, and the
+     * one holding it keeps the other, and any thread that would run there,
+     * waiting for nothing.
+     */
+    uint32_t spin_max;
     _Atomic uint32_t sleepers;
     _Atomic uint32_t wake_seq; /* futex word executors sleep on */
     _Atomic bool stopping;

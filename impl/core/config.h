@@ -209,6 +209,30 @@ static int aclrt_config_cpu_list(const char *s, size_t n, cpu_set_t *out)
 }
 
 /*
+ * How many CPUs the runtime's own threads can run on: aclrt.cpus where it is
+ * set and the process may use some of them, else the CPUs the calling
+ * thread may use (taskset, a cgroup), else the online ones. At least 1.
+ */
+ACLRT_INTERNAL uint32_t aclrt_config_cpu_count(const struct aclrt_config *c)
+{
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    int n = 0;
+    if (sched_getaffinity(0, sizeof mine, &mine) == 0) {
+        n = CPU_COUNT(&mine);
+        if (c->cpus_set) {
+            cpu_set_t both;
+            CPU_AND(&both, &mine, &c->cpus);
+            if (CPU_COUNT(&both) > 0)
+                n = CPU_COUNT(&both);
+        }
+    }
+    if (n <= 0)
+        n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1u : (uint32_t)n;
+}
+
+/*
  * Start one of the runtime's own threads (an executor, the monitor, a model
  * lane) with `attr` (NULL: the defaults), on the CPUs of aclrt.cpus if set.
  * Where the process may not run on any of them (a cgroup, taskset), the
