@@ -159,7 +159,10 @@ def main():
     w(" */")
     w('#include "check.h"')
     w("")
-    w('#include "acl/acl_platform.h"' if os.path.exists(os.path.join(root, "acl/acl_platform.h")) else "")
+    # The headers acl/acl.h does not reach (as in CANN, a program includes them by name).
+    for h in ("acl/acl_dump.h", "acl/acl_platform.h"):
+        if os.path.exists(os.path.join(root, h)):
+            w('#include "%s"' % h)
     w("")
     w("#include <stddef.h>")
     w("#include <stdint.h>")

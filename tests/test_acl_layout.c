@@ -6,6 +6,7 @@
  */
 #include "check.h"
 
+#include "acl/acl_dump.h"
 #include "acl/acl_platform.h"
 
 #include <stddef.h>
