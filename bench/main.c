@@ -73,6 +73,7 @@ static const struct {
     const char *prefix;
     const char *limit;
 } limit_rules[] = {
+    {"query_event_status", "limit_atomic_inc"},
     {"record_event", "limit_atomic_inc"},
     {"launch_host_func", "limit_ring_op"},
     {"launch_host_kernel", "limit_ring_op"},
@@ -108,6 +109,7 @@ static const struct {
     const char *text;
 } targets[] = {
     {"query_event_status", P50_AT_MOST, 5, "p50 <= 5 ns"},
+    {"query_event_status", X_LIMIT_AT_MOST, 2, "p50 <= 2 x one atomic increment"},
     {"record_event", P50_AT_MOST, 25, "p50 <= 25 ns"},
     {"launch_host_func", P50_AT_MOST, 30, "p50 <= 30 ns"},
     {"first_launch_sleeping", X_LIMIT_AT_MOST, 1.5, "<= 1 futex wake (p50 <= 1.5 x FUTEX_WAKE of a cold sleeper)"},
