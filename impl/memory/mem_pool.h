@@ -116,10 +116,14 @@ ACLRT_API aclError aclrtMemPoolCreate(aclrtMemPool *memPool, const aclrtMemPoolP
     return ACL_SUCCESS;
 }
 
-/* Has the free's point of a free block run? */
+/*
+ * Has the free's point of a free block run? The stream's completed count,
+ * or the device's word (a GPU's stream folds its count in only when someone
+ * waits: after a synchronize the word says so first).
+ */
 static bool aclrt_pool_point_passed(const struct aclrt_pool_block *b)
 {
-    return b->stream == NULL || aclrt_seq_reached(&b->stream->completed, b->point);
+    return b->stream == NULL || aclrt_stream_reached(b->stream, b->point);
 }
 
 /* Give block i back to the device (free, its point passed); under the lock. */

@@ -334,7 +334,7 @@ ACLRT_INTERNAL void aclrt_mem_after_work(const struct aclrt_allocation *a, void 
         if (s == NULL)
             continue;
         uint64_t submitted = aclrt_stream_submitted(s);
-        if (aclrt_seq_reached(&s->completed, submitted))
+        if (aclrt_stream_reached(s, submitted)) /* the count, or a device's word */
             continue;
         if (busy == cap) {
             struct aclrt_mem_fence *more =
