@@ -2994,17 +2994,18 @@ static void fz_one_call(struct fz *z)
             soak_violation(SV_FUZZ, "acldumpGetPath gave '%s', not a directory the fuzzer configured", got);
         char ep[512];
         FZ(CODES(P, CN, ACL_ERROR_FAILURE), acldumpGetExceptionInfoPath(fz_maybe(z, ep), soak_pick(rng, 4) ? sizeof ep : 1));
-        acldumpTensorInfo t;
-        memset(&t, 0, sizeof t);
-        t.tensorSize = soak_pick(rng, 2) ? 16 : 0;
-        t.tensorAddr = (int64_t *)(z->kernel_mem != NULL && soak_pick(rng, 4) ? (void *)z->kernel_mem : fz_garbage(z));
-        t.addrType = (acldumpTensorAddressType)(soak_pick(rng, 4) ? ACL_DUMP_ADDR_RAW : soak_pick(rng, 4));
-        t.placement = (acldumpTensorPlacement)(soak_pick(rng, 4) ? 0 : soak_pick(rng, 4));
-        t.shapeNum = (uint32_t)soak_pick(rng, 27);
+        acldumpTensorInfo t[2]; /* a count of 0, 1 or 2: never more tensors than the array holds */
+        memset(t, 0, sizeof t);
+        t[0].tensorSize = soak_pick(rng, 2) ? 16 : 0;
+        t[0].tensorAddr = (int64_t *)(z->kernel_mem != NULL && soak_pick(rng, 4) ? (void *)z->kernel_mem : fz_garbage(z));
+        t[0].addrType = (acldumpTensorAddressType)(soak_pick(rng, 4) ? ACL_DUMP_ADDR_RAW : soak_pick(rng, 4));
+        t[0].placement = (acldumpTensorPlacement)(soak_pick(rng, 4) ? 0 : soak_pick(rng, 4));
+        t[0].shapeNum = (uint32_t)soak_pick(rng, 27);
+        t[1] = t[0];
         const char *names[] = {"fz", "a/../b", "", "/abs", "d/fz"};
         FZ(CODES(P, CN, ACL_ERROR_FAILURE),
            acldumpSaveExceptionInfo(soak_pick(rng, 8) ? names[soak_pick(rng, 5)] : NULL, soak_pick(rng, 2) ? "tag" : NULL,
-                                    fz_maybe(z, &t), soak_pick(rng, 3)));
+                                    fz_maybe(z, t), soak_pick(rng, 3)));
         uint32_t types[] = {ACL_OP_DUMP_OP_AICORE_ARGS, 0, 2, 0xFFFFFFFFu};
         const char *apaths[] = {dir, "", NULL};
         FZ(CODES(ACL_ERROR_FAILURE), aclopStartDumpArgs(types[soak_pick(rng, 4)], apaths[soak_pick(rng, 3)]));
