@@ -1,6 +1,7 @@
 # mk/tests.mk - the test programs, built and run per variant.
 #
-#   make test-<variant>   every tests/test_*.c of the variant, each run bounded (TEST_TIMEOUT)
+#   make test-<variant>   every tests/test_*.c of the variant (built TEST_BUILD_JOBS at a time), each
+#                         run bounded (TEST_TIMEOUT), one after the other
 #   make test-cpp         a C++17 ACL program builds and runs; C++ refuses the implementation clearly
 #   make test-negative    ThreadSanitizer still reports a race planted in code like ours
 #   make test-schedule    the deterministic schedule's seed driver finds a planted ordering bug
@@ -66,6 +67,8 @@ TESTS_gpu = $(filter-out test_kernel test_symbol test_kernel_ext test_dump,$(TES
 KERNEL_DIR := $(abspath $(BUILD))/kernels
 TEST_KERNELS := $(patsubst tests/kernels/%.c,$(BUILD)/kernels/lib%.so,$(wildcard tests/kernels/*.c))
 KERNEL_FLAGS := -DACLRT_TEST_KERNEL_DIR='"$(KERNEL_DIR)"'
+# The test programs of a variant build in parallel (one job per CPU); they run one at a time.
+TEST_BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: $(addprefix test-,$(sort $(VARIANTS) gpu)) test-cpp test-negative test-schedule test-sanitize
 
@@ -78,7 +81,8 @@ $(BUILD)/$(1)/impl.o: $(or $(IMPL_SRC_$(1)),tests/impl.c) $(SOURCES) $(if $(filt
 $(BUILD)/$(1)/%: tests/%.c $(wildcard tests/*.h) $(BUILD)/$(1)/impl.o $(TEST_KERNELS)
 	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $(KERNEL_FLAGS) $$< $(BUILD)/$(1)/impl.o -o $$@ $(LIBS) -lm
 
-test-$(1): $(addprefix $(BUILD)/$(1)/,$(or $(TESTS_$(1)),$(TESTS)))
+test-$(1): $(BUILD)/$(1)/impl.o $(TEST_KERNELS)
+	@$$(MAKE) --no-print-directory -j$(TEST_BUILD_JOBS) $(addprefix $(BUILD)/$(1)/,$(or $(TESTS_$(1)),$(TESTS)))
 	@echo "== $(1) =="
 	@for t in $(or $(TESTS_$(1)),$(TESTS)); do $(BOUNDED) ./$(BUILD)/$(1)/$$$$t || exit 1; done
 endef
