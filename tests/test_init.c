@@ -523,6 +523,32 @@ static bool runtime_starts_threads(void)
     return !(backend != NULL && strcmp(backend, "cuda") == 0) && !(progress != NULL && strcmp(progress, "external") == 0);
 }
 
+/* One line of /proc/self/task/<tid>/<what> into buf ("" if it cannot be read). */
+static void task_line(const char *tid, const char *what, char *buf, size_t size)
+{
+    char path[300];
+    snprintf(path, sizeof path, "/proc/self/task/%s/%s", tid, what);
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return;
+    if (fgets(buf, (int)size, f) == NULL)
+        buf[0] = '\0';
+    fclose(f);
+}
+
+/* The next thread of this process whose name starts with `prefix`; NULL at the end. */
+static const char *next_thread_named(DIR *d, const char *prefix)
+{
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        char comm[32];
+        task_line(e->d_name, "comm", comm, sizeof comm);
+        if (e->d_name[0] != '.' && strncmp(comm, prefix, strlen(prefix)) == 0)
+            return e->d_name;
+    }
+    return NULL;
+}
+
 /* Runtime threads ("aclrt-d0-..."), and how many of them run on exactly `want`. */
 static int runtime_threads_on(const cpu_set_t *want, int *total)
 {
@@ -530,21 +556,9 @@ static int runtime_threads_on(const cpu_set_t *want, int *total)
     *total = 0;
     DIR *d = opendir("/proc/self/task");
     CHECK(d != NULL);
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[300], comm[32] = "";
-        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (f == NULL)
-            continue;
-        if (fgets(comm, sizeof comm, f) == NULL)
-            comm[0] = '\0';
-        fclose(f);
-        if (strncmp(comm, "aclrt-d0-", 9) != 0)
-            continue;
+    for (const char *tid; (tid = next_thread_named(d, "aclrt-d0-")) != NULL;) {
         cpu_set_t got;
-        CHECK_EQ(0, sched_getaffinity((pid_t)atoi(e->d_name), sizeof got, &got));
+        CHECK_EQ(0, sched_getaffinity((pid_t)atoi(tid), sizeof got, &got));
         (*total)++;
         on += CPU_EQUAL(&got, want);
     }
@@ -559,26 +573,9 @@ static int executors_asleep(int *total)
     *total = 0;
     DIR *d = opendir("/proc/self/task");
     CHECK(d != NULL);
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[300], comm[32] = "", stat[256] = "";
-        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (f == NULL)
-            continue;
-        if (fgets(comm, sizeof comm, f) == NULL)
-            comm[0] = '\0';
-        fclose(f);
-        if (strncmp(comm, "aclrt-d0-e", 10) != 0)
-            continue;
-        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
-        f = fopen(path, "r");
-        if (f == NULL)
-            continue;
-        if (fgets(stat, sizeof stat, f) == NULL)
-            stat[0] = '\0';
-        fclose(f);
+    for (const char *tid; (tid = next_thread_named(d, "aclrt-d0-e")) != NULL;) {
+        char stat[256];
+        task_line(tid, "stat", stat, sizeof stat);
         const char *state = strrchr(stat, ')'); /* "tid (comm) S ..." */
         (*total)++;
         asleep += state != NULL && state[1] == ' ' && state[2] == 'S';
