@@ -25,7 +25,6 @@
 
 #include "../core/base.h"
 #include "../core/error.h"
-#include "../core/seq.h"
 #include "../core/thread.h"
 #include "../task/task.h"
 #include "../../backends/backend.h"
