@@ -2,7 +2,9 @@
  * tests/test_peer.c - peer access between devices and copies between two
  * devices' memory (docs/SEMANTICS.md, "Peer access").
  *
- * Three devices (ACLRT_DEVICES=3, set before the first call).
+ * Three devices (ACLRT_DEVICES=3, set before the first call); on the cuda
+ * backend's test double, on two GPUs (ACLRT_FAKE_CUDA_DEVICES=2), so that
+ * some pairs share a GPU and others copy between GPUs.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "check.h"
@@ -269,6 +271,8 @@ TEST(the_p2p_sample_flow_copies_device_0_memory_to_device_1)
 int main(void)
 {
     setenv("ACLRT_DEVICES", "3", 1);
+    /* The cuda backend's test double: two GPUs, devices 0 and 2 on the first, 1 on the second. */
+    setenv("ACLRT_FAKE_CUDA_DEVICES", "2", 1);
     if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) {
         fprintf(stderr, "peer: cannot start the runtime: %s\n", aclGetRecentErrMsg());
         return 1;
