@@ -4,9 +4,11 @@
  * docs/CUDA.md, "More than one GPU"): peer access enabled twice and
  * disabled twice, copies from one device's memory to the other's with and
  * without access (synchronous, and on a stream), a kernel launched on the
- * second device from a binary loaded with the first current, and a kernel
- * writing the other device's memory once access is on. Data is checked by
- * copying it back to the host.
+ * second device from a binary loaded with the first current, a kernel
+ * writing the other device's memory once access is on, and a model
+ * captured on the second device (a kernel and a copy from the first
+ * device's memory) replayed. Data is checked by copying it back to the
+ * host.
  *
  * Two devices (ACLRT_DEVICES=2); on the cuda backend's test double two
  * GPUs (ACLRT_FAKE_CUDA_DEVICES=2, both set before the first call), so each
@@ -247,6 +249,50 @@ TEST(a_kernel_on_device_1_writes_device_0_memory_once_access_is_on)
     reset_peers();
 }
 
+TEST(a_model_captured_on_device_1_replays_a_kernel_and_a_copy_from_device_0)
+{
+    if (!kernels_load()) {
+        printf("    skipped: the test kernels are host shared objects, which a GPU's driver does not load\n");
+        return;
+    }
+    enum { N = 1024 };
+    CHECK_OK(aclrtSetDevice(0));
+    aclrtBinHandle bin = NULL;
+    CHECK_OK(aclrtBinaryLoadFromFile(KERNELS, NULL, &bin)); /* device 0 current: loaded there first */
+    aclrtFuncHandle f = NULL;
+    CHECK_OK(aclrtBinaryGetFunction(bin, "fill", &f));
+    void *src0 = alloc_on(0, N, 0x00);
+    dev_fill_pattern(src0, N, 31);
+    int32_t *k1 = (int32_t *)alloc_on(1, 64, 0);
+    void *dst1 = alloc_on(1, N, 0x00);
+    CHECK_OK(aclrtDeviceEnablePeerAccess(0, 0)); /* device 1 current: it reaches device 0 */
+    aclrtStream s1 = NULL;
+    CHECK_OK(aclrtCreateStream(&s1));
+    CHECK_OK(aclmdlRICaptureBegin(s1, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    struct fill_args a = {k1, 500};
+    CHECK_OK(aclrtLaunchKernelWithHostArgs(f, 4, s1, NULL, &a, sizeof a, NULL, 0));
+    CHECK_OK(aclrtMemcpyAsync(dst1, N, src0, N, ACL_MEMCPY_DEVICE_TO_DEVICE, s1));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s1, &m));
+    CHECK_OK(aclrtSynchronizeStream(s1));
+    for (int r = 0; r < 2; r++) {
+        CHECK_OK(aclrtMemsetAsync(k1, 64, 0, 64, s1));
+        CHECK_OK(aclrtMemsetAsync(dst1, N, 0, N, s1));
+        CHECK_OK(aclmdlRIExecuteAsync(m, s1));
+        CHECK_OK(aclrtSynchronizeStream(s1));
+        CHECK(filled(k1, 500, 4));
+        CHECK(dev_has_pattern(dst1, N, 31));
+    }
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtDestroyStream(s1));
+    CHECK_OK(aclrtFree(k1));
+    CHECK_OK(aclrtFree(dst1));
+    CHECK_OK(aclrtBinaryUnLoad(bin));
+    CHECK_OK(aclrtSetDevice(0));
+    CHECK_OK(aclrtFree(src0));
+    reset_peers();
+}
+
 int main(void)
 {
     setenv("ACLRT_DEVICES", "2", 1);
@@ -262,6 +308,7 @@ int main(void)
     RUN(an_async_copy_from_device_0_to_device_1_on_a_stream_of_device_0);
     RUN(a_kernel_runs_on_device_1_from_a_binary_loaded_with_device_0_current);
     RUN(a_kernel_on_device_1_writes_device_0_memory_once_access_is_on);
+    RUN(a_model_captured_on_device_1_replays_a_kernel_and_a_copy_from_device_0);
     aclrtResetDevice(1);
     aclrtResetDevice(0);
     aclFinalize();
