@@ -103,13 +103,19 @@ ACLRT_INTERNAL aclError aclrt_cuda_peer_set(struct aclrt_device *dev, struct acl
                                    : aclrt_cuda_fail(r, on ? "cuCtxEnablePeerAccess" : "cuCtxDisablePeerAccess");
 }
 
-/* The context of the device memory [p, p+n) of ours, or NULL (host memory, memory the runtime did not allocate). */
+/*
+ * The context of the device memory [p, p+n) of ours (cuMemAlloc'd:
+ * aclrtMalloc, the runtime's own), or NULL: host memory, host memory that
+ * stands for device memory (mapped physical memory, imports, managed
+ * memory), memory the runtime did not allocate.
+ */
 static aclrt_CUcontext aclrt_cuda_mem_ctx(const void *p, size_t n)
 {
-    struct aclrt_device *dev = aclrt_mem_device_of(p, n);
-    if (dev == NULL)
+    struct aclrt_allocation a;
+    if (!aclrt_mem_find(p, &a) || (a.kind != ACLRT_MEM_DEVICE && a.kind != ACLRT_MEM_RUNTIME) || a.device == NULL ||
+        (uintptr_t)p - a.base + n > a.size)
         return NULL;
-    struct aclrt_cuda_device *cd = aclrt_cuda_device_of(dev);
+    struct aclrt_cuda_device *cd = aclrt_cuda_device_of(a.device);
     return cd->started ? cd->ctx : NULL;
 }
 
