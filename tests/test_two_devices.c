@@ -149,6 +149,13 @@ TEST(an_async_copy_from_device_0_to_device_1_on_a_stream_of_device_0)
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpyAsync(on1, N, on0, N, ACL_MEMCPY_DEVICE_TO_DEVICE, s0));
     CHECK_OK(aclrtSynchronizeStream(s0));
     CHECK(dev_all_bytes_are(on1, N, 0x7E));
+    /* Within device 1's memory, on device 0's stream: one device's memory, no access needed. */
+    void *also1 = alloc_on(1, N, 0x00);
+    CHECK_OK(aclrtSetDevice(0));
+    CHECK_OK(aclrtMemcpyAsync(also1, N, on1, N, ACL_MEMCPY_DEVICE_TO_DEVICE, s0));
+    CHECK_OK(aclrtSynchronizeStream(s0));
+    CHECK(dev_all_bytes_are(also1, N, 0x7E));
+    CHECK_OK(aclrtFree(also1));
     CHECK_OK(aclrtDeviceEnablePeerAccess(1, 0));
     CHECK_OK(aclrtMemcpyAsync(on1, N, on0, N, ACL_MEMCPY_DEVICE_TO_DEVICE, s0));
     CHECK_OK(aclrtMemcpyAsync(on0, N / 2, on1 + N / 2, N / 2, ACL_MEMCPY_DEVICE_TO_DEVICE, s0)); /* in order */
