@@ -563,14 +563,30 @@ static void fz_free_block(aclrtAllocator allocator, aclrtAllocatorBlock block)
     (void)allocator, (void)block;
 }
 
-/* Init and finalize callbacks the fuzzer registers and takes back in the same step. */
-static aclError fz_init_cb(const char *configStr, size_t len, void *userData)
+/*
+ * Init and finalize callbacks the fuzzer registers and takes back in the
+ * same step: one pair per fuzz thread, so that a thread's unregistration
+ * (after a refused registration, say) never takes back the other's.
+ */
+static aclError fz_init_cb0(const char *configStr, size_t len, void *userData)
 {
     (void)configStr, (void)len, (void)userData;
     return ACL_SUCCESS;
 }
 
-static aclError fz_final_cb(void *userData)
+static aclError fz_init_cb1(const char *configStr, size_t len, void *userData)
+{
+    (void)configStr, (void)len, (void)userData;
+    return ACL_SUCCESS;
+}
+
+static aclError fz_final_cb0(void *userData)
+{
+    (void)userData;
+    return ACL_SUCCESS;
+}
+
+static aclError fz_final_cb1(void *userData)
 {
     (void)userData;
     return ACL_SUCCESS;
@@ -2728,6 +2744,8 @@ static void fz_one_call(struct fz *z)
                                                    (aclDeviceInfo)((int)soak_pick(rng, 5) - 1), fz_maybe(z, &v64)));
         aclRegisterCallbackType types[] = {ACL_REG_TYPE_OTHER, ACL_REG_TYPE_ACL_RETR, (aclRegisterCallbackType)77};
         aclRegisterCallbackType t = types[soak_pick(rng, 3)];
+        aclInitCallbackFunc fz_init_cb = z == &fz_threads[0] ? fz_init_cb0 : fz_init_cb1;
+        aclFinalizeCallbackFunc fz_final_cb = z == &fz_threads[0] ? fz_final_cb0 : fz_final_cb1;
         aclError reg = aclInitCallbackRegister(t, soak_pick(rng, 6) ? fz_init_cb : NULL, NULL);
         fz_check("aclInitCallbackRegister", reg, CODES(P, ACL_ERROR_INTERNAL_ERROR));
         if (reg == ACL_SUCCESS)
