@@ -692,6 +692,8 @@ static void fork_parent(void) { pthread_mutex_unlock(&g_lock); }
  * is gone (never runs), and the streams are idle and empty. (On a GPU a
  * forked child cannot use the parent's driver state at all.)
  */
+static void ipc_fork_child(void);
+
 static void fork_child(void)
 {
     pthread_mutex_unlock(&g_lock);
@@ -700,6 +702,7 @@ static void fork_child(void)
     if (g_init && !g_fork_ok)
         atomic_store(&g_forked, true);
     pthread_mutex_init(&g_host_fn_lock, NULL); /* no host function runs in the child */
+    ipc_fork_child();
     for (int d = 0; d < FAKE_MAX_DEVICES; d++)
         for (struct CUstream_st *s = g_ctx[d].streams; s != NULL; s = s->next) {
             pthread_mutex_init(&s->lock, NULL);
@@ -1796,6 +1799,23 @@ _Static_assert(sizeof(struct ipc_handle) <= sizeof(CUipcMemHandle), "the handle 
 static int g_ipc_table_fd = -1;            /* this process's export table (g_lock) */
 static _Atomic uint64_t *g_ipc_table;
 static uint64_t g_ipc_next_id = 1;          /* (g_lock) */
+
+/*
+ * A forked child: device memory is the parent's no more. The child's view of
+ * each reservation's bytes becomes a private copy (on write), and its
+ * allocations leave the parent's export table alone.
+ */
+static void ipc_fork_child(void)
+{
+    for (int i = 0; i < atomic_load(&g_nres); i++)
+        (void)mmap(g_res[i].view, g_res[i].n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE,
+                   g_res[i].fd, 0);
+    for (struct alloc *a = g_allocs; a != NULL; a = a->next)
+        if (a->ipc_pid == 0)
+            a->ipc_slot = NULL;
+    g_ipc_table = NULL;
+    g_ipc_table_fd = -1;
+}
 
 /* An export's slot is cleared when its allocation goes (g_lock held, or the context's end). */
 static void ipc_export_end(struct alloc *a)
