@@ -418,6 +418,7 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .device_abandon = aclrt_cuda_device_abandon,
     .stream_create = aclrt_cuda_stream_create,
     .stream_destroy = aclrt_cuda_stream_destroy,
+    .stream_abort = aclrt_cuda_stream_abort,
     .schedule = aclrt_host_schedule,
     .has_other_work = aclrt_host_has_other_work,
     .timers_changed = aclrt_host_timers_changed,

@@ -122,7 +122,8 @@
  *     makes the next n instantiations fail (CUDA_ERROR_OUT_OF_MEMORY; n < 0:
  *     all of them, as ACLRT_FAKE_CUDA_GRAPH_FAIL=1 does from the start),
  *     fakecuda_graph_launches() counts launches, fakecuda_graph_execs() the
- *     executable graphs alive.
+ *     executable graphs alive. fakecuda_waits_blocked(): the value waits
+ *     streams are held at now.
  *   - What it does not model: real kernels (a stand-in kernel is host code:
  *     it may dereference host memory a GPU could not, and pointers it reads
  *     from memory are not translated), pitched and array copies, graph nodes
@@ -349,6 +350,13 @@ static int device_count(void)
     return n < 0 ? 0 : (n > FAKE_MAX_DEVICES ? FAKE_MAX_DEVICES : n);
 }
 
+/* Tests: how many 64-bit value waits a stream's worker is held at now (a wait was issued and does not hold). */
+static _Atomic int g_waits_blocked;
+EXPORT int fakecuda_waits_blocked(void)
+{
+    return atomic_load(&g_waits_blocked);
+}
+
 /* Tests: the next copy or set enqueued fails when it runs (sticky: the context is lost). */
 EXPORT void fakecuda_fail_next(int sticky)
 {
@@ -490,16 +498,23 @@ static void op_run(struct CUstream_st *s, struct op *o)
             ((uint32_t *)o->dst)[i] = (uint32_t)o->value;
         break;
     case OP_WRITE64: __atomic_store_n((uint64_t *)o->dst, o->value, __ATOMIC_RELEASE); break;
-    case OP_WAIT64:
+    case OP_WAIT64: {
+        bool blocked = false; /* counted in g_waits_blocked while it does not hold */
         for (unsigned i = 0; !wait_value_holds(o) && atomic_load(&s->ctx->lost) == CUDA_SUCCESS &&
                              !atomic_load(&s->ctx->dying);
              i++) {
+            if (!blocked)
+                atomic_fetch_add(&g_waits_blocked, 1);
+            blocked = true;
             if (i < 64)
                 sched_yield();
             else
                 nap(20000);
         }
+        if (blocked)
+            atomic_fetch_sub(&g_waits_blocked, 1);
         break;
+    }
     case OP_HOST_FN:
         if (!g_parallel_host_fns)
             pthread_mutex_lock(&g_host_fn_lock); /* one host function at a time in the process */
