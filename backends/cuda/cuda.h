@@ -18,7 +18,7 @@
  *   - Memory: aclrtMalloc is cuMemAlloc, aclrtMallocHost cuMemHostAlloc
  *     (pinned, portable, mapped), aclrtMemcpy / aclrtMemset cuMemcpy /
  *     cuMemsetD8 (synchronous; unified addressing says where each pointer
- *     is).
+ *     is); shared between processes with CUDA's IPC handles (cuda_ipc.h).
  *   - Which thread issues: the host backend's machinery runs the core's
  *     loop (host_pool.h, host_executor.h): executor threads, or with
  *     external progress the embedder's threads, take ready streams and
@@ -44,6 +44,7 @@
 #include "cuda_device.h"
 #include "cuda_driver.h"
 #include "cuda_graph.h"
+#include "cuda_ipc.h"
 #include "cuda_kernel.h"
 #include "cuda_kinds.h"
 #include "cuda_stream.h"
@@ -417,6 +418,7 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .device_abandon = aclrt_cuda_device_abandon,
     .stream_create = aclrt_cuda_stream_create,
     .stream_destroy = aclrt_cuda_stream_destroy,
+    .stream_abort = aclrt_cuda_stream_abort,
     .schedule = aclrt_host_schedule,
     .has_other_work = aclrt_host_has_other_work,
     .timers_changed = aclrt_host_timers_changed,
@@ -431,6 +433,9 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .mem_copy = aclrt_cuda_mem_copy,
     .mem_set = aclrt_cuda_mem_set,
     .mem_mapped = aclrt_cuda_mem_mapped,
+    .ipc_export = aclrt_cuda_ipc_export,
+    .ipc_import = aclrt_cuda_ipc_import,
+    .ipc_close = aclrt_cuda_ipc_close,
     .stream_await = aclrt_cuda_stream_await,
     .stream_device_busy = aclrt_cuda_stream_device_busy,
     .stamp_time = aclrt_cuda_stamp_time,

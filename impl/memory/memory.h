@@ -44,6 +44,8 @@ enum aclrt_mem_kind {
     ACLRT_MEM_MAPPED = 3, /* physical memory mapped into a reserved range (vmm.h); device NULL: the host's */
     ACLRT_MEM_RUNTIME = 4, /* device memory the runtime owns (a model's condition, cond.h): aclrtFree refuses it */
     ACLRT_MEM_MANAGED = 5, /* aclrtMemAllocManaged (managed.h): pinned host memory of a device, freed by aclrtFree */
+    ACLRT_MEM_IMPORTED = 6, /* device memory of another process opened by the backend's driver (ipc_mem.h): aclrtFree
+                               refuses it, aclrtIpcMemClose ends it */
 };
 
 struct aclrt_allocation {
