@@ -13,7 +13,7 @@
  * Two devices (ACLRT_DEVICES=2); on the cuda backend's test double two
  * GPUs (ACLRT_FAKE_CUDA_DEVICES=2, both set before the first call), so each
  * device has its own context, memory and modules, and the double checks
- * the driver's peer rules (tests/cuda_fake/fake_cuda.c, rule 7).
+ * the driver's peer rules (tests/cuda_fake/fake_cuda.c, rule 8).
  */
 #define _GNU_SOURCE
 

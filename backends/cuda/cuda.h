@@ -18,7 +18,8 @@
  *   - Memory: aclrtMalloc is cuMemAlloc, aclrtMallocHost cuMemHostAlloc
  *     (pinned, portable, mapped), aclrtMemcpy / aclrtMemset cuMemcpy /
  *     cuMemsetD8 (synchronous; unified addressing says where each pointer
- *     is); between two GPUs' memory cuMemcpyPeer, and peer access is the
+ *     is); shared between processes with CUDA's IPC handles (cuda_ipc.h);
+ *     between two GPUs' memory cuMemcpyPeer, and peer access is the
  *     driver's (cuda_peer.h).
  *   - Which thread issues: the host backend's machinery runs the core's
  *     loop (host_pool.h, host_executor.h): executor threads, or with
@@ -45,6 +46,7 @@
 #include "cuda_device.h"
 #include "cuda_driver.h"
 #include "cuda_graph.h"
+#include "cuda_ipc.h"
 #include "cuda_kernel.h"
 #include "cuda_kinds.h"
 #include "cuda_peer.h"
@@ -420,6 +422,7 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .device_abandon = aclrt_cuda_device_abandon,
     .stream_create = aclrt_cuda_stream_create,
     .stream_destroy = aclrt_cuda_stream_destroy,
+    .stream_abort = aclrt_cuda_stream_abort,
     .schedule = aclrt_host_schedule,
     .has_other_work = aclrt_host_has_other_work,
     .timers_changed = aclrt_host_timers_changed,
@@ -436,6 +439,9 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .mem_mapped = aclrt_cuda_mem_mapped,
     .peer_can = aclrt_cuda_peer_can,
     .peer_set = aclrt_cuda_peer_set,
+    .ipc_export = aclrt_cuda_ipc_export,
+    .ipc_import = aclrt_cuda_ipc_import,
+    .ipc_close = aclrt_cuda_ipc_close,
     .stream_await = aclrt_cuda_stream_await,
     .stream_device_busy = aclrt_cuda_stream_device_busy,
     .stamp_time = aclrt_cuda_stamp_time,

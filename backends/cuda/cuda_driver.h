@@ -43,6 +43,18 @@ typedef struct CUgraph_st *aclrt_CUgraph;
 typedef struct CUgraphExec_st *aclrt_CUgraphExec;
 typedef unsigned int aclrt_CUstreamCaptureMode;
 typedef void (*aclrt_CUhostFn)(void *userData);
+/*
+ * An interprocess memory handle, passed by value: cuda.h's own type where
+ * cuda.h was included first (tests/cuda_fake/check_decls.c), else a struct
+ * of the same tag and layout.
+ */
+#ifdef CUDA_VERSION
+typedef CUipcMemHandle aclrt_CUipcMemHandle;
+#else
+typedef struct CUipcMemHandle_st {
+    char reserved[64];
+} aclrt_CUipcMemHandle;
+#endif
 
 /* CUresult values the backend tells apart. */
 #define ACLRT_CUDA_SUCCESS 0u
@@ -101,6 +113,8 @@ typedef void (*aclrt_CUhostFn)(void *userData);
 #define ACLRT_CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST 101u
 #define ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS 122u
 #define ACLRT_CU_STREAM_CAPTURE_MODE_RELAXED 2u
+#define ACLRT_CU_IPC_HANDLE_SIZE 64
+#define ACLRT_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS 0x1u
 
 /*
  * The entry points: X(name, versioned symbol, older symbol or "", parameters).
@@ -183,6 +197,8 @@ typedef void (*aclrt_CUhostFn)(void *userData);
  * allocate is taken for host memory (aclrtMemset). cuMemHostRegister /
  * Unregister: without them, host memory standing for device memory
  * (aclrtMapMem, IPC imports) is not registered with the driver.
+ * cuIpcGetMemHandle / OpenMemHandle / CloseMemHandle: without them,
+ * aclrtMalloc memory is not shared between processes (cuda_ipc.h).
  */
 #define ACLRT_CUDA_OPTIONAL_FUNCTIONS(X)                                                                            \
     X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", "",                                                          \
@@ -197,7 +213,11 @@ typedef void (*aclrt_CUhostFn)(void *userData);
     X(cuPointerGetAttribute, "cuPointerGetAttribute", "",                                                           \
       (void *data, aclrt_CUpointer_attribute attribute, aclrt_CUdeviceptr ptr))                                     \
     X(cuMemHostRegister, "cuMemHostRegister_v2", "cuMemHostRegister", (void *p, size_t bytes, unsigned int flags))  \
-    X(cuMemHostUnregister, "cuMemHostUnregister", "", (void *p))
+    X(cuMemHostUnregister, "cuMemHostUnregister", "", (void *p))                                                   \
+    X(cuIpcGetMemHandle, "cuIpcGetMemHandle", "", (aclrt_CUipcMemHandle * pHandle, aclrt_CUdeviceptr dptr))        \
+    X(cuIpcOpenMemHandle, "cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle",                                           \
+      (aclrt_CUdeviceptr * pdptr, aclrt_CUipcMemHandle handle, unsigned int flags))                                 \
+    X(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", "", (aclrt_CUdeviceptr dptr))
 
 #define ACLRT_CUDA_FN_TYPE(name, sym, old, params) typedef aclrt_CUresult(*aclrt_##name##_fn) params;
 ACLRT_CUDA_FUNCTIONS(ACLRT_CUDA_FN_TYPE)
@@ -287,6 +307,7 @@ __attribute__((unused)) static void aclrt_cuda_driver_unload(struct aclrt_cuda_d
     X(CUDA_ERROR_DEVICE_NOT_LICENSED, 102)                                                                         \
     X(CUDA_ERROR_INVALID_IMAGE, 200)                                                                               \
     X(CUDA_ERROR_INVALID_CONTEXT, 201)                                                                             \
+    X(CUDA_ERROR_MAP_FAILED, 205)                                                                                  \
     X(CUDA_ERROR_NO_BINARY_FOR_GPU, 209)                                                                           \
     X(CUDA_ERROR_ECC_UNCORRECTABLE, 214)                                                                           \
     X(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, 217)                                                                     \

@@ -397,6 +397,15 @@ static int aclrt_cuda_value_wait_run(struct aclrt_stream *s, struct aclrt_task *
     atomic_store_explicit(&sl->may_block, s->issued, memory_order_relaxed); /* a host thread may be the writer */
     if (r == ACLRT_CUDA_SUCCESS)
         r = aclrt_cuda_value_wait_issue(sl, t, s->issued);
+    /*
+     * An abort that began meanwhile may have looked at the gate before this
+     * wait was issued (aclrt_cuda_stream_abort): let it go here then. Seq_cst
+     * fence: pairs with the abort's, after its odd epoch and before it reads
+     * gate_want (one of the two sees the other's store).
+     */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&s->aborts, memory_order_relaxed) & 1u)
+        aclrt_cuda_value_release(sl);
     return aclrt_cuda_complete_after(s, sl, t, r);
 }
 

@@ -42,6 +42,7 @@ _Static_assert(SAME_TYPE(aclrt_CUgraph, CUgraph), "CUgraph");
 _Static_assert(SAME_TYPE(aclrt_CUgraphExec, CUgraphExec), "CUgraphExec");
 _Static_assert(sizeof(aclrt_CUstreamCaptureMode) == sizeof(CUstreamCaptureMode), "CUstreamCaptureMode");
 _Static_assert(sizeof(aclrt_CUdevice_attribute) == sizeof(CUdevice_attribute), "CUdevice_attribute");
+_Static_assert(SAME_TYPE(aclrt_CUipcMemHandle, CUipcMemHandle), "CUipcMemHandle");
 
 /* Constants. */
 #define SAME_VALUE(ours, theirs) _Static_assert((unsigned long long)(ours) == (unsigned long long)(theirs), #ours);
@@ -95,6 +96,8 @@ SAME_VALUE(ACLRT_CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST,
            CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST)
 SAME_VALUE(ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS)
 SAME_VALUE(ACLRT_CU_STREAM_CAPTURE_MODE_RELAXED, CU_STREAM_CAPTURE_MODE_RELAXED)
+SAME_VALUE(ACLRT_CU_IPC_HANDLE_SIZE, CU_IPC_HANDLE_SIZE)
+SAME_VALUE(ACLRT_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
 
 /* The names the backend gives driver errors in messages (ACLRT_CUDA_ERROR_NAMES): cuda.h's values. */
 #define SAME_ERROR_NAME(name, value) _Static_assert((value) == (unsigned long long)(name), #name " is not " #value);

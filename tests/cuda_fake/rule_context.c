@@ -47,5 +47,5 @@ int main(void)
     EXPECT("cuMemAlloc", cuMemAlloc_v2(&d, 64), CUDA_SUCCESS);
     EXPECT("cuMemFree", cuMemFree_v2(d), CUDA_SUCCESS);
     EXPECT("cuDevicePrimaryCtxRelease", cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);
-    return rules_done("8, the current context is per thread", "ACLRT_FAKE_CUDA_NONE");
+    return rules_done("9, the current context is per thread", "ACLRT_FAKE_CUDA_NONE");
 }

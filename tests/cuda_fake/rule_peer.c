@@ -1,5 +1,5 @@
 /*
- * tests/cuda_fake/rule_peer.c - rule 7 of the test double: another device's
+ * tests/cuda_fake/rule_peer.c - rule 8 of the test double: another device's
  * memory is reached only with peer access, and a module is its context's.
  * Two fake GPUs (ACLRT_FAKE_CUDA_DEVICES=2, set here). Planted, in this
  * order: a copy between the two devices' memory issued in device 0's
@@ -137,5 +137,5 @@ int main(int argc, char **argv)
     EXPECT("cuModuleUnload(m1)", cuModuleUnload(m1), CUDA_SUCCESS);
     EXPECT("cuDevicePrimaryCtxRelease(1)", cuDevicePrimaryCtxRelease_v2(1), CUDA_SUCCESS);
     EXPECT("cuDevicePrimaryCtxRelease(0)", cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);
-    return rules_done(no_peer ? "7, peer access (no peers)" : "7, peer access", KNOB);
+    return rules_done(no_peer ? "8, peer access (no peers)" : "8, peer access", KNOB);
 }
