@@ -126,6 +126,22 @@ struct aclrt_backend {
      */
     void (*mem_mapped)(void *p, size_t size, bool mapped);
     /*
+     * Peer access between two distinct devices (optional; NULL: every pair
+     * can reach each other and there is nothing to set up, as on the host
+     * backend). peer_can says whether `dev` can reach `peer`'s memory
+     * (aclrtDeviceCanAccessPeer; the devices need not be started).
+     * peer_set turns the backend's access from `dev` (started, the calling
+     * thread's current device) to `peer` on or off; the core calls it for
+     * aclrtDeviceEnablePeerAccess before it records the access (a failure
+     * returns its code, nothing recorded) and for
+     * aclrtDeviceDisablePeerAccess after it forgot it; both calls are
+     * idempotent for the core (enabling twice, disabling what is off
+     * succeed), so the backend takes its driver's "already" answers for
+     * success.
+     */
+    aclError (*peer_can)(uint32_t dev, uint32_t peer, bool *can);
+    aclError (*peer_set)(struct aclrt_device *dev, struct aclrt_device *peer, bool on);
+    /*
      * Device memory shared between processes through the backend's driver
      * (optional, the three together; impl/ipc/ipc_mem.h keeps the keys and
      * allow-lists either way). ipc_export writes into `handle` (at most
