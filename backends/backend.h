@@ -155,6 +155,14 @@ struct aclrt_backend {
     aclError (*ipc_export)(struct aclrt_device *dev, void *base, uint8_t *handle);
     aclError (*ipc_import)(struct aclrt_device *dev, const uint8_t *handle, void **base);
     void (*ipc_close)(struct aclrt_device *dev, void *base);
+    /*
+     * The device's sticky error (optional; NULL: it has none, as the host
+     * backend's devices): an ACL code once the device can take no more work
+     * (a GPU context lost to a kernel fault, for the rest of the process),
+     * else ACL_SUCCESS; asked of started and stopped devices alike.
+     * aclrtQueryDeviceStatus reports such a device ABNORMAL.
+     */
+    aclError (*device_error)(struct aclrt_device *dev);
     /* The device's clock for event timestamps, ns (optional: CLOCK_MONOTONIC). */
     uint64_t (*timestamp_ns)(struct aclrt_device *dev);
     /*

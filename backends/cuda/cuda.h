@@ -182,6 +182,8 @@ static aclError aclrt_cuda_device_start(struct aclrt_device *dev)
     cd->gpu_index = g;
     atomic_store_explicit(&cd->stuck_waits, false, memory_order_relaxed);
     atomic_store_explicit(&cd->lost, ACLRT_CUDA_SUCCESS, memory_order_relaxed);
+    if (atomic_load_explicit(&aclrt_cuda.gpu_lost[g], memory_order_relaxed) != ACLRT_CUDA_SUCCESS)
+        return aclrt_cuda_gpu_lost_fail(g);
     aclrt_CUresult r = aclrt_cuda_gpu_ctx(g, &cd->ctx);
     if (r == ACLRT_CUDA_SUCCESS)
         r = aclrt_cuda_enter(cd->ctx);
@@ -243,6 +245,16 @@ static void aclrt_cuda_host_fns_drain(struct aclrt_cuda_device *cd)
         struct timespec ts = {0, (long)pause};
         nanosleep(&ts, NULL);
     }
+}
+
+/* The sticky error that lost the device's GPU, as ACL's code (backend.h: device_error); for the process. */
+static aclError aclrt_cuda_device_error(struct aclrt_device *dev)
+{
+    if (aclrt_cuda.gpu_count == 0)
+        return ACL_SUCCESS;
+    aclrt_CUresult lost =
+        atomic_load_explicit(&aclrt_cuda.gpu_lost[dev->id % aclrt_cuda.gpu_count], memory_order_relaxed);
+    return lost != ACLRT_CUDA_SUCCESS ? aclrt_cuda_code(lost) : ACL_SUCCESS;
 }
 
 static void aclrt_cuda_device_stop(struct aclrt_device *dev)
@@ -437,6 +449,7 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .mem_copy = aclrt_cuda_mem_copy,
     .mem_set = aclrt_cuda_mem_set,
     .mem_mapped = aclrt_cuda_mem_mapped,
+    .device_error = aclrt_cuda_device_error,
     .peer_can = aclrt_cuda_peer_can,
     .peer_set = aclrt_cuda_peer_set,
     .ipc_export = aclrt_cuda_ipc_export,
