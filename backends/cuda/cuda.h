@@ -198,6 +198,9 @@ static aclError aclrt_cuda_device_start(struct aclrt_device *dev)
     aclrt_cu->cuDeviceGetAttribute(&host_access, ACLRT_CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
                                    cd->gpu);
     cd->host_access = host_access != 0;
+    int wait_nor = 0;
+    aclrt_cu->cuDeviceGetAttribute(&wait_nor, ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, cd->gpu);
+    cd->wait_nor = wait_nor != 0;
     pthread_mutex_init(&cd->anchor_lock, NULL);
     r = aclrt_cu->cuStreamCreateWithPriority(&cd->anchor_stream, ACLRT_CU_STREAM_NON_BLOCKING, 0);
     if (r == ACLRT_CUDA_SUCCESS && (r = aclrt_cu->cuEventCreate(&cd->anchor, ACLRT_CU_EVENT_DEFAULT)) != ACLRT_CUDA_SUCCESS)

@@ -35,6 +35,7 @@ struct aclrt_cuda_device {
     aclrt_CUcontext ctx; /* the GPU's primary context */
     bool started;
     bool host_access;    /* the CPU can address the GPU's memory (value operations may run on the host) */
+    bool wait_nor;       /* the GPU's stream memory operations wait with NOR (attribute 123) */
     _Atomic bool stuck_waits; /* a released value wait may still wait on the GPU: no cuMemFree (cuda_stream.h) */
     _Atomic aclrt_CUresult lost; /* 0, or the sticky error after which the context accepts no work */
     /* Event timestamps (cuda_time.h): an event recorded when the host clock read anchor_ns. */

@@ -370,6 +370,9 @@ static int aclrt_cuda_value_write_run(struct aclrt_stream *s, struct aclrt_task 
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
     if (sl->cd->host_access)
         return aclrt_cuda_host_run(s, t, blk);
+    if (ACLRT_UNLIKELY(t->u32 == ACLRT_CU_STREAM_WAIT_VALUE_NOR && !sl->cd->wait_nor))
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "a NOR value wait: this GPU's stream memory operations do not wait with NOR (attribute 123)");
     int g = aclrt_cuda_gate(s, sl, blk);
     if (g != 0)
         return g;
@@ -390,6 +393,9 @@ static int aclrt_cuda_value_wait_run(struct aclrt_stream *s, struct aclrt_task *
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
     if (sl->cd->host_access)
         return aclrt_cuda_host_run(s, t, blk);
+    if (ACLRT_UNLIKELY(t->u32 == ACLRT_CU_STREAM_WAIT_VALUE_NOR && !sl->cd->wait_nor))
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "a NOR value wait: this GPU's stream memory operations do not wait with NOR (attribute 123)");
     int g = aclrt_cuda_gate(s, sl, blk);
     if (g != 0)
         return g;

@@ -888,6 +888,7 @@ EXPORT CUresult cuDeviceGetAttribute(int *value, unsigned attribute, int device)
     switch (attribute) {
     case 41: *value = 1; break;  /* unified addressing */
     case 122: *value = 1; break; /* 64-bit stream memory operations */
+    case 123: *value = 1; break; /* ... whose waits take NOR */
     case 88:  /* pageable memory access (HMM, ATS) */
     case 100: /* ... through the host's page tables */
     case 101: /* the host may address device (managed) memory */
