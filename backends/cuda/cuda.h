@@ -43,6 +43,7 @@
 #include "../host/host_progress.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
+#include "cuda_function.h"
 #include "cuda_graph.h"
 #include "cuda_ipc.h"
 #include "cuda_kernel.h"
@@ -444,6 +445,9 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .module_unload = aclrt_cuda_module_unload,
     .module_function = aclrt_cuda_module_function,
     .module_global = aclrt_cuda_module_global,
+    .function_layout = aclrt_cuda_function_layout_of,
+    .function_args = aclrt_cuda_function_args,
+    .function_entry = aclrt_cuda_function_entry,
     .model_step = aclrt_cuda_model_step,
 };
 

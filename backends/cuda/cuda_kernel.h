@@ -11,14 +11,18 @@
  *     is loaded in the calling thread's current context (the one of the
  *     device it last used, else the first GPU's): a kernel launched on a
  *     stream of another GPU fails its task (the driver's invalid handle).
- *   - A function is cuModuleGetFunction's CUfunction; a global is
- *     cuModuleGetGlobal's device address and size.
+ *   - A global is cuModuleGetGlobal's device address and size.
+ *   - A function is a record of ours (aclrt_cuda_function): the
+ *     CUfunction, its parameter layout and its block, read once when it is
+ *     looked up.
  *   - A launch is cuLaunchKernel on the stream's CUstream: numBlocks is the
- *     grid (x), the block is ACLRT_CUDA_BLOCK_THREADS threads (no ACL
- *     launch attribute gives one; the kernel covers its data with a loop
- *     over gridDim and blockDim), no dynamic shared memory, and the
- *     arguments are the packed buffer (CU_LAUNCH_PARAM_BUFFER_POINTER and
- *     _SIZE; the driver copies it at the call). Arguments in device memory
+ *     grid (x), the block is ACLRT_CUDA_BLOCK_THREADS threads or the
+ *     kernel's most if fewer (no ACL launch attribute gives one; the kernel
+ *     covers its data with a loop over gridDim and blockDim), no dynamic
+ *     shared memory, and the arguments are the packed buffer
+ *     (CU_LAUNCH_PARAM_BUFFER_POINTER and _SIZE, the kernel's exact size;
+ *     the driver copies it at the call; the buffer is malloc'd, 16-byte
+ *     aligned). Arguments in device memory
  *     (aclrtLaunchKernel) are read when the kernel runs: the launch waits
  *     on the host until the stream's earlier work is done (the barrier),
  *     copies them, then launches.
@@ -62,6 +66,7 @@
 #include "../../impl/kernel/kernel_launch.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
+#include "cuda_function.h"
 #include "cuda_graph.h"
 #include "cuda_kinds.h"
 #include "cuda_stream.h"
@@ -103,6 +108,7 @@ ACLRT_INTERNAL void aclrt_cuda_modules_unload_later(void)
 struct aclrt_cuda_module {
     aclrt_CUmodule mod;
     aclrt_CUcontext ctx;
+    struct aclrt_cuda_function *functions; /* looked up in it (the core's lock of the function lists); freed with it */
 };
 
 /* Is the image at `image` one the loader reads entirely within `size` bytes? The reason if not. */
@@ -173,6 +179,7 @@ ACLRT_INTERNAL aclError aclrt_cuda_module_load(const char *path, const char *sho
     aclrt_CUresult r = aclrt_cuda_enter_any();
     if (r == ACLRT_CUDA_SUCCESS) {
         m->ctx = aclrt_cuda_current.ctx;
+        m->functions = NULL;
         r = path != NULL ? aclrt_cu->cuModuleLoad(&m->mod, path) : aclrt_cu->cuModuleLoadData(&m->mod, image);
     }
     if (r != ACLRT_CUDA_SUCCESS) {
@@ -188,6 +195,7 @@ ACLRT_INTERNAL aclError aclrt_cuda_module_load(const char *path, const char *sho
 ACLRT_INTERNAL void aclrt_cuda_module_unload(void *module)
 {
     struct aclrt_cuda_module *m = (struct aclrt_cuda_module *)module;
+    aclrt_cuda_functions_free(m->functions); /* no launch of the module is in flight any more */
     if (aclrt_cuda_in_callback) {
         struct aclrt_cuda_module_later *l = (struct aclrt_cuda_module_later *)malloc(sizeof *l);
         if (l != NULL) { /* out of memory: the module stays loaded until its context goes */
@@ -207,7 +215,7 @@ ACLRT_INTERNAL void aclrt_cuda_module_unload(void *module)
     free(m);
 }
 
-/* The backend's module_function: the CUfunction; the driver does not say the kernel's code size. */
+/* The backend's module_function: our record of the kernel; the driver does not say its code size. */
 ACLRT_INTERNAL aclError aclrt_cuda_module_function(void *module, const char *name, void **function, size_t *code_size)
 {
     struct aclrt_cuda_module *m = (struct aclrt_cuda_module *)module;
@@ -219,7 +227,12 @@ ACLRT_INTERNAL aclError aclrt_cuda_module_function(void *module, const char *nam
         return r == ACLRT_CUDA_ERROR_NOT_FOUND
                    ? aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the binary has no kernel named \"%s\"", name)
                    : aclrt_cuda_module_fail(r, "cuModuleGetFunction", name);
-    *function = (void *)f;
+    struct aclrt_cuda_function *cf = aclrt_cuda_function_make(f);
+    if (cf == NULL)
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no memory for the record of kernel \"%s\"", name);
+    cf->next = m->functions;
+    m->functions = cf;
+    *function = cf;
     *code_size = 0;
     return ACL_SUCCESS;
 }
@@ -366,14 +379,13 @@ static int aclrt_cuda_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, s
     struct aclrt_cuda_held *done = aclrt_cuda_hold(sl, &l->held);
     if (timed && (r = aclrt_cuda_host_fn(sl->cu, aclrt_cuda_launch_start_cb, l)) != ACLRT_CUDA_SUCCESS)
         aclrt_cuda_launch_put(l); /* the start callback's */
-    aclrt_CUfunction f;
-    memcpy(&f, &t->u.kernel.fn, sizeof f); /* the backend's function handle (module_function) */
-    size_t size = t->u.kernel.args_size;
+    const struct aclrt_cuda_function *cf = aclrt_cuda_function_of(t->u.kernel.fn); /* module_function's record */
+    size_t size = aclrt_cuda_function_bytes(cf, l->kernel.args_size); /* the kernel's, not the block's tail */
     void *extra[] = {(void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT, args,
                      (void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT, &size,
                      (void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_END_AS_INT};
     if (r == ACLRT_CUDA_SUCCESS)
-        r = aclrt_cu->cuLaunchKernel(f, t->u32, 1, 1, ACLRT_CUDA_BLOCK_THREADS, 1, 1, 0, sl->cu, NULL,
+        r = aclrt_cu->cuLaunchKernel(cf->f, t->u32, 1, 1, cf->block, 1, 1, 0, sl->cu, NULL,
                                      size != 0 ? extra : NULL); /* no parameters: no buffer */
     int rc;
     if (ACLRT_LIKELY(r == ACLRT_CUDA_SUCCESS && !timed)) {
