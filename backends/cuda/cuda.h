@@ -158,6 +158,7 @@ static void aclrt_cuda_close(void)
     if (!driver) /* a thread of the parent may have held it at the fork: it never lets go here */
         pthread_mutex_init(&aclrt_cuda.lock, NULL);
     aclrt_cuda_modules_unload_later(); /* those whose last launch ended on a driver thread, graphs first */
+    aclrt_cuda_launches_reclaim(); /* timed launches whose host functions a lost device never runs */
     aclrt_cuda_stamps_release(driver);
     if (driver && aclrt_cuda_enter_any() == ACLRT_CUDA_SUCCESS)
         aclrt_cuda_slots_release(true);
