@@ -126,6 +126,22 @@ struct aclrt_backend {
      */
     void (*mem_mapped)(void *p, size_t size, bool mapped);
     /*
+     * Peer access between two distinct devices (optional; NULL: every pair
+     * can reach each other and there is nothing to set up, as on the host
+     * backend). peer_can says whether `dev` can reach `peer`'s memory
+     * (aclrtDeviceCanAccessPeer; the devices need not be started).
+     * peer_set turns the backend's access from `dev` (started, the calling
+     * thread's current device) to `peer` on or off; the core calls it for
+     * aclrtDeviceEnablePeerAccess before it records the access (a failure
+     * returns its code, nothing recorded) and for
+     * aclrtDeviceDisablePeerAccess after it forgot it; both calls are
+     * idempotent for the core (enabling twice, disabling what is off
+     * succeed), so the backend takes its driver's "already" answers for
+     * success.
+     */
+    aclError (*peer_can)(uint32_t dev, uint32_t peer, bool *can);
+    aclError (*peer_set)(struct aclrt_device *dev, struct aclrt_device *peer, bool on);
+    /*
      * Device memory shared between processes through the backend's driver
      * (optional, the three together; impl/ipc/ipc_mem.h keeps the keys and
      * allow-lists either way). ipc_export writes into `handle` (at most
@@ -139,6 +155,14 @@ struct aclrt_backend {
     aclError (*ipc_export)(struct aclrt_device *dev, void *base, uint8_t *handle);
     aclError (*ipc_import)(struct aclrt_device *dev, const uint8_t *handle, void **base);
     void (*ipc_close)(struct aclrt_device *dev, void *base);
+    /*
+     * The device's sticky error (optional; NULL: it has none, as the host
+     * backend's devices): an ACL code once the device can take no more work
+     * (a GPU context lost to a kernel fault, for the rest of the process),
+     * else ACL_SUCCESS; asked of started and stopped devices alike.
+     * aclrtQueryDeviceStatus reports such a device ABNORMAL.
+     */
+    aclError (*device_error)(struct aclrt_device *dev);
     /* The device's clock for event timestamps, ns (optional: CLOCK_MONOTONIC). */
     uint64_t (*timestamp_ns)(struct aclrt_device *dev);
     /*

@@ -18,7 +18,9 @@
  *   - Memory: aclrtMalloc is cuMemAlloc, aclrtMallocHost cuMemHostAlloc
  *     (pinned, portable, mapped), aclrtMemcpy / aclrtMemset cuMemcpy /
  *     cuMemsetD8 (synchronous; unified addressing says where each pointer
- *     is); shared between processes with CUDA's IPC handles (cuda_ipc.h).
+ *     is); shared between processes with CUDA's IPC handles (cuda_ipc.h);
+ *     between two GPUs' memory cuMemcpyPeer, and peer access is the
+ *     driver's (cuda_peer.h).
  *   - Which thread issues: the host backend's machinery runs the core's
  *     loop (host_pool.h, host_executor.h): executor threads, or with
  *     external progress the embedder's threads, take ready streams and
@@ -48,6 +50,7 @@
 #include "cuda_ipc.h"
 #include "cuda_kernel.h"
 #include "cuda_kinds.h"
+#include "cuda_peer.h"
 #include "cuda_stream.h"
 #include "cuda_time.h"
 
@@ -178,8 +181,11 @@ static aclError aclrt_cuda_device_start(struct aclrt_device *dev)
     uint32_t g = dev->id % aclrt_cuda.gpu_count;
     cd->id = dev->id;
     cd->gpu = aclrt_cuda.gpus[g].dev;
+    cd->gpu_index = g;
     atomic_store_explicit(&cd->stuck_waits, false, memory_order_relaxed);
     atomic_store_explicit(&cd->lost, ACLRT_CUDA_SUCCESS, memory_order_relaxed);
+    if (atomic_load_explicit(&aclrt_cuda.gpu_lost[g], memory_order_relaxed) != ACLRT_CUDA_SUCCESS)
+        return aclrt_cuda_gpu_lost_fail(g);
     aclrt_CUresult r = aclrt_cuda_gpu_ctx(g, &cd->ctx);
     if (r == ACLRT_CUDA_SUCCESS)
         r = aclrt_cuda_enter(cd->ctx);
@@ -241,6 +247,16 @@ static void aclrt_cuda_host_fns_drain(struct aclrt_cuda_device *cd)
         struct timespec ts = {0, (long)pause};
         nanosleep(&ts, NULL);
     }
+}
+
+/* The sticky error that lost the device's GPU, as ACL's code (backend.h: device_error); for the process. */
+static aclError aclrt_cuda_device_error(struct aclrt_device *dev)
+{
+    if (aclrt_cuda.gpu_count == 0)
+        return ACL_SUCCESS;
+    aclrt_CUresult lost =
+        atomic_load_explicit(&aclrt_cuda.gpu_lost[dev->id % aclrt_cuda.gpu_count], memory_order_relaxed);
+    return lost != ACLRT_CUDA_SUCCESS ? aclrt_cuda_code(lost) : ACL_SUCCESS;
 }
 
 static void aclrt_cuda_device_stop(struct aclrt_device *dev)
@@ -329,8 +345,8 @@ static aclError aclrt_cuda_mem_copy(void *dst, const void *src, size_t count, ac
     aclrt_CUresult r = aclrt_cuda_enter_for(dst, count);
     if (r == ACLRT_CUDA_SUCCESS && aclrt_mem_device_of(dst, count) == NULL)
         r = aclrt_cuda_enter_for(src, count);
-    if (r == ACLRT_CUDA_SUCCESS)
-        r = aclrt_cu->cuMemcpy((aclrt_CUdeviceptr)(uintptr_t)dst, (aclrt_CUdeviceptr)(uintptr_t)src, count);
+    if (r == ACLRT_CUDA_SUCCESS) /* between two GPUs' memory: cuMemcpyPeer (cuda_peer.h) */
+        r = aclrt_cuda_copy_sync(aclrt_cuda_current.ctx, dst, src, count);
     return r == ACLRT_CUDA_SUCCESS ? ACL_SUCCESS : aclrt_cuda_fail(r, "cuMemcpy");
 }
 
@@ -435,6 +451,9 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .mem_copy = aclrt_cuda_mem_copy,
     .mem_set = aclrt_cuda_mem_set,
     .mem_mapped = aclrt_cuda_mem_mapped,
+    .device_error = aclrt_cuda_device_error,
+    .peer_can = aclrt_cuda_peer_can,
+    .peer_set = aclrt_cuda_peer_set,
     .ipc_export = aclrt_cuda_ipc_export,
     .ipc_import = aclrt_cuda_ipc_import,
     .ipc_close = aclrt_cuda_ipc_close,

@@ -69,6 +69,7 @@ typedef struct CUipcMemHandle_st {
 #define ACLRT_CUDA_ERROR_INVALID_IMAGE 200u
 #define ACLRT_CUDA_ERROR_INVALID_CONTEXT 201u
 #define ACLRT_CUDA_ERROR_NO_BINARY_FOR_GPU 209u
+#define ACLRT_CUDA_ERROR_PEER_ACCESS_UNSUPPORTED 217u
 #define ACLRT_CUDA_ERROR_INVALID_PTX 218u
 #define ACLRT_CUDA_ERROR_INVALID_SOURCE 300u
 #define ACLRT_CUDA_ERROR_FILE_NOT_FOUND 301u
@@ -77,6 +78,8 @@ typedef struct CUipcMemHandle_st {
 #define ACLRT_CUDA_ERROR_NOT_FOUND 500u
 #define ACLRT_CUDA_ERROR_NOT_READY 600u
 #define ACLRT_CUDA_ERROR_ILLEGAL_ADDRESS 700u
+#define ACLRT_CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED 704u
+#define ACLRT_CUDA_ERROR_PEER_ACCESS_NOT_ENABLED 705u
 #define ACLRT_CUDA_ERROR_MISALIGNED_ADDRESS 716u
 #define ACLRT_CUDA_ERROR_INVALID_ADDRESS_SPACE 717u
 #define ACLRT_CUDA_ERROR_LAUNCH_FAILED 719u
@@ -174,7 +177,17 @@ typedef struct CUipcMemHandle_st {
     X(cuLaunchKernel, "cuLaunchKernel", "",                                                                         \
       (aclrt_CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,                     \
        unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes,          \
-       aclrt_CUstream hStream, void **kernelParams, void **extra))
+       aclrt_CUstream hStream, void **kernelParams, void **extra))                                                  \
+    X(cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer", "",                                                           \
+      (int *canAccessPeer, aclrt_CUdevice dev, aclrt_CUdevice peerDev))                                             \
+    X(cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess", "", (aclrt_CUcontext peerContext, unsigned int Flags))        \
+    X(cuCtxDisablePeerAccess, "cuCtxDisablePeerAccess", "", (aclrt_CUcontext peerContext))                          \
+    X(cuMemcpyPeer, "cuMemcpyPeer", "",                                                                             \
+      (aclrt_CUdeviceptr dstDevice, aclrt_CUcontext dstContext, aclrt_CUdeviceptr srcDevice,                        \
+       aclrt_CUcontext srcContext, size_t ByteCount))                                                               \
+    X(cuMemcpyPeerAsync, "cuMemcpyPeerAsync", "",                                                                   \
+      (aclrt_CUdeviceptr dstDevice, aclrt_CUcontext dstContext, aclrt_CUdeviceptr srcDevice,                        \
+       aclrt_CUcontext srcContext, size_t ByteCount, aclrt_CUstream hStream))
 
 /*
  * Optional entry points, the same way: a driver without them still opens
@@ -307,6 +320,7 @@ __attribute__((unused)) static void aclrt_cuda_driver_unload(struct aclrt_cuda_d
     X(CUDA_ERROR_MAP_FAILED, 205)                                                                                  \
     X(CUDA_ERROR_NO_BINARY_FOR_GPU, 209)                                                                           \
     X(CUDA_ERROR_ECC_UNCORRECTABLE, 214)                                                                           \
+    X(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, 217)                                                                     \
     X(CUDA_ERROR_INVALID_PTX, 218)                                                                                 \
     X(CUDA_ERROR_UNSUPPORTED_PTX_VERSION, 222)                                                                     \
     X(CUDA_ERROR_INVALID_SOURCE, 300)                                                                              \
@@ -320,6 +334,8 @@ __attribute__((unused)) static void aclrt_cuda_driver_unload(struct aclrt_cuda_d
     X(CUDA_ERROR_ILLEGAL_ADDRESS, 700)                                                                             \
     X(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, 701)                                                                     \
     X(CUDA_ERROR_LAUNCH_TIMEOUT, 702)                                                                              \
+    X(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, 704)                                                                 \
+    X(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, 705)                                                                     \
     X(CUDA_ERROR_CONTEXT_IS_DESTROYED, 709)                                                                        \
     X(CUDA_ERROR_ASSERT, 710)                                                                                      \
     X(CUDA_ERROR_HARDWARE_STACK_ERROR, 714)                                                                        \

@@ -1,9 +1,10 @@
 /*
- * backends/cuda/cuda_function.h - a kernel's record: its CUfunction, parameter layout and block.
+ * backends/cuda/cuda_function.h - a kernel's parameter layout and block.
  *
- * A function of a module: the driver's CUfunction and what every launch of it needs,
- * read once when it is looked up (never per launch), kept until its module
- * is unloaded (no launch of it is in flight then).
+ * What every launch of a function of a module needs (its record,
+ * aclrt_cuda_function in cuda_module.h), read from the home GPU's
+ * CUfunction once when it is looked up (never per launch), kept until its
+ * module is unloaded (no launch of it is in flight then).
  *   - Its parameters, from cuFuncGetParamInfo (CUDA 12.4): each one's
  *     offset and size in the buffer the kernel takes, and that buffer's
  *     size, the end of the last parameter (the driver refuses any other
@@ -26,30 +27,7 @@
 #include "cuda_device.h"
 #include "cuda_driver.h"
 #include "cuda_kinds.h"
-
-#define ACLRT_CUDA_PARAMS_UNKNOWN UINT32_MAX
-
-struct aclrt_cuda_param {
-    uint32_t offset, size;
-};
-
-struct aclrt_cuda_function {
-    aclrt_CUfunction f;
-    uint32_t block;                    /* threads per block */
-    uint32_t params;                   /* parameters the kernel takes; ACLRT_CUDA_PARAMS_UNKNOWN: not known */
-    uint32_t param_bytes;              /* the buffer it takes: the last parameter's end (0: none) */
-    struct aclrt_cuda_param *layout;   /* [params] (NULL when none or not known) */
-    struct aclrt_cuda_function *next;  /* in its module's list */
-};
-
-ACLRT_INTERNAL void aclrt_cuda_functions_free(struct aclrt_cuda_function *f)
-{
-    for (struct aclrt_cuda_function *next; f != NULL; f = next) {
-        next = f->next;
-        free(f->layout);
-        free(f);
-    }
-}
+#include "cuda_module.h"
 
 /* The backend's handle of a function (module_function) as a task holds it (kernel.fn). */
 ACLRT_INLINE struct aclrt_cuda_function *aclrt_cuda_function_of(aclrtxHostKernel fn)
@@ -68,7 +46,7 @@ static bool aclrt_cuda_function_layout(struct aclrt_cuda_function *cf)
     struct aclrt_cuda_param *layout = NULL;
     for (;; n++) {
         size_t offset = 0, size = 0;
-        aclrt_CUresult r = aclrt_cu->cuFuncGetParamInfo(cf->f, n, &offset, &size);
+        aclrt_CUresult r = aclrt_cu->cuFuncGetParamInfo(cf->home, n, &offset, &size);
         if (r == ACLRT_CUDA_ERROR_INVALID_VALUE) /* past the last parameter (or none) */
             break;
         if (r != ACLRT_CUDA_SUCCESS || offset > UINT32_MAX || size > UINT32_MAX || offset < end) {
@@ -93,28 +71,43 @@ static bool aclrt_cuda_function_layout(struct aclrt_cuda_function *cf)
     return true;
 }
 
-/* A record of f, read from the driver (f's context is current); NULL: out of memory. */
-ACLRT_INTERNAL struct aclrt_cuda_function *aclrt_cuda_function_make(aclrt_CUfunction f)
+/* Fill in the block and parameters of record cf from the driver (its home context is current). */
+static void aclrt_cuda_function_read(struct aclrt_cuda_function *cf)
 {
-    struct aclrt_cuda_function *cf = (struct aclrt_cuda_function *)calloc(1, sizeof *cf);
-    if (cf == NULL)
-        return NULL;
-    cf->f = f;
     cf->block = ACLRT_CUDA_BLOCK_THREADS;
     int most = 0;
     if (aclrt_cu->cuFuncGetAttribute != NULL &&
-        aclrt_cu->cuFuncGetAttribute(&most, ACLRT_CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f) == ACLRT_CUDA_SUCCESS &&
+        aclrt_cu->cuFuncGetAttribute(&most, ACLRT_CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, cf->home) ==
+            ACLRT_CUDA_SUCCESS &&
         most > 0 && (uint32_t)most < cf->block)
         cf->block = (uint32_t)most;
     if (!aclrt_cuda_function_layout(cf))
         cf->params = ACLRT_CUDA_PARAMS_UNKNOWN;
+}
+
+/*
+ * The record of the home module's function f named `name` (module_function;
+ * the core's lock of the function lists held, the home context current):
+ * the one made at an earlier lookup, else a new one, read, then published.
+ * NULL: out of memory.
+ */
+ACLRT_INTERNAL struct aclrt_cuda_function *aclrt_cuda_function_record(struct aclrt_cuda_module *m, const char *name,
+                                                                      aclrt_CUfunction f)
+{
+    struct aclrt_cuda_function *cf = aclrt_cuda_function_find(m, f);
+    if (cf != NULL)
+        return cf;
+    if ((cf = aclrt_cuda_function_new(name, f)) == NULL)
+        return NULL;
+    aclrt_cuda_function_read(cf);
+    aclrt_cuda_function_add(m, cf);
     return cf;
 }
 
-/* The backend's function_entry: the CUfunction. */
+/* The backend's function_entry: the home GPU's CUfunction. */
 ACLRT_INTERNAL void *aclrt_cuda_function_entry(void *function)
 {
-    return (void *)((const struct aclrt_cuda_function *)function)->f;
+    return (void *)((const struct aclrt_cuda_function *)function)->home;
 }
 
 /*

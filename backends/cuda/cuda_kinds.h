@@ -8,7 +8,8 @@
  *
  *   on the GPU queue, then the task's number into the completion word:
  *     no-op               nothing (the word write alone)
- *     memcpy / memset     cuMemcpyAsync / cuMemsetD8Async (unified addressing)
+ *     memcpy / memset     cuMemcpyAsync / cuMemsetD8Async (unified addressing;
+ *                         between two GPUs' memory cuMemcpyPeerAsync, cuda_peer.h)
  *     2-D memcpy          cuMemcpyAsync, a row at a time; 32-bit memset: cuMemsetD32Async
  *     event stamp         cuEventRecord of the event's CUevent (cuda_time.h)
  *     stream wait         cuStreamWaitValue64 GEQ on the captured stream's
@@ -69,6 +70,7 @@
 #include "../../impl/exec/exec.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
+#include "cuda_peer.h"
 #include "cuda_stream.h"
 #include "cuda_staged.h"
 #include "cuda_time.h"
@@ -251,9 +253,8 @@ static int aclrt_cuda_memcpy_run(struct aclrt_stream *s, struct aclrt_task *t, s
     if (g != 0)
         return g;
     aclrt_CUresult r = aclrt_cuda_begin(sl);
-    if (r == ACLRT_CUDA_SUCCESS)
-        r = aclrt_cu->cuMemcpyAsync((aclrt_CUdeviceptr)(uintptr_t)t->u.copy.dst,
-                                    (aclrt_CUdeviceptr)(uintptr_t)t->u.copy.src, t->u.copy.count, sl->cu);
+    if (r == ACLRT_CUDA_SUCCESS) /* between two GPUs' memory: cuMemcpyPeerAsync (cuda_peer.h) */
+        r = aclrt_cuda_copy_async(sl->cd->ctx, t->u.copy.dst, t->u.copy.src, t->u.copy.count, sl->cu);
     return aclrt_cuda_complete_after(s, sl, t, r);
 }
 

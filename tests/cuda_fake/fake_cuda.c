@@ -68,7 +68,28 @@
  *        allocation or process is gone (CUDA_ERROR_INVALID_HANDLE); an open
  *        again in the same context is counted, a close too many fails; an
  *        import the exporter has freed fails every later operation. No knob.
- *     8. A launch takes exactly the kernel's parameters, in a block of at
+ *     8. Another device's memory only with peer access (rule_peer.c; the
+ *        section "Peer access" at the end): cuDeviceCanAccessPeer says 1
+ *        for two distinct devices (ACLRT_FAKE_CUDA_NO_PEER=1: 0, and
+ *        cuCtxEnablePeerAccess is CUDA_ERROR_PEER_ACCESS_UNSUPPORTED);
+ *        cuCtxEnablePeerAccess / DisablePeerAccess give cuda.h's codes
+ *        (704 enabled twice, 705 not enabled, INVALID_CONTEXT for the
+ *        current context itself). Memory knows its context: a copy between
+ *        two contexts' device memory, or a set, issued in a context without
+ *        access to the other's is CUDA_ERROR_INVALID_VALUE at the call
+ *        (cuMemcpyPeer / cuMemcpyPeerAsync always copy, a copy with a host
+ *        end always goes); a kernel whose parameters name such memory
+ *        faults when it runs (the context is lost, CUDA_ERROR_ILLEGAL_ADDRESS).
+ *        A module is its context's: its functions launch only on streams of
+ *        that context (else CUDA_ERROR_INVALID_HANDLE) and are looked up
+ *        with it current (else CUDA_ERROR_INVALID_CONTEXT); a file loaded in
+ *        a second context is a private copy, with functions of its own.
+ *        ACLRT_FAKE_CUDA_PEER_OPEN=1: every context reaches every device's
+ *        memory.
+ *     9. The current context is per thread (rule_context.c): a thread that
+ *        made none current gets CUDA_ERROR_INVALID_CONTEXT from every call
+ *        that works in a context. No knob.
+ *    10. A launch takes exactly the kernel's parameters, in a block of at
  *        most its threads (rule_kernel_params.c): where a stand-in kernel
  *        declares them (below), cuLaunchKernel returns
  *        CUDA_ERROR_INVALID_VALUE for a CU_LAUNCH_PARAM_BUFFER_SIZE other
@@ -86,7 +107,7 @@
  *   - Events carry timing: a record's time is CLOCK_MONOTONIC when the
  *     stream reaches it; queries return CUDA_ERROR_NOT_READY before.
  *   - Calls other than the device queries need a current context
- *     (CUDA_ERROR_INVALID_CONTEXT otherwise), as the driver's do.
+ *     (CUDA_ERROR_INVALID_CONTEXT otherwise), as the driver's do (rule 9).
  *   - cuInit fails with ACLRT_FAKE_CUDA_INIT_RESULT when that is set (e.g.
  *     100, CUDA_ERROR_NO_DEVICE); ACLRT_FAKE_CUDA_DEVICES=0 has no GPU.
  *   - Failures of asynchronous work, injected by the tests:
@@ -103,8 +124,7 @@
  *     memory, read to the end of its headers and loaded from an anonymous
  *     file); a kernel is a function it exports with the host-kernel
  *     signature, aclError name(uint32_t blockIdx, uint32_t numBlocks, void
- *     *args), the CUfunction its address; a global is a variable it
- *     exports. A stand-in declares what a GPU kernel's image says of it
+ *     *args); a global is a variable it exports. A stand-in declares what a GPU kernel's image says of it
  *     with exported constants next to it (tests/kernels/test_kernels.c's
  *     PARAMS and MAX_THREADS): `const uint32_t fakecuda_params_<name>[]`
  *     = {n, then each parameter's offset and size}, and `const uint32_t
@@ -116,7 +136,7 @@
  *     any buffer is taken), cuFuncGetAttribute the most threads per block
  *     (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK only). cuLaunchKernel takes
  *     the packed buffer only (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE,
- *     copied at the call; rule 8) and the stream's worker calls the kernel
+ *     copied at the call; rule 10) and the stream's worker calls the kernel
  *     once per block of the grid, in order; a block that returns non-zero
  *     fails the launch with CUDA_ERROR_LAUNCH_FAILED (rule 6).
  *     fakecuda_launch_bytes() is the last launch's buffer size. Images
@@ -193,6 +213,9 @@
 #define CUDA_ERROR_ILLEGAL_STATE 401u
 #define CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED 900u
 #define CUDA_ERROR_STREAM_CAPTURE_INVALIDATED 901u
+#define CUDA_ERROR_PEER_ACCESS_UNSUPPORTED 217u
+#define CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED 704u
+#define CUDA_ERROR_PEER_ACCESS_NOT_ENABLED 705u
 
 #define FAKE_MAX_DEVICES 16
 #define FAKE_IDLE_NS 20000000ull /* a worker with nothing to do leaves after this */
@@ -251,6 +274,7 @@ struct CUctx_st {
     _Atomic CUresult lost;      /* a sticky error, or 0 */
     _Atomic bool dying;         /* its last release: queued work is dropped, waits let go */
     struct CUstream_st *streams; /* every stream made in it (g_lock) */
+    _Atomic bool peer[FAKE_MAX_DEVICES]; /* cuCtxEnablePeerAccess'd: device d's memory is reachable from here */
 };
 
 enum op_kind { OP_COPY, OP_SET, OP_SET32, OP_WRITE64, OP_WAIT64, OP_HOST_FN, OP_RECORD, OP_WAIT_EVENT, OP_KERNEL, OP_GRAPH };
@@ -356,10 +380,18 @@ static bool g_host_access;          /* ACLRT_FAKE_CUDA_HOST_ACCESS=1: device mem
 static bool g_parallel_host_fns;    /* ACLRT_FAKE_CUDA_PARALLEL_HOST_FUNCS=1: no process-wide host-function lock */
 static bool g_fork_ok;              /* ACLRT_FAKE_CUDA_FORK_OK=1: a forked child's driver works */
 static bool g_kernel_fault_recovers; /* ACLRT_FAKE_CUDA_KERNEL_FAULT_RECOVERS=1: a failed kernel is not sticky */
-static bool g_any_launch;           /* ACLRT_FAKE_CUDA_ANY_LAUNCH=1: any parameter buffer size and block (rule 8) */
+static bool g_no_peer;              /* ACLRT_FAKE_CUDA_NO_PEER=1: no device can access another's memory */
+static bool g_peer_open;            /* ACLRT_FAKE_CUDA_PEER_OPEN=1: every context reaches every device's memory */
+static bool g_any_launch;           /* ACLRT_FAKE_CUDA_ANY_LAUNCH=1: any parameter buffer size and block (rule 10) */
 static _Atomic bool g_forked;       /* this process is a child forked after cuInit: every call fails */
 /* Held while any host function runs, whichever stream's (strict: one host-function thread per process). */
 static pthread_mutex_t g_host_fn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Peer access (its section, at the end): what copies, sets and kernels of a context may reach. */
+static bool peer_reaches(const struct CUctx_st *ctx, const struct alloc *x);
+static void peer_forget(int device);
+static bool peer_args_unreachable(const void *buf, size_t size, struct CUctx_st *ctx);
+static CUresult peer_copy_check(struct CUctx_st *ctx, CUdeviceptr dst, CUdeviceptr src);
 
 static int env_int(const char *name, int fallback)
 {
@@ -777,6 +809,8 @@ EXPORT CUresult cuInit(unsigned int flags)
         g_parallel_host_fns = env_int("ACLRT_FAKE_CUDA_PARALLEL_HOST_FUNCS", 0) != 0;
         g_fork_ok = env_int("ACLRT_FAKE_CUDA_FORK_OK", 0) != 0;
         g_kernel_fault_recovers = env_int("ACLRT_FAKE_CUDA_KERNEL_FAULT_RECOVERS", 0) != 0;
+        g_no_peer = env_int("ACLRT_FAKE_CUDA_NO_PEER", 0) != 0;
+        g_peer_open = env_int("ACLRT_FAKE_CUDA_PEER_OPEN", 0) != 0;
         g_any_launch = env_int("ACLRT_FAKE_CUDA_ANY_LAUNCH", 0) != 0;
     }
     g_init = true;
@@ -826,7 +860,10 @@ EXPORT CUresult cuGetErrorName(CUresult error, const char **str)
                  {800, "CUDA_ERROR_NOT_PERMITTED"},
                  {401, "CUDA_ERROR_ILLEGAL_STATE"},
                  {900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"},
-                 {901, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"}};
+                 {901, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"},
+                 {217, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED"},
+                 {704, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED"},
+                 {705, "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED"}};
     if (str == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -894,8 +931,10 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(struct CUctx_st **ctx, int device)
     if (device < 0 || device >= device_count())
         return CUDA_ERROR_INVALID_DEVICE;
     pthread_mutex_lock(&g_lock);
-    if (g_ctx[device].refs++ == 0)
+    if (g_ctx[device].refs++ == 0) {
         atomic_store(&g_ctx[device].lost, CUDA_SUCCESS); /* a fresh context */
+        peer_forget(device);
+    }
     pthread_mutex_unlock(&g_lock);
     *ctx = &g_ctx[device];
     return CUDA_SUCCESS;
@@ -1483,10 +1522,11 @@ static CUresult memop_target(CUdeviceptr addr, void **out)
  * far above small integers), and a pointer that is not 8-byte aligned in the
  * buffer, or one the kernel reads from memory (a table of pointers), is not.
  */
-static void xlate_args(void *buf, size_t size)
+static bool xlate_args(void *buf, size_t size, struct CUctx_st *ctx)
 {
+    bool unreachable = false;
     if (atomic_load(&g_nres) == 0)
-        return;
+        return peer_args_unreachable(buf, size, ctx);
     pthread_mutex_lock(&g_lock);
     for (size_t off = 0; off + 8 <= size; off += 8) {
         uint64_t v;
@@ -1496,10 +1536,12 @@ static void xlate_args(void *buf, size_t size)
         struct alloc *x = dev_find((uintptr_t)v);
         if (x == NULL)
             continue; /* not a live allocation: the kernel faults where it uses it, as on a GPU */
+        unreachable = unreachable || !peer_reaches(ctx, x);
         uint64_t b = (uint64_t)(uintptr_t)((char *)x->p + ((uintptr_t)v - x->dev));
         memcpy((char *)buf + off, &b, 8);
     }
     pthread_mutex_unlock(&g_lock);
+    return unreachable;
 }
 
 /* The device addresses an allocation of `size` bytes takes: whole pages (its bytes' pages are its own), at least one. */
@@ -1732,7 +1774,8 @@ EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
     if ((dst == 0 || src == 0) && bytes > 0)
         return CUDA_ERROR_INVALID_VALUE;
     void *d, *from;
-    if ((r = xlate(dst, bytes, &d)) != CUDA_SUCCESS || (r = xlate(src, bytes, &from)) != CUDA_SUCCESS)
+    if ((r = xlate(dst, bytes, &d)) != CUDA_SUCCESS || (r = xlate(src, bytes, &from)) != CUDA_SUCCESS ||
+        (r = peer_copy_check(t_ctx, dst, src)) != CUDA_SUCCESS)
         return r;
     copy_bytes(d, from, bytes);
     return CUDA_SUCCESS;
@@ -1745,7 +1788,8 @@ EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, st
         return CUDA_ERROR_INVALID_VALUE;
     void *d, *from;
     CUresult r;
-    if ((r = xlate(dst, bytes, &d)) != CUDA_SUCCESS || (r = xlate(src, bytes, &from)) != CUDA_SUCCESS)
+    if ((r = xlate(dst, bytes, &d)) != CUDA_SUCCESS || (r = xlate(src, bytes, &from)) != CUDA_SUCCESS ||
+        (s != NULL && (r = peer_copy_check(s->ctx, dst, src)) != CUDA_SUCCESS))
         return r;
     struct op o = {.kind = OP_COPY, .dst = d, .src = from, .n = bytes};
     return enqueue(s, &o);
@@ -1760,7 +1804,7 @@ EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n)
     if (dst == 0 && n > 0)
         return CUDA_ERROR_INVALID_VALUE;
     void *d;
-    if ((r = xlate(dst, n, &d)) != CUDA_SUCCESS)
+    if ((r = xlate(dst, n, &d)) != CUDA_SUCCESS || (r = peer_copy_check(t_ctx, dst, 0)) != CUDA_SUCCESS)
         return r;
     memset(d, value, n);
     return CUDA_SUCCESS;
@@ -1773,6 +1817,8 @@ EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, 
         return CUDA_ERROR_INVALID_VALUE;
     void *d;
     CUresult r = xlate(dst, n, &d);
+    if (r == CUDA_SUCCESS && s != NULL)
+        r = peer_copy_check(s->ctx, dst, 0);
     if (r != CUDA_SUCCESS)
         return r;
     struct op o = {.kind = OP_SET, .dst = d, .value = value, .n = n};
@@ -1786,6 +1832,8 @@ EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t n, 
         return CUDA_ERROR_INVALID_VALUE;
     void *d;
     CUresult r = xlate(dst, n * 4, &d);
+    if (r == CUDA_SUCCESS && s != NULL)
+        r = peer_copy_check(s->ctx, dst, 0);
     if (r != CUDA_SUCCESS)
         return r;
     struct op o = {.kind = OP_SET32, .dst = d, .value = value, .n = n};
@@ -2015,8 +2063,53 @@ struct fake_func;
 struct CUmod_st {
     void *dl;
     int fd; /* loaded from memory: its anonymous file; -1 otherwise */
-    struct fake_func *funcs; /* its CUfunctions (g_lock), freed with it */
+    struct CUctx_st *ctx;     /* the context it was loaded in: its functions launch there only */
+    struct fake_func *funcs;  /* its CUfunctions, handed out (g_lock), freed with it */
+    struct CUmod_st *next;    /* the live modules (g_lock) */
 };
+static struct CUmod_st *g_mods; /* live modules (g_lock) */
+
+/* Is the loader's object dl a live module of another context than ctx (g_lock held)? */
+static bool module_dl_elsewhere(void *dl, const struct CUctx_st *ctx)
+{
+    for (struct CUmod_st *m = g_mods; m != NULL; m = m->next)
+        if (m->dl == dl && m->ctx != ctx)
+            return true;
+    return false;
+}
+
+static CUresult module_open(const char *path, int fd, struct CUmod_st **out);
+
+/*
+ * The file at path, loaded as a private copy (an anonymous file): the loader
+ * gives a file already loaded the same object, and so the same function
+ * addresses, but each context's module of the same image is a module of its
+ * own, whose functions launch in its context only.
+ */
+static CUresult module_open_copy(const char *path, struct CUmod_st **out)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    int fd = memfd_create("fake-cuda-module-copy", MFD_CLOEXEC);
+    char buf[65536];
+    size_t n;
+    bool ok = fd >= 0;
+    while (ok && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        ok = write(fd, buf, n) == (ssize_t)n;
+    fclose(f);
+    if (!ok) {
+        if (fd >= 0)
+            close(fd);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    CUresult r = module_open(proc, fd, out);
+    if (r != CUDA_SUCCESS)
+        close(fd);
+    return r;
+}
 
 static void funcs_free(struct CUmod_st *m);
 
@@ -2025,7 +2118,14 @@ static CUresult module_open(const char *path, int fd, struct CUmod_st **out)
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (dl == NULL)
         return CUDA_ERROR_INVALID_IMAGE;
-    struct CUmod_st *m = (struct CUmod_st *)malloc(sizeof *m);
+    pthread_mutex_lock(&g_lock);
+    bool elsewhere = module_dl_elsewhere(dl, t_ctx);
+    pthread_mutex_unlock(&g_lock);
+    if (elsewhere) { /* the same image loaded in another context: this one gets a copy of its own */
+        dlclose(dl);
+        return fd < 0 ? module_open_copy(path, out) : CUDA_ERROR_INVALID_IMAGE;
+    }
+    struct CUmod_st *m = (struct CUmod_st *)calloc(1, sizeof *m);
     if (m == NULL) {
         dlclose(dl);
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -2033,6 +2133,11 @@ static CUresult module_open(const char *path, int fd, struct CUmod_st **out)
     m->dl = dl;
     m->fd = fd;
     m->funcs = NULL;
+    m->ctx = t_ctx;
+    pthread_mutex_lock(&g_lock);
+    m->next = g_mods;
+    g_mods = m;
+    pthread_mutex_unlock(&g_lock);
     *out = m;
     return CUDA_SUCCESS;
 }
@@ -2097,7 +2202,12 @@ EXPORT CUresult cuModuleUnload(struct CUmod_st *m)
         return r;
     if (m == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
-    pthread_mutex_lock(&g_lock); /* its globals' device addresses go */
+    pthread_mutex_lock(&g_lock); /* its globals' device addresses go; it leaves the live modules */
+    for (struct CUmod_st **at = &g_mods; *at != NULL; at = &(*at)->next)
+        if (*at == m) {
+            *at = m->next;
+            break;
+        }
     for (struct alloc **p = &g_allocs; *p != NULL;) {
         struct alloc *a = *p;
         if (a->mod == m) {
@@ -2139,7 +2249,7 @@ static void *module_symbol(struct CUmod_st *m, const char *name, unsigned type, 
 /*
  * A CUfunction: a record of the module's per kernel name (the same one for
  * every lookup), with what the stand-in declares of the kernel (the head
- * comment, rule 8): its parameters (fakecuda_params_<name>: n, then n
+ * comment, rule 10): its parameters (fakecuda_params_<name>: n, then n
  * pairs of offset and size) and its most threads per block
  * (fakecuda_max_threads_<name>, else 1024).
  */
@@ -2221,6 +2331,18 @@ static struct fake_func *func_of(struct CUmod_st *m, const char *name, CUresult 
     return f;
 }
 
+/* Is f a function handed out by a module of ctx? */
+static bool function_of(const void *f, const struct CUctx_st *ctx)
+{
+    bool found = false;
+    pthread_mutex_lock(&g_lock);
+    for (struct CUmod_st *m = g_mods; m != NULL && !found; m = m->next)
+        for (struct fake_func *fn = m->ctx == ctx ? m->funcs : NULL; fn != NULL && !found; fn = fn->next)
+            found = (const void *)fn == f;
+    pthread_mutex_unlock(&g_lock);
+    return found;
+}
+
 EXPORT CUresult cuModuleGetFunction(void **hfunc, struct CUmod_st *m, const char *name)
 {
     ENTRY();
@@ -2229,6 +2351,8 @@ EXPORT CUresult cuModuleGetFunction(void **hfunc, struct CUmod_st *m, const char
         return r;
     if (hfunc == NULL || m == NULL || name == NULL)
         return m == NULL ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+    if (m->ctx != t_ctx) /* a module is its context's */
+        return CUDA_ERROR_INVALID_CONTEXT;
     struct fake_func *f = func_of(m, name, &r);
     if (f == NULL)
         return r;
@@ -2281,7 +2405,7 @@ EXPORT size_t fakecuda_launch_bytes(void)
 }
 
 /*
- * Rule 8: a launch's parameter buffer of `size` bytes must be the kernel's
+ * Rule 10: a launch's parameter buffer of `size` bytes must be the kernel's
  * exactly (CUDA_ERROR_INVALID_VALUE, as the driver answers a size with tail
  * padding), its block at most the kernel's threads
  * (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: cuda.h's code for a launch with too
@@ -2368,16 +2492,26 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
     }
     if (buf == NULL || !sized)
         return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (s == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    /* "The CUDA context associated with this stream must match that associated with function f." */
+    if (!function_of(f, s->ctx))
+        return CUDA_ERROR_INVALID_HANDLE;
     const struct fake_func *ff = (const struct fake_func *)f;
-    CUresult r = launch_check(ff, bx * by * bz, extra != NULL, size);
+    r = launch_check(ff, bx * by * bz, extra != NULL, size);
     if (r != CUDA_SUCCESS)
         return r;
     void *copy = malloc(size != 0 ? size : 1);
     if (copy == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
     memcpy(copy, buf, size);
-    xlate_args(copy, size);
+    bool unreachable = xlate_args(copy, size, s->ctx);
     struct op o = {.kind = OP_KERNEL, .src = copy, .n = size, .value = (uint64_t)gx * gy * gz, .kernel = ff->fn};
+    if (unreachable) /* another device's memory without peer access: the kernel faults when it runs */
+        o.fail = g_kernel_fault_recovers ? 1 : 2;
     r = enqueue(s, &o);
     if (r != CUDA_SUCCESS)
         free(copy);
@@ -2688,4 +2822,198 @@ static void graph_launch_done(struct CUgraphExec_st *x, uint64_t ticket)
     pthread_cond_broadcast(&x->cond);
     pthread_mutex_unlock(&x->lock);
     exec_put(x);
+}
+
+/* ------------------------------------------------------------------------
+ * Peer access: what a context reaches of other devices' memory
+ * ------------------------------------------------------------------------ */
+
+/*
+ * Every device can access every other one (cuDeviceCanAccessPeer says 1 for
+ * two distinct devices; ACLRT_FAKE_CUDA_NO_PEER=1: 0 for every pair, and
+ * enabling fails). Access is per direction, from the current context to a
+ * peer context, as cuCtxEnablePeerAccess documents, and ends with either
+ * context (a primary context made fresh starts with none, and none to it).
+ * Strict (ACLRT_FAKE_CUDA_PEER_OPEN=1 relaxes both):
+ *   - a copy (cuMemcpy, cuMemcpyAsync) between device memory of two
+ *     contexts, or a set, issued in a context that has no access to the
+ *     other context's memory: CUDA_ERROR_INVALID_VALUE at the call. A copy
+ *     between one device's memory and host memory goes (unified addressing
+ *     routes it), as do cuMemcpyPeer / cuMemcpyPeerAsync, whatever the
+ *     access;
+ *   - a kernel whose parameters name another context's device memory it
+ *     has no access to faults when it runs: its context is lost with
+ *     CUDA_ERROR_ILLEGAL_ADDRESS (as rule 6; not sticky with
+ *     ACLRT_FAKE_CUDA_KERNEL_FAULT_RECOVERS=1).
+ */
+
+/* Access to device d's memory, from any context and to it, goes (the context d starts afresh; g_lock held). */
+static void peer_forget(int device)
+{
+    for (int d = 0; d < FAKE_MAX_DEVICES; d++) {
+        atomic_store(&g_ctx[device].peer[d], false);
+        atomic_store(&g_ctx[d].peer[device], false);
+    }
+}
+
+/* May work of ctx reach allocation x (device memory, or pinned host memory)? */
+static bool peer_reaches(const struct CUctx_st *ctx, const struct alloc *x)
+{
+    return g_peer_open || x->ctx == NULL || ctx == NULL || x->ctx == ctx || atomic_load(&ctx->peer[x->ctx->device]);
+}
+
+/* The device allocation at address a, or NULL (host memory; g_lock held). */
+static struct alloc *peer_alloc_at(CUdeviceptr a)
+{
+    return a == 0 ? NULL : dev_find((uintptr_t)a);
+}
+
+/* Does a kernel's argument buffer (not translated: host access) name device memory ctx cannot reach? */
+static bool peer_args_unreachable(const void *buf, size_t size, struct CUctx_st *ctx)
+{
+    if (g_peer_open)
+        return false;
+    bool unreachable = false;
+    pthread_mutex_lock(&g_lock);
+    for (size_t off = 0; off + 8 <= size && !unreachable; off += 8) {
+        uint64_t v;
+        memcpy(&v, (const char *)buf + off, 8);
+        const struct alloc *x = peer_alloc_at((CUdeviceptr)v);
+        unreachable = x != NULL && !peer_reaches(ctx, x);
+    }
+    pthread_mutex_unlock(&g_lock);
+    return unreachable;
+}
+
+/*
+ * A copy (src not 0) or a set (src 0) issued in ctx: where both ends of a
+ * copy are device memory, and for a set's, each must be ctx's or reachable
+ * from it; a copy with a host end goes.
+ */
+static CUresult peer_copy_check(struct CUctx_st *ctx, CUdeviceptr dst, CUdeviceptr src)
+{
+    if (g_peer_open)
+        return CUDA_SUCCESS;
+    pthread_mutex_lock(&g_lock);
+    const struct alloc *d = peer_alloc_at(dst), *from = src != 0 ? peer_alloc_at(src) : NULL;
+    bool ok;
+    if (src == 0)
+        ok = d == NULL || peer_reaches(ctx, d);
+    else
+        ok = d == NULL || from == NULL || (peer_reaches(ctx, d) && peer_reaches(ctx, from));
+    pthread_mutex_unlock(&g_lock);
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* A live primary context of the double (retained), or NULL. */
+static struct CUctx_st *peer_ctx_live(struct CUctx_st *c)
+{
+    if (c < &g_ctx[0] || c >= &g_ctx[FAKE_MAX_DEVICES])
+        return NULL;
+    pthread_mutex_lock(&g_lock);
+    bool live = c->refs > 0;
+    pthread_mutex_unlock(&g_lock);
+    return live ? c : NULL;
+}
+
+EXPORT CUresult cuDeviceCanAccessPeer(int *can, int device, int peer)
+{
+    ENTRY();
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (can == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (device < 0 || device >= device_count() || peer < 0 || peer >= device_count())
+        return CUDA_ERROR_INVALID_DEVICE;
+    *can = device != peer && !g_no_peer;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxEnablePeerAccess(struct CUctx_st *peer, unsigned int flags)
+{
+    ENTRY();
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (peer_ctx_live(peer) == NULL || peer == t_ctx) /* not a context, or the current one itself */
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (g_no_peer)
+        return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+    bool was = false;
+    if (!atomic_compare_exchange_strong(&t_ctx->peer[peer->device], &was, true))
+        return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxDisablePeerAccess(struct CUctx_st *peer)
+{
+    ENTRY();
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (peer_ctx_live(peer) == NULL)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    bool was = true;
+    if (peer == t_ctx || !atomic_compare_exchange_strong(&t_ctx->peer[peer->device], &was, false))
+        return CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+    return CUDA_SUCCESS;
+}
+
+/* Both ends of a peer copy: device memory of the context named for it, all n bytes. */
+static CUresult peer_copy_ends(CUdeviceptr dst, struct CUctx_st *dst_ctx, CUdeviceptr src, struct CUctx_st *src_ctx,
+                               size_t n, void **d, void **from)
+{
+    if (peer_ctx_live(dst_ctx) == NULL || peer_ctx_live(src_ctx) == NULL)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    CUresult r;
+    if ((r = atomic_load(&dst_ctx->lost)) != CUDA_SUCCESS || (r = atomic_load(&src_ctx->lost)) != CUDA_SUCCESS)
+        return r;
+    if (n == 0)
+        return CUDA_SUCCESS;
+    pthread_mutex_lock(&g_lock);
+    const struct alloc *a = peer_alloc_at(dst), *b = peer_alloc_at(src);
+    bool ok = a != NULL && b != NULL && a->ctx == dst_ctx && b->ctx == src_ctx;
+    pthread_mutex_unlock(&g_lock);
+    if (!ok)
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((r = xlate(dst, n, d)) != CUDA_SUCCESS || (r = xlate(src, n, from)) != CUDA_SUCCESS)
+        return r;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyPeer(CUdeviceptr dst, struct CUctx_st *dst_ctx, CUdeviceptr src, struct CUctx_st *src_ctx,
+                             size_t n)
+{
+    ENTRY();
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    void *d = NULL, *from = NULL;
+    if ((r = peer_copy_ends(dst, dst_ctx, src, src_ctx, n, &d, &from)) != CUDA_SUCCESS)
+        return r;
+    if (n > 0)
+        copy_bytes(d, from, n);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, struct CUctx_st *dst_ctx, CUdeviceptr src,
+                                  struct CUctx_st *src_ctx, size_t n, struct CUstream_st *s)
+{
+    ENTRY();
+    void *d = NULL, *from = NULL;
+    CUresult r = peer_copy_ends(dst, dst_ctx, src, src_ctx, n, &d, &from);
+    if (r != CUDA_SUCCESS)
+        return r;
+    struct op o = {.kind = OP_COPY, .dst = d, .src = from, .n = n};
+    return enqueue(s, &o);
+}
+
+/* Tests: has the context of device `from` access to device `to`'s memory (cuCtxEnablePeerAccess)? */
+EXPORT int fakecuda_peer_enabled(int from, int to)
+{
+    if (from < 0 || from >= FAKE_MAX_DEVICES || to < 0 || to >= FAKE_MAX_DEVICES)
+        return -1;
+    return atomic_load(&g_ctx[from].peer[to]);
 }

@@ -1,5 +1,5 @@
 /*
- * tests/cuda_fake/rule_kernel_params.c - rule 8 of the test double: a
+ * tests/cuda_fake/rule_kernel_params.c - rule 10 of the test double: a
  * launch takes exactly the kernel's parameters, in a block of at most its
  * threads. The driver refuses a CU_LAUNCH_PARAM_BUFFER_SIZE other than the
  * kernel's parameter size (a C struct's tail padding included) with
@@ -117,5 +117,5 @@ int main(int argc, char **argv)
     EXPECT("cuModuleUnload", cuModuleUnload(m), CUDA_SUCCESS);
     EXPECT("cuStreamDestroy", cuStreamDestroy_v2(s), CUDA_SUCCESS);
     EXPECT("cuDevicePrimaryCtxRelease", cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);
-    return rules_done("8, a launch takes the kernel's parameters and block", KNOB);
+    return rules_done("10, a launch takes the kernel's parameters and block", KNOB);
 }

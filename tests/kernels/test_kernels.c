@@ -12,7 +12,7 @@
  * (PARAMS: each member's offset and size; the buffer the kernel takes ends
  * with its last parameter, without the struct's tail padding), and may
  * declare its most threads per block (MAX_THREADS); fake_cuda.c's head
- * comment, rule 8.
+ * comment, rule 10.
  */
 #define _GNU_SOURCE
 #include "acl/acl.h"
