@@ -45,6 +45,7 @@
 #include "../host/host_progress.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
+#include "cuda_function.h"
 #include "cuda_graph.h"
 #include "cuda_ipc.h"
 #include "cuda_kernel.h"
@@ -160,6 +161,7 @@ static void aclrt_cuda_close(void)
     if (!driver) /* a thread of the parent may have held it at the fork: it never lets go here */
         pthread_mutex_init(&aclrt_cuda.lock, NULL);
     aclrt_cuda_modules_unload_later(); /* those whose last launch ended on a driver thread, graphs first */
+    aclrt_cuda_launches_reclaim(); /* timed launches whose host functions a lost device never runs */
     aclrt_cuda_stamps_release(driver);
     if (driver && aclrt_cuda_enter_any() == ACLRT_CUDA_SUCCESS)
         aclrt_cuda_slots_release(true);
@@ -466,6 +468,9 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .module_unload = aclrt_cuda_module_unload,
     .module_function = aclrt_cuda_module_function,
     .module_global = aclrt_cuda_module_global,
+    .function_layout = aclrt_cuda_function_layout_of,
+    .function_args = aclrt_cuda_function_args,
+    .function_entry = aclrt_cuda_function_entry,
     .model_step = aclrt_cuda_model_step,
 };
 

@@ -76,7 +76,7 @@
 #include "cuda_time.h"
 #include "cuda_value.h"
 
-#define ACLRT_CUDA_BLOCK_THREADS 256u /* the block of every kernel launch (cuda_kernel.h, cuda_graph.h) */
+#define ACLRT_CUDA_BLOCK_THREADS 256u /* a kernel launch's block, fewer where the kernel takes fewer (cuda_function.h) */
 
 /*
  * Wait until every task taken before the current one is complete: 0 then,

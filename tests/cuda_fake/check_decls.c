@@ -43,6 +43,7 @@ _Static_assert(SAME_TYPE(aclrt_CUgraphExec, CUgraphExec), "CUgraphExec");
 _Static_assert(sizeof(aclrt_CUstreamCaptureMode) == sizeof(CUstreamCaptureMode), "CUstreamCaptureMode");
 _Static_assert(sizeof(aclrt_CUdevice_attribute) == sizeof(CUdevice_attribute), "CUdevice_attribute");
 _Static_assert(SAME_TYPE(aclrt_CUipcMemHandle, CUipcMemHandle), "CUipcMemHandle");
+_Static_assert(sizeof(aclrt_CUfunction_attribute) == sizeof(CUfunction_attribute), "CUfunction_attribute");
 
 /* Constants. */
 #define SAME_VALUE(ours, theirs) _Static_assert((unsigned long long)(ours) == (unsigned long long)(theirs), #ours);
@@ -99,6 +100,7 @@ SAME_VALUE(ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, CU_DEVICE_AT
 SAME_VALUE(ACLRT_CU_STREAM_CAPTURE_MODE_RELAXED, CU_STREAM_CAPTURE_MODE_RELAXED)
 SAME_VALUE(ACLRT_CU_IPC_HANDLE_SIZE, CU_IPC_HANDLE_SIZE)
 SAME_VALUE(ACLRT_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
+SAME_VALUE(ACLRT_CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
 
 /* The names the backend gives driver errors in messages (ACLRT_CUDA_ERROR_NAMES): cuda.h's values. */
 #define SAME_ERROR_NAME(name, value) _Static_assert((value) == (unsigned long long)(name), #name " is not " #value);
