@@ -157,6 +157,19 @@ static void aclrt_cuda_close(void)
         pthread_mutex_init(&aclrt_cuda.lock, NULL);
     aclrt_cuda_modules_unload_later(); /* those whose last launch ended on a driver thread, graphs first */
     aclrt_cuda_stamps_release(driver);
+    /*
+     * A lost context calls none of its host functions (as the driver API
+     * documents cuLaunchHostFunc): those of ours it still had never end,
+     * and the count left is taken to be theirs, so that the slots go now
+     * and the next life's device stops do not wait for them (another
+     * device's, stuck behind GPU work that never ends in the same life,
+     * would be forgotten with it: its context goes below).
+     */
+    bool lost = false;
+    for (uint32_t d = 0; d < ACLRT_MAX_DEVICES; d++)
+        lost = lost || atomic_load_explicit(&aclrt_cuda.devices[d].lost, memory_order_relaxed) != ACLRT_CUDA_SUCCESS;
+    if (driver && lost)
+        atomic_store_explicit(&aclrt_cuda.host_fns, 0, memory_order_relaxed);
     if (driver && aclrt_cuda_enter_any() == ACLRT_CUDA_SUCCESS)
         aclrt_cuda_slots_release(true);
     else if (!driver)

@@ -97,10 +97,13 @@
  *     100, CUDA_ERROR_NO_DEVICE); ACLRT_FAKE_CUDA_DEVICES=0 has no GPU.
  *   - Failures of asynchronous work, injected by the tests:
  *     fakecuda_fail_next(sticky) makes the next copy or set enqueued (any
- *     stream) fail when it runs, with CUDA_ERROR_ILLEGAL_ADDRESS.
- *       sticky:      the context is lost: its queued and later work never
- *                    runs, and every call in it returns the error;
- *       not sticky:  the stream stops at the failed operation; the next
+ *     stream) fail when it runs.
+ *       sticky:      CUDA_ERROR_ILLEGAL_ADDRESS, which cuda.h says leaves
+ *                    the context unusable: its queued and later work never
+ *                    runs, and every later call in it, related to the
+ *                    stream or not, returns the error;
+ *       not sticky:  CUDA_ERROR_UNKNOWN (not one of cuda.h's sticky
+ *                    codes): the stream stops at the failed operation; the next
  *                    cuStreamQuery or cuStreamSynchronize of the stream
  *                    returns the error (the stream stays stopped), the one
  *                    after that lets it go on past the failed operation.
@@ -191,6 +194,7 @@
 #define CUDA_ERROR_INVALID_HANDLE 400u
 #define CUDA_ERROR_NOT_READY 600u
 #define CUDA_ERROR_ILLEGAL_ADDRESS 700u
+#define CUDA_ERROR_UNKNOWN 999u
 #define CUDA_ERROR_NOT_PERMITTED 800u
 #define CUDA_ERROR_ILLEGAL_STATE 401u
 #define CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED 900u
@@ -507,7 +511,7 @@ static void op_run(struct CUstream_st *s, struct op *o)
             atomic_compare_exchange_strong(&s->ctx->lost, &none, CUDA_ERROR_ILLEGAL_ADDRESS);
         } else {
             pthread_mutex_lock(&s->lock);
-            s->error = CUDA_ERROR_ILLEGAL_ADDRESS;
+            s->error = CUDA_ERROR_UNKNOWN; /* a code cuda.h does not call sticky */
             s->error_reads = 0;
             pthread_mutex_unlock(&s->lock);
         }
@@ -800,6 +804,7 @@ EXPORT CUresult cuGetErrorName(CUresult error, const char **str)
                  {719, "CUDA_ERROR_LAUNCH_FAILED"},
                  {600, "CUDA_ERROR_NOT_READY"},
                  {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
+                 {999, "CUDA_ERROR_UNKNOWN"},
                  {800, "CUDA_ERROR_NOT_PERMITTED"},
                  {401, "CUDA_ERROR_ILLEGAL_STATE"},
                  {900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"},
@@ -2299,8 +2304,10 @@ static bool capture_wait(struct CUstream_st *s, struct CUevent_st *e, unsigned f
             from->cap_joined = e->cap_pos;
     } else {
         sc->invalid = true;
-        *r = ec != NULL ? CUDA_ERROR_STREAM_CAPTURE_MERGE
-                        : (flags & 1u) != 0 ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
+        if (ec != NULL)
+            *r = CUDA_ERROR_STREAM_CAPTURE_MERGE;
+        else /* an external wait (flag 1) is not modelled */
+            *r = (flags & 1u) != 0 ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
     }
     pthread_mutex_unlock(&g_cap_lock);
     return handled;
