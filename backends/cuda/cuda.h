@@ -41,6 +41,7 @@
 #include "../host/host_blocks.h"
 #include "../host/host_pool.h"
 #include "../host/host_progress.h"
+#include "cuda_copy.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
 #include "cuda_graph.h"
@@ -262,8 +263,10 @@ static void aclrt_cuda_device_stop(struct aclrt_device *dev)
      * machinery: they all return before that machinery goes (the streams are
      * released by now, so nothing issues more meanwhile).
      */
-    if (cd->started)
+    if (cd->started) {
         aclrt_cuda_host_fns_drain(cd);
+        aclrt_cuda_copies_drain(); /* the copy thread folds streams too (cuda_copy.h) */
+    }
     aclrt_host_device_stop(dev); /* no thread issues any more */
     if (!cd->started)
         return;

@@ -82,7 +82,8 @@
  *        work and the copy, then returns, as the driver may (it stages
  *        such a copy through pinned memory of its own).
  *        ACLRT_FAKE_CUDA_PAGEABLE_ASYNC=1: queued and returned from at
- *        once, as a copy of pinned memory.
+ *        once, as a copy of pinned memory. fakecuda_pageable_held()
+ *        counts the calls made synchronous.
  *   - Streams are asynchronous and in order: each has a queue of operations
  *     and a worker thread (started on demand, gone after an idle while)
  *     that runs them: copies, sets, 64-bit value writes and waits (GEQ, EQ,
@@ -1713,6 +1714,14 @@ static bool pageable(CUdeviceptr a, size_t n)
     return !known;
 }
 
+static _Atomic uint64_t g_pageable_held; /* cuMemcpyAsync calls held by a pageable copy */
+
+/* Tests: cuMemcpyAsync calls with pageable host memory made synchronous so far (the caller held). */
+EXPORT uint64_t fakecuda_pageable_held(void)
+{
+    return atomic_load(&g_pageable_held);
+}
+
 /*
  * A copy with pageable host memory on one side is synchronous with respect
  * to the host on a GPU (the driver stages it through pinned memory of its
@@ -1735,8 +1744,10 @@ EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, st
         return r;
     struct op o = {.kind = OP_COPY, .dst = d, .src = from, .n = bytes};
     r = enqueue(s, &o);
-    if (r == CUDA_SUCCESS && staged && !g_pageable_async)
+    if (r == CUDA_SUCCESS && staged && !g_pageable_async) {
+        atomic_fetch_add(&g_pageable_held, 1);
         stream_drain(s); /* synchronous: the stream's earlier work and this copy are done */
+    }
     return r;
 }
 
