@@ -25,8 +25,10 @@
  *
  * One copy thread for the process, started with the first such copy and
  * gone after ACLRT_CUDA_COPY_IDLE_NS with nothing to do; copies run in the
- * order they were queued. The copy thread runs no user code and takes no
- * lock a driver call is made under. A device's stop waits until no copy is
+ * order they were queued. The copy thread takes no lock a driver call is
+ * made under, and runs no user code but the exception callbacks of a copy
+ * that failed (one that waits there for another pageable copy waits for
+ * ever: not yet handed to an ordinary thread). A device's stop waits until no copy is
  * pending (aclrt_cuda_copies_drain): a completed copy's stream may be
  * released at once, and the copy thread still folds it.
  */
