@@ -52,6 +52,9 @@ struct aclrt_kernel_failure;
 struct aclrt_task;
 struct aclrt_block;
 
+/* The bytes of a backend's handle for device memory shared between processes (ipc_export). */
+#define ACLRT_BACKEND_IPC_HANDLE 64u
+
 struct aclrt_backend {
     const char *name;
     /*
@@ -122,6 +125,36 @@ struct aclrt_backend {
      * driver). Called outside the runtime's locks' reach of its callbacks.
      */
     void (*mem_mapped)(void *p, size_t size, bool mapped);
+    /*
+     * Peer access between two distinct devices (optional; NULL: every pair
+     * can reach each other and there is nothing to set up, as on the host
+     * backend). peer_can says whether `dev` can reach `peer`'s memory
+     * (aclrtDeviceCanAccessPeer; the devices need not be started).
+     * peer_set turns the backend's access from `dev` (started, the calling
+     * thread's current device) to `peer` on or off; the core calls it for
+     * aclrtDeviceEnablePeerAccess before it records the access (a failure
+     * returns its code, nothing recorded) and for
+     * aclrtDeviceDisablePeerAccess after it forgot it; both calls are
+     * idempotent for the core (enabling twice, disabling what is off
+     * succeed), so the backend takes its driver's "already" answers for
+     * success.
+     */
+    aclError (*peer_can)(uint32_t dev, uint32_t peer, bool *can);
+    aclError (*peer_set)(struct aclrt_device *dev, struct aclrt_device *peer, bool on);
+    /*
+     * Device memory shared between processes through the backend's driver
+     * (optional, the three together; impl/ipc/ipc_mem.h keeps the keys and
+     * allow-lists either way). ipc_export writes into `handle` (at most
+     * ACLRT_BACKEND_IPC_HANDLE bytes) what names the device allocation that
+     * starts at `base` (on dev) to another process; ipc_import opens such a
+     * handle on dev in this process (the allocation's address here);
+     * ipc_close ends an import (its address), after the work launched
+     * before the close is done. Failures return ACL's code with a message.
+     * NULL: aclrtMalloc memory is shared as memory files (the host backend).
+     */
+    aclError (*ipc_export)(struct aclrt_device *dev, void *base, uint8_t *handle);
+    aclError (*ipc_import)(struct aclrt_device *dev, const uint8_t *handle, void **base);
+    void (*ipc_close)(struct aclrt_device *dev, void *base);
     /* The device's clock for event timestamps, ns (optional: CLOCK_MONOTONIC). */
     uint64_t (*timestamp_ns)(struct aclrt_device *dev);
     /*

@@ -44,7 +44,8 @@ test-cuda-decls:
 	else echo "cuda_decls: skipped: no cuda.h (set CUDA_INCLUDE to the toolkit's include directory)"; fi
 
 # The rules' programs call the double directly (linked by its absolute path, the cuda variant's build).
-CUDA_RULES := rule_host_access rule_host_fns rule_no_calls rule_memops rule_fork rule_kernel_fault
+CUDA_RULES := rule_host_access rule_host_fns rule_no_calls rule_memops rule_fork rule_kernel_fault rule_ipc
+CUDA_RULES += rule_peer rule_context
 CUDA_RULES += rule_capture rule_pageable
 CUDA_RULES_FAKE := $(CURDIR)/$(BUILD)/cuda/libcuda_fake.so
 CUDA_RULES_KERNELS := $(BUILD)/kernels/libtest_kernels.so
@@ -68,6 +69,11 @@ test-cuda-rules: $(addprefix $(BUILD)/cuda-rules/,$(CUDA_RULES)) $(CUDA_RULES_KE
 	@ACLRT_FAKE_CUDA_FORK_OK=1 $(BOUNDED) ./$(BUILD)/cuda-rules/rule_fork
 	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_kernel_fault $(CUDA_RULES_KERNELS)
 	@ACLRT_FAKE_CUDA_KERNEL_FAULT_RECOVERS=1 $(BOUNDED) ./$(BUILD)/cuda-rules/rule_kernel_fault $(CUDA_RULES_KERNELS)
+	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_ipc
+	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_peer $(CUDA_RULES_KERNELS)
+	@ACLRT_FAKE_CUDA_PEER_OPEN=1 $(BOUNDED) ./$(BUILD)/cuda-rules/rule_peer $(CUDA_RULES_KERNELS)
+	@ACLRT_FAKE_CUDA_NO_PEER=1 $(BOUNDED) ./$(BUILD)/cuda-rules/rule_peer $(CUDA_RULES_KERNELS)
+	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_context
 	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_capture
 	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_pageable
 	@ACLRT_FAKE_CUDA_PAGEABLE_ASYNC=1 $(BOUNDED) ./$(BUILD)/cuda-rules/rule_pageable

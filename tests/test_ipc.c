@@ -303,7 +303,9 @@ static int peer_record(void)
  * empty one ends it): import it and send the code; if imported, send the
  * first word seen there, write a word at +8 (aclrtMemcpy) and bytes at +16
  * (aclrtMemsetAsync), send "w", and close the import when told ("c"),
- * sending that code too.
+ * sending that code too. On the way it checks what is refused on every
+ * backend: a second import of the key, aclrtFree and an export of the
+ * import, a second close.
  */
 static int peer_mem_import(void)
 {
@@ -329,11 +331,18 @@ static int peer_mem_import(void)
         PEER_OK(aclrtMemcpy((char *)p + 8, 8, &word, sizeof word, ACL_MEMCPY_HOST_TO_DEVICE));
         PEER_OK(aclrtMemsetAsync((char *)p + 16, 8, 0x5A, 8, s));
         PEER_OK(aclrtSynchronizeStream(s));
+        void *again = NULL;
+        char other[65];
+        PEER_CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportByKey(&again, key, 0)); /* imported already */
+        PEER_CHECK(again == NULL);
+        PEER_CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree(p));
+        PEER_CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtIpcMemGetExportKey(p, 8, other, sizeof other, 0));
         peer_send("w", 1);
         char c;
         peer_recv(&c, 1);
         rc = aclrtIpcMemClose(key);
         peer_send(&rc, sizeof rc);
+        PEER_CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemClose(key)); /* closed already */
     }
     PEER_OK(aclrtDestroyStream(s));
     return 0;
@@ -917,21 +926,32 @@ TEST(aclfinalize_frees_ipc_events_left_alive_and_their_handles_then_open_nothing
  * Memory
  * ------------------------------------------------------------------------ */
 
-/* Is aclrtMalloc memory shareable here (the host backend)? Otherwise exports are refused with the documented code. */
-static int memory_shareable(void)
+/*
+ * Is aclrtMalloc memory shared as memory files here (the host backend)?
+ * Otherwise (the cuda backend) its driver shares it: CUDA's handles, which
+ * open only in another process and only while the exporter keeps the
+ * allocation. Device memory is reached through copies on every backend
+ * (a GPU's is not the host's).
+ */
+static int memory_in_files(void)
 {
     const char *backend = aclrtxGetBackendName();
     return backend != NULL && strcmp(backend, "host") == 0;
 }
 
-/* Off the host backend: an export says FEATURE_NOT_SUPPORT, and the case ends there. */
-static int mem_refused_off_host(void *p)
+/* Word i of device memory p, read with a copy. */
+static uint64_t dev_word(const void *p, size_t i)
 {
-    if (memory_shareable())
-        return 0;
-    char key[65];
-    CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtIpcMemGetExportKey(p, 65536, key, sizeof key, 0));
-    return 1;
+    uint64_t w = 0;
+    CHECK_OK(aclrtMemcpy(&w, sizeof w, (const uint64_t *)p + i, sizeof w, ACL_MEMCPY_DEVICE_TO_HOST));
+    return w;
+}
+
+/* Words 0, 1, 2 of device memory p: first, 0, 0 (a copy). */
+static void dev_words_init(void *p, uint64_t first)
+{
+    uint64_t w[3] = {first, 0, 0};
+    CHECK_OK(aclrtMemcpy(p, sizeof w, w, sizeof w, ACL_MEMCPY_HOST_TO_DEVICE));
 }
 
 /* Drive a "mem-import" peer through one import of key; returns the import's code (0: it wrote its marks). */
@@ -970,14 +990,7 @@ TEST(exported_memory_is_the_same_bytes_in_the_importing_process)
     start();
     uint64_t *p;
     CHECK_OK(aclrtMalloc((void **)&p, 1 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
-    if (mem_refused_off_host(p)) {
-        CHECK_OK(aclrtFree(p));
-        stop();
-        return;
-    }
-    p[0] = 0xA5A5A5A5A5A5A5A5ull;
-    p[1] = 0;
-    p[2] = 0;
+    dev_words_init(p, 0xA5A5A5A5A5A5A5A5ull);
     char key[65];
     CHECK_OK(aclrtIpcMemGetExportKey(p, 1 << 20, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
     CHECK_EQ(58, (long long)strlen(key));
@@ -994,8 +1007,8 @@ TEST(exported_memory_is_the_same_bytes_in_the_importing_process)
     CHECK_EQ(0, atomic_load(&seen_write));
     CHECK_EQ(ACL_SUCCESS, peer_import_once(&pr, key, &first));
     CHECK_EQ((long long)0xA5A5A5A5A5A5A5A5ull, (long long)first);
-    CHECK_EQ((long long)0x1122334455667788ull, (long long)p[1]); /* written there, seen here */
-    CHECK_EQ((long long)0x5A5A5A5A5A5A5A5Aull, (long long)p[2]);
+    CHECK_EQ((long long)0x1122334455667788ull, (long long)dev_word(p, 1)); /* written there, seen here */
+    CHECK_EQ((long long)0x5A5A5A5A5A5A5A5Aull, (long long)dev_word(p, 2));
     CHECK_OK(aclrtSynchronizeStream(s));
     CHECK_EQ(1, atomic_load(&seen_write));
     CHECK_OK(aclrtDestroyStream(s));
@@ -1010,22 +1023,19 @@ TEST(exported_memory_is_the_same_bytes_in_the_importing_process)
 TEST(a_small_block_off_a_page_start_is_the_same_bytes_in_the_importing_process)
 {
     start();
-    /* Blocks of a few bytes: the second is not where a page starts (each class's blocks follow each other). */
-    uint64_t *a, *b;
+    /*
+     * Blocks of a few bytes: on the host backend the second is not where a
+     * page starts (each class's blocks follow each other); where each
+     * allocation starts a page (the cuda backend), 40 bytes 64 bytes into a
+     * third one: a range off the start of its allocation.
+     */
+    uint64_t *a, *b, *c;
     CHECK_OK(aclrtMalloc((void **)&a, 40, ACL_MEM_MALLOC_HUGE_FIRST));
     CHECK_OK(aclrtMalloc((void **)&b, 40, ACL_MEM_MALLOC_HUGE_FIRST));
-    if (!memory_shareable()) {
-        char k[65];
-        CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtIpcMemGetExportKey(b, 40, k, sizeof k, 0));
-        CHECK_OK(aclrtFree(a));
-        CHECK_OK(aclrtFree(b));
-        stop();
-        return;
-    }
-    uint64_t *p = ((uintptr_t)b % 4096 != 0) ? b : a;
+    CHECK_OK(aclrtMalloc((void **)&c, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    uint64_t *p = (uintptr_t)b % 4096 != 0 ? b : (uintptr_t)a % 4096 != 0 ? a : c + 8;
     CHECK((uintptr_t)p % 4096 != 0);
-    p[0] = 0xA5A5A5A5A5A5A5A5ull;
-    p[1] = p[2] = 0;
+    dev_words_init(p, 0xA5A5A5A5A5A5A5A5ull);
     char key[65];
     CHECK_OK(aclrtIpcMemGetExportKey(p, 40, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
     struct peer pr = spawn_peer("mem-import");
@@ -1034,14 +1044,16 @@ TEST(a_small_block_off_a_page_start_is_the_same_bytes_in_the_importing_process)
     uint64_t first = 0;
     CHECK_EQ(ACL_SUCCESS, peer_import_once(&pr, key, &first));
     CHECK_EQ((long long)0xA5A5A5A5A5A5A5A5ull, (long long)first);   /* the block's own first word */
-    CHECK_EQ((long long)0x1122334455667788ull, (long long)p[1]);     /* written there, seen here */
-    CHECK_EQ((long long)0x5A5A5A5A5A5A5A5Aull, (long long)p[2]);
+    CHECK_EQ((long long)0x1122334455667788ull, (long long)dev_word(p, 1)); /* written there, seen here */
+    CHECK_EQ((long long)0x5A5A5A5A5A5A5A5Aull, (long long)dev_word(p, 2));
+    CHECK_EQ(0, (long long)dev_word(p, 3)); /* past the range: untouched */
     peer_close_import(&pr);
     peer_imports_end(&pr);
     CHECK_EQ(0, peer_finish(&pr));
     CHECK_OK(aclrtIpcMemClose(key));
     CHECK_OK(aclrtFree(a));
     CHECK_OK(aclrtFree(b));
+    CHECK_OK(aclrtFree(c));
     stop();
 }
 
@@ -1050,11 +1062,6 @@ TEST(an_import_from_a_process_not_on_the_allow_list_is_refused_until_it_is_added
     start();
     void *p;
     CHECK_OK(aclrtMalloc(&p, 65536, ACL_MEM_MALLOC_HUGE_FIRST));
-    if (mem_refused_off_host(p)) {
-        CHECK_OK(aclrtFree(p));
-        stop();
-        return;
-    }
     CHECK_OK(aclrtMemset(p, 65536, 0x11, 65536));
     char key[65];
     CHECK_OK(aclrtIpcMemGetExportKey(p, 65536, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT));
@@ -1083,7 +1090,7 @@ TEST(an_import_from_a_process_not_on_the_allow_list_is_refused_until_it_is_added
 TEST(an_import_stays_valid_after_the_exporting_process_exits)
 {
     start();
-    if (!memory_shareable()) {
+    if (!memory_in_files()) { /* CUDA: an import is valid only while the exporter keeps the allocation */
         stop();
         return;
     }
@@ -1125,7 +1132,7 @@ TEST(an_import_stays_valid_after_the_exporting_process_exits)
 TEST(allocations_past_the_descriptor_limit_succeed_as_memory_that_is_not_shareable)
 {
     start();
-    if (!memory_shareable()) {
+    if (!memory_in_files()) { /* the driver shares device memory: no descriptor per allocation */
         stop();
         return;
     }
@@ -1165,7 +1172,7 @@ TEST(ipc_memory_calls_reject_bad_input_with_the_documented_codes)
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtIpcMemClose(NULL));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemClose("not a key"));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetAttr("not a key", ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, 0));
-    if (memory_shareable()) {
+    {
         /* Any block, whatever its size, and any range inside one (off its pages' starts too). */
         CHECK_OK(aclrtIpcMemGetExportKey(small, 4096, key, sizeof key, 0));
         CHECK_OK(aclrtIpcMemClose(key));
@@ -1197,21 +1204,31 @@ TEST(ipc_memory_calls_reject_bad_input_with_the_documented_codes)
         memcpy(other, key, sizeof other);
         other[50] = other[50] == 'a' ? 'b' : 'a';
         CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtIpcMemImportByKey(&out, other, 0));
-        /* Imported in its own process: other addresses, the same bytes; aclrtFree refuses the import. */
-        unsigned char *q;
-        CHECK_OK(aclrtIpcMemImportByKey((void **)&q, key, 0));
-        CHECK(q != (unsigned char *)big + 65536);
-        CHECK_OK(aclrtMemset((char *)big + 65536, 65536, 0x42, 65536));
-        CHECK_EQ(0x42, q[0]);
-        CHECK_EQ(0x42, q[65535]);
-        CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree(q));
-        CHECK_OK(aclrtIpcMemClose(key)); /* the import */
+        /*
+         * Imported in its own process: other addresses, the same bytes;
+         * aclrtFree refuses the import. CUDA opens a handle only in another
+         * process: there the import is refused as not supported.
+         */
+        unsigned char *q = NULL;
+        if (memory_in_files()) {
+            CHECK_OK(aclrtIpcMemImportByKey((void **)&q, key, 0));
+            CHECK(q != (unsigned char *)big + 65536);
+            CHECK_OK(aclrtMemset((char *)big + 65536, 65536, 0x42, 65536));
+            CHECK_EQ(0x42, q[0]);
+            CHECK_EQ(0x42, q[65535]);
+            CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtFree(q));
+            CHECK_OK(aclrtIpcMemClose(key)); /* the import */
+        } else {
+            CHECK_EQ(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtIpcMemImportByKey((void **)&q, key, 0));
+            CHECK(q == NULL);
+        }
         CHECK_OK(aclrtIpcMemClose(key)); /* the export */
         CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemClose(key));
         CHECK_EQ(ACL_ERROR_RT_IPC_ERROR, aclrtIpcMemImportByKey(&out, key, 0));
         /* Exports and imports left open are ended by aclFinalize (ASan's leak check sees what is left). */
         CHECK_OK(aclrtIpcMemGetExportKey(big, 65536, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
-        CHECK_OK(aclrtIpcMemImportByKey((void **)&q, key, 0));
+        if (memory_in_files())
+            CHECK_OK(aclrtIpcMemImportByKey((void **)&q, key, 0));
     }
     CHECK(out == NULL);
     CHECK_OK(aclrtFree(small));

@@ -518,6 +518,51 @@ TEST(a_placeholder_points_to_its_data_in_each_launchs_copy)
     CHECK_OK(aclrtBinaryUnLoad(bin));
 }
 
+/*
+ * Every launch runs with the arguments it was given, over several laps of
+ * the stream's task ring: small copies (which live beside the task's ring
+ * slot) and large ones (a copy of their own) interleaved, the stream
+ * draining as the launches come.
+ */
+TEST(each_launch_keeps_its_own_argument_copy_over_laps_of_the_ring)
+{
+    aclrtBinHandle bin = load();
+    aclrtFuncHandle fill = function(bin, "fill"), sum = function(bin, "sum");
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    enum { LAUNCHES = 3000, BIG = 48 }; /* the ring holds 1024 tasks; BIG int32s make a copy of over 128 bytes */
+    int32_t *small = calloc(LAUNCHES, sizeof *small);
+    int64_t *big = calloc(LAUNCHES, sizeof *big);
+    CHECK(small != NULL && big != NULL);
+    struct {
+        struct sum_args a;
+        int32_t data[BIG];
+    } sa;
+    for (int i = 0; i < LAUNCHES; i++) {
+        struct fill_args fa = {&small[i], i};
+        CHECK_OK(launch(fill, 1, s, &fa, sizeof fa));
+        if (i % 3 == 0) {
+            sa.a.out = &big[i];
+            sa.a.data = NULL; /* a placeholder: the copy's data */
+            sa.a.n = BIG;
+            for (int k = 0; k < BIG; k++)
+                sa.data[k] = i + k;
+            aclrtPlaceHolderInfo ph = {(uint32_t)offsetof(struct sum_args, data), (uint32_t)offsetof(__typeof__(sa), data)};
+            CHECK_OK(aclrtLaunchKernelWithHostArgs(sum, 1, s, NULL, &sa, sizeof sa, &ph, 1));
+        }
+    }
+    CHECK_OK(aclrtSynchronizeStream(s));
+    for (int i = 0; i < LAUNCHES; i++) {
+        CHECK_EQ(i, small[i]);
+        if (i % 3 == 0)
+            CHECK_EQ((int64_t)BIG * i + (int64_t)BIG * (BIG - 1) / 2, big[i]);
+    }
+    free(small);
+    free(big);
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtBinaryUnLoad(bin));
+}
+
 static aclrtFuncHandle other_thread_fill;
 static aclrtArgsHandle other_thread_args;
 
@@ -989,6 +1034,7 @@ int main(void)
     RUN_CASE(an_args_handle_lays_parameters_out_at_their_natural_alignment);
     RUN_CASE(a_parameter_update_changes_the_launches_after_it_not_the_ones_queued);
     RUN_CASE(a_placeholder_points_to_its_data_in_each_launchs_copy);
+    RUN_CASE(each_launch_keeps_its_own_argument_copy_over_laps_of_the_ring);
     RUN_CASE(a_threads_new_args_handle_for_a_function_ends_its_previous_one_only);
     RUN_CASE(an_args_handle_launches_only_its_own_function_and_holds_at_most_128_parameters);
     RUN_CASE(kernels_keep_stream_order_across_events_and_stream_waits);

@@ -765,6 +765,62 @@ TEST(memcpy_async_checks_its_arguments)
 
 static void *memset_buf;
 
+/*
+ * Lookups of an address (aclrtMemGetAddressRange, as launches and copies
+ * make them) take no lock: while another thread allocates and frees
+ * hundreds of blocks (the registry grows into larger tables, its entries
+ * move), every lookup of a block that stays finds that block.
+ */
+static void *fixed_block;
+static atomic_int churn_done;
+
+static void *address_lookups(void *arg)
+{
+    (void)arg;
+    long bad = 0, n = 0;
+    do {
+        for (int i = 0; i < 1000; i++, n++) {
+            void *base = NULL;
+            size_t size = 0;
+            if (aclrtMemGetAddressRange((char *)fixed_block + 100, &base, &size) != ACL_SUCCESS ||
+                base != fixed_block || size != 4096)
+                bad++;
+        }
+    } while (!atomic_load(&churn_done) || n < 20000);
+    return (void *)(intptr_t)bad;
+}
+
+TEST(address_lookups_stay_right_while_allocations_come_and_go)
+{
+    CHECK_OK(aclrtMalloc(&fixed_block, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    atomic_store(&churn_done, 0);
+    pthread_t readers[2];
+    for (int i = 0; i < 2; i++)
+        CHECK(pthread_create(&readers[i], NULL, address_lookups, NULL) == 0);
+    enum { BLOCKS = 600 };
+    static void *blocks[BLOCKS];
+    for (int round = 0; round < 5; round++) {
+        for (int i = 0; i < BLOCKS; i++)
+            CHECK_OK(aclrtMalloc(&blocks[i], 64 + (size_t)(i % 7) * 64, ACL_MEM_MALLOC_HUGE_FIRST));
+        for (int i = 0; i < BLOCKS; i += 2) /* every other one first: entries on both sides of the fixed block move */
+            CHECK_OK(aclrtFree(blocks[i]));
+        for (int i = 1; i < BLOCKS; i += 2)
+            CHECK_OK(aclrtFree(blocks[i]));
+    }
+    atomic_store(&churn_done, 1);
+    for (int i = 0; i < 2; i++) {
+        void *bad = NULL;
+        CHECK(pthread_join(readers[i], &bad) == 0);
+        CHECK_EQ(0, (long)(intptr_t)bad);
+    }
+    void *base = NULL;
+    size_t size = 0;
+    CHECK_OK(aclrtMemGetAddressRange((char *)fixed_block + 4095, &base, &size));
+    CHECK(base == fixed_block);
+    CHECK_OK(aclrtFree(fixed_block));
+    CHECK(aclrtMemGetAddressRange(fixed_block, &base, &size) != ACL_SUCCESS); /* gone: no longer found */
+}
+
 TEST(memset_async_runs_in_stream_order_and_uses_the_low_byte)
 {
     aclrtStream s;
@@ -1035,6 +1091,7 @@ int main(void)
     RUN_CASE(memcpy_async_with_pageable_memory_has_completed_when_it_returns);
     RUN_CASE(sync_memcpy_and_memset_of_device_memory_see_work_launched_before_them);
     RUN_CASE(memcpy_async_checks_its_arguments);
+    RUN_CASE(address_lookups_stay_right_while_allocations_come_and_go);
     RUN_CASE(memset_async_runs_in_stream_order_and_uses_the_low_byte);
     RUN_CASE(memset_async_with_pageable_memory_has_completed_when_it_returns);
 

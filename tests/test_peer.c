@@ -2,13 +2,28 @@
  * tests/test_peer.c - peer access between devices and copies between two
  * devices' memory (docs/SEMANTICS.md, "Peer access").
  *
- * Three devices (ACLRT_DEVICES=3, set before the first call).
+ * Three devices (ACLRT_DEVICES=3, set before the first call); on the cuda
+ * backend's test double, on two GPUs (ACLRT_FAKE_CUDA_DEVICES=2), so that
+ * some pairs share a GPU and others copy between GPUs.
  */
-#define _POSIX_C_SOURCE 200809L /* setenv */
+#define _GNU_SOURCE /* setenv, RTLD_NOLOAD */
 #include "check.h"
 #include "gate.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
+#include <string.h>
+
+/* The test double's view of the driver's peer access between GPUs, on the cuda backend (else NULL). */
+static int (*fake_peer_enabled)(int from, int to);
+
+static void fake_lookup(void)
+{
+    const char *lib = getenv("ACLRT_CUDA_LIBRARY");
+    void *h = lib != NULL && strcmp(aclrtxGetBackendName(), "cuda") == 0 ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    if (h != NULL)
+        *(void **)&fake_peer_enabled = dlsym(h, "fakecuda_peer_enabled");
+}
 
 static int32_t status_of(int32_t dev, int32_t peer)
 {
@@ -260,6 +275,35 @@ TEST(the_p2p_sample_flow_copies_device_0_memory_to_device_1)
     CHECK_OK(aclrtSetDevice(0));
 }
 
+/*
+ * Devices 0 and 2 share the first fake GPU (its context), device 1 has the
+ * second: the driver's access from the first GPU to the second stays on
+ * while either device pair has it on.
+ */
+TEST(the_driver_s_access_between_two_gpus_stays_on_while_a_device_pair_on_them_has_it)
+{
+    CHECK_OK(aclrtSetDevice(0));
+    CHECK_OK(aclrtDeviceEnablePeerAccess(1, 0));
+    CHECK_OK(aclrtSetDevice(2));
+    CHECK_OK(aclrtDeviceEnablePeerAccess(1, 0));
+    CHECK_OK(aclrtDeviceEnablePeerAccess(0, 0)); /* one GPU: nothing for the driver */
+    if (fake_peer_enabled != NULL)
+        CHECK_EQ(1, fake_peer_enabled(0, 1));
+    CHECK_OK(aclrtSetDevice(0));
+    CHECK_OK(aclrtDeviceDisablePeerAccess(1));
+    CHECK_EQ(0, status_of(0, 1));
+    CHECK_EQ(1, status_of(2, 1));
+    if (fake_peer_enabled != NULL)
+        CHECK_EQ(1, fake_peer_enabled(0, 1)); /* device 2 still has it */
+    CHECK_OK(aclrtSetDevice(2));
+    CHECK_OK(aclrtDeviceDisablePeerAccess(1));
+    CHECK_EQ(0, status_of(2, 1));
+    if (fake_peer_enabled != NULL)
+        CHECK_EQ(0, fake_peer_enabled(0, 1));
+    CHECK_OK(aclrtDeviceDisablePeerAccess(0));
+    reset_peers();
+}
+
 #define RUN_CASE(name)    \
     do {                  \
         RUN(name);        \
@@ -269,10 +313,13 @@ TEST(the_p2p_sample_flow_copies_device_0_memory_to_device_1)
 int main(void)
 {
     setenv("ACLRT_DEVICES", "3", 1);
+    /* The cuda backend's test double: two GPUs, devices 0 and 2 on the first, 1 on the second. */
+    setenv("ACLRT_FAKE_CUDA_DEVICES", "2", 1);
     if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) {
         fprintf(stderr, "peer: cannot start the runtime: %s\n", aclGetRecentErrMsg());
         return 1;
     }
+    fake_lookup();
     RUN_CASE(every_pair_of_distinct_devices_can_access_each_other);
     RUN_CASE(can_access_peer_refuses_equal_ids_unknown_devices_and_a_null_output);
     RUN_CASE(enabling_is_one_direction_from_the_current_device_until_disabled);
@@ -286,6 +333,7 @@ int main(void)
     RUN_CASE(peer_access_ends_with_the_context_that_enabled_it);
     RUN_CASE(memcpy_refuses_the_inner_and_inter_device_kinds_like_any_unknown_kind);
     RUN_CASE(the_p2p_sample_flow_copies_device_0_memory_to_device_1);
+    RUN_CASE(the_driver_s_access_between_two_gpus_stays_on_while_a_device_pair_on_them_has_it);
     aclrtResetDevice(0);
     aclFinalize();
     return check_report("peer");

@@ -15,6 +15,7 @@
 #include "check.h"
 #include "gate.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -122,6 +123,71 @@ TEST(abort_releases_a_stream_parked_on_a_wait_that_would_never_end)
     CHECK_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, ws);
     CHECK_OK(aclrtSynchronizeStream(s));
     CHECK_OK(aclrtDestroyEvent(never));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
+/*
+ * A value wait on device memory that nothing writes holds its stream: on a
+ * GPU it is on the GPU queue already, where nothing recalls it. An abort
+ * (of the stream, of the device) still returns: the wait is let go, the
+ * host function behind it that had not started is discarded, and the
+ * stream is usable again.
+ */
+/* On the cuda backend's test double: the value waits its streams are held at (-1 elsewhere). */
+static int fake_waits_blocked(void)
+{
+    const char *lib = getenv("ACLRT_CUDA_LIBRARY");
+    if (lib == NULL || strcmp(aclrtxGetBackendName(), "cuda") != 0)
+        return -1;
+    void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD); /* the runtime opened it */
+    int (*blocked)(void) = NULL;
+    if (h != NULL)
+        *(void **)&blocked = dlsym(h, "fakecuda_waits_blocked");
+    return blocked != NULL ? blocked() : -1;
+}
+
+/* Where the double says so, wait until the value wait just launched is on the GPU queue (held there). */
+static void until_wait_on_the_gpu(aclrtStream s, int before)
+{
+    if (before < 0)
+        return;
+    while (fake_waits_blocked() <= before)
+        CHECK_EQ(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, aclrtSynchronizeStreamWithTimeout(s, 1));
+}
+
+TEST(abort_returns_with_a_value_wait_on_device_memory_that_never_fires)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    uint64_t *word;
+    CHECK_OK(aclrtMalloc((void **)&word, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMemset(word, 64, 0, 64));
+    static atomic_int count;
+    atomic_store(&count, 0);
+    int before = fake_waits_blocked();
+    CHECK_OK(aclrtValueWait(word, 1, ACL_STREAM_WAIT_VALUE_EQ, s));
+    CHECK_OK(aclrtMemsetAsync(word + 1, 8, 0x11, 8, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, count_fn, &count));
+    until_wait_on_the_gpu(s, before);
+    CHECK_OK(aclrtStreamAbort(s));
+    CHECK_EQ(0, atomic_load(&count));
+    aclrtStreamStatus st;
+    CHECK_OK(aclrtStreamQuery(s, &st));
+    CHECK_EQ(ACL_STREAM_STATUS_COMPLETE, st);
+    CHECK_OK(aclrtLaunchHostFunc(s, count_fn, &count));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(1, atomic_load(&count));
+    /* The same through the device's abort. */
+    before = fake_waits_blocked();
+    CHECK_OK(aclrtValueWait(word, 1, ACL_STREAM_WAIT_VALUE_EQ, s));
+    CHECK_OK(aclrtLaunchHostFunc(s, count_fn, &count));
+    until_wait_on_the_gpu(s, before);
+    CHECK_OK(aclrtDeviceTaskAbort(0, 0));
+    CHECK_EQ(1, atomic_load(&count));
+    CHECK_OK(aclrtLaunchHostFunc(s, count_fn, &count));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ(2, atomic_load(&count));
+    CHECK_OK(aclrtFree(word));
     CHECK_OK(aclrtDestroyStream(s));
 }
 
@@ -674,6 +740,7 @@ int main(void)
     } while (0)
     RUN_CASE(abort_lets_the_running_task_finish_and_discards_the_queued_ones);
     RUN_CASE(abort_releases_a_stream_parked_on_a_wait_that_would_never_end);
+    RUN_CASE(abort_returns_with_a_value_wait_on_device_memory_that_never_fires);
     RUN_CASE(abort_of_a_stream_waiting_for_a_block_callback_discards_it_without_waiting_for_the_callback);
     RUN_CASE(abort_bad_input_has_the_documented_codes);
     RUN_CASE(aborts_racing_launches_keep_what_runs_in_order_and_lose_nothing_after_them);

@@ -18,7 +18,9 @@
  *   - Memory: aclrtMalloc is cuMemAlloc, aclrtMallocHost cuMemHostAlloc
  *     (pinned, portable, mapped), aclrtMemcpy / aclrtMemset cuMemcpy /
  *     cuMemsetD8 (synchronous; unified addressing says where each pointer
- *     is).
+ *     is); shared between processes with CUDA's IPC handles (cuda_ipc.h);
+ *     between two GPUs' memory cuMemcpyPeer, and peer access is the
+ *     driver's (cuda_peer.h).
  *   - Which thread issues: the host backend's machinery runs the core's
  *     loop (host_pool.h, host_executor.h): executor threads, or with
  *     external progress the embedder's threads, take ready streams and
@@ -45,8 +47,10 @@
 #include "cuda_device.h"
 #include "cuda_driver.h"
 #include "cuda_graph.h"
+#include "cuda_ipc.h"
 #include "cuda_kernel.h"
 #include "cuda_kinds.h"
+#include "cuda_peer.h"
 #include "cuda_stream.h"
 #include "cuda_time.h"
 
@@ -189,6 +193,7 @@ static aclError aclrt_cuda_device_start(struct aclrt_device *dev)
     uint32_t g = dev->id % aclrt_cuda.gpu_count;
     cd->id = dev->id;
     cd->gpu = aclrt_cuda.gpus[g].dev;
+    cd->gpu_index = g;
     atomic_store_explicit(&cd->stuck_waits, false, memory_order_relaxed);
     atomic_store_explicit(&cd->lost, ACLRT_CUDA_SUCCESS, memory_order_relaxed);
     aclrt_CUresult r = aclrt_cuda_gpu_ctx(g, &cd->ctx);
@@ -342,8 +347,8 @@ static aclError aclrt_cuda_mem_copy(void *dst, const void *src, size_t count, ac
     aclrt_CUresult r = aclrt_cuda_enter_for(dst, count);
     if (r == ACLRT_CUDA_SUCCESS && aclrt_mem_device_of(dst, count) == NULL)
         r = aclrt_cuda_enter_for(src, count);
-    if (r == ACLRT_CUDA_SUCCESS)
-        r = aclrt_cu->cuMemcpy((aclrt_CUdeviceptr)(uintptr_t)dst, (aclrt_CUdeviceptr)(uintptr_t)src, count);
+    if (r == ACLRT_CUDA_SUCCESS) /* between two GPUs' memory: cuMemcpyPeer (cuda_peer.h) */
+        r = aclrt_cuda_copy_sync(aclrt_cuda_current.ctx, dst, src, count);
     return r == ACLRT_CUDA_SUCCESS ? ACL_SUCCESS : aclrt_cuda_fail(r, "cuMemcpy");
 }
 
@@ -433,6 +438,7 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .device_abandon = aclrt_cuda_device_abandon,
     .stream_create = aclrt_cuda_stream_create,
     .stream_destroy = aclrt_cuda_stream_destroy,
+    .stream_abort = aclrt_cuda_stream_abort,
     .schedule = aclrt_host_schedule,
     .has_other_work = aclrt_host_has_other_work,
     .timers_changed = aclrt_host_timers_changed,
@@ -447,6 +453,11 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .mem_copy = aclrt_cuda_mem_copy,
     .mem_set = aclrt_cuda_mem_set,
     .mem_mapped = aclrt_cuda_mem_mapped,
+    .peer_can = aclrt_cuda_peer_can,
+    .peer_set = aclrt_cuda_peer_set,
+    .ipc_export = aclrt_cuda_ipc_export,
+    .ipc_import = aclrt_cuda_ipc_import,
+    .ipc_close = aclrt_cuda_ipc_close,
     .stream_await = aclrt_cuda_stream_await,
     .stream_device_busy = aclrt_cuda_stream_device_busy,
     .stamp_time = aclrt_cuda_stamp_time,

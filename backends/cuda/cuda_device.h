@@ -31,6 +31,7 @@
 struct aclrt_cuda_device {
     uint32_t id;         /* the aclrt device */
     aclrt_CUdevice gpu;  /* the GPU it runs on */
+    uint32_t gpu_index;  /* ... its index in aclrt_cuda.gpus (modules are loaded per GPU: cuda_module.h) */
     aclrt_CUcontext ctx; /* the GPU's primary context */
     bool started;
     bool host_access;    /* the CPU can address the GPU's memory (value operations may run on the host) */

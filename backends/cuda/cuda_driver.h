@@ -43,6 +43,18 @@ typedef struct CUgraph_st *aclrt_CUgraph;
 typedef struct CUgraphExec_st *aclrt_CUgraphExec;
 typedef unsigned int aclrt_CUstreamCaptureMode;
 typedef void (*aclrt_CUhostFn)(void *userData);
+/*
+ * An interprocess memory handle, passed by value: cuda.h's own type where
+ * cuda.h was included first (tests/cuda_fake/check_decls.c), else a struct
+ * of the same tag and layout.
+ */
+#ifdef CUDA_VERSION
+typedef CUipcMemHandle aclrt_CUipcMemHandle;
+#else
+typedef struct CUipcMemHandle_st {
+    char reserved[64];
+} aclrt_CUipcMemHandle;
+#endif
 
 /* CUresult values the backend tells apart. */
 #define ACLRT_CUDA_SUCCESS 0u
@@ -56,6 +68,7 @@ typedef void (*aclrt_CUhostFn)(void *userData);
 #define ACLRT_CUDA_ERROR_INVALID_IMAGE 200u
 #define ACLRT_CUDA_ERROR_INVALID_CONTEXT 201u
 #define ACLRT_CUDA_ERROR_NO_BINARY_FOR_GPU 209u
+#define ACLRT_CUDA_ERROR_PEER_ACCESS_UNSUPPORTED 217u
 #define ACLRT_CUDA_ERROR_INVALID_PTX 218u
 #define ACLRT_CUDA_ERROR_INVALID_SOURCE 300u
 #define ACLRT_CUDA_ERROR_FILE_NOT_FOUND 301u
@@ -64,6 +77,8 @@ typedef void (*aclrt_CUhostFn)(void *userData);
 #define ACLRT_CUDA_ERROR_NOT_FOUND 500u
 #define ACLRT_CUDA_ERROR_NOT_READY 600u
 #define ACLRT_CUDA_ERROR_ILLEGAL_ADDRESS 700u
+#define ACLRT_CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED 704u
+#define ACLRT_CUDA_ERROR_PEER_ACCESS_NOT_ENABLED 705u
 #define ACLRT_CUDA_ERROR_MISALIGNED_ADDRESS 716u
 #define ACLRT_CUDA_ERROR_INVALID_ADDRESS_SPACE 717u
 #define ACLRT_CUDA_ERROR_LAUNCH_FAILED 719u
@@ -98,6 +113,8 @@ typedef void (*aclrt_CUhostFn)(void *userData);
 #define ACLRT_CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST 101u
 #define ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS 122u
 #define ACLRT_CU_STREAM_CAPTURE_MODE_RELAXED 2u
+#define ACLRT_CU_IPC_HANDLE_SIZE 64
+#define ACLRT_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS 0x1u
 
 /*
  * The entry points: X(name, versioned symbol, older symbol or "", parameters).
@@ -158,7 +175,17 @@ typedef void (*aclrt_CUhostFn)(void *userData);
     X(cuLaunchKernel, "cuLaunchKernel", "",                                                                         \
       (aclrt_CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,                     \
        unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes,          \
-       aclrt_CUstream hStream, void **kernelParams, void **extra))
+       aclrt_CUstream hStream, void **kernelParams, void **extra))                                                  \
+    X(cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer", "",                                                           \
+      (int *canAccessPeer, aclrt_CUdevice dev, aclrt_CUdevice peerDev))                                             \
+    X(cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess", "", (aclrt_CUcontext peerContext, unsigned int Flags))        \
+    X(cuCtxDisablePeerAccess, "cuCtxDisablePeerAccess", "", (aclrt_CUcontext peerContext))                          \
+    X(cuMemcpyPeer, "cuMemcpyPeer", "",                                                                             \
+      (aclrt_CUdeviceptr dstDevice, aclrt_CUcontext dstContext, aclrt_CUdeviceptr srcDevice,                        \
+       aclrt_CUcontext srcContext, size_t ByteCount))                                                               \
+    X(cuMemcpyPeerAsync, "cuMemcpyPeerAsync", "",                                                                   \
+      (aclrt_CUdeviceptr dstDevice, aclrt_CUcontext dstContext, aclrt_CUdeviceptr srcDevice,                        \
+       aclrt_CUcontext srcContext, size_t ByteCount, aclrt_CUstream hStream))
 
 /*
  * Optional entry points, the same way: a driver without them still opens
@@ -170,6 +197,8 @@ typedef void (*aclrt_CUhostFn)(void *userData);
  * allocate is taken for host memory (aclrtMemset). cuMemHostRegister /
  * Unregister: without them, host memory standing for device memory
  * (aclrtMapMem, IPC imports) is not registered with the driver.
+ * cuIpcGetMemHandle / OpenMemHandle / CloseMemHandle: without them,
+ * aclrtMalloc memory is not shared between processes (cuda_ipc.h).
  */
 #define ACLRT_CUDA_OPTIONAL_FUNCTIONS(X)                                                                            \
     X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", "",                                                          \
@@ -184,7 +213,11 @@ typedef void (*aclrt_CUhostFn)(void *userData);
     X(cuPointerGetAttribute, "cuPointerGetAttribute", "",                                                           \
       (void *data, aclrt_CUpointer_attribute attribute, aclrt_CUdeviceptr ptr))                                     \
     X(cuMemHostRegister, "cuMemHostRegister_v2", "cuMemHostRegister", (void *p, size_t bytes, unsigned int flags))  \
-    X(cuMemHostUnregister, "cuMemHostUnregister", "", (void *p))
+    X(cuMemHostUnregister, "cuMemHostUnregister", "", (void *p))                                                   \
+    X(cuIpcGetMemHandle, "cuIpcGetMemHandle", "", (aclrt_CUipcMemHandle * pHandle, aclrt_CUdeviceptr dptr))        \
+    X(cuIpcOpenMemHandle, "cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle",                                           \
+      (aclrt_CUdeviceptr * pdptr, aclrt_CUipcMemHandle handle, unsigned int flags))                                 \
+    X(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", "", (aclrt_CUdeviceptr dptr))
 
 #define ACLRT_CUDA_FN_TYPE(name, sym, old, params) typedef aclrt_CUresult(*aclrt_##name##_fn) params;
 ACLRT_CUDA_FUNCTIONS(ACLRT_CUDA_FN_TYPE)
@@ -274,8 +307,10 @@ __attribute__((unused)) static void aclrt_cuda_driver_unload(struct aclrt_cuda_d
     X(CUDA_ERROR_DEVICE_NOT_LICENSED, 102)                                                                         \
     X(CUDA_ERROR_INVALID_IMAGE, 200)                                                                               \
     X(CUDA_ERROR_INVALID_CONTEXT, 201)                                                                             \
+    X(CUDA_ERROR_MAP_FAILED, 205)                                                                                  \
     X(CUDA_ERROR_NO_BINARY_FOR_GPU, 209)                                                                           \
     X(CUDA_ERROR_ECC_UNCORRECTABLE, 214)                                                                           \
+    X(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, 217)                                                                     \
     X(CUDA_ERROR_INVALID_PTX, 218)                                                                                 \
     X(CUDA_ERROR_UNSUPPORTED_PTX_VERSION, 222)                                                                     \
     X(CUDA_ERROR_INVALID_SOURCE, 300)                                                                              \
@@ -289,6 +324,8 @@ __attribute__((unused)) static void aclrt_cuda_driver_unload(struct aclrt_cuda_d
     X(CUDA_ERROR_ILLEGAL_ADDRESS, 700)                                                                             \
     X(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, 701)                                                                     \
     X(CUDA_ERROR_LAUNCH_TIMEOUT, 702)                                                                              \
+    X(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, 704)                                                                 \
+    X(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, 705)                                                                     \
     X(CUDA_ERROR_CONTEXT_IS_DESTROYED, 709)                                                                        \
     X(CUDA_ERROR_ASSERT, 710)                                                                                      \
     X(CUDA_ERROR_HARDWARE_STACK_ERROR, 714)                                                                        \

@@ -67,6 +67,8 @@
 #include "cuda_device.h"
 #include "cuda_driver.h"
 #include "cuda_kinds.h"
+#include "cuda_module.h"
+#include "cuda_peer.h"
 #include "cuda_stream.h"
 
 /* A body's state on this backend (its `ext`). */
@@ -158,13 +160,16 @@ static bool aclrt_cuda_graph_step_ok(const struct aclrt_task *t, bool *gpu, bool
     }
 }
 
-/* Issue step t on cu, as its kind does but with nothing behind it (a kernel's arguments at `args`). */
-static aclrt_CUresult aclrt_cuda_step_issue(const struct aclrt_task *t, void *args, aclrt_CUstream cu)
+/*
+ * Issue step t on cu, a stream of device cd (its context current), as its
+ * kind does but with nothing behind it (a kernel's arguments at `args`, its
+ * binary bin: the step's, or the captured one's).
+ */
+static aclrt_CUresult aclrt_cuda_step_issue(const struct aclrt_task *t, void *args, struct aclrt_binary *bin,
+                                            struct aclrt_cuda_device *cd, aclrt_CUstream cu)
 {
     switch (t->kind->id) {
-    case ACLRT_TASK_MEMCPY:
-        return aclrt_cu->cuMemcpyAsync((aclrt_CUdeviceptr)(uintptr_t)t->u.copy.dst,
-                                       (aclrt_CUdeviceptr)(uintptr_t)t->u.copy.src, t->u.copy.count, cu);
+    case ACLRT_TASK_MEMCPY: return aclrt_cuda_copy_async(cd->ctx, t->u.copy.dst, t->u.copy.src, t->u.copy.count, cu);
     case ACLRT_TASK_MEMSET:
         return aclrt_cu->cuMemsetD8Async((aclrt_CUdeviceptr)(uintptr_t)t->u.fill.dst, (unsigned char)t->u32,
                                          t->u.fill.count, cu);
@@ -179,8 +184,10 @@ static aclrt_CUresult aclrt_cuda_step_issue(const struct aclrt_task *t, void *ar
     case ACLRT_TASK_MEMSET32:
         return aclrt_cu->cuMemsetD32Async((aclrt_CUdeviceptr)(uintptr_t)t->u.fill.dst, t->u32, t->u.fill.count / 4, cu);
     case ACLRT_TASK_KERNEL: {
-        aclrt_CUfunction f;
-        memcpy(&f, &t->u.kernel.fn, sizeof f); /* the backend's function handle (module_function) */
+        aclrt_CUfunction f; /* the backend's function handle (module_function), on cd's GPU */
+        aclrt_CUresult r = aclrt_cuda_function_on(bin, t->u.kernel.fn, cd->gpu_index, &f);
+        if (r != ACLRT_CUDA_SUCCESS)
+            return r;
         size_t size = t->u.kernel.args_size;
         void *extra[] = {(void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT, args,
                          (void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT, &size,
@@ -192,7 +199,8 @@ static aclrt_CUresult aclrt_cuda_step_issue(const struct aclrt_task *t, void *ar
 }
 
 /* Capture the body's steps on a private stream and instantiate the graph (the context is current). */
-static aclrt_CUresult aclrt_cuda_graph_capture(const struct aclrt_model_body *b, aclrt_CUgraphExec *exec)
+static aclrt_CUresult aclrt_cuda_graph_capture(const struct aclrt_model_body *b, struct aclrt_cuda_device *cd,
+                                               aclrt_CUgraphExec *exec)
 {
     aclrt_CUstream cs = NULL;
     aclrt_CUgraph graph = NULL;
@@ -201,7 +209,9 @@ static aclrt_CUresult aclrt_cuda_graph_capture(const struct aclrt_model_body *b,
     if (r == ACLRT_CUDA_SUCCESS && (r = aclrt_cu->cuStreamBeginCapture(cs, ACLRT_CU_STREAM_CAPTURE_MODE_RELAXED)) ==
                                        ACLRT_CUDA_SUCCESS) {
         for (uint32_t i = 0; i < b->count && r == ACLRT_CUDA_SUCCESS; i++)
-            r = aclrt_cuda_step_issue(&b->tasks[i], b->tasks[i].u.kernel.args, cs);
+            r = aclrt_cuda_step_issue(&b->tasks[i], b->tasks[i].u.kernel.args,
+                                      b->tasks[i].kind->id == ACLRT_TASK_KERNEL ? b->tasks[i].u.kernel.binary : NULL,
+                                      cd, cs);
         aclrt_CUresult end = aclrt_cu->cuStreamEndCapture(cs, &graph); /* always: the stream leaves the capture */
         if (r == ACLRT_CUDA_SUCCESS)
             r = end;
@@ -240,7 +250,7 @@ static struct aclrt_cuda_graph *aclrt_cuda_graph_make(struct aclrt_cuda_slot *sl
     if (!gpu)
         return g; /* nothing for the GPU: a replay only completes in order */
     aclrt_cuda_graphs_destroy_later(); /* may make another GPU's context current: this one again below */
-    if (aclrt_cuda_enter(g->ctx) != ACLRT_CUDA_SUCCESS || aclrt_cuda_graph_capture(b, &g->exec) != ACLRT_CUDA_SUCCESS) {
+    if (aclrt_cuda_enter(g->ctx) != ACLRT_CUDA_SUCCESS || aclrt_cuda_graph_capture(b, sl->cd, &g->exec) != ACLRT_CUDA_SUCCESS) {
         g->exec = NULL;
         g->step_by_step = true; /* the driver could not: this body replays step by step from now on */
     }
@@ -433,7 +443,7 @@ ACLRT_INTERNAL int aclrt_cuda_model_step(struct aclrt_stream *s, struct aclrt_ta
     }
     uint64_t start = kernel && t->u.kernel.timeout_ms != 0 ? aclrt_now_ns() : 0;
     if (r == ACLRT_CUDA_SUCCESS)
-        r = aclrt_cuda_step_issue(t, args, sl->cu);
+        r = aclrt_cuda_step_issue(t, args, kernel ? captured->u.kernel.binary : NULL, sl->cd, sl->cu);
     if (r == ACLRT_CUDA_SUCCESS)
         r = aclrt_cu->cuStreamSynchronize(sl->cu);
     free(own);

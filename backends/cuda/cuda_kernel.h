@@ -9,8 +9,9 @@
  *     PTX text with its NUL inside. Anything else, and whatever the loader
  *     refuses, is ACL_ERROR_RT_PARAM_INVALID with the reason. The module
  *     is loaded in the calling thread's current context (the one of the
- *     device it last used, else the first GPU's): a kernel launched on a
- *     stream of another GPU fails its task (the driver's invalid handle).
+ *     device it last used, else the first GPU's), and in another GPU's
+ *     context at the first launch of one of its kernels there
+ *     (cuda_module.h).
  *   - A function is cuModuleGetFunction's CUfunction; a global is
  *     cuModuleGetGlobal's device address and size.
  *   - A launch is cuLaunchKernel on the stream's CUstream: numBlocks is the
@@ -64,6 +65,7 @@
 #include "cuda_driver.h"
 #include "cuda_graph.h"
 #include "cuda_kinds.h"
+#include "cuda_module.h"
 #include "cuda_stream.h"
 
 #include <elf.h>
@@ -98,12 +100,6 @@ ACLRT_INTERNAL void aclrt_cuda_modules_unload_later(void)
         free(m);
     }
 }
-
-/* The module's context rides with it: a module is a small record of ours. */
-struct aclrt_cuda_module {
-    aclrt_CUmodule mod;
-    aclrt_CUcontext ctx;
-};
 
 /* Is the image at `image` one the loader reads entirely within `size` bytes? The reason if not. */
 static const char *aclrt_cuda_image_problem(const void *image, size_t size)
@@ -167,16 +163,27 @@ ACLRT_INTERNAL aclError aclrt_cuda_module_load(const char *path, const char *sho
     }
     aclrt_cuda_retire_everywhere(); /* binaries unloaded before, whose launches ran since, close now */
     aclrt_cuda_modules_unload_later();
-    struct aclrt_cuda_module *m = (struct aclrt_cuda_module *)malloc(sizeof *m);
-    if (m == NULL)
+    struct aclrt_cuda_module *m = (struct aclrt_cuda_module *)calloc(1, sizeof *m);
+    if (m != NULL) { /* what another GPU's context loads again, at its first launch there (cuda_module.h) */
+        if (path != NULL)
+            m->path = strdup(path);
+        else if ((m->image = malloc(size)) != NULL)
+            memcpy(m->image, image, size);
+    }
+    if (m == NULL || (m->path == NULL && m->image == NULL)) {
+        if (m != NULL)
+            free(m);
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no memory for a module");
+    }
+    pthread_mutex_init(&m->lock, NULL);
     aclrt_CUresult r = aclrt_cuda_enter_any();
     if (r == ACLRT_CUDA_SUCCESS) {
         m->ctx = aclrt_cuda_current.ctx;
+        m->home = aclrt_cuda_gpu_of_ctx(m->ctx);
         r = path != NULL ? aclrt_cu->cuModuleLoad(&m->mod, path) : aclrt_cu->cuModuleLoadData(&m->mod, image);
     }
     if (r != ACLRT_CUDA_SUCCESS) {
-        free(m);
+        aclrt_cuda_module_free(m);
         return aclrt_cuda_module_fail(r, path != NULL ? "cuModuleLoad" : "cuModuleLoadData",
                                       path != NULL ? path : "the data");
     }
@@ -184,27 +191,47 @@ ACLRT_INTERNAL aclError aclrt_cuda_module_load(const char *path, const char *sho
     return ACL_SUCCESS;
 }
 
-/* The backend's module_unload: now, or (on a driver callback thread) by the next ordinary thread. */
+/* One driver module left to the next ordinary thread (a driver callback thread calls no driver function). */
+static void aclrt_cuda_module_later(aclrt_CUmodule mod, aclrt_CUcontext ctx)
+{
+    struct aclrt_cuda_module_later *l = (struct aclrt_cuda_module_later *)malloc(sizeof *l);
+    if (l == NULL)
+        return; /* out of memory: the module stays loaded until its context goes */
+    l->mod = mod;
+    l->ctx = ctx;
+    l->next = atomic_load_explicit(&aclrt_cuda_modules_later, memory_order_relaxed);
+    /* Release: pairs with the taker's acquire exchange. */
+    while (!atomic_compare_exchange_weak_explicit(&aclrt_cuda_modules_later, &l->next, l, memory_order_release,
+                                                  memory_order_relaxed))
+        ;
+}
+
+/*
+ * The backend's module_unload: the binary's module on each GPU it was
+ * loaded on, now, or (on a driver callback thread) by the next ordinary
+ * thread.
+ */
 ACLRT_INTERNAL void aclrt_cuda_module_unload(void *module)
 {
     struct aclrt_cuda_module *m = (struct aclrt_cuda_module *)module;
-    if (aclrt_cuda_in_callback) {
-        struct aclrt_cuda_module_later *l = (struct aclrt_cuda_module_later *)malloc(sizeof *l);
-        if (l != NULL) { /* out of memory: the module stays loaded until its context goes */
-            l->mod = m->mod;
-            l->ctx = m->ctx;
-            l->next = atomic_load_explicit(&aclrt_cuda_modules_later, memory_order_relaxed);
-            /* Release: pairs with the taker's acquire exchange. */
-            while (!atomic_compare_exchange_weak_explicit(&aclrt_cuda_modules_later, &l->next, l, memory_order_release,
-                                                          memory_order_relaxed))
-                ;
-        }
-    } else if (!aclrt_runtime_orphaned() && aclrt_cuda_enter(m->ctx) == ACLRT_CUDA_SUCCESS) {
-        aclrt_cu->cuModuleUnload(m->mod);
+    bool driver = !aclrt_runtime_orphaned();
+    for (uint32_t i = 0; i <= aclrt_cuda.gpu_count; i++) {
+        /* i == 0: the home module (its context: m->ctx); then GPU i - 1's, if loaded there. */
+        uint32_t g = i - 1;
+        aclrt_CUmodule mod = i == 0 ? m->mod : atomic_load_explicit(&m->on[g], memory_order_relaxed);
+        aclrt_CUcontext ctx = i == 0 ? m->ctx : aclrt_cuda.gpus[g].ctx;
+        if (mod == NULL || (i != 0 && g == m->home))
+            continue;
+        if (aclrt_cuda_in_callback)
+            aclrt_cuda_module_later(mod, ctx);
+        else if (driver && aclrt_cuda_enter(ctx) == ACLRT_CUDA_SUCCESS)
+            aclrt_cu->cuModuleUnload(mod);
+    }
+    if (!aclrt_cuda_in_callback && driver) {
         aclrt_cuda_retire_everywhere();
         aclrt_cuda_modules_unload_later();
     }
-    free(m);
+    aclrt_cuda_module_free(m);
 }
 
 /* The backend's module_function: the CUfunction; the driver does not say the kernel's code size. */
@@ -219,6 +246,8 @@ ACLRT_INTERNAL aclError aclrt_cuda_module_function(void *module, const char *nam
         return r == ACLRT_CUDA_ERROR_NOT_FOUND
                    ? aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the binary has no kernel named \"%s\"", name)
                    : aclrt_cuda_module_fail(r, "cuModuleGetFunction", name);
+    if (!aclrt_cuda_function_note(m, name, f)) /* its name, for the other GPUs' lookups */
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no memory for a function's record");
     *function = (void *)f;
     *code_size = 0;
     return ACL_SUCCESS;
@@ -366,8 +395,9 @@ static int aclrt_cuda_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, s
     struct aclrt_cuda_held *done = aclrt_cuda_hold(sl, &l->held);
     if (timed && (r = aclrt_cuda_host_fn(sl->cu, aclrt_cuda_launch_start_cb, l)) != ACLRT_CUDA_SUCCESS)
         aclrt_cuda_launch_put(l); /* the start callback's */
-    aclrt_CUfunction f;
-    memcpy(&f, &t->u.kernel.fn, sizeof f); /* the backend's function handle (module_function) */
+    aclrt_CUfunction f; /* the backend's function handle (module_function), on the stream's GPU */
+    if (r == ACLRT_CUDA_SUCCESS)
+        r = aclrt_cuda_function_on(l->binary, t->u.kernel.fn, sl->cd->gpu_index, &f);
     size_t size = t->u.kernel.args_size;
     void *extra[] = {(void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT, args,
                      (void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT, &size,

@@ -8,7 +8,8 @@
  *
  *   on the GPU queue, then the task's number into the completion word:
  *     no-op               nothing (the word write alone)
- *     memcpy / memset     cuMemcpyAsync / cuMemsetD8Async (unified addressing)
+ *     memcpy / memset     cuMemcpyAsync / cuMemsetD8Async (unified addressing;
+ *                         between two GPUs' memory cuMemcpyPeerAsync, cuda_peer.h)
  *     2-D memcpy          cuMemcpyAsync, a row at a time; 32-bit memset: cuMemsetD32Async
  *     event stamp         cuEventRecord of the event's CUevent (cuda_time.h)
  *     stream wait         cuStreamWaitValue64 GEQ on the captured stream's
@@ -73,6 +74,7 @@
 #include "../../impl/exec/exec.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
+#include "cuda_peer.h"
 #include "cuda_stream.h"
 #include "cuda_copy.h"
 #include "cuda_staged.h"
@@ -289,9 +291,8 @@ static int aclrt_cuda_memcpy_run(struct aclrt_stream *s, struct aclrt_task *t, s
         return aclrt_cuda_copy_off(s, sl, t, blk, &what);
     }
     aclrt_CUresult r = aclrt_cuda_begin(sl);
-    if (r == ACLRT_CUDA_SUCCESS)
-        r = aclrt_cu->cuMemcpyAsync((aclrt_CUdeviceptr)(uintptr_t)t->u.copy.dst,
-                                    (aclrt_CUdeviceptr)(uintptr_t)t->u.copy.src, t->u.copy.count, sl->cu);
+    if (r == ACLRT_CUDA_SUCCESS) /* between two GPUs' memory: cuMemcpyPeerAsync (cuda_peer.h) */
+        r = aclrt_cuda_copy_async(sl->cd->ctx, t->u.copy.dst, t->u.copy.src, t->u.copy.count, sl->cu);
     return aclrt_cuda_complete_after(s, sl, t, r);
 }
 
@@ -443,6 +444,15 @@ static int aclrt_cuda_value_wait_run(struct aclrt_stream *s, struct aclrt_task *
     atomic_store_explicit(&sl->may_block, s->issued, memory_order_relaxed); /* a host thread may be the writer */
     if (r == ACLRT_CUDA_SUCCESS)
         r = aclrt_cuda_value_wait_issue(sl, t, s->issued);
+    /*
+     * An abort that began meanwhile may have looked at the gate before this
+     * wait was issued (aclrt_cuda_stream_abort): let it go here then. Seq_cst
+     * fence: pairs with the abort's, after its odd epoch and before it reads
+     * gate_want (one of the two sees the other's store).
+     */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&s->aborts, memory_order_relaxed) & 1u)
+        aclrt_cuda_value_release(sl);
     return aclrt_cuda_complete_after(s, sl, t, r);
 }
 

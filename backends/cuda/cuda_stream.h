@@ -522,7 +522,7 @@ ACLRT_INTERNAL void aclrt_cuda_stream_await(struct aclrt_stream *s, uint64_t tar
  * stream: the device is marked, as freeing device memory then would wait for
  * it (cuMemFree synchronizes the context): its memory goes with the context.
  */
-static void aclrt_cuda_value_release(struct aclrt_cuda_slot *sl)
+ACLRT_INTERNAL void aclrt_cuda_value_release(struct aclrt_cuda_slot *sl)
 {
     uint64_t want = atomic_load_explicit(&sl->gate_want, memory_order_relaxed);
     uint64_t g = atomic_load_explicit(sl->gate, memory_order_relaxed);
@@ -532,6 +532,26 @@ static void aclrt_cuda_value_release(struct aclrt_cuda_slot *sl)
     while (g < want && !atomic_compare_exchange_weak_explicit(sl->gate, &g, want, memory_order_release,
                                                               memory_order_relaxed))
         ;
+}
+
+/*
+ * The backend's stream_abort (aclrtStreamAbort, and aclrtDeviceTaskAbort on
+ * each stream of the device): work already on the GPU queue cannot be
+ * recalled. The core discards what is not issued and waits for what is; so
+ * that this wait is bounded, value waits issued to the GPU are let go (as
+ * at the stream's end): the GPU work behind them runs to its end and writes
+ * its results, which the program treats as discarded. A value wait issued
+ * while the abort begins lets itself go (aclrt_cuda_value_wait_run). Atomics
+ * only (the abort's thread); the seq_cst fence pairs with that run's: the
+ * odd epoch (aclrt_stream_abort_begin) is stored before gate_want is read.
+ */
+ACLRT_INTERNAL void aclrt_cuda_stream_abort(struct aclrt_stream *s)
+{
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
+    if (sl == NULL || sl->gate == NULL)
+        return;
+    atomic_thread_fence(memory_order_seq_cst);
+    aclrt_cuda_value_release(sl);
 }
 
 /*

@@ -26,6 +26,15 @@
  * import ends with aclrtIpcMemClose). The export's pid allow-list is checked
  * at import (ACL_ERROR_RT_NO_PERMISSION) unless it was exported with
  * ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION.
+ *
+ * A backend whose device memory its driver shares (the cuda backend:
+ * cuIpcGetMemHandle) has the ipc_export / ipc_import / ipc_close hooks
+ * (backend.h): the export's header then holds the driver's handle of the
+ * allocation and the range's offset in it instead of a file, and the import
+ * opens that handle (after the same checks: a live key, the allow-list) and
+ * registers the range as ACLRT_MEM_IMPORTED device memory; its close ends
+ * the driver's mapping once the work launched before it is done. Such a
+ * driver may refuse an import in the exporting process itself (CUDA does).
  */
 #ifndef ACLRT_IMPL_IPC_IPC_MEM_H
 #define ACLRT_IMPL_IPC_IPC_MEM_H
@@ -202,12 +211,96 @@ static bool aclrt_ipc_mem_add(struct aclrt_ipc_seg_list *list, struct aclrt_ipc_
     return ok;
 }
 
+/* ------------------------------------------------------------------------
+ * Through a backend's driver (ipc_export / ipc_import / ipc_close)
+ * ------------------------------------------------------------------------ */
+
+#define ACLRT_IPC_HANDLE_CUDA 1u /* the page's data_handle is a CUipcMemHandle (the only backend handle so far) */
+
+/* The export of [devPtr, +size) (checked: inside one allocation of ours) by the backend's driver; the key out. */
+static aclError aclrt_ipc_mem_export_driver(void *devPtr, size_t size, char *key, uint64_t flags)
+{
+    struct aclrt_allocation a;
+    if (!aclrt_mem_find(devPtr, &a) || a.kind != ACLRT_MEM_DEVICE || a.device == NULL)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "%p is device memory the %s backend cannot share: only memory from aclrtMalloc is exported "
+                          "(not memory imported from another process, a pool's or mapped physical memory)",
+                          devPtr, aclrt_rt.backend->name);
+    uint8_t handle[ACLRT_BACKEND_IPC_HANDLE];
+    memset(handle, 0, sizeof handle);
+    aclError rc = aclrt_rt.backend->ipc_export(a.device, (void *)a.base, handle);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    struct aclrt_ipc_seg *seg;
+    if ((rc = aclrt_ipc_seg_create(ACLRT_IPC_MEMORY, &seg)) != ACL_SUCCESS)
+        return rc;
+    struct aclrt_ipc_page *page = seg->page;
+    page->data_handle_kind = ACLRT_IPC_HANDLE_CUDA;
+    memcpy(page->data_handle, handle, sizeof page->data_handle);
+    page->data_offset = (uintptr_t)devPtr - a.base;
+    page->data_size = size;
+    aclrt_ipc_set_check_pids(page, (flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION) == 0);
+    if (!aclrt_ipc_mem_add(&aclrt_ipc_mem.exports, seg)) {
+        aclrt_ipc_seg_unref(seg);
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording an export");
+    }
+    memcpy(key, seg->key, ACLRT_IPC_KEY_LEN + 1);
+    return ACL_SUCCESS;
+}
+
+/* Open the driver's handle the checked segment holds on ctx's device: *block is the exported range here. */
+static aclError aclrt_ipc_mem_import_driver(struct aclrt_ipc_seg *seg, struct aclrt_context *ctx, const char *key,
+                                            void **block)
+{
+    const struct aclrt_backend *b = aclrt_rt.backend;
+    struct aclrt_ipc_page *page = seg->page;
+    if (page->data_handle_kind != ACLRT_IPC_HANDLE_CUDA || b->ipc_import == NULL)
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "key \"%.64s\" names memory shared by the cuda backend's driver, which the %s backend of "
+                          "this process cannot open (both processes must run the same backend)",
+                          key, b->name);
+    void *base = NULL;
+    aclError rc = b->ipc_import(ctx->device, page->data_handle, &base);
+    if (rc != ACL_SUCCESS)
+        return rc;
+    seg->data = base;
+    seg->data_size = 0;
+    seg->data_device = ctx->device;
+    uintptr_t at = (uintptr_t)base + (uintptr_t)page->data_offset;
+    if (!aclrt_mem_register(at, (size_t)page->data_size, ACLRT_MEM_IMPORTED, ctx->device)) {
+        b->ipc_close(ctx->device, base);
+        seg->data = NULL;
+        seg->data_device = NULL;
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording an import");
+    }
+    *block = (void *)at;
+    return ACL_SUCCESS;
+}
+
+/* Let go of an import's segment: a driver's import is closed first (the backend's ipc_close). */
+static void aclrt_ipc_import_end(struct aclrt_ipc_seg *seg)
+{
+    if (seg->data_device != NULL && aclrt_rt.backend != NULL && aclrt_rt.backend->ipc_close != NULL)
+        aclrt_rt.backend->ipc_close(seg->data_device, seg->data);
+    seg->data = NULL;
+    seg->data_device = NULL;
+    aclrt_ipc_seg_unref(seg);
+}
+
+/* The address the import of seg gave the program. */
+static uintptr_t aclrt_ipc_import_block(const struct aclrt_ipc_seg *seg)
+{
+    if (seg->data_device != NULL)
+        return (uintptr_t)seg->data + (uintptr_t)seg->page->data_offset;
+    return (uintptr_t)seg->data + seg->page->data_offset % ACLRT_IPC_PAGE;
+}
+
 /* aclFinalize: end every import and export of this process, and forget the shareable allocations (freed already). */
 ACLRT_INTERNAL void aclrt_ipc_mem_release_all(void)
 {
     pthread_mutex_lock(&aclrt_ipc_mem.lock);
     for (size_t i = 0; i < aclrt_ipc_mem.imports.count; i++)
-        aclrt_ipc_seg_unref(aclrt_ipc_mem.imports.items[i]); /* the registry forgot them already */
+        aclrt_ipc_import_end(aclrt_ipc_mem.imports.items[i]); /* the registry forgot them already */
     for (size_t i = 0; i < aclrt_ipc_mem.exports.count; i++)
         aclrt_ipc_seg_unref(aclrt_ipc_mem.exports.items[i]);
     aclrt_ipc_mem.imports.count = aclrt_ipc_mem.exports.count = 0;
@@ -248,6 +341,8 @@ ACLRT_API aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key,
     if (aclrt_mem_device_of(devPtr, size) == NULL)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
                           "[%p, +%zu) is not inside one allocation of device memory from aclrtMalloc", devPtr, size);
+    if (aclrt_rt.backend->ipc_export != NULL)
+        return aclrt_ipc_mem_export_driver(devPtr, size, key, flags);
     int data_fd;
     size_t offset;
     int found = aclrt_ipc_shm_find(devPtr, size, &data_fd, &offset);
@@ -366,6 +461,21 @@ ACLRT_API aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64
                           "aclrtIpcMemSetImportPid, or exports with ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION)",
                           (int)getpid(), key);
     }
+    if (page->data_handle_kind != 0) {
+        void *block = NULL;
+        if ((rc = aclrt_ipc_mem_import_driver(seg, ctx, key, &block)) != ACL_SUCCESS) {
+            aclrt_ipc_seg_unref(seg);
+            return rc;
+        }
+        if (!aclrt_ipc_mem_add(&aclrt_ipc_mem.imports, seg)) {
+            struct aclrt_allocation gone;
+            aclrt_mem_unregister((uintptr_t)block, ACLRT_MEM_IMPORTED, &gone);
+            aclrt_ipc_import_end(seg);
+            return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory recording an import");
+        }
+        *devPtr = block;
+        return ACL_SUCCESS;
+    }
     /* Whole pages from the one the range starts in; the block is at its offset in that page. */
     uint64_t size = page->data_size, delta = page->data_offset % ACLRT_IPC_PAGE, offset = page->data_offset - delta;
     size_t len = (size_t)((delta + size + ACLRT_IPC_PAGE - 1) & ~(uint64_t)(ACLRT_IPC_PAGE - 1));
@@ -398,10 +508,10 @@ ACLRT_API aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64
     return ACL_SUCCESS;
 }
 
-/* aclrt_ipc_seg_unref for a deferred release (aclrt_mem_after_work). */
-static void aclrt_ipc_seg_unref_cb(void *seg)
+/* aclrt_ipc_import_end for a deferred release (aclrt_mem_after_work). */
+static void aclrt_ipc_import_end_cb(void *seg)
 {
-    aclrt_ipc_seg_unref((struct aclrt_ipc_seg *)seg);
+    aclrt_ipc_import_end((struct aclrt_ipc_seg *)seg);
 }
 
 ACLRT_API aclError aclrtIpcMemClose(const char *key)
@@ -425,8 +535,9 @@ ACLRT_API aclError aclrtIpcMemClose(const char *key)
          * (a kernel still queued on it would fault).
          */
         struct aclrt_allocation gone;
-        aclrt_mem_unregister((uintptr_t)seg->data + seg->page->data_offset % ACLRT_IPC_PAGE, ACLRT_MEM_MAPPED, &gone);
-        aclrt_mem_after_work(NULL, aclrt_ipc_seg_unref_cb, seg);
+        aclrt_mem_unregister(aclrt_ipc_import_block(seg), seg->data_device != NULL ? ACLRT_MEM_IMPORTED : ACLRT_MEM_MAPPED,
+                             &gone);
+        aclrt_mem_after_work(NULL, aclrt_ipc_import_end_cb, seg);
         return ACL_SUCCESS;
     }
     aclrt_ipc_seg_close_key(seg); /* later imports find nothing */

@@ -304,11 +304,8 @@ ACLRT_API aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle)
     return ACL_SUCCESS;
 }
 
-/*
- * A launch's copy of an args handle made for the function `funcHandle`:
- * malloc'd (NULL when nothing was appended), placeholders pointing into it.
- */
-ACLRT_INTERNAL aclError aclrt_args_snapshot(struct aclrt_args *a, aclrtFuncHandle funcHandle, void **copy, uint32_t *size)
+/* Can the args handle be launched with the function `funcHandle` now? (finalized, made for it) */
+ACLRT_INTERNAL aclError aclrt_args_check(const struct aclrt_args *a, aclrtFuncHandle funcHandle)
 {
     if (!a->finalized || a->updating)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the args handle is %s: call aclrtKernelArgsFinalize first",
@@ -318,21 +315,18 @@ ACLRT_INTERNAL aclError aclrt_args_snapshot(struct aclrt_args *a, aclrtFuncHandl
     if (made_for != funcHandle)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the args handle was initialised for function %p, not %p",
                           made_for, funcHandle);
-    *size = a->size;
-    *copy = NULL;
-    if (a->size == 0)
-        return ACL_SUCCESS;
-    unsigned char *c = (unsigned char *)malloc(a->size);
-    if (c == NULL)
-        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no memory for the launch's %u bytes of arguments", a->size);
+    return ACL_SUCCESS;
+}
+
+/* A launch's copy of the args handle's a->size bytes, at c: placeholders point into the copy. */
+ACLRT_INTERNAL void aclrt_args_write(const struct aclrt_args *a, unsigned char *c)
+{
     memcpy(c, a->buffer, a->size);
     for (uint32_t i = 0; a->placeholders > 0 && i < a->count; i++)
         if (a->params[i].placeholder) {
             void *data = a->params[i].data_offset != 0 ? c + a->params[i].data_offset : NULL;
             memcpy(c + a->params[i].offset, &data, sizeof data);
         }
-    *copy = c;
-    return ACL_SUCCESS;
 }
 
 #endif /* ACLRT_IMPL_KERNEL_KERNEL_ARGS_H */

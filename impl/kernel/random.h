@@ -260,14 +260,10 @@ static size_t aclrt_random_room(const void *p, struct aclrt_device *dev)
 {
     if (aclrt_mem_device_of(p, 1) != dev)
         return 0;
-    uintptr_t a = (uintptr_t)p;
-    pthread_rwlock_rdlock(&aclrt_mem.lock);
-    size_t at = aclrt_mem_upper(a);
-    size_t room = at > 0 && a - aclrt_mem.items[at - 1].base < aclrt_mem.items[at - 1].size
-                      ? aclrt_mem.items[at - 1].size - (a - aclrt_mem.items[at - 1].base)
-                      : 0;
-    pthread_rwlock_unlock(&aclrt_mem.lock);
-    return room;
+    struct aclrt_allocation e;
+    if (!aclrt_mem_find(p, &e))
+        return 0;
+    return e.size - ((uintptr_t)p - e.base);
 }
 
 /* Validate one parameter (the runtime's rules), and an address one points to. */

@@ -2,13 +2,20 @@
  * impl/memory/memory.h - device and pinned host memory: allocation, the registry
  * of allocations, and frees that wait for the work launched before them.
  *
- * Allocations are recorded in a registry (sorted by address; a reader-writer
- * lock, since allocation is not a hot path), so that
+ * Allocations are recorded in a registry (a table sorted by address), so that
  *   - aclrtFree / aclrtFreeHost of a pointer that is not a live allocation of
  *     the right kind is an error code, not heap corruption;
  *   - aclrtMemcpyAsync can tell pinned memory (ours) from pageable memory:
  *     with pageable memory it returns only after the copy is done, as the
- *     runtime documents.
+ *     runtime documents;
+ *   - a kernel launch can check that its arguments are device memory.
+ * Allocating and freeing change it under a reader-writer lock, as do the
+ * few readers that walk it whole. The lookups of one address, which launches
+ * and copies make, take no lock: a sequence lock (the count is odd while a
+ * writer changes the table; a lookup that saw it move looks again), every
+ * entry read and written with atomics, and a table that grows into a new
+ * one, the old one kept (never written again; their sizes add up to less
+ * than the live table's), so a lookup never reads freed memory.
  * The host backend's "device" memory is host memory; the sizes and alignment
  * follow the runtime (64-byte aligned, rounded up). Sizes are checked here,
  * before anything rounds them (aclrt_mem_size_check).
@@ -37,6 +44,8 @@ enum aclrt_mem_kind {
     ACLRT_MEM_MAPPED = 3, /* physical memory mapped into a reserved range (vmm.h); device NULL: the host's */
     ACLRT_MEM_RUNTIME = 4, /* device memory the runtime owns (a model's condition, cond.h): aclrtFree refuses it */
     ACLRT_MEM_MANAGED = 5, /* aclrtMemAllocManaged (managed.h): pinned host memory of a device, freed by aclrtFree */
+    ACLRT_MEM_IMPORTED = 6, /* device memory of another process opened by the backend's driver (ipc_mem.h): aclrtFree
+                               refuses it, aclrtIpcMemClose ends it */
 };
 
 struct aclrt_allocation {
@@ -46,10 +55,19 @@ struct aclrt_allocation {
     struct aclrt_device *device;
 };
 
+/* The allocations sorted by base; a table is replaced by a larger one when it is full, never shrunk. */
+struct aclrt_mem_table {
+    size_t capacity;
+    _Atomic size_t count;                /* <= capacity, always */
+    struct aclrt_mem_table *retired_next; /* the tables it replaced (under the lock) */
+    struct aclrt_allocation items[];
+};
+
 static struct {
-    pthread_rwlock_t lock;
-    struct aclrt_allocation *items; /* sorted by base */
-    size_t count, capacity;
+    pthread_rwlock_t lock; /* writers, and the readers that walk the table */
+    _Atomic uint64_t seq;  /* odd while a writer changes the table's entries (aclrt_mem_lookup) */
+    _Atomic(struct aclrt_mem_table *) table; /* NULL until the first allocation */
+    struct aclrt_mem_table *retired;         /* tables replaced by larger ones, kept (see the top of this file) */
     /* Mapped memory is owned by physmem.h, which sets this (under the lock) to release it all at aclFinalize. */
     void (*release_mapped)(void);
     /* Device memory per device and owner (aclrt_mem_usage), now and at its peak; under the lock. */
@@ -57,6 +75,49 @@ static struct {
         size_t current, peak;
     } usage[ACLRT_MAX_DEVICES][2];
 } aclrt_mem = {.lock = PTHREAD_RWLOCK_INITIALIZER};
+
+/* An entry's fields, read and written with atomics: lookups read them while a writer moves entries (relaxed). */
+ACLRT_INLINE struct aclrt_allocation aclrt_mem_item_read(const struct aclrt_allocation *p)
+{
+    struct aclrt_allocation a;
+    a.base = __atomic_load_n(&p->base, __ATOMIC_RELAXED);
+    a.size = __atomic_load_n(&p->size, __ATOMIC_RELAXED);
+    a.kind = __atomic_load_n(&p->kind, __ATOMIC_RELAXED);
+    a.device = __atomic_load_n(&p->device, __ATOMIC_RELAXED);
+    return a;
+}
+
+ACLRT_INLINE void aclrt_mem_item_write(struct aclrt_allocation *p, struct aclrt_allocation a)
+{
+    __atomic_store_n(&p->base, a.base, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->size, a.size, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->kind, a.kind, __ATOMIC_RELAXED);
+    __atomic_store_n(&p->device, a.device, __ATOMIC_RELAXED);
+}
+
+/* The table now (under the lock; NULL: nothing was ever allocated) and its entry count. */
+ACLRT_INLINE struct aclrt_mem_table *aclrt_mem_table_locked(size_t *count)
+{
+    struct aclrt_mem_table *t = atomic_load_explicit(&aclrt_mem.table, memory_order_relaxed);
+    *count = t != NULL ? atomic_load_explicit(&t->count, memory_order_relaxed) : 0;
+    return t;
+}
+
+/* A writer begins and ends a change of the table's entries (under the write lock). */
+static void aclrt_mem_write_begin(void)
+{
+    uint64_t s = atomic_load_explicit(&aclrt_mem.seq, memory_order_relaxed);
+    atomic_store_explicit(&aclrt_mem.seq, s + 1, memory_order_relaxed);
+    /* Release fence: a lookup that reads an entry this change writes then sees the odd count (its acquire fence). */
+    atomic_thread_fence(memory_order_release);
+}
+
+static void aclrt_mem_write_end(void)
+{
+    uint64_t s = atomic_load_explicit(&aclrt_mem.seq, memory_order_relaxed);
+    /* Release: pairs with the lookup's acquire load of the count; the entries are written before. */
+    atomic_store_explicit(&aclrt_mem.seq, s + 1, memory_order_release);
+}
 
 /* Which usage counter an allocation counts in: 0 the program's device memory, 1 the runtime's; -1 none. */
 static int aclrt_mem_usage_slot(enum aclrt_mem_kind kind, const struct aclrt_device *dev)
@@ -93,13 +154,13 @@ ACLRT_INTERNAL void aclrt_mem_usage(const struct aclrt_device *dev, size_t curre
     pthread_rwlock_unlock(&aclrt_mem.lock);
 }
 
-/* Index of the first allocation with base > addr. */
-ACLRT_INTERNAL size_t aclrt_mem_upper(uintptr_t addr)
+/* Index of the first of the n entries of t with base > addr. */
+ACLRT_INTERNAL size_t aclrt_mem_upper(const struct aclrt_mem_table *t, size_t n, uintptr_t addr)
 {
-    size_t lo = 0, hi = aclrt_mem.count;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (aclrt_mem.items[mid].base <= addr)
+        if (__atomic_load_n(&t->items[mid].base, __ATOMIC_RELAXED) <= addr)
             lo = mid + 1;
         else
             hi = mid;
@@ -107,27 +168,86 @@ ACLRT_INTERNAL size_t aclrt_mem_upper(uintptr_t addr)
     return lo;
 }
 
+/*
+ * The allocation with the greatest base <= addr (*out: a copy), without a
+ * lock: false if there is none. A sequence lock read (see the top of this
+ * file): a lookup that overlapped a change looks again.
+ */
+static bool aclrt_mem_lookup(uintptr_t addr, struct aclrt_allocation *out)
+{
+    for (unsigned tries = 0;; tries++) {
+        /* Acquire: pairs with the release store that ended the last change (aclrt_mem_write_end). */
+        uint64_t s0 = atomic_load_explicit(&aclrt_mem.seq, memory_order_acquire);
+        if (ACLRT_UNLIKELY(s0 & 1)) { /* a writer is at work: it holds the table for a few stores */
+            if (tries % 64 == 63)
+                sched_yield();
+            else
+                aclrt_cpu_relax();
+            continue;
+        }
+        /* Acquire: pairs with the release store that published the table; its entries come with it. */
+        const struct aclrt_mem_table *t = atomic_load_explicit(&aclrt_mem.table, memory_order_acquire);
+        bool found = false;
+        if (t != NULL) {
+            size_t at = aclrt_mem_upper(t, atomic_load_explicit(&t->count, memory_order_relaxed), addr);
+            if (at > 0) {
+                *out = aclrt_mem_item_read(&t->items[at - 1]);
+                found = true;
+            }
+        }
+        /* Acquire fence: the reads above come before the look at the count again (pairs with write_begin's fence). */
+        atomic_thread_fence(memory_order_acquire);
+        if (ACLRT_LIKELY(atomic_load_explicit(&aclrt_mem.seq, memory_order_relaxed) == s0))
+            return found;
+    }
+}
+
+/* A table of twice the room, with t's n entries (NULL: no memory). */
+static struct aclrt_mem_table *aclrt_mem_table_grow(const struct aclrt_mem_table *t, size_t n)
+{
+    size_t cap = t != NULL ? t->capacity * 2 : 64;
+    struct aclrt_mem_table *g =
+        (struct aclrt_mem_table *)malloc(sizeof *g + cap * sizeof g->items[0]);
+    if (g == NULL)
+        return NULL;
+    g->capacity = cap;
+    g->retired_next = NULL;
+    for (size_t i = 0; i < n; i++) /* nobody sees g yet; t's entries change only under the lock we hold */
+        aclrt_mem_item_write(&g->items[i], aclrt_mem_item_read(&t->items[i]));
+    atomic_init(&g->count, n);
+    return g;
+}
+
 ACLRT_INTERNAL bool aclrt_mem_register(uintptr_t base, size_t size, enum aclrt_mem_kind kind, struct aclrt_device *dev)
 {
     pthread_rwlock_wrlock(&aclrt_mem.lock);
+    size_t n;
+    struct aclrt_mem_table *t = aclrt_mem_table_locked(&n);
     bool ok = true;
-    if (aclrt_mem.count == aclrt_mem.capacity) {
-        size_t cap = aclrt_mem.capacity ? aclrt_mem.capacity * 2 : 64;
-        struct aclrt_allocation *items =
-            (struct aclrt_allocation *)realloc(aclrt_mem.items, cap * sizeof *items);
-        if (items == NULL)
+    if (t == NULL || n == t->capacity) {
+        struct aclrt_mem_table *g = aclrt_mem_table_grow(t, n);
+        if (g == NULL) {
             ok = false;
-        else {
-            aclrt_mem.items = items;
-            aclrt_mem.capacity = cap;
+        } else {
+            /* Release: pairs with the lookups' acquire load; a lookup still in t reads t, which stays as it is. */
+            atomic_store_explicit(&aclrt_mem.table, g, memory_order_release);
+            if (t != NULL) {
+                t->retired_next = aclrt_mem.retired;
+                aclrt_mem.retired = t;
+            }
+            t = g;
         }
     }
     if (ok) {
-        size_t at = aclrt_mem_upper(base);
-        memmove(&aclrt_mem.items[at + 1], &aclrt_mem.items[at], (aclrt_mem.count - at) * sizeof *aclrt_mem.items);
-        aclrt_mem.items[at] = (struct aclrt_allocation){base, size, kind, dev};
-        aclrt_mem.count++;
-        aclrt_mem_usage_add(&aclrt_mem.items[at], 1);
+        size_t at = aclrt_mem_upper(t, n, base);
+        struct aclrt_allocation a = {base, size, kind, dev};
+        aclrt_mem_write_begin();
+        for (size_t i = n; i > at; i--)
+            aclrt_mem_item_write(&t->items[i], aclrt_mem_item_read(&t->items[i - 1]));
+        aclrt_mem_item_write(&t->items[at], a);
+        atomic_store_explicit(&t->count, n + 1, memory_order_relaxed);
+        aclrt_mem_write_end();
+        aclrt_mem_usage_add(&a, 1);
     }
     pthread_rwlock_unlock(&aclrt_mem.lock);
     if (ok)
@@ -141,13 +261,18 @@ ACLRT_INTERNAL bool aclrt_mem_register(uintptr_t base, size_t size, enum aclrt_m
 ACLRT_INTERNAL bool aclrt_mem_unregister(uintptr_t base, enum aclrt_mem_kind kind, struct aclrt_allocation *out)
 {
     pthread_rwlock_wrlock(&aclrt_mem.lock);
-    size_t at = aclrt_mem_upper(base);
-    bool found = at > 0 && aclrt_mem.items[at - 1].base == base && aclrt_mem.items[at - 1].kind == kind;
+    size_t n;
+    struct aclrt_mem_table *t = aclrt_mem_table_locked(&n);
+    size_t at = t != NULL ? aclrt_mem_upper(t, n, base) : 0;
+    bool found = at > 0 && t->items[at - 1].base == base && t->items[at - 1].kind == kind;
     if (found) {
-        *out = aclrt_mem.items[at - 1];
+        *out = t->items[at - 1];
         aclrt_mem_usage_add(out, -1);
-        memmove(&aclrt_mem.items[at - 1], &aclrt_mem.items[at], (aclrt_mem.count - at) * sizeof *aclrt_mem.items);
-        aclrt_mem.count--;
+        aclrt_mem_write_begin();
+        for (size_t i = at; i < n; i++)
+            aclrt_mem_item_write(&t->items[i - 1], aclrt_mem_item_read(&t->items[i]));
+        atomic_store_explicit(&t->count, n - 1, memory_order_relaxed);
+        aclrt_mem_write_end();
     }
     pthread_rwlock_unlock(&aclrt_mem.lock);
     if (found)
@@ -160,10 +285,11 @@ ACLRT_INTERNAL bool aclrt_mem_unregister(uintptr_t base, enum aclrt_mem_kind kin
 /* The bytes of device memory allocated on `dev` and not freed (aclrtMalloc and the runtime's own). */
 ACLRT_INTERNAL size_t aclrt_mem_device_bytes(const struct aclrt_device *dev)
 {
-    size_t bytes = 0;
+    size_t bytes = 0, n;
     pthread_rwlock_rdlock(&aclrt_mem.lock);
-    for (size_t i = 0; i < aclrt_mem.count; i++) {
-        const struct aclrt_allocation *a = &aclrt_mem.items[i];
+    const struct aclrt_mem_table *t = aclrt_mem_table_locked(&n);
+    for (size_t i = 0; i < n; i++) {
+        const struct aclrt_allocation *a = &t->items[i];
         if (a->device == dev && (a->kind == ACLRT_MEM_DEVICE || a->kind == ACLRT_MEM_RUNTIME))
             bytes += a->size;
     }
@@ -175,38 +301,29 @@ ACLRT_INTERNAL size_t aclrt_mem_device_bytes(const struct aclrt_device *dev)
 ACLRT_INTERNAL bool aclrt_mem_find(const void *addr, struct aclrt_allocation *out)
 {
     uintptr_t a = (uintptr_t)addr;
-    pthread_rwlock_rdlock(&aclrt_mem.lock);
-    size_t at = aclrt_mem_upper(a);
-    bool found = at > 0 && a - aclrt_mem.items[at - 1].base < aclrt_mem.items[at - 1].size;
-    if (found)
-        *out = aclrt_mem.items[at - 1];
-    pthread_rwlock_unlock(&aclrt_mem.lock);
-    return found;
+    struct aclrt_allocation e;
+    if (!aclrt_mem_lookup(a, &e) || a - e.base >= e.size)
+        return false;
+    *out = e;
+    return true;
 }
 
 /* Does [addr, addr+len) lie inside one of our allocations (pinned)? */
 ACLRT_INTERNAL bool aclrt_mem_is_ours(const void *addr, size_t len)
 {
     uintptr_t a = (uintptr_t)addr;
-    pthread_rwlock_rdlock(&aclrt_mem.lock);
-    size_t at = aclrt_mem_upper(a);
-    bool ours = at > 0 && a - aclrt_mem.items[at - 1].base + len <= aclrt_mem.items[at - 1].size;
-    pthread_rwlock_unlock(&aclrt_mem.lock);
-    return ours;
+    struct aclrt_allocation e;
+    return aclrt_mem_lookup(a, &e) && a - e.base + len <= e.size;
 }
 
 /* The device whose memory (aclrtMalloc, or mapped device memory) holds [addr, addr+len), or NULL (not ours). */
 ACLRT_INTERNAL struct aclrt_device *aclrt_mem_device_of(const void *addr, size_t len)
 {
     uintptr_t a = (uintptr_t)addr;
-    pthread_rwlock_rdlock(&aclrt_mem.lock);
-    size_t at = aclrt_mem_upper(a);
-    struct aclrt_device *dev = NULL;
-    if (at > 0 && aclrt_mem.items[at - 1].kind != ACLRT_MEM_HOST &&
-        a - aclrt_mem.items[at - 1].base + len <= aclrt_mem.items[at - 1].size)
-        dev = aclrt_mem.items[at - 1].device;
-    pthread_rwlock_unlock(&aclrt_mem.lock);
-    return dev;
+    struct aclrt_allocation e;
+    if (aclrt_mem_lookup(a, &e) && e.kind != ACLRT_MEM_HOST && a - e.base + len <= e.size)
+        return e.device;
+    return NULL;
 }
 
 /*
@@ -384,12 +501,15 @@ ACLRT_INTERNAL void aclrt_mem_release_all(void)
 {
     aclrt_mem_reap(true);
     pthread_rwlock_wrlock(&aclrt_mem.lock);
-    for (size_t i = 0; i < aclrt_mem.count; i++) {
-        aclrt_mem_release(&aclrt_mem.items[i]);
+    size_t n;
+    struct aclrt_mem_table *t = aclrt_mem_table_locked(&n);
+    for (size_t i = 0; i < n; i++)
+        aclrt_mem_release(&t->items[i]);
+    if (t != NULL) { /* the table stays, empty, for a later aclInit (a lookup may still be in it) */
+        aclrt_mem_write_begin();
+        atomic_store_explicit(&t->count, 0, memory_order_relaxed);
+        aclrt_mem_write_end();
     }
-    free(aclrt_mem.items);
-    aclrt_mem.items = NULL;
-    aclrt_mem.count = aclrt_mem.capacity = 0;
     memset(aclrt_mem.usage, 0, sizeof aclrt_mem.usage);
     void (*release_mapped)(void) = aclrt_mem.release_mapped;
     pthread_rwlock_unlock(&aclrt_mem.lock);

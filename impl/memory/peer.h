@@ -3,10 +3,12 @@
  * aclrtDeviceEnablePeerAccess / DisablePeerAccess, aclrtDevicePeerAccessStatus,
  * aclrtMemP2PMap, and the rule copies between two devices' memory follow.
  *
- * Every device of a backend can reach every other one (the host backend's
- * devices share one address space; a registered backend's memory is
- * host-addressable by contract), so "can access" is always 1 for two
- * distinct devices. Access itself is enabled per direction, from the
+ * Every device of the host backend can reach every other one (its devices
+ * share one address space; a registered backend's memory is
+ * host-addressable by contract), so "can access" is 1 for two distinct
+ * devices; a backend with peer hooks (backend.h: peer_can, peer_set; the
+ * cuda backend's GPUs) says for itself and sets its driver's access up as
+ * the calls come. Access itself is enabled per direction, from the
  * calling thread's current device to a peer, as the runtime documents.
  *
  * State: one slot per (device, peer) pair holding the handle of the context
@@ -23,6 +25,7 @@
 #include "../core/config.h"
 #include "../core/error.h"
 #include "../core/thread.h"
+#include "../../backends/backend.h"
 #include "../runtime/runtime.h"
 #include "../runtime/runtime_start.h"
 #include "../context/context.h"
@@ -31,7 +34,7 @@
 static _Atomic(void *) aclrt_peer_enabled_by[ACLRT_MAX_DEVICES][ACLRT_MAX_DEVICES];
 
 /* Does `from` have access to `to`'s memory? A device always has access to its own. */
-static bool aclrt_peer_access_on(const struct aclrt_device *from, const struct aclrt_device *to)
+ACLRT_INTERNAL bool aclrt_peer_access_on(const struct aclrt_device *from, const struct aclrt_device *to)
 {
     if (from == to)
         return true;
@@ -80,7 +83,11 @@ ACLRT_API aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t devi
         return rc;
     if (canAccessPeer == NULL)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "canAccessPeer (output) is NULL");
-    *canAccessPeer = 1;
+    bool can = true;
+    const struct aclrt_backend *b = aclrt_rt.backend;
+    if (b->peer_can != NULL && (rc = b->peer_can(dev->id, peer->id, &can)) != ACL_SUCCESS)
+        return rc;
+    *canAccessPeer = can ? 1 : 0;
     return ACL_SUCCESS;
 }
 
@@ -105,6 +112,9 @@ ACLRT_API aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t fl
     aclError rc = aclrt_peer_resolve(peerDeviceId, &ctx, &peer);
     if (rc != ACL_SUCCESS)
         return rc;
+    const struct aclrt_backend *b = aclrt_rt.backend;
+    if (b->peer_set != NULL && (rc = b->peer_set(ctx->device, peer, true)) != ACL_SUCCESS)
+        return rc;
     /* Release: pairs with the acquire in aclrt_peer_access_on (copies submitted by other threads). */
     atomic_store_explicit(&aclrt_peer_enabled_by[ctx->device->id][peer->id], aclrt_context_handle(ctx),
                           memory_order_release);
@@ -121,7 +131,8 @@ ACLRT_API aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)
         return rc;
     /* Release: pairs with the acquire in aclrt_peer_access_on. */
     atomic_store_explicit(&aclrt_peer_enabled_by[ctx->device->id][peer->id], NULL, memory_order_release);
-    return ACL_SUCCESS;
+    const struct aclrt_backend *b = aclrt_rt.backend;
+    return b->peer_set != NULL ? b->peer_set(ctx->device, peer, false) : ACL_SUCCESS;
 }
 
 ACLRT_API aclError aclrtDevicePeerAccessStatus(int32_t deviceId, int32_t peerDeviceId, int32_t *status)

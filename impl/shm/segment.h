@@ -34,6 +34,8 @@
 #include <sys/stat.h>
 #include <fcntl.h>
 
+struct aclrt_device;
+
 #define ACLRT_IPC_MAGIC 0x7470692d74726c63ull /* "clrt-ipt" */
 #define ACLRT_IPC_PAGE 4096u
 #define ACLRT_IPC_MAX_PIDS 256u  /* allow-list entries per segment */
@@ -72,6 +74,10 @@ struct aclrt_ipc_page {
     uint64_t data_dev, data_ino;
     uint64_t data_granularity;
     uint32_t data_host;          /* 1: host memory; 0: device memory */
+    /* memory shared through a backend's driver (ipc_mem.h): its handle of the allocation, the offset of the
+     * range in it in data_offset; data_fd is then -1 */
+    uint32_t data_handle_kind;   /* 0: none (the bytes are data_fd's); else the ACLRT_IPC_HANDLE_* of the backend */
+    uint8_t data_handle[64];
 };
 
 _Static_assert(sizeof(struct aclrt_ipc_page) <= ACLRT_IPC_PAGE, "the header fits in its page");
@@ -89,6 +95,9 @@ struct aclrt_ipc_seg {
     /* memory: the mapping of the exported range in this process (importer), or the exported range (exporter) */
     void *data;
     size_t data_size;
+    /* memory, importer, through a backend's driver (ipc_mem.h): the device it was opened on (NULL: a mapping of a
+     * memory file), and in data the allocation's address here */
+    struct aclrt_device *data_device;
 };
 
 static void aclrt_ipc_format_key(char *out, char kind, int32_t pid, int fd, const uint8_t nonce[16])

@@ -138,6 +138,35 @@ ACLRT_INLINE void aclrt_stream_publish(struct aclrt_stream *s, struct aclrt_ring
 }
 
 /*
+ * Reserve the next position of s with `bytes` bytes of the ring's side area
+ * at it (ring.h), for a task that owns bytes written at its launch: the
+ * caller writes them at *dst, points its record at them and publishes with
+ * aclrt_stream_publish. *dst NULL (ACL_SUCCESS, nothing reserved): they
+ * cannot go there (more than ACLRT_RING_SIDE_BYTES, or the stream's tasks
+ * go to a capture or a model, not its ring, or no memory for the area):
+ * submit with a copy of their own. A failure (the context stopped, a full
+ * ring on a runtime thread) reserves nothing.
+ */
+ACLRT_INLINE aclError aclrt_stream_reserve_side(struct aclrt_stream *s, size_t bytes, struct aclrt_ring_slot **slot,
+                                                uint32_t *position, unsigned char **dst)
+{
+    *dst = NULL;
+    if (ACLRT_UNLIKELY(bytes > ACLRT_RING_SIDE_BYTES || aclrt_stream_capturing(s) ||
+                       (s->flags & ACL_STREAM_PERSISTENT)))
+        return ACL_SUCCESS;
+    unsigned char *side = aclrt_ring_side(&s->ring);
+    if (ACLRT_UNLIKELY(side == NULL))
+        return ACL_SUCCESS;
+    aclrt_snapshot_gate(); /* as in aclrt_stream_submit */
+    aclError rc = aclrt_stream_check_failure(s);
+    if (ACLRT_LIKELY(rc == ACL_SUCCESS))
+        rc = aclrt_stream_reserve_slot(s, slot, position);
+    if (ACLRT_LIKELY(rc == ACL_SUCCESS))
+        *dst = aclrt_ring_side_at(&s->ring, side, *position);
+    return rc;
+}
+
+/*
  * Reservations in two halves, for callers that must act between reserving
  * and committing (a reservation can be refused; after it, nothing can):
  * aclrt_stream_reserve hands out a record to fill and the task's ticket

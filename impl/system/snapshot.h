@@ -168,15 +168,16 @@ static aclError aclrt_snap_take_backup(void)
 {
     aclError rc = ACL_SUCCESS;
     pthread_rwlock_rdlock(&aclrt_mem.lock);
-    size_t n = 0;
-    for (size_t i = 0; i < aclrt_mem.count; i++)
-        n += aclrt_mem.items[i].kind == ACLRT_MEM_DEVICE;
+    size_t n = 0, count;
+    const struct aclrt_mem_table *t = aclrt_mem_table_locked(&count);
+    for (size_t i = 0; i < count; i++)
+        n += t->items[i].kind == ACLRT_MEM_DEVICE;
     struct aclrt_snap_block *blocks = n != 0 ? (struct aclrt_snap_block *)calloc(n, sizeof *blocks) : NULL;
     size_t k = 0;
     if (n != 0 && blocks == NULL)
         rc = aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory for the list of a backup");
-    for (size_t i = 0; i < aclrt_mem.count && rc == ACL_SUCCESS; i++) {
-        const struct aclrt_allocation *a = &aclrt_mem.items[i];
+    for (size_t i = 0; i < count && rc == ACL_SUCCESS; i++) {
+        const struct aclrt_allocation *a = &t->items[i];
         if (a->kind != ACLRT_MEM_DEVICE)
             continue;
         struct aclrt_snap_block *b = &blocks[k++];
@@ -210,10 +211,12 @@ static aclError aclrt_snap_write_backup(void)
 {
     aclError rc = ACL_SUCCESS;
     pthread_rwlock_rdlock(&aclrt_mem.lock);
+    size_t count;
+    const struct aclrt_mem_table *t = aclrt_mem_table_locked(&count);
     for (size_t i = 0; i < aclrt_snap.count && rc == ACL_SUCCESS; i++) {
         const struct aclrt_snap_block *b = &aclrt_snap.blocks[i];
-        size_t at = aclrt_mem_upper(b->base);
-        const struct aclrt_allocation *a = at > 0 ? &aclrt_mem.items[at - 1] : NULL;
+        size_t at = t != NULL ? aclrt_mem_upper(t, count, b->base) : 0;
+        const struct aclrt_allocation *a = at > 0 ? &t->items[at - 1] : NULL;
         if (a == NULL || a->base != b->base || a->size != b->size || a->kind != ACLRT_MEM_DEVICE ||
             a->device != b->device)
             continue;

@@ -97,6 +97,8 @@ struct aclrt_ring {
     uint32_t mask; /* capacity - 1; the capacity is a power of two */
     uint32_t capacity_bytes;
     bool prefetchw; /* the CPU has PREFETCHW (aclrt_ring_prefetch_for_write) */
+    /* ACLRT_RING_SIDE_BYTES beside each slot (aclrt_ring_side); NULL until a launch first asks for them. */
+    _Atomic(unsigned char *) side;
     /*
      * Launchers waiting for room, the futex word they sleep on, and whether
      * one of them looks on its own. On the line above, which the consumer
@@ -173,9 +175,35 @@ static struct aclrt_ring_slot *aclrt_ring_map(uint32_t bytes)
  * committed" for every position of the first lap (seq == p + 1 means
  * committed), but for the position 0xFFFFFFFF, whose slot says so itself.
  */
+/*
+ * Bytes a task owns beside its record: ACLRT_RING_SIDE_BYTES per position,
+ * in an area of the ring's capacity (a launch's copy of its kernel's
+ * arguments, kernel_launch.h). Position p's bytes belong to whoever holds
+ * p's slot, as the record does: written by the launcher that reserved p
+ * before its commit, read by the consumer until it frees the slot. The
+ * orderings that hand the record over hand them over too (the commit's
+ * release, the take's acquire; the free's release, the next reservation's
+ * acquire), so a copy there needs no allocation and no free. The area is
+ * mapped by the first launch that asks for it (most streams never do: it
+ * costs address space, and memory only as launches touch it) and kept for
+ * the slot's later lives.
+ */
+#define ACLRT_RING_SIDE_BYTES 128u
+
+static size_t aclrt_ring_side_size(uint32_t capacity_bytes)
+{
+    return (size_t)(capacity_bytes / (uint32_t)sizeof(struct aclrt_ring_slot)) * ACLRT_RING_SIDE_BYTES;
+}
+
 ACLRT_INTERNAL bool aclrt_ring_init(struct aclrt_ring *r, uint32_t bytes, uint64_t completed)
 {
     if (r->slots == NULL || r->capacity_bytes != bytes) {
+        /* Relaxed: a ring is (re)made while nobody launches into it. */
+        unsigned char *side = atomic_load_explicit(&r->side, memory_order_relaxed);
+        if (side != NULL) {
+            munmap(side, aclrt_ring_side_size(r->capacity_bytes));
+            atomic_store_explicit(&r->side, NULL, memory_order_relaxed);
+        }
         if (r->slots != NULL)
             munmap(r->slots, r->capacity_bytes);
         r->slots = aclrt_ring_map(bytes);
@@ -206,6 +234,46 @@ ACLRT_INTERNAL void aclrt_ring_forget(struct aclrt_ring *r)
 {
     if (r->slots != NULL)
         madvise(r->slots, r->capacity_bytes, MADV_DONTNEED);
+    unsigned char *side = atomic_load_explicit(&r->side, memory_order_relaxed);
+    if (side != NULL)
+        madvise(side, aclrt_ring_side_size(r->capacity_bytes), MADV_DONTNEED);
+}
+
+/* The side area, mapped now (NULL: no memory for it). */
+static ACLRT_NOINLINE unsigned char *aclrt_ring_side_map(struct aclrt_ring *r)
+{
+    size_t size = aclrt_ring_side_size(r->capacity_bytes);
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    unsigned char *mine = (unsigned char *)p, *expected = NULL;
+    /* Two launchers may map it at once: one mapping wins, the other goes (acquire: pairs with the release below). */
+    if (atomic_compare_exchange_strong_explicit(&r->side, &expected, mine, memory_order_release, memory_order_acquire))
+        return mine;
+    munmap(p, size);
+    return expected;
+}
+
+/* The side area of the ring (aclrt_ring_side_size), mapped on first use; NULL if it cannot be. */
+ACLRT_INLINE unsigned char *aclrt_ring_side(struct aclrt_ring *r)
+{
+    /* Acquire: pairs with the release CAS that installed it. */
+    unsigned char *side = atomic_load_explicit(&r->side, memory_order_acquire);
+    return ACLRT_LIKELY(side != NULL) ? side : aclrt_ring_side_map(r);
+}
+
+/* Does p point into the side area? */
+ACLRT_INLINE bool aclrt_ring_side_holds(const struct aclrt_ring *r, const void *p)
+{
+    /* Relaxed: asked by the consumer about its own task's bytes, after the acquire that handed the task over. */
+    const unsigned char *side = atomic_load_explicit(&r->side, memory_order_relaxed);
+    return side != NULL && (uintptr_t)p - (uintptr_t)side < aclrt_ring_side_size(r->capacity_bytes);
+}
+
+/* Position p's ACLRT_RING_SIDE_BYTES in the side area. */
+ACLRT_INLINE unsigned char *aclrt_ring_side_at(const struct aclrt_ring *r, unsigned char *side, uint32_t position)
+{
+    return side + (size_t)(position & r->mask) * ACLRT_RING_SIDE_BYTES;
 }
 
 /* How many tasks fit (the running one included). */

@@ -18,17 +18,21 @@
  *        addresses, and a module global's (cuModuleGetGlobal), lie in a
  *        reservation of address space with no access (PROT_NONE): a host
  *        load or store there is a SIGSEGV, as on the GPU. The bytes are a
- *        host allocation of their own; the double's operations translate:
+ *        host mapping of their own; the double's operations translate:
  *        copies (an address range must lie in one live allocation, else
  *        CUDA_ERROR_INVALID_VALUE at the call), sets, value writes and
  *        waits, and a stand-in kernel's parameters (each 8-byte-aligned
  *        64-bit value of the packed buffer that is an address in a live
  *        allocation becomes its bytes' address: a heuristic, see
- *        xlate_args). Device attributes 88 (PAGEABLE_MEMORY_ACCESS), 100
+ *        xlate_args). The bytes of cuMemAlloc's memory are a memory file
+ *        per reservation (so another process can map them, rule 7), whole
+ *        pages per allocation, given back (punched out) when it is freed.
+ *        Device attributes 88 (PAGEABLE_MEMORY_ACCESS), 100
  *        (..._USES_HOST_PAGE_TABLES) and 101
  *        (DIRECT_MANAGED_MEM_ACCESS_FROM_HOST) are 0.
  *        ACLRT_FAKE_CUDA_HOST_ACCESS=1: device memory is host memory (the
- *        device pointer is the host pointer) and the attributes are 1.
+ *        device pointer is the host pointer: the reservation is its memory
+ *        file's mapping) and the attributes are 1.
  *     2. Host functions run one at a time in the process
  *        (rule_host_fns.c): the driver may run every stream's host
  *        functions on one thread, so a process-wide lock is held while one
@@ -55,7 +59,37 @@
  *        documents it), until its primary context is released for the last
  *        time. ACLRT_FAKE_CUDA_KERNEL_FAULT_RECOVERS=1: not sticky (the
  *        stream stops at the kernel, as for an injected failure below).
- *     7. Stream capture as cuda.h documents it (rule_capture.c; see
+ *     7. Interprocess memory as CUDA documents it (rule_ipc.c; the IPC
+ *        section has the details): cuIpcGetMemHandle names the base of a
+ *        live cuMemAlloc allocation only; cuIpcOpenMemHandle maps the same
+ *        bytes into another process, at a device address of that process's
+ *        own, and refuses the exporting process itself
+ *        (CUDA_ERROR_INVALID_CONTEXT), a handle that is not one or whose
+ *        allocation or process is gone (CUDA_ERROR_INVALID_HANDLE); an open
+ *        again in the same context is counted, a close too many fails; an
+ *        import the exporter has freed fails every later operation. No knob.
+ *     8. Another device's memory only with peer access (rule_peer.c; the
+ *        section "Peer access" at the end): cuDeviceCanAccessPeer says 1
+ *        for two distinct devices (ACLRT_FAKE_CUDA_NO_PEER=1: 0, and
+ *        cuCtxEnablePeerAccess is CUDA_ERROR_PEER_ACCESS_UNSUPPORTED);
+ *        cuCtxEnablePeerAccess / DisablePeerAccess give cuda.h's codes
+ *        (704 enabled twice, 705 not enabled, INVALID_CONTEXT for the
+ *        current context itself). Memory knows its context: a copy between
+ *        two contexts' device memory, or a set, issued in a context without
+ *        access to the other's is CUDA_ERROR_INVALID_VALUE at the call
+ *        (cuMemcpyPeer / cuMemcpyPeerAsync always copy, a copy with a host
+ *        end always goes); a kernel whose parameters name such memory
+ *        faults when it runs (the context is lost, CUDA_ERROR_ILLEGAL_ADDRESS).
+ *        A module is its context's: its functions launch only on streams of
+ *        that context (else CUDA_ERROR_INVALID_HANDLE) and are looked up
+ *        with it current (else CUDA_ERROR_INVALID_CONTEXT); a file loaded in
+ *        a second context is a private copy, with functions of its own.
+ *        ACLRT_FAKE_CUDA_PEER_OPEN=1: every context reaches every device's
+ *        memory.
+ *     9. The current context is per thread (rule_context.c): a thread that
+ *        made none current gets CUDA_ERROR_INVALID_CONTEXT from every call
+ *        that works in a context. No knob.
+ *    10. Stream capture as cuda.h documents it (rule_capture.c; see
  *        Graphs below). A potentially unsafe call (cuMemAlloc, cuMemFree,
  *        cuMemHostAlloc, cuMemFreeHost, cuMemHostRegister / Unregister,
  *        the synchronous cuMemcpy and cuMemsetD8, cuModuleLoad / LoadData
@@ -76,7 +110,7 @@
  *        stream is otherwise not modelled: CUDA_ERROR_INVALID_HANDLE); a
  *        copy of pageable host memory cannot be captured (..._UNSUPPORTED,
  *        invalidated). No knob: these are the driver's documented rules.
- *     8. A cuMemcpyAsync with pageable host memory (neither allocated nor
+ *    11. A cuMemcpyAsync with pageable host memory (neither allocated nor
  *        registered pinned) on a side is synchronous with respect to the
  *        host (rule_pageable.c): the call waits for the stream's earlier
  *        work and the copy, then returns, as the driver may (it stages
@@ -93,7 +127,7 @@
  *   - Events carry timing: a record's time is CLOCK_MONOTONIC when the
  *     stream reaches it; queries return CUDA_ERROR_NOT_READY before.
  *   - Calls other than the device queries need a current context
- *     (CUDA_ERROR_INVALID_CONTEXT otherwise), as the driver's do.
+ *     (CUDA_ERROR_INVALID_CONTEXT otherwise), as the driver's do (rule 9).
  *   - cuInit fails with ACLRT_FAKE_CUDA_INIT_RESULT when that is set (e.g.
  *     100, CUDA_ERROR_NO_DEVICE); ACLRT_FAKE_CUDA_DEVICES=0 has no GPU.
  *   - Failures of asynchronous work, injected by the tests:
@@ -153,11 +187,13 @@
  *     makes the next n instantiations fail (CUDA_ERROR_OUT_OF_MEMORY; n < 0:
  *     all of them, as ACLRT_FAKE_CUDA_GRAPH_FAIL=1 does from the start),
  *     fakecuda_graph_launches() counts launches, fakecuda_graph_execs() the
- *     executable graphs alive.
+ *     executable graphs alive. fakecuda_waits_blocked(): the value waits
+ *     streams are held at now.
  *   - What it does not model: real kernels (a stand-in kernel is host code:
  *     it may dereference host memory a GPU could not, and pointers it reads
  *     from memory are not translated), pitched and array copies, graph nodes
- *     made one by one, graph updates, interprocess handles, managed memory.
+ *     made one by one, graph updates, interprocess events, managed memory,
+ *     cuMemCreate and its shareable handles.
  *   - Also: cuMemHostRegister / Unregister (the caller's memory becomes
  *     pinned host memory for the rules above), cuPointerGetAttribute (the
  *     memory type only), cuCtxGetCurrent; a context's last release drops the
@@ -167,6 +203,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -200,6 +237,9 @@
 #define CUDA_ERROR_ILLEGAL_STATE 401u
 #define CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED 900u
 #define CUDA_ERROR_STREAM_CAPTURE_INVALIDATED 901u
+#define CUDA_ERROR_PEER_ACCESS_UNSUPPORTED 217u
+#define CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED 704u
+#define CUDA_ERROR_PEER_ACCESS_NOT_ENABLED 705u
 #define CUDA_ERROR_STREAM_CAPTURE_MERGE 902u
 #define CUDA_ERROR_STREAM_CAPTURE_UNMATCHED 903u
 #define CUDA_ERROR_STREAM_CAPTURE_UNJOINED 904u
@@ -210,6 +250,7 @@
 
 #define FAKE_MAX_DEVICES 16
 #define FAKE_IDLE_NS 20000000ull /* a worker with nothing to do leaves after this */
+#define FAKE_IPC_SLOTS 4096      /* allocations exported at once (the IPC section) */
 
 typedef unsigned int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -248,6 +289,14 @@ struct alloc {
     struct CUctx_st *ctx; /* NULL: pinned host memory */
     struct CUmod_st *mod; /* a module's global (its bytes are the module's, not freed here); NULL otherwise */
     bool registered;      /* host memory of the caller's, cuMemHostRegister'd (not freed here) */
+    int res;              /* device memory (cuMemAlloc): its reservation, whose memory file holds its bytes; -1 */
+    /* interprocess memory (the IPC section): an export's slot in this process's table and its id there; an
+     * import's slot in the exporter's table (mapped here), the id it must still hold, its opens */
+    _Atomic uint64_t *ipc_slot;
+    uint64_t ipc_id;
+    int32_t ipc_pid;      /* an import: the exporting process (0: not an import) */
+    int ipc_refs;
+    void *ipc_table;      /* an import: its mapping of the exporter's table */
 };
 
 struct CUctx_st {
@@ -256,6 +305,7 @@ struct CUctx_st {
     _Atomic CUresult lost;      /* a sticky error, or 0 */
     _Atomic bool dying;         /* its last release: queued work is dropped, waits let go */
     struct CUstream_st *streams; /* every stream made in it (g_lock) */
+    _Atomic bool peer[FAKE_MAX_DEVICES]; /* cuCtxEnablePeerAccess'd: device d's memory is reachable from here */
 };
 
 enum op_kind { OP_COPY, OP_SET, OP_SET32, OP_WRITE64, OP_WAIT64, OP_HOST_FN, OP_RECORD, OP_WAIT_EVENT, OP_KERNEL, OP_GRAPH };
@@ -368,10 +418,18 @@ static bool g_host_access;          /* ACLRT_FAKE_CUDA_HOST_ACCESS=1: device mem
 static bool g_parallel_host_fns;    /* ACLRT_FAKE_CUDA_PARALLEL_HOST_FUNCS=1: no process-wide host-function lock */
 static bool g_fork_ok;              /* ACLRT_FAKE_CUDA_FORK_OK=1: a forked child's driver works */
 static bool g_kernel_fault_recovers; /* ACLRT_FAKE_CUDA_KERNEL_FAULT_RECOVERS=1: a failed kernel is not sticky */
+static bool g_no_peer;              /* ACLRT_FAKE_CUDA_NO_PEER=1: no device can access another's memory */
+static bool g_peer_open;            /* ACLRT_FAKE_CUDA_PEER_OPEN=1: every context reaches every device's memory */
 static bool g_pageable_async;       /* ACLRT_FAKE_CUDA_PAGEABLE_ASYNC=1: a pageable cuMemcpyAsync returns at once */
 static _Atomic bool g_forked;       /* this process is a child forked after cuInit: every call fails */
 /* Held while any host function runs, whichever stream's (strict: one host-function thread per process). */
 static pthread_mutex_t g_host_fn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Peer access (its section, at the end): what copies, sets and kernels of a context may reach. */
+static bool peer_reaches(const struct CUctx_st *ctx, const struct alloc *x);
+static void peer_forget(int device);
+static bool peer_args_unreachable(const void *buf, size_t size, struct CUctx_st *ctx);
+static CUresult peer_copy_check(struct CUctx_st *ctx, CUdeviceptr dst, CUdeviceptr src);
 
 static int env_int(const char *name, int fallback)
 {
@@ -383,6 +441,13 @@ static int device_count(void)
 {
     int n = env_int("ACLRT_FAKE_CUDA_DEVICES", 1);
     return n < 0 ? 0 : (n > FAKE_MAX_DEVICES ? FAKE_MAX_DEVICES : n);
+}
+
+/* Tests: how many 64-bit value waits a stream's worker is held at now (a wait was issued and does not hold). */
+static _Atomic int g_waits_blocked;
+EXPORT int fakecuda_waits_blocked(void)
+{
+    return atomic_load(&g_waits_blocked);
 }
 
 /* Tests: the next copy or set enqueued fails when it runs (sticky: the context is lost). */
@@ -526,16 +591,23 @@ static void op_run(struct CUstream_st *s, struct op *o)
             ((uint32_t *)o->dst)[i] = (uint32_t)o->value;
         break;
     case OP_WRITE64: __atomic_store_n((uint64_t *)o->dst, o->value, __ATOMIC_RELEASE); break;
-    case OP_WAIT64:
+    case OP_WAIT64: {
+        bool blocked = false; /* counted in g_waits_blocked while it does not hold */
         for (unsigned i = 0; !wait_value_holds(o) && atomic_load(&s->ctx->lost) == CUDA_SUCCESS &&
                              !atomic_load(&s->ctx->dying);
              i++) {
+            if (!blocked)
+                atomic_fetch_add(&g_waits_blocked, 1);
+            blocked = true;
             if (i < 64)
                 sched_yield();
             else
                 nap(20000);
         }
+        if (blocked)
+            atomic_fetch_sub(&g_waits_blocked, 1);
         break;
+    }
     case OP_HOST_FN:
         if (!g_parallel_host_fns)
             pthread_mutex_lock(&g_host_fn_lock); /* one host function at a time in the process */
@@ -715,6 +787,8 @@ static void fork_parent(void) { pthread_mutex_unlock(&g_lock); }
  * is gone (never runs), and the streams are idle and empty. (On a GPU a
  * forked child cannot use the parent's driver state at all.)
  */
+static void ipc_fork_child(void);
+
 static void fork_child(void)
 {
     pthread_mutex_unlock(&g_lock);
@@ -723,6 +797,7 @@ static void fork_child(void)
     if (g_init && !g_fork_ok)
         atomic_store(&g_forked, true);
     pthread_mutex_init(&g_host_fn_lock, NULL); /* no host function runs in the child */
+    ipc_fork_child();
     for (int d = 0; d < FAKE_MAX_DEVICES; d++)
         for (struct CUstream_st *s = g_ctx[d].streams; s != NULL; s = s->next) {
             pthread_mutex_init(&s->lock, NULL);
@@ -759,6 +834,8 @@ EXPORT CUresult cuInit(unsigned int flags)
         g_parallel_host_fns = env_int("ACLRT_FAKE_CUDA_PARALLEL_HOST_FUNCS", 0) != 0;
         g_fork_ok = env_int("ACLRT_FAKE_CUDA_FORK_OK", 0) != 0;
         g_kernel_fault_recovers = env_int("ACLRT_FAKE_CUDA_KERNEL_FAULT_RECOVERS", 0) != 0;
+        g_no_peer = env_int("ACLRT_FAKE_CUDA_NO_PEER", 0) != 0;
+        g_peer_open = env_int("ACLRT_FAKE_CUDA_PEER_OPEN", 0) != 0;
         g_pageable_async = env_int("ACLRT_FAKE_CUDA_PAGEABLE_ASYNC", 0) != 0;
     }
     g_init = true;
@@ -816,7 +893,10 @@ EXPORT CUresult cuGetErrorName(CUresult error, const char **str)
                  {905, "CUDA_ERROR_STREAM_CAPTURE_ISOLATION"},
                  {906, "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT"},
                  {907, "CUDA_ERROR_CAPTURED_EVENT"},
-                 {908, "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD"}};
+                 {908, "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD"},
+                 {217, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED"},
+                 {704, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED"},
+                 {705, "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED"}};
     if (str == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -884,8 +964,10 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(struct CUctx_st **ctx, int device)
     if (device < 0 || device >= device_count())
         return CUDA_ERROR_INVALID_DEVICE;
     pthread_mutex_lock(&g_lock);
-    if (g_ctx[device].refs++ == 0)
+    if (g_ctx[device].refs++ == 0) {
         atomic_store(&g_ctx[device].lost, CUDA_SUCCESS); /* a fresh context */
+        peer_forget(device);
+    }
     pthread_mutex_unlock(&g_lock);
     *ctx = &g_ctx[device];
     return CUDA_SUCCESS;
@@ -1278,13 +1360,18 @@ EXPORT CUresult cuEventElapsedTime_v2(float *ms, struct CUevent_st *start, struc
  * makes it host memory again). A device allocation's address lies in a
  * reservation of address space that has no access at all (PROT_NONE,
  * MAP_NORESERVE: a load or store of the host there is a SIGSEGV, as on a GPU
- * without HMM); its bytes are a host allocation of their own (the backing,
- * which AddressSanitizer watches as before). The double's own operations
- * translate (xlate): copies, sets, value writes and waits, kernels' argument
- * buffers. Addresses of the reservations are handed out first-fit from a
- * free list of ranges, sorted and merged; a reservation is FAKE_RESERVE bytes
- * (or the allocation's size, when larger), and another is made when the free
- * ranges have no room.
+ * without HMM); its bytes (the backing) are at the same offset in a memory
+ * file of the reservation's, mapped shared for the double (its view), so
+ * that another process can map them too (the IPC section). The double's own
+ * operations translate (xlate): copies, sets, value writes and waits,
+ * kernels' argument buffers. Addresses of the reservations are handed out
+ * first-fit, in whole pages, from a free list of ranges, sorted and merged;
+ * a reservation is FAKE_RESERVE bytes (or the allocation's size, when
+ * larger), and another is made when the free ranges have no room. A freed
+ * allocation's pages are punched out of the file (memory goes back; they
+ * read as zeros when reused). An overrun of an allocation's bytes by a
+ * stand-in kernel is not caught (AddressSanitizer does not watch a file's
+ * mapping); copies and sets are checked against the allocation's size.
  */
 #define FAKE_RESERVE (4ull << 30)
 #define FAKE_MAX_RESERVATIONS 64
@@ -1298,6 +1385,8 @@ static struct vrange *g_vfree; /* free device addresses, sorted, merged (g_lock)
 static struct {
     uintptr_t at;
     size_t n;
+    int fd;      /* the memory file that holds the bytes of its device allocations (shareable: the IPC section) */
+    char *view;  /* that file mapped for the double (its byte at offset o is device address at + o) */
 } g_res[FAKE_MAX_RESERVATIONS]; /* the reservations (g_lock; a slot, once filled, never changes) */
 static _Atomic int g_nres;
 
@@ -1356,25 +1445,49 @@ static uintptr_t va_alloc(size_t n)
         if (round > 0 || k == FAKE_MAX_RESERVATIONS)
             break;
         size_t size = n > FAKE_RESERVE ? (n + 0xfffff) & ~(size_t)0xfffff : FAKE_RESERVE;
-        void *m = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (m == MAP_FAILED)
+        /* The bytes: a memory file (sparse; freed ranges are punched out), so that another process can map an
+         * allocation's (cuIpcOpenMemHandle). With ACLRT_FAKE_CUDA_HOST_ACCESS=1 the reservation is the file's
+         * mapping itself (device memory is host memory). */
+        int fd = memfd_create("fakecuda-device-memory", MFD_CLOEXEC);
+        if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+            if (fd >= 0)
+                close(fd);
             break;
+        }
+        void *view = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+        void *m = g_host_access || view == MAP_FAILED
+                      ? view
+                      : mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED) {
+            if (view != MAP_FAILED)
+                munmap(view, size);
+            close(fd);
+            break;
+        }
         g_res[k].at = (uintptr_t)m;
         g_res[k].n = size;
+        g_res[k].fd = fd;
+        g_res[k].view = (char *)view;
         atomic_store(&g_nres, k + 1);
         va_free((uintptr_t)m, size);
     }
     return 0;
 }
 
-/* Is a an address of the device reservations? */
-static bool in_reservation(uintptr_t a)
+/* The device reservation that holds address a, or -1. */
+static int reservation_of(uintptr_t a)
 {
     int k = atomic_load(&g_nres);
     for (int i = 0; i < k; i++)
         if (a - g_res[i].at < g_res[i].n)
-            return true;
-    return false;
+            return i;
+    return -1;
+}
+
+/* Is a an address of the device reservations? */
+static bool in_reservation(uintptr_t a)
+{
+    return reservation_of(a) >= 0;
 }
 
 /* The live device allocation (or module global) that holds device address a (g_lock held). */
@@ -1403,6 +1516,9 @@ static CUresult xlate(CUdeviceptr a, size_t n, void **out)
     pthread_mutex_lock(&g_lock);
     struct alloc *x = dev_find(p);
     CUresult r = x != NULL && n <= x->size - (p - x->dev) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    /* An import whose allocation the exporter freed: the driver's "undefined", made a failure (strict). */
+    if (r == CUDA_SUCCESS && x->ipc_pid != 0 && atomic_load(x->ipc_slot) != x->ipc_id)
+        r = CUDA_ERROR_INVALID_VALUE;
     if (r == CUDA_SUCCESS)
         *out = (char *)x->p + (p - x->dev);
     pthread_mutex_unlock(&g_lock);
@@ -1446,10 +1562,11 @@ static CUresult memop_target(CUdeviceptr addr, void **out)
  * far above small integers), and a pointer that is not 8-byte aligned in the
  * buffer, or one the kernel reads from memory (a table of pointers), is not.
  */
-static void xlate_args(void *buf, size_t size)
+static bool xlate_args(void *buf, size_t size, struct CUctx_st *ctx)
 {
+    bool unreachable = false;
     if (atomic_load(&g_nres) == 0)
-        return;
+        return peer_args_unreachable(buf, size, ctx);
     pthread_mutex_lock(&g_lock);
     for (size_t off = 0; off + 8 <= size; off += 8) {
         uint64_t v;
@@ -1459,17 +1576,21 @@ static void xlate_args(void *buf, size_t size)
         struct alloc *x = dev_find((uintptr_t)v);
         if (x == NULL)
             continue; /* not a live allocation: the kernel faults where it uses it, as on a GPU */
+        unreachable = unreachable || !peer_reaches(ctx, x);
         uint64_t b = (uint64_t)(uintptr_t)((char *)x->p + ((uintptr_t)v - x->dev));
         memcpy((char *)buf + off, &b, 8);
     }
     pthread_mutex_unlock(&g_lock);
+    return unreachable;
 }
 
-/* The device addresses an allocation of `size` bytes takes: 256-byte granules, at least one. */
+/* The device addresses an allocation of `size` bytes takes: whole pages (its bytes' pages are its own), at least one. */
 static size_t alloc_span(size_t size)
 {
-    return size == 0 ? 256 : (size + 255) & ~(size_t)255;
+    return size == 0 ? 4096 : (size + 4095) & ~(size_t)4095;
 }
+
+static void ipc_export_end(struct alloc *a);
 
 /* Track an allocation of the double: pinned host memory (ctx NULL) or device memory (ctx set). */
 static CUresult alloc_track(size_t size, struct CUctx_st *ctx, void **out)
@@ -1478,7 +1599,7 @@ static CUresult alloc_track(size_t size, struct CUctx_st *ctx, void **out)
         return CUDA_ERROR_INVALID_VALUE;
     size_t span = (size + 255) & ~(size_t)255;
     struct alloc *a = (struct alloc *)calloc(1, sizeof *a);
-    void *p = aligned_alloc(256, span);
+    void *p = ctx != NULL ? a : aligned_alloc(256, span); /* device memory: bytes of a memory file (below) */
     if (a == NULL || p == NULL) {
         free(a);
         free(p);
@@ -1489,12 +1610,17 @@ static CUresult alloc_track(size_t size, struct CUctx_st *ctx, void **out)
     a->size = span;
     a->ctx = ctx;
     a->mod = NULL;
+    a->res = -1;
     pthread_mutex_lock(&g_lock);
-    if (ctx != NULL && !g_host_access && (a->dev = va_alloc(span)) == 0) {
-        pthread_mutex_unlock(&g_lock);
-        free(a);
-        free(p);
-        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (ctx != NULL) { /* device memory: addresses of a reservation, bytes of its memory file */
+        a->p = NULL;
+        if ((a->dev = va_alloc(alloc_span(span))) == 0) {
+            pthread_mutex_unlock(&g_lock);
+            free(a);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        a->res = reservation_of(a->dev);
+        a->p = g_res[a->res].view + (a->dev - g_res[a->res].at);
     }
     a->next = g_allocs;
     g_allocs = a;
@@ -1506,10 +1632,18 @@ static CUresult alloc_track(size_t size, struct CUctx_st *ctx, void **out)
 /* An allocation leaves the list (g_lock held): its device addresses go back; its bytes, unless a module's. */
 static void alloc_drop(struct alloc *a)
 {
-    if (a->dev != (uintptr_t)a->p)
-        va_free(a->dev, alloc_span(a->size));
-    if (a->mod == NULL && !a->registered)
+    if (a->ipc_pid != 0) { /* an import: its mapping of the exporter's bytes and table go */
+        munmap(a->p, alloc_span(a->size));
+        munmap(a->ipc_table, FAKE_IPC_SLOTS * sizeof(uint64_t));
+    } else if (a->res >= 0) { /* device memory: its pages of the memory file go back (read as zeros after) */
+        ipc_export_end(a);
+        (void)fallocate(g_res[a->res].fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                        (off_t)(a->dev - g_res[a->res].at), (off_t)alloc_span(a->size));
+    } else if (a->mod == NULL && !a->registered) {
         free(a->p);
+    }
+    if (in_reservation(a->dev))
+        va_free(a->dev, alloc_span(a->size));
     free(a);
 }
 
@@ -1518,7 +1652,7 @@ static CUresult alloc_free(uintptr_t at, bool device)
 {
     pthread_mutex_lock(&g_lock);
     struct alloc **p = &g_allocs;
-    while (*p != NULL && !((*p)->dev == at && ((*p)->ctx != NULL) == device && (*p)->mod == NULL))
+    while (*p != NULL && !((*p)->dev == at && ((*p)->ctx != NULL) == device && (*p)->mod == NULL && (*p)->ipc_pid == 0))
         p = &(*p)->next;
     struct alloc *a = *p;
     if (a != NULL) {
@@ -1598,7 +1732,7 @@ EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)
     struct alloc *a = (struct alloc *)calloc(1, sizeof *a);
     if (a == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    *a = (struct alloc){.p = p, .dev = (uintptr_t)p, .size = bytes, .registered = true};
+    *a = (struct alloc){.p = p, .dev = (uintptr_t)p, .size = bytes, .registered = true, .res = -1};
     pthread_mutex_lock(&g_lock);
     for (struct alloc *x = g_allocs; x != NULL; x = x->next)
         if (x->ctx == NULL && (uintptr_t)p < (uintptr_t)x->p + x->size && (uintptr_t)x->p < (uintptr_t)p + bytes)
@@ -1694,7 +1828,8 @@ EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
     if ((dst == 0 || src == 0) && bytes > 0)
         return CUDA_ERROR_INVALID_VALUE;
     void *d, *from;
-    if ((r = xlate(dst, bytes, &d)) != CUDA_SUCCESS || (r = xlate(src, bytes, &from)) != CUDA_SUCCESS)
+    if ((r = xlate(dst, bytes, &d)) != CUDA_SUCCESS || (r = xlate(src, bytes, &from)) != CUDA_SUCCESS ||
+        (r = peer_copy_check(t_ctx, dst, src)) != CUDA_SUCCESS)
         return r;
     copy_bytes(d, from, bytes);
     return CUDA_SUCCESS;
@@ -1737,7 +1872,8 @@ EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, st
         return CUDA_ERROR_INVALID_VALUE;
     void *d, *from;
     CUresult r;
-    if ((r = xlate(dst, bytes, &d)) != CUDA_SUCCESS || (r = xlate(src, bytes, &from)) != CUDA_SUCCESS)
+    if ((r = xlate(dst, bytes, &d)) != CUDA_SUCCESS || (r = xlate(src, bytes, &from)) != CUDA_SUCCESS ||
+        (s != NULL && (r = peer_copy_check(s->ctx, dst, src)) != CUDA_SUCCESS))
         return r;
     bool staged = pageable(dst, bytes) || pageable(src, bytes);
     if (staged && s != NULL && (r = capture_conflict(s)) != CUDA_SUCCESS)
@@ -1762,7 +1898,7 @@ EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n)
     if (dst == 0 && n > 0)
         return CUDA_ERROR_INVALID_VALUE;
     void *d;
-    if ((r = xlate(dst, n, &d)) != CUDA_SUCCESS)
+    if ((r = xlate(dst, n, &d)) != CUDA_SUCCESS || (r = peer_copy_check(t_ctx, dst, 0)) != CUDA_SUCCESS)
         return r;
     memset(d, value, n);
     return CUDA_SUCCESS;
@@ -1775,6 +1911,8 @@ EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t n, 
         return CUDA_ERROR_INVALID_VALUE;
     void *d;
     CUresult r = xlate(dst, n, &d);
+    if (r == CUDA_SUCCESS && s != NULL)
+        r = peer_copy_check(s->ctx, dst, 0);
     if (r != CUDA_SUCCESS)
         return r;
     struct op o = {.kind = OP_SET, .dst = d, .value = value, .n = n};
@@ -1788,6 +1926,8 @@ EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t n, 
         return CUDA_ERROR_INVALID_VALUE;
     void *d;
     CUresult r = xlate(dst, n * 4, &d);
+    if (r == CUDA_SUCCESS && s != NULL)
+        r = peer_copy_check(s->ctx, dst, 0);
     if (r != CUDA_SUCCESS)
         return r;
     struct op o = {.kind = OP_SET32, .dst = d, .value = value, .n = n};
@@ -1795,26 +1935,316 @@ EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t n, 
 }
 
 /* ------------------------------------------------------------------------
+ * Interprocess memory: cuIpcGetMemHandle, cuIpcOpenMemHandle, cuIpcCloseMemHandle
+ * ------------------------------------------------------------------------ */
+
+/*
+ * A device allocation's bytes lie in its reservation's memory file, so
+ * another process can map them: the handle names the exporter, the file's
+ * descriptor there and the allocation's offset and size, and a slot of the
+ * exporter's export table (a memory file of FAKE_IPC_SLOTS ids) with the
+ * allocation's id. The importer opens both files through
+ * /proc/<pid>/fd/<fd>, checks that the slot still holds the id (a free or
+ * the context's end clears it), maps the bytes (MAP_SHARED) and gives them
+ * a device address of its own reservations (a host access there faults, as
+ * for its own allocations). The driver's rules, strict:
+ *   - the handle names the base of a live cuMemAlloc allocation (not an
+ *     import, a global or host memory): else CUDA_ERROR_INVALID_VALUE;
+ *   - it opens only in another process: in the exporter,
+ *     CUDA_ERROR_INVALID_CONTEXT;
+ *   - a handle that is not one, whose process or allocation is gone:
+ *     CUDA_ERROR_INVALID_HANDLE; flags other than
+ *     CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS: CUDA_ERROR_INVALID_VALUE;
+ *   - opened again in the same context: the same address, counted; each
+ *     open needs its close, one close too many (or of an address that is
+ *     not an import) is CUDA_ERROR_INVALID_VALUE; cuMemFree refuses an import;
+ *   - the exporter freeing the allocation while it is imported is undefined
+ *     in CUDA: here the import's copies, sets and value operations fail
+ *     (CUDA_ERROR_INVALID_VALUE) from then on.
+ */
+#define FAKE_IPC_MAGIC 0x70696366u /* "fcip" */
+
+typedef struct {
+    char reserved[64];
+} CUipcMemHandle;
+
+struct ipc_handle {
+    uint32_t magic;
+    int32_t pid;
+    int32_t mem_fd, table_fd;
+    uint32_t slot, unused;
+    uint64_t id, offset, size;
+};
+_Static_assert(sizeof(struct ipc_handle) <= sizeof(CUipcMemHandle), "the handle fits in CUipcMemHandle");
+
+static int g_ipc_table_fd = -1;            /* this process's export table (g_lock) */
+static _Atomic uint64_t *g_ipc_table;
+static uint64_t g_ipc_next_id = 1;          /* (g_lock) */
+
+/*
+ * A forked child: device memory is the parent's no more. The child's view of
+ * each reservation's bytes becomes a private copy (on write), and its
+ * allocations leave the parent's export table alone.
+ */
+static void ipc_fork_child(void)
+{
+    for (int i = 0; i < atomic_load(&g_nres); i++)
+        (void)mmap(g_res[i].view, g_res[i].n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE,
+                   g_res[i].fd, 0);
+    for (struct alloc *a = g_allocs; a != NULL; a = a->next)
+        if (a->ipc_pid == 0)
+            a->ipc_slot = NULL;
+    g_ipc_table = NULL;
+    g_ipc_table_fd = -1;
+}
+
+/* An export's slot is cleared when its allocation goes (g_lock held, or the context's end). */
+static void ipc_export_end(struct alloc *a)
+{
+    if (a->ipc_slot != NULL && a->ipc_pid == 0)
+        atomic_store(a->ipc_slot, 0);
+    a->ipc_slot = NULL;
+}
+
+EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *handle, CUdeviceptr dptr)
+{
+    ENTRY();
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (handle == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_lock);
+    struct alloc *a = g_allocs;
+    while (a != NULL && !(a->dev == (uintptr_t)dptr && a->res >= 0 && a->ipc_pid == 0))
+        a = a->next;
+    if (a == NULL || a->ctx != t_ctx) {
+        pthread_mutex_unlock(&g_lock);
+        return CUDA_ERROR_INVALID_VALUE; /* not the base of a cuMemAlloc allocation of this context */
+    }
+    if (g_ipc_table == NULL) {
+        int fd = memfd_create("fakecuda-ipc-exports", MFD_CLOEXEC);
+        void *t = fd >= 0 && ftruncate(fd, FAKE_IPC_SLOTS * sizeof(uint64_t)) == 0
+                      ? mmap(NULL, FAKE_IPC_SLOTS * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                      : MAP_FAILED;
+        if (t == MAP_FAILED) {
+            if (fd >= 0)
+                close(fd);
+            pthread_mutex_unlock(&g_lock);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        g_ipc_table_fd = fd;
+        g_ipc_table = (_Atomic uint64_t *)t;
+    }
+    if (a->ipc_slot == NULL) { /* the first export of the allocation: a slot and an id (later ones: the same) */
+        for (uint32_t i = 0; i < FAKE_IPC_SLOTS && a->ipc_slot == NULL; i++)
+            if (atomic_load(&g_ipc_table[i]) == 0)
+                a->ipc_slot = &g_ipc_table[i];
+        if (a->ipc_slot == NULL) {
+            pthread_mutex_unlock(&g_lock);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        a->ipc_id = g_ipc_next_id++;
+        atomic_store(a->ipc_slot, a->ipc_id);
+    }
+    struct ipc_handle h = {.magic = FAKE_IPC_MAGIC,
+                           .pid = (int32_t)getpid(),
+                           .mem_fd = g_res[a->res].fd,
+                           .table_fd = g_ipc_table_fd,
+                           .slot = (uint32_t)(a->ipc_slot - g_ipc_table),
+                           .id = a->ipc_id,
+                           .offset = a->dev - g_res[a->res].at,
+                           .size = a->size};
+    pthread_mutex_unlock(&g_lock);
+    memset(handle, 0, sizeof *handle);
+    memcpy(handle, &h, sizeof h);
+    return CUDA_SUCCESS;
+}
+
+static int ipc_open_fd(int32_t pid, int fd)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
+    return open(path, O_RDWR | O_CLOEXEC);
+}
+
+EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int flags)
+{
+    ENTRY();
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (pdptr == NULL || flags != 0x1u /* CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS */)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct ipc_handle h;
+    memcpy(&h, &handle, sizeof h);
+    if (h.magic != FAKE_IPC_MAGIC || h.pid <= 0 || h.slot >= FAKE_IPC_SLOTS || h.id == 0 || h.size == 0)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (h.pid == (int32_t)getpid())
+        return CUDA_ERROR_INVALID_CONTEXT; /* a handle opens only in another process */
+    pthread_mutex_lock(&g_lock);
+    for (struct alloc *x = g_allocs; x != NULL; x = x->next)
+        if (x->ipc_pid == h.pid && x->ipc_id == h.id && x->ctx == t_ctx && atomic_load(x->ipc_slot) == h.id) {
+            x->ipc_refs++; /* opened in this context already: the same address */
+            *pdptr = (CUdeviceptr)x->dev;
+            pthread_mutex_unlock(&g_lock);
+            return CUDA_SUCCESS;
+        }
+    pthread_mutex_unlock(&g_lock);
+    int tfd = ipc_open_fd(h.pid, h.table_fd);
+    void *table = tfd >= 0 ? mmap(NULL, FAKE_IPC_SLOTS * sizeof(uint64_t), PROT_READ, MAP_SHARED, tfd, 0) : MAP_FAILED;
+    if (tfd >= 0)
+        close(tfd);
+    if (table == MAP_FAILED)
+        return CUDA_ERROR_INVALID_HANDLE; /* its process is gone */
+    _Atomic uint64_t *slot = (_Atomic uint64_t *)table + h.slot;
+    size_t len = alloc_span(h.size);
+    int mfd = atomic_load(slot) == h.id ? ipc_open_fd(h.pid, h.mem_fd) : -1;
+    void *bytes = mfd >= 0 ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, (off_t)h.offset) : MAP_FAILED;
+    if (mfd >= 0)
+        close(mfd);
+    struct alloc *a = bytes != MAP_FAILED ? (struct alloc *)calloc(1, sizeof *a) : NULL;
+    if (a == NULL) {
+        if (bytes != MAP_FAILED)
+            munmap(bytes, len);
+        munmap(table, FAKE_IPC_SLOTS * sizeof(uint64_t));
+        return bytes == MAP_FAILED ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_OUT_OF_MEMORY; /* freed, or gone */
+    }
+    *a = (struct alloc){.p = bytes, .size = (size_t)h.size, .ctx = t_ctx, .res = -1, .ipc_slot = slot,
+                        .ipc_id = h.id, .ipc_pid = h.pid, .ipc_refs = 1, .ipc_table = table};
+    pthread_mutex_lock(&g_lock);
+    a->dev = g_host_access ? (uintptr_t)bytes : va_alloc(len);
+    if (a->dev != 0) {
+        a->next = g_allocs;
+        g_allocs = a;
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (a->dev == 0) {
+        munmap(bytes, len);
+        munmap(table, FAKE_IPC_SLOTS * sizeof(uint64_t));
+        free(a);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *pdptr = (CUdeviceptr)a->dev;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
+{
+    ENTRY();
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS && !lost_ok(r))
+        return r;
+    pthread_mutex_lock(&g_lock);
+    struct alloc **p = &g_allocs;
+    while (*p != NULL && !((*p)->ipc_pid != 0 && (*p)->dev == (uintptr_t)dptr && (*p)->ctx == t_ctx))
+        p = &(*p)->next;
+    struct alloc *a = *p;
+    if (a != NULL && --a->ipc_refs == 0) {
+        *p = a->next;
+        alloc_drop(a);
+    }
+    pthread_mutex_unlock(&g_lock);
+    return a == NULL ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS; /* not an import here (or closed already) */
+}
+
+/* ------------------------------------------------------------------------
  * Modules (stand-ins: host shared objects) and kernels
  * ------------------------------------------------------------------------ */
+
+/* A function handed out by cuModuleGetFunction: its module knows it (launches check the context by it). */
+struct fake_fn {
+    struct fake_fn *next;
+    void *addr;
+};
 
 struct CUmod_st {
     void *dl;
     int fd; /* loaded from memory: its anonymous file; -1 otherwise */
+    struct CUctx_st *ctx;  /* the context it was loaded in: its functions launch there only */
+    struct fake_fn *fns;   /* the functions handed out (g_lock) */
+    struct CUmod_st *next; /* the live modules (g_lock) */
 };
+static struct CUmod_st *g_mods; /* live modules (g_lock) */
+
+/* Is the loader's object dl a live module of another context than ctx (g_lock held)? */
+static bool module_dl_elsewhere(void *dl, const struct CUctx_st *ctx)
+{
+    for (struct CUmod_st *m = g_mods; m != NULL; m = m->next)
+        if (m->dl == dl && m->ctx != ctx)
+            return true;
+    return false;
+}
+
+/* Is f a function handed out by a module of ctx? */
+static bool function_of(const void *f, const struct CUctx_st *ctx)
+{
+    bool found = false;
+    pthread_mutex_lock(&g_lock);
+    for (struct CUmod_st *m = g_mods; m != NULL && !found; m = m->next)
+        for (struct fake_fn *fn = m->ctx == ctx ? m->fns : NULL; fn != NULL && !found; fn = fn->next)
+            found = fn->addr == f;
+    pthread_mutex_unlock(&g_lock);
+    return found;
+}
+
+static CUresult module_open(const char *path, int fd, struct CUmod_st **out);
+
+/*
+ * The file at path, loaded as a private copy (an anonymous file): the loader
+ * gives a file already loaded the same object, and so the same function
+ * addresses, but each context's module of the same image is a module of its
+ * own, whose functions launch in its context only.
+ */
+static CUresult module_open_copy(const char *path, struct CUmod_st **out)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    int fd = memfd_create("fake-cuda-module-copy", MFD_CLOEXEC);
+    char buf[65536];
+    size_t n;
+    bool ok = fd >= 0;
+    while (ok && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        ok = write(fd, buf, n) == (ssize_t)n;
+    fclose(f);
+    if (!ok) {
+        if (fd >= 0)
+            close(fd);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    CUresult r = module_open(proc, fd, out);
+    if (r != CUDA_SUCCESS)
+        close(fd);
+    return r;
+}
 
 static CUresult module_open(const char *path, int fd, struct CUmod_st **out)
 {
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (dl == NULL)
         return CUDA_ERROR_INVALID_IMAGE;
-    struct CUmod_st *m = (struct CUmod_st *)malloc(sizeof *m);
+    pthread_mutex_lock(&g_lock);
+    bool elsewhere = module_dl_elsewhere(dl, t_ctx);
+    pthread_mutex_unlock(&g_lock);
+    if (elsewhere) { /* the same image loaded in another context: this one gets a copy of its own */
+        dlclose(dl);
+        return fd < 0 ? module_open_copy(path, out) : CUDA_ERROR_INVALID_IMAGE;
+    }
+    struct CUmod_st *m = (struct CUmod_st *)calloc(1, sizeof *m);
     if (m == NULL) {
         dlclose(dl);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     m->dl = dl;
     m->fd = fd;
+    m->ctx = t_ctx;
+    pthread_mutex_lock(&g_lock);
+    m->next = g_mods;
+    g_mods = m;
+    pthread_mutex_unlock(&g_lock);
     *out = m;
     return CUDA_SUCCESS;
 }
@@ -1885,7 +2315,17 @@ EXPORT CUresult cuModuleUnload(struct CUmod_st *m)
         return r;
     if (m == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
-    pthread_mutex_lock(&g_lock); /* its globals' device addresses go */
+    pthread_mutex_lock(&g_lock); /* its globals' device addresses go; it leaves the live modules */
+    for (struct CUmod_st **at = &g_mods; *at != NULL; at = &(*at)->next)
+        if (*at == m) {
+            *at = m->next;
+            break;
+        }
+    while (m->fns != NULL) {
+        struct fake_fn *fn = m->fns;
+        m->fns = fn->next;
+        free(fn);
+    }
     for (struct alloc **p = &g_allocs; *p != NULL;) {
         struct alloc *a = *p;
         if (a->mod == m) {
@@ -1927,10 +2367,24 @@ EXPORT CUresult cuModuleGetFunction(void **hfunc, struct CUmod_st *m, const char
         return r;
     if (hfunc == NULL || m == NULL || name == NULL)
         return m == NULL ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+    if (m->ctx != t_ctx) /* a module is its context's */
+        return CUDA_ERROR_INVALID_CONTEXT;
     size_t size;
     void *f = module_symbol(m, name, STT_FUNC, &size);
     if (f == NULL)
         return CUDA_ERROR_NOT_FOUND;
+    pthread_mutex_lock(&g_lock);
+    struct fake_fn *fn = m->fns;
+    while (fn != NULL && fn->addr != f)
+        fn = fn->next;
+    if (fn == NULL && (fn = (struct fake_fn *)malloc(sizeof *fn)) != NULL) {
+        fn->addr = f;
+        fn->next = m->fns;
+        m->fns = fn;
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (fn == NULL)
+        return CUDA_ERROR_OUT_OF_MEMORY;
     *hfunc = f;
     return CUDA_SUCCESS;
 }
@@ -1954,6 +2408,7 @@ EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, struct CU
         while (a != NULL && !(a->mod == m && a->p == v))
             a = a->next;
         if (a == NULL && (a = (struct alloc *)calloc(1, sizeof *a)) != NULL) {
+            a->res = -1;
             if ((a->dev = va_alloc(alloc_span(size))) == 0) {
                 free(a);
                 a = NULL;
@@ -2004,14 +2459,24 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
     }
     if (buf == NULL || !sized)
         return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (s == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    /* "The CUDA context associated with this stream must match that associated with function f." */
+    if (!function_of(f, s->ctx))
+        return CUDA_ERROR_INVALID_HANDLE;
     void *copy = malloc(size != 0 ? size : 1);
     if (copy == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
     memcpy(copy, buf, size);
-    xlate_args(copy, size);
+    bool unreachable = xlate_args(copy, size, s->ctx);
     struct op o = {.kind = OP_KERNEL, .src = copy, .n = size, .value = (uint64_t)gx * gy * gz};
+    if (unreachable) /* another device's memory without peer access: the kernel faults when it runs */
+        o.fail = g_kernel_fault_recovers ? 1 : 2;
     memcpy(&o.kernel, &f, sizeof f);
-    CUresult r = enqueue(s, &o);
+    r = enqueue(s, &o);
     if (r != CUDA_SUCCESS)
         free(copy);
     return r;
@@ -2670,4 +3135,198 @@ static void graph_launch_done(struct CUgraphExec_st *x, uint64_t ticket)
     pthread_cond_broadcast(&x->cond);
     pthread_mutex_unlock(&x->lock);
     exec_put(x);
+}
+
+/* ------------------------------------------------------------------------
+ * Peer access: what a context reaches of other devices' memory
+ * ------------------------------------------------------------------------ */
+
+/*
+ * Every device can access every other one (cuDeviceCanAccessPeer says 1 for
+ * two distinct devices; ACLRT_FAKE_CUDA_NO_PEER=1: 0 for every pair, and
+ * enabling fails). Access is per direction, from the current context to a
+ * peer context, as cuCtxEnablePeerAccess documents, and ends with either
+ * context (a primary context made fresh starts with none, and none to it).
+ * Strict (ACLRT_FAKE_CUDA_PEER_OPEN=1 relaxes both):
+ *   - a copy (cuMemcpy, cuMemcpyAsync) between device memory of two
+ *     contexts, or a set, issued in a context that has no access to the
+ *     other context's memory: CUDA_ERROR_INVALID_VALUE at the call. A copy
+ *     between one device's memory and host memory goes (unified addressing
+ *     routes it), as do cuMemcpyPeer / cuMemcpyPeerAsync, whatever the
+ *     access;
+ *   - a kernel whose parameters name another context's device memory it
+ *     has no access to faults when it runs: its context is lost with
+ *     CUDA_ERROR_ILLEGAL_ADDRESS (as rule 6; not sticky with
+ *     ACLRT_FAKE_CUDA_KERNEL_FAULT_RECOVERS=1).
+ */
+
+/* Access to device d's memory, from any context and to it, goes (the context d starts afresh; g_lock held). */
+static void peer_forget(int device)
+{
+    for (int d = 0; d < FAKE_MAX_DEVICES; d++) {
+        atomic_store(&g_ctx[device].peer[d], false);
+        atomic_store(&g_ctx[d].peer[device], false);
+    }
+}
+
+/* May work of ctx reach allocation x (device memory, or pinned host memory)? */
+static bool peer_reaches(const struct CUctx_st *ctx, const struct alloc *x)
+{
+    return g_peer_open || x->ctx == NULL || ctx == NULL || x->ctx == ctx || atomic_load(&ctx->peer[x->ctx->device]);
+}
+
+/* The device allocation at address a, or NULL (host memory; g_lock held). */
+static struct alloc *peer_alloc_at(CUdeviceptr a)
+{
+    return a == 0 ? NULL : dev_find((uintptr_t)a);
+}
+
+/* Does a kernel's argument buffer (not translated: host access) name device memory ctx cannot reach? */
+static bool peer_args_unreachable(const void *buf, size_t size, struct CUctx_st *ctx)
+{
+    if (g_peer_open)
+        return false;
+    bool unreachable = false;
+    pthread_mutex_lock(&g_lock);
+    for (size_t off = 0; off + 8 <= size && !unreachable; off += 8) {
+        uint64_t v;
+        memcpy(&v, (const char *)buf + off, 8);
+        const struct alloc *x = peer_alloc_at((CUdeviceptr)v);
+        unreachable = x != NULL && !peer_reaches(ctx, x);
+    }
+    pthread_mutex_unlock(&g_lock);
+    return unreachable;
+}
+
+/*
+ * A copy (src not 0) or a set (src 0) issued in ctx: where both ends of a
+ * copy are device memory, and for a set's, each must be ctx's or reachable
+ * from it; a copy with a host end goes.
+ */
+static CUresult peer_copy_check(struct CUctx_st *ctx, CUdeviceptr dst, CUdeviceptr src)
+{
+    if (g_peer_open)
+        return CUDA_SUCCESS;
+    pthread_mutex_lock(&g_lock);
+    const struct alloc *d = peer_alloc_at(dst), *from = src != 0 ? peer_alloc_at(src) : NULL;
+    bool ok;
+    if (src == 0)
+        ok = d == NULL || peer_reaches(ctx, d);
+    else
+        ok = d == NULL || from == NULL || (peer_reaches(ctx, d) && peer_reaches(ctx, from));
+    pthread_mutex_unlock(&g_lock);
+    return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* A live primary context of the double (retained), or NULL. */
+static struct CUctx_st *peer_ctx_live(struct CUctx_st *c)
+{
+    if (c < &g_ctx[0] || c >= &g_ctx[FAKE_MAX_DEVICES])
+        return NULL;
+    pthread_mutex_lock(&g_lock);
+    bool live = c->refs > 0;
+    pthread_mutex_unlock(&g_lock);
+    return live ? c : NULL;
+}
+
+EXPORT CUresult cuDeviceCanAccessPeer(int *can, int device, int peer)
+{
+    ENTRY();
+    if (!initialized())
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (can == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (device < 0 || device >= device_count() || peer < 0 || peer >= device_count())
+        return CUDA_ERROR_INVALID_DEVICE;
+    *can = device != peer && !g_no_peer;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxEnablePeerAccess(struct CUctx_st *peer, unsigned int flags)
+{
+    ENTRY();
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (peer_ctx_live(peer) == NULL || peer == t_ctx) /* not a context, or the current one itself */
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (g_no_peer)
+        return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+    bool was = false;
+    if (!atomic_compare_exchange_strong(&t_ctx->peer[peer->device], &was, true))
+        return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuCtxDisablePeerAccess(struct CUctx_st *peer)
+{
+    ENTRY();
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (peer_ctx_live(peer) == NULL)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    bool was = true;
+    if (peer == t_ctx || !atomic_compare_exchange_strong(&t_ctx->peer[peer->device], &was, false))
+        return CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+    return CUDA_SUCCESS;
+}
+
+/* Both ends of a peer copy: device memory of the context named for it, all n bytes. */
+static CUresult peer_copy_ends(CUdeviceptr dst, struct CUctx_st *dst_ctx, CUdeviceptr src, struct CUctx_st *src_ctx,
+                               size_t n, void **d, void **from)
+{
+    if (peer_ctx_live(dst_ctx) == NULL || peer_ctx_live(src_ctx) == NULL)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    CUresult r;
+    if ((r = atomic_load(&dst_ctx->lost)) != CUDA_SUCCESS || (r = atomic_load(&src_ctx->lost)) != CUDA_SUCCESS)
+        return r;
+    if (n == 0)
+        return CUDA_SUCCESS;
+    pthread_mutex_lock(&g_lock);
+    const struct alloc *a = peer_alloc_at(dst), *b = peer_alloc_at(src);
+    bool ok = a != NULL && b != NULL && a->ctx == dst_ctx && b->ctx == src_ctx;
+    pthread_mutex_unlock(&g_lock);
+    if (!ok)
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((r = xlate(dst, n, d)) != CUDA_SUCCESS || (r = xlate(src, n, from)) != CUDA_SUCCESS)
+        return r;
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyPeer(CUdeviceptr dst, struct CUctx_st *dst_ctx, CUdeviceptr src, struct CUctx_st *src_ctx,
+                             size_t n)
+{
+    ENTRY();
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    void *d = NULL, *from = NULL;
+    if ((r = peer_copy_ends(dst, dst_ctx, src, src_ctx, n, &d, &from)) != CUDA_SUCCESS)
+        return r;
+    if (n > 0)
+        copy_bytes(d, from, n);
+    return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, struct CUctx_st *dst_ctx, CUdeviceptr src,
+                                  struct CUctx_st *src_ctx, size_t n, struct CUstream_st *s)
+{
+    ENTRY();
+    void *d = NULL, *from = NULL;
+    CUresult r = peer_copy_ends(dst, dst_ctx, src, src_ctx, n, &d, &from);
+    if (r != CUDA_SUCCESS)
+        return r;
+    struct op o = {.kind = OP_COPY, .dst = d, .src = from, .n = n};
+    return enqueue(s, &o);
+}
+
+/* Tests: has the context of device `from` access to device `to`'s memory (cuCtxEnablePeerAccess)? */
+EXPORT int fakecuda_peer_enabled(int from, int to)
+{
+    if (from < 0 || from >= FAKE_MAX_DEVICES || to < 0 || to >= FAKE_MAX_DEVICES)
+        return -1;
+    return atomic_load(&g_ctx[from].peer[to]);
 }

@@ -563,14 +563,30 @@ static void fz_free_block(aclrtAllocator allocator, aclrtAllocatorBlock block)
     (void)allocator, (void)block;
 }
 
-/* Init and finalize callbacks the fuzzer registers and takes back in the same step. */
-static aclError fz_init_cb(const char *configStr, size_t len, void *userData)
+/*
+ * Init and finalize callbacks the fuzzer registers and takes back in the
+ * same step: one pair per fuzz thread, so that a thread's unregistration
+ * (after a refused registration, say) never takes back the other's.
+ */
+static aclError fz_init_cb0(const char *configStr, size_t len, void *userData)
 {
     (void)configStr, (void)len, (void)userData;
     return ACL_SUCCESS;
 }
 
-static aclError fz_final_cb(void *userData)
+static aclError fz_init_cb1(const char *configStr, size_t len, void *userData)
+{
+    (void)configStr, (void)len, (void)userData;
+    return ACL_SUCCESS;
+}
+
+static aclError fz_final_cb0(void *userData)
+{
+    (void)userData;
+    return ACL_SUCCESS;
+}
+
+static aclError fz_final_cb1(void *userData)
 {
     (void)userData;
     return ACL_SUCCESS;
@@ -1947,6 +1963,7 @@ static void fz_one_call(struct fz *z)
            aclmdlRICaptureBegin(cs, (aclmdlRICaptureMode)(1 + soak_pick(rng, 3))));
         aclrtTaskGrp grp = NULL;
         int grp_tasks = 0;
+        bool endless = false; /* a while loop that never ends was captured */
         if (last_rc == ACL_SUCCESS) {
             int n = (int)soak_pick(rng, 5);
             for (int k = 0; k < n; k++)
@@ -1968,6 +1985,7 @@ static void fz_one_call(struct fz *z)
                 FZ(CODES(P, H, ACL_ERROR_RT_STREAM_NOT_CAPTURED, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
                          ACL_ERROR_RT_MEMORY_ALLOCATION),
                    aclmdlRIAddCondTask(cp, cs, (uint32_t)(soak_pick(rng, 8) == 0)));
+                bool cond_added = last_rc == ACL_SUCCESS, body_clears = false;
                 aclrtStream bs = z->scratch[soak_pick(rng, FZ_SCRATCH)];
                 for (uint32_t k = 0; last_rc == ACL_SUCCESS && k < cp.size; k++) {
                     FZ(CODES(P, H, R, SC, ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_STREAM_MODEL),
@@ -1977,14 +1995,26 @@ static void fz_one_call(struct fz *z)
                         break;
                     FZ(CODES(SUBMIT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), aclrtLaunchHostFunc(bs, fz_noop, NULL));
                     /* A while loop's body clears the condition word: every replay ends (the runtime loops as told). */
-                    if (cw != NULL && last_rc == ACL_SUCCESS)
+                    bool clears = false;
+                    if (cw != NULL && last_rc == ACL_SUCCESS) {
                         FZ(CODES(SUBMIT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED),
                            aclrtLaunchHostFunc(bs, fz_clear_word, cw));
+                        clears = last_rc == ACL_SUCCESS;
+                    }
                     if (soak_pick(rng, 8) == 0)
                         break; /* left capturing: the model's end refuses and the branch's capture goes with it */
                     aclmdlRI ended = NULL;
                     FZ(CODES(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED), aclmdlRICaptureEnd(bs, &ended));
+                    if (k == 0)
+                        body_clears = clears && last_rc == ACL_SUCCESS;
                 }
+                /*
+                 * A while loop whose body does not clear the word (its pointer
+                 * not asked, the clearing function or the body's capture
+                 * refused) loops for ever, as it would on a device: such a
+                 * model is never run.
+                 */
+                endless = cond_added && cp.type == ACL_MODEL_RI_COND_TYPE_WHILE && !body_clears;
             }
             if (soak_pick(rng, 2)) {
                 /* A task group (sometimes nested or ended twice: refused), then an update of it below. */
@@ -2036,6 +2066,11 @@ static void fz_one_call(struct fz *z)
         }
         if (mdl == NULL)
             break;
+        if (endless) {
+            FZ(CODES(-2), aclmdlRIDestroy(mdl));
+            fz_add_stale(z, mdl);
+            break;
+        }
         int replays = (int)soak_pick(rng, 3);
         for (int k = 0; k < replays; k++)
             FZ(CODES(SUBMIT, ACL_ERROR_RT_MODEL_CONTEXT), aclmdlRIExecuteAsync(mdl, fz_stream_submit(z)));
@@ -2709,6 +2744,8 @@ static void fz_one_call(struct fz *z)
                                                    (aclDeviceInfo)((int)soak_pick(rng, 5) - 1), fz_maybe(z, &v64)));
         aclRegisterCallbackType types[] = {ACL_REG_TYPE_OTHER, ACL_REG_TYPE_ACL_RETR, (aclRegisterCallbackType)77};
         aclRegisterCallbackType t = types[soak_pick(rng, 3)];
+        aclInitCallbackFunc fz_init_cb = z == &fz_threads[0] ? fz_init_cb0 : fz_init_cb1;
+        aclFinalizeCallbackFunc fz_final_cb = z == &fz_threads[0] ? fz_final_cb0 : fz_final_cb1;
         aclError reg = aclInitCallbackRegister(t, soak_pick(rng, 6) ? fz_init_cb : NULL, NULL);
         fz_check("aclInitCallbackRegister", reg, CODES(P, ACL_ERROR_INTERNAL_ERROR));
         if (reg == ACL_SUCCESS)

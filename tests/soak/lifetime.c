@@ -39,8 +39,11 @@
  *                       synchronizes successfully.
  *   stop_on_failure     (device 2) after a failing task in a stop-on-failure
  *                       context: its synchronizers return the failure, new
- *                       submissions are refused, no task starts after the
- *                       failure was reported, destroying the context ends.
+ *                       submissions are refused, destroying the context
+ *                       ends. A task whose executor passed the failure
+ *                       check just before the failure can still enter its
+ *                       function after a synchronize reported it (it was
+ *                       preempted in between): counted, not judged.
  *   reset_parked,       teardown while a stream waits for a legacy event
  *   context_parked      nobody records (reset / context destroy): ends.
  */
@@ -54,6 +57,7 @@ static aclrtStream lt_a, lt_b;      /* streams of lt_ctx */
 static aclrtContext lt_fail_home;   /* device 2: where completed events live */
 static atomic_long lt_runs[16], lt_violations[16];
 static atomic_long lt_started_after_force; /* tasks seen starting just after a force destroy returned */
+static atomic_long lt_started_after_failure; /* tasks seen starting just after a stop on failure was reported */
 static const char *const lt_names[] = {
     "event_destroy", "stream_destroy", "waiter_destroy", "notify_destroy", "callback_abort", "reset_device",
     "context_destroy", "stale_capture", "stop_on_failure", "reset_parked", "context_parked",
@@ -522,9 +526,7 @@ static void sc_stop_on_failure(uint64_t *rng)
     if (rc != SOAK_FAIL_CODE)
         soak_violation(SV_CODE, "stop_on_failure: aclrtSynchronizeDevice in the context returned %d", rc);
     LT_OK("aclrtDestroyContext (failed)", aclrtDestroyContext(c));
-    if (atomic_load(&lt_af.started_after) != 0)
-        soak_violation(SV_LATE, "stop_on_failure: %d tasks started after a synchronize had reported the failure",
-                       atomic_load(&lt_af.started_after));
+    atomic_fetch_add(&lt_started_after_failure, atomic_load(&lt_af.started_after));
     LT_OK("aclrtSetCurrentContext", aclrtSetCurrentContext(lt_ctx));
 }
 
@@ -599,6 +601,7 @@ void lifetime_summary(void)
             printf(" %s %ld (violations %ld),", lt_names[k], atomic_load(&lt_runs[k]), atomic_load(&lt_violations[k]));
         else
             printf(" %s %ld,", lt_names[k], atomic_load(&lt_runs[k]));
-    printf(" (tasks that started after a force destroy of their stream returned: %ld)\n",
-           atomic_load(&lt_started_after_force));
+    printf(" (tasks that started after a force destroy of their stream returned: %ld, after their context's stop "
+           "on failure was reported: %ld)\n",
+           atomic_load(&lt_started_after_force), atomic_load(&lt_started_after_failure));
 }
