@@ -155,6 +155,14 @@ struct aclrt_backend {
     aclError (*ipc_export)(struct aclrt_device *dev, void *base, uint8_t *handle);
     aclError (*ipc_import)(struct aclrt_device *dev, const uint8_t *handle, void **base);
     void (*ipc_close)(struct aclrt_device *dev, void *base);
+    /*
+     * The device's sticky error (optional; NULL: it has none, as the host
+     * backend's devices): an ACL code once the device can take no more work
+     * (a GPU context lost to a kernel fault, for the rest of the process),
+     * else ACL_SUCCESS; asked of started and stopped devices alike.
+     * aclrtQueryDeviceStatus reports such a device ABNORMAL.
+     */
+    aclError (*device_error)(struct aclrt_device *dev);
     /* The device's clock for event timestamps, ns (optional: CLOCK_MONOTONIC). */
     uint64_t (*timestamp_ns)(struct aclrt_device *dev);
     /*
@@ -237,6 +245,27 @@ struct aclrt_backend {
     aclError (*module_global)(void *module, const char *name, void **address, size_t *size);
     aclError (*module_address)(void *module, void **address);
     void (*module_abandon)(void);
+    /*
+     * A function's parameters as its kernel declares them (both optional;
+     * NULL: not known, and the core's own layout and any argument block
+     * stand, as on the host backend). Any thread, with the function's
+     * binary loaded; no driver call (the backend read them at
+     * module_function).
+     *   - function_layout: false if the kernel's layout is not known; else
+     *     *count, its number of parameters, and for index < *count the
+     *     parameter's offset and size in the argument block.
+     *   - function_args: a launch's argument block of `size` bytes fits the
+     *     kernel (ACL_SUCCESS), or ACL's code with a message: shorter than
+     *     its parameters.
+     */
+    bool (*function_layout)(void *function, uint32_t index, uint32_t *count, uint32_t *offset, uint32_t *size);
+    aclError (*function_args)(void *function, uint32_t size);
+    /*
+     * A function's entry (optional; NULL: its handle is): what
+     * aclrtGetFunctionAddr gives and aclrtGetFunctionByEntry looks up (the
+     * cuda backend: the CUfunction, its handle being a record of its own).
+     */
+    void *(*function_entry)(void *function);
     /*
      * A step of a model replayed on the host (optional): the core's replay
      * (aclrt_model_run, impl/model/model_replay.h) runs each step through it instead of

@@ -46,6 +46,7 @@
 #include "cuda_copy.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
+#include "cuda_function.h"
 #include "cuda_graph.h"
 #include "cuda_ipc.h"
 #include "cuda_kernel.h"
@@ -161,6 +162,7 @@ static void aclrt_cuda_close(void)
     if (!driver) /* a thread of the parent may have held it at the fork: it never lets go here */
         pthread_mutex_init(&aclrt_cuda.lock, NULL);
     aclrt_cuda_modules_unload_later(); /* those whose last launch ended on a driver thread, graphs first */
+    aclrt_cuda_launches_reclaim(); /* timed launches whose host functions a lost device never runs */
     aclrt_cuda_stamps_release(driver);
     /*
      * A lost context calls none of its host functions (as the driver API
@@ -196,6 +198,8 @@ static aclError aclrt_cuda_device_start(struct aclrt_device *dev)
     cd->gpu_index = g;
     atomic_store_explicit(&cd->stuck_waits, false, memory_order_relaxed);
     atomic_store_explicit(&cd->lost, ACLRT_CUDA_SUCCESS, memory_order_relaxed);
+    if (atomic_load_explicit(&aclrt_cuda.gpu_lost[g], memory_order_relaxed) != ACLRT_CUDA_SUCCESS)
+        return aclrt_cuda_gpu_lost_fail(g);
     aclrt_CUresult r = aclrt_cuda_gpu_ctx(g, &cd->ctx);
     if (r == ACLRT_CUDA_SUCCESS)
         r = aclrt_cuda_enter(cd->ctx);
@@ -210,6 +214,9 @@ static aclError aclrt_cuda_device_start(struct aclrt_device *dev)
     aclrt_cu->cuDeviceGetAttribute(&host_access, ACLRT_CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES,
                                    cd->gpu);
     cd->host_access = host_access != 0;
+    int wait_nor = 0;
+    aclrt_cu->cuDeviceGetAttribute(&wait_nor, ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, cd->gpu);
+    cd->wait_nor = wait_nor != 0;
     pthread_mutex_init(&cd->anchor_lock, NULL);
     r = aclrt_cu->cuStreamCreateWithPriority(&cd->anchor_stream, ACLRT_CU_STREAM_NON_BLOCKING, 0);
     if (r == ACLRT_CUDA_SUCCESS && (r = aclrt_cu->cuEventCreate(&cd->anchor, ACLRT_CU_EVENT_DEFAULT)) != ACLRT_CUDA_SUCCESS)
@@ -257,6 +264,16 @@ static void aclrt_cuda_host_fns_drain(struct aclrt_cuda_device *cd)
         struct timespec ts = {0, (long)pause};
         nanosleep(&ts, NULL);
     }
+}
+
+/* The sticky error that lost the device's GPU, as ACL's code (backend.h: device_error); for the process. */
+static aclError aclrt_cuda_device_error(struct aclrt_device *dev)
+{
+    if (aclrt_cuda.gpu_count == 0)
+        return ACL_SUCCESS;
+    aclrt_CUresult lost =
+        atomic_load_explicit(&aclrt_cuda.gpu_lost[dev->id % aclrt_cuda.gpu_count], memory_order_relaxed);
+    return lost != ACLRT_CUDA_SUCCESS ? aclrt_cuda_code(lost) : ACL_SUCCESS;
 }
 
 static void aclrt_cuda_device_stop(struct aclrt_device *dev)
@@ -453,6 +470,7 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .mem_copy = aclrt_cuda_mem_copy,
     .mem_set = aclrt_cuda_mem_set,
     .mem_mapped = aclrt_cuda_mem_mapped,
+    .device_error = aclrt_cuda_device_error,
     .peer_can = aclrt_cuda_peer_can,
     .peer_set = aclrt_cuda_peer_set,
     .ipc_export = aclrt_cuda_ipc_export,
@@ -466,6 +484,9 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .module_unload = aclrt_cuda_module_unload,
     .module_function = aclrt_cuda_module_function,
     .module_global = aclrt_cuda_module_global,
+    .function_layout = aclrt_cuda_function_layout_of,
+    .function_args = aclrt_cuda_function_args,
+    .function_entry = aclrt_cuda_function_entry,
     .model_step = aclrt_cuda_model_step,
 };
 

@@ -35,6 +35,7 @@ struct aclrt_cuda_device {
     aclrt_CUcontext ctx; /* the GPU's primary context */
     bool started;
     bool host_access;    /* the CPU can address the GPU's memory (value operations may run on the host) */
+    bool wait_nor;       /* the GPU's stream memory operations wait with NOR (attribute 123) */
     _Atomic bool stuck_waits; /* a released value wait may still wait on the GPU: no cuMemFree (cuda_stream.h) */
     _Atomic aclrt_CUresult lost; /* 0, or the sticky error after which the context accepts no work */
     /* Event timestamps (cuda_time.h): an event recorded when the host clock read anchor_ns. */
@@ -55,6 +56,12 @@ static struct {
     uint32_t generation; /* bumped by every open (written while no other thread uses the backend) */
     uint32_t gpu_count;
     struct aclrt_cuda_gpu gpus[ACLRT_MAX_DEVICES];
+    /*
+     * Per GPU, the sticky error that lost its context (0: none). Kept for the
+     * process, across device resets and aclFinalize: cuda.h says such an
+     * error leaves the process unable to use CUDA until it is restarted.
+     */
+    _Atomic aclrt_CUresult gpu_lost[ACLRT_MAX_DEVICES];
     struct aclrt_cuda_device devices[ACLRT_MAX_DEVICES];
     pthread_mutex_t lock; /* primary context retains; the slot and stamp tables' growth */
     _Atomic uint64_t host_fns; /* host functions of ours enqueued and not ended (aclrt_cuda_host_fn) */
@@ -165,6 +172,20 @@ ACLRT_INLINE bool aclrt_cuda_sticky(aclrt_CUresult r)
     case 214: case 700: case 702: case 714: case 715: case 716: case 717: case 718: case 719: return true;
     default: return false;
     }
+}
+
+/*
+ * GPU g lost its context to a sticky error (aclrt_cuda.gpu_lost): the
+ * failure of whatever asks for more of it, with the error's code.
+ */
+ACLRT_INTERNAL aclError aclrt_cuda_gpu_lost_fail(uint32_t g)
+{
+    aclrt_CUresult lost = atomic_load_explicit(&aclrt_cuda.gpu_lost[g], memory_order_relaxed);
+    char name[48];
+    return aclrt_fail(aclrt_cuda_code(lost),
+                      "GPU %u lost its context to %s, a sticky error: CUDA takes no more work from this process "
+                      "(cuda.h: it must be restarted)",
+                      g, aclrt_cuda_error_name(aclrt_cu, lost, name, sizeof name));
 }
 
 /* The primary context of GPU g, retained on first use (lock held by the caller or taken here). */

@@ -42,6 +42,7 @@ typedef struct CUfunc_st *aclrt_CUfunction;
 typedef struct CUgraph_st *aclrt_CUgraph;
 typedef struct CUgraphExec_st *aclrt_CUgraphExec;
 typedef unsigned int aclrt_CUstreamCaptureMode;
+typedef unsigned int aclrt_CUfunction_attribute;
 typedef void (*aclrt_CUhostFn)(void *userData);
 /*
  * An interprocess memory handle, passed by value: cuda.h's own type where
@@ -112,9 +113,11 @@ typedef struct CUipcMemHandle_st {
 #define ACLRT_CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES 100u
 #define ACLRT_CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST 101u
 #define ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS 122u
+#define ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR 123u
 #define ACLRT_CU_STREAM_CAPTURE_MODE_RELAXED 2u
 #define ACLRT_CU_IPC_HANDLE_SIZE 64
 #define ACLRT_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS 0x1u
+#define ACLRT_CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK 0u
 
 /*
  * The entry points: X(name, versioned symbol, older symbol or "", parameters).
@@ -199,6 +202,10 @@ typedef struct CUipcMemHandle_st {
  * (aclrtMapMem, IPC imports) is not registered with the driver.
  * cuIpcGetMemHandle / OpenMemHandle / CloseMemHandle: without them,
  * aclrtMalloc memory is not shared between processes (cuda_ipc.h).
+ * cuFuncGetParamInfo (CUDA 12.4) / cuFuncGetAttribute: without them, a
+ * kernel's parameter layout / its most threads per block are not known:
+ * the launch passes the argument block as given, in blocks of 256 threads
+ * (cuda_kernel.h).
  */
 #define ACLRT_CUDA_OPTIONAL_FUNCTIONS(X)                                                                            \
     X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", "",                                                          \
@@ -217,7 +224,11 @@ typedef struct CUipcMemHandle_st {
     X(cuIpcGetMemHandle, "cuIpcGetMemHandle", "", (aclrt_CUipcMemHandle * pHandle, aclrt_CUdeviceptr dptr))        \
     X(cuIpcOpenMemHandle, "cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle",                                           \
       (aclrt_CUdeviceptr * pdptr, aclrt_CUipcMemHandle handle, unsigned int flags))                                 \
-    X(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", "", (aclrt_CUdeviceptr dptr))
+    X(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", "", (aclrt_CUdeviceptr dptr))                                    \
+    X(cuFuncGetAttribute, "cuFuncGetAttribute", "",                                                                 \
+      (int *pi, aclrt_CUfunction_attribute attrib, aclrt_CUfunction hfunc))                                         \
+    X(cuFuncGetParamInfo, "cuFuncGetParamInfo", "",                                                                 \
+      (aclrt_CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize))
 
 #define ACLRT_CUDA_FN_TYPE(name, sym, old, params) typedef aclrt_CUresult(*aclrt_##name##_fn) params;
 ACLRT_CUDA_FUNCTIONS(ACLRT_CUDA_FN_TYPE)

@@ -66,6 +66,7 @@
 #include "cuda_copy.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
+#include "cuda_function.h"
 #include "cuda_kinds.h"
 #include "cuda_module.h"
 #include "cuda_peer.h"
@@ -184,15 +185,16 @@ static aclrt_CUresult aclrt_cuda_step_issue(const struct aclrt_task *t, void *ar
     case ACLRT_TASK_MEMSET32:
         return aclrt_cu->cuMemsetD32Async((aclrt_CUdeviceptr)(uintptr_t)t->u.fill.dst, t->u32, t->u.fill.count / 4, cu);
     case ACLRT_TASK_KERNEL: {
-        aclrt_CUfunction f; /* the backend's function handle (module_function), on cd's GPU */
-        aclrt_CUresult r = aclrt_cuda_function_on(bin, t->u.kernel.fn, cd->gpu_index, &f);
+        struct aclrt_cuda_function *cf = aclrt_cuda_function_of(t->u.kernel.fn); /* module_function's record */
+        aclrt_CUfunction f; /* on cd's GPU */
+        aclrt_CUresult r = aclrt_cuda_function_on(bin, cf, cd->gpu_index, &f);
         if (r != ACLRT_CUDA_SUCCESS)
             return r;
-        size_t size = t->u.kernel.args_size;
+        size_t size = aclrt_cuda_function_bytes(cf, t->u.kernel.args_size); /* the kernel's exact size */
         void *extra[] = {(void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT, args,
                          (void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT, &size,
                          (void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_END_AS_INT};
-        return aclrt_cu->cuLaunchKernel(f, t->u32, 1, 1, ACLRT_CUDA_BLOCK_THREADS, 1, 1, 0, cu, NULL, extra);
+        return aclrt_cu->cuLaunchKernel(f, t->u32, 1, 1, cf->block, 1, 1, 0, cu, NULL, size != 0 ? extra : NULL);
     }
     default: return ACLRT_CUDA_SUCCESS;
     }

@@ -12,14 +12,18 @@
  *     device it last used, else the first GPU's), and in another GPU's
  *     context at the first launch of one of its kernels there
  *     (cuda_module.h).
- *   - A function is cuModuleGetFunction's CUfunction; a global is
- *     cuModuleGetGlobal's device address and size.
+ *   - A global is cuModuleGetGlobal's device address and size.
+ *   - A function is a record of ours (aclrt_cuda_function, cuda_module.h):
+ *     its CUfunction on each GPU, its parameter layout and its block, read
+ *     once when it is looked up (cuda_function.h).
  *   - A launch is cuLaunchKernel on the stream's CUstream: numBlocks is the
- *     grid (x), the block is ACLRT_CUDA_BLOCK_THREADS threads (no ACL
- *     launch attribute gives one; the kernel covers its data with a loop
- *     over gridDim and blockDim), no dynamic shared memory, and the
- *     arguments are the packed buffer (CU_LAUNCH_PARAM_BUFFER_POINTER and
- *     _SIZE; the driver copies it at the call). Arguments in device memory
+ *     grid (x), the block is ACLRT_CUDA_BLOCK_THREADS threads or the
+ *     kernel's most if fewer (no ACL launch attribute gives one; the kernel
+ *     covers its data with a loop over gridDim and blockDim), no dynamic
+ *     shared memory, and the arguments are the packed buffer
+ *     (CU_LAUNCH_PARAM_BUFFER_POINTER and _SIZE, the kernel's exact size;
+ *     the driver copies it at the call; the buffer is malloc'd, 16-byte
+ *     aligned). Arguments in device memory
  *     (aclrtLaunchKernel) are read when the kernel runs: the launch waits
  *     on the host until the stream's earlier work is done (the barrier),
  *     copies them, then launches.
@@ -63,6 +67,7 @@
 #include "../../impl/kernel/kernel_launch.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
+#include "cuda_function.h"
 #include "cuda_graph.h"
 #include "cuda_kinds.h"
 #include "cuda_module.h"
@@ -234,7 +239,7 @@ ACLRT_INTERNAL void aclrt_cuda_module_unload(void *module)
     aclrt_cuda_module_free(m);
 }
 
-/* The backend's module_function: the CUfunction; the driver does not say the kernel's code size. */
+/* The backend's module_function: our record of the kernel; the driver does not say its code size. */
 ACLRT_INTERNAL aclError aclrt_cuda_module_function(void *module, const char *name, void **function, size_t *code_size)
 {
     struct aclrt_cuda_module *m = (struct aclrt_cuda_module *)module;
@@ -246,9 +251,10 @@ ACLRT_INTERNAL aclError aclrt_cuda_module_function(void *module, const char *nam
         return r == ACLRT_CUDA_ERROR_NOT_FOUND
                    ? aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the binary has no kernel named \"%s\"", name)
                    : aclrt_cuda_module_fail(r, "cuModuleGetFunction", name);
-    if (!aclrt_cuda_function_note(m, name, f)) /* its name, for the other GPUs' lookups */
-        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no memory for a function's record");
-    *function = (void *)f;
+    struct aclrt_cuda_function *cf = aclrt_cuda_function_record(m, name, f);
+    if (cf == NULL)
+        return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "no memory for the record of kernel \"%s\"", name);
+    *function = cf;
     *code_size = 0;
     return ACL_SUCCESS;
 }
@@ -277,14 +283,19 @@ ACLRT_INTERNAL aclError aclrt_cuda_module_global(void *module, const char *name,
 /*
  * A kernel launch in flight: its record in the slot's FIFO until the task
  * is complete. `refs`: the FIFO's, and with a timeout each host function's
- * not run yet (on a lost device the driver skips them: the record is kept
- * then, a few bytes per such launch). Without a timeout the FIFO's alone,
- * and no atomic is touched.
+ * not run yet. Without a timeout the FIFO's alone, and no atomic is
+ * touched. A timed launch is also in aclrt_cuda_timed until freed: on a
+ * lost device the driver never runs its host functions, and the backend's
+ * close takes their references then (aclrt_cuda_launches_reclaim).
  */
 struct aclrt_cuda_launch {
     struct aclrt_cuda_held held;        /* first: the FIFO's record (number, tid, kernel, retire) */
     _Atomic uint32_t refs;
     uint32_t timeout_ms;                /* 0: none */
+    _Atomic bool retired;               /* the FIFO let go (timed launches) */
+    bool listed;                        /* in aclrt_cuda_timed (its lock) */
+    struct aclrt_cuda_launch *timed_prev, *timed_next; /* aclrt_cuda_timed (its lock) */
+    struct aclrt_cuda_device *cd;       /* timed: the device it was issued on */
     _Atomic uint64_t start_ns;          /* when the stream reached the kernel (timed launches) */
     struct aclrt_cuda_slot *slot;       /* timed: the done callback's */
     struct aclrt_stream *stream;
@@ -292,10 +303,71 @@ struct aclrt_cuda_launch {
     struct aclrt_kernel_failure kernel; /* args: the launch's own copy */
 };
 
+/*
+ * Timed launches not freed yet, whatever holds them. A lock of its own,
+ * never held across a driver call nor while anything else is taken (the
+ * driver's callback thread may take it: the last reference of a record).
+ */
+static pthread_mutex_t aclrt_cuda_timed_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct aclrt_cuda_launch *aclrt_cuda_timed;
+
+static void aclrt_cuda_timed_unlink_locked(struct aclrt_cuda_launch *l)
+{
+    if (l->timed_prev != NULL)
+        l->timed_prev->timed_next = l->timed_next;
+    else
+        aclrt_cuda_timed = l->timed_next;
+    if (l->timed_next != NULL)
+        l->timed_next->timed_prev = l->timed_prev;
+    l->listed = false;
+}
+
 static void aclrt_cuda_launch_free(struct aclrt_cuda_launch *l)
 {
+    if (l->timeout_ms != 0) {
+        pthread_mutex_lock(&aclrt_cuda_timed_lock);
+        if (l->listed)
+            aclrt_cuda_timed_unlink_locked(l);
+        pthread_mutex_unlock(&aclrt_cuda_timed_lock);
+    }
     free(l->kernel.args);
     free(l);
+}
+
+/*
+ * The backend's close, before the streams' records go: the host functions
+ * of timed launches on a lost device never run (the driver skips the work
+ * of a context after a sticky error), so their references are taken here,
+ * and their count of our host functions in flight; a record the FIFO has
+ * let go of is freed, one it still holds goes with it. No other thread
+ * runs then (the devices are stopped).
+ */
+ACLRT_INTERNAL void aclrt_cuda_launches_reclaim(void)
+{
+    pthread_mutex_lock(&aclrt_cuda_timed_lock);
+    struct aclrt_cuda_launch *lost = NULL;
+    for (struct aclrt_cuda_launch *l = aclrt_cuda_timed, *next; l != NULL; l = next) {
+        next = l->timed_next;
+        /* Its GPU's loss, kept for the process (the device's own may be reset by a restart that then failed). */
+        if (atomic_load_explicit(&aclrt_cuda.gpu_lost[l->cd->gpu_index], memory_order_relaxed) != ACLRT_CUDA_SUCCESS) {
+            aclrt_cuda_timed_unlink_locked(l);
+            l->timed_next = lost;
+            lost = l;
+        }
+    }
+    pthread_mutex_unlock(&aclrt_cuda_timed_lock);
+    for (struct aclrt_cuda_launch *l = lost, *next; l != NULL; l = next) {
+        next = l->timed_next;
+        /* Acquire: pairs with the retire's release (and the callbacks' acq_rel puts: what they did comes first). */
+        uint32_t fifo = atomic_load_explicit(&l->retired, memory_order_acquire) ? 0u : 1u;
+        uint32_t skipped = atomic_load_explicit(&l->refs, memory_order_acquire) - fifo;
+        /* Release: pairs with the drain's acquire, as aclrt_cuda_host_fn_end's. */
+        atomic_fetch_sub_explicit(&aclrt_cuda.host_fns, skipped, memory_order_release);
+        if (fifo == 0)
+            aclrt_cuda_launch_free(l);
+        else
+            atomic_store_explicit(&l->refs, 1, memory_order_relaxed); /* the FIFO's: its retire frees it */
+    }
 }
 
 /* A reference of a timed launch's record goes (any thread: frees memory only). */
@@ -311,10 +383,13 @@ static void aclrt_cuda_launch_retire(struct aclrt_cuda_held *h)
 {
     struct aclrt_cuda_launch *l = (struct aclrt_cuda_launch *)(void *)h;
     aclrt_binary_done(l->binary); /* may unload the module (another context may be current then) */
-    if (l->timeout_ms == 0)
+    if (l->timeout_ms == 0) {
         aclrt_cuda_launch_free(l);
-    else
+    } else {
+        /* Release: pairs with the reclaim's acquire. */
+        atomic_store_explicit(&l->retired, true, memory_order_release);
         aclrt_cuda_launch_put(l);
+    }
 }
 
 static void aclrt_cuda_launch_start_cb(void *arg)
@@ -390,20 +465,32 @@ static int aclrt_cuda_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, s
     l->held.kernel = &l->kernel;
     atomic_init(&l->refs, timed ? 3u : 1u); /* the FIFO's; the start and done callbacks' */
     atomic_init(&l->start_ns, 0);
+    atomic_init(&l->retired, false);
+    if (timed) { /* listed before its host functions are queued (the reclaim's) */
+        l->cd = sl->cd;
+        pthread_mutex_lock(&aclrt_cuda_timed_lock);
+        l->timed_next = aclrt_cuda_timed;
+        if (aclrt_cuda_timed != NULL)
+            aclrt_cuda_timed->timed_prev = l;
+        aclrt_cuda_timed = l;
+        l->listed = true;
+        pthread_mutex_unlock(&aclrt_cuda_timed_lock);
+    }
     t->u.kernel.binary = NULL; /* counted done when the record is retired */
     /* Known to a failure report before the kernel can fail; what completed before goes after the driver calls. */
     struct aclrt_cuda_held *done = aclrt_cuda_hold(sl, &l->held);
     if (timed && (r = aclrt_cuda_host_fn(sl->cu, aclrt_cuda_launch_start_cb, l)) != ACLRT_CUDA_SUCCESS)
         aclrt_cuda_launch_put(l); /* the start callback's */
-    aclrt_CUfunction f; /* the backend's function handle (module_function), on the stream's GPU */
+    struct aclrt_cuda_function *cf = aclrt_cuda_function_of(t->u.kernel.fn); /* module_function's record */
+    aclrt_CUfunction f = NULL; /* on the stream's GPU */
     if (r == ACLRT_CUDA_SUCCESS)
-        r = aclrt_cuda_function_on(l->binary, t->u.kernel.fn, sl->cd->gpu_index, &f);
-    size_t size = t->u.kernel.args_size;
+        r = aclrt_cuda_function_on(l->binary, cf, sl->cd->gpu_index, &f);
+    size_t size = aclrt_cuda_function_bytes(cf, l->kernel.args_size); /* the kernel's, not the block's tail */
     void *extra[] = {(void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT, args,
                      (void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT, &size,
                      (void *)(uintptr_t)ACLRT_CU_LAUNCH_PARAM_END_AS_INT};
     if (r == ACLRT_CUDA_SUCCESS)
-        r = aclrt_cu->cuLaunchKernel(f, t->u32, 1, 1, ACLRT_CUDA_BLOCK_THREADS, 1, 1, 0, sl->cu, NULL,
+        r = aclrt_cu->cuLaunchKernel(f, t->u32, 1, 1, cf->block, 1, 1, 0, sl->cu, NULL,
                                      size != 0 ? extra : NULL); /* no parameters: no buffer */
     int rc;
     if (ACLRT_LIKELY(r == ACLRT_CUDA_SUCCESS && !timed)) {

@@ -81,7 +81,7 @@
 #include "cuda_time.h"
 #include "cuda_value.h"
 
-#define ACLRT_CUDA_BLOCK_THREADS 256u /* the block of every kernel launch (cuda_kernel.h, cuda_graph.h) */
+#define ACLRT_CUDA_BLOCK_THREADS 256u /* a kernel launch's block, fewer where the kernel takes fewer (cuda_function.h) */
 
 /*
  * Wait until every task taken before the current one is complete: 0 then,
@@ -417,6 +417,9 @@ static int aclrt_cuda_value_write_run(struct aclrt_stream *s, struct aclrt_task 
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
     if (sl->cd->host_access)
         return aclrt_cuda_host_run(s, t, blk);
+    if (ACLRT_UNLIKELY(t->u32 == ACLRT_CU_STREAM_WAIT_VALUE_NOR && !sl->cd->wait_nor))
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "a NOR value wait: this GPU's stream memory operations do not wait with NOR (attribute 123)");
     int g = aclrt_cuda_gate(s, sl, blk);
     if (g != 0)
         return g;
@@ -437,6 +440,9 @@ static int aclrt_cuda_value_wait_run(struct aclrt_stream *s, struct aclrt_task *
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
     if (sl->cd->host_access)
         return aclrt_cuda_host_run(s, t, blk);
+    if (ACLRT_UNLIKELY(t->u32 == ACLRT_CU_STREAM_WAIT_VALUE_NOR && !sl->cd->wait_nor))
+        return aclrt_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                          "a NOR value wait: this GPU's stream memory operations do not wait with NOR (attribute 123)");
     int g = aclrt_cuda_gate(s, sl, blk);
     if (g != 0)
         return g;

@@ -7,7 +7,8 @@
  * module loaded there (the driver refuses another context's function). So
  * a binary is loaded at aclrtBinaryLoad* in the calling thread's current
  * context (its home GPU: the load's errors are reported there, and its
- * functions' handles, which the core keeps, are the home GPU's), and again
+ * functions' records, which the core keeps as their handles, start from
+ * the home GPU's CUfunction), and again
  * in another GPU's context at the first launch of one of its kernels on
  * that GPU, from the same file or a copy of the data kept for it. Each
  * function is looked up on a GPU once and kept (on[g], published with
@@ -22,11 +23,28 @@
 #include "cuda_device.h"
 #include "cuda_driver.h"
 
-/* A function of a module: the home GPU's handle (the core's), and its handle on each other GPU once looked up. */
+/* A parameter of a kernel: where it lies in the argument block the kernel takes. */
+struct aclrt_cuda_param {
+    uint32_t offset, size;
+};
+
+#define ACLRT_CUDA_PARAMS_UNKNOWN UINT32_MAX
+
+/*
+ * A function of a module, the core's handle of it (module_function): the
+ * home GPU's CUfunction, its CUfunction on each other GPU once looked up,
+ * and what every launch of it needs, read once from the home GPU's
+ * function (the same image on every GPU: the same parameters), never per
+ * launch (cuda_function.h).
+ */
 struct aclrt_cuda_function {
     struct aclrt_cuda_function *next; /* the module's list (pushed with release, freed with the module) */
     aclrt_CUfunction home;
     _Atomic(aclrt_CUfunction) on[ACLRT_MAX_DEVICES]; /* by GPU index */
+    uint32_t block;                   /* threads per block */
+    uint32_t params;                  /* parameters the kernel takes; ACLRT_CUDA_PARAMS_UNKNOWN: not known */
+    uint32_t param_bytes;             /* the buffer it takes: the last parameter's end (0: none) */
+    struct aclrt_cuda_param *layout;  /* [params] (NULL when none or not known) */
     char name[];
 };
 
@@ -51,45 +69,51 @@ ACLRT_INTERNAL uint32_t aclrt_cuda_gpu_of_ctx(aclrt_CUcontext ctx)
     return 0;
 }
 
-/* Note a function looked up in the home module (module_function; the core's lock of the function lists held). */
-ACLRT_INTERNAL bool aclrt_cuda_function_note(struct aclrt_cuda_module *m, const char *name, aclrt_CUfunction f)
+/* The record of the home module's function f, if it was looked up before (the core's lock of the function lists). */
+ACLRT_INTERNAL struct aclrt_cuda_function *aclrt_cuda_function_find(struct aclrt_cuda_module *m, aclrt_CUfunction f)
 {
-    for (struct aclrt_cuda_function *x = atomic_load_explicit(&m->functions, memory_order_acquire); x != NULL;
-         x = x->next)
-        if (x->home == f)
-            return true;
+    struct aclrt_cuda_function *x = atomic_load_explicit(&m->functions, memory_order_acquire);
+    while (x != NULL && x->home != f)
+        x = x->next;
+    return x;
+}
+
+/* A new record of the home module's function f named `name` (not in the module's list yet); NULL: no memory. */
+ACLRT_INTERNAL struct aclrt_cuda_function *aclrt_cuda_function_new(const char *name, aclrt_CUfunction f)
+{
     size_t len = strlen(name);
     struct aclrt_cuda_function *x = (struct aclrt_cuda_function *)calloc(1, sizeof *x + len + 1);
     if (x == NULL)
-        return false;
+        return NULL;
     x->home = f;
     memcpy(x->name, name, len + 1);
+    return x;
+}
+
+/* The record x, filled, joins the module's list (the core's lock of the function lists held). */
+ACLRT_INTERNAL void aclrt_cuda_function_add(struct aclrt_cuda_module *m, struct aclrt_cuda_function *x)
+{
     pthread_mutex_lock(&m->lock);
     x->next = atomic_load_explicit(&m->functions, memory_order_relaxed);
-    /* Release: pairs with the launches' acquire loads (the record's fields). */
+    /* Release: pairs with the lookups' acquire loads (the record's fields). */
     atomic_store_explicit(&m->functions, x, memory_order_release);
     pthread_mutex_unlock(&m->lock);
-    return true;
 }
 
 /*
- * The handle of function fn (the core's, the home GPU's) of binary bin on
- * GPU g, whose context is current: fn itself at home, else the module
- * loaded and the function looked up there the first time.
+ * The handle of function x (the core's handle, module_function's record)
+ * of binary bin on GPU g, whose context is current: its home handle at
+ * home, else the module loaded and the function looked up there the first
+ * time.
  */
-ACLRT_INTERNAL aclrt_CUresult aclrt_cuda_function_on(struct aclrt_binary *bin, void *fn, uint32_t g,
-                                                     aclrt_CUfunction *out)
+ACLRT_INTERNAL aclrt_CUresult aclrt_cuda_function_on(struct aclrt_binary *bin, struct aclrt_cuda_function *x,
+                                                     uint32_t g, aclrt_CUfunction *out)
 {
-    memcpy(out, &fn, sizeof fn);
+    *out = x->home;
     struct aclrt_cuda_module *m =
         bin != NULL ? (struct aclrt_cuda_module *)atomic_load_explicit(&bin->module, memory_order_acquire) : NULL;
     if (ACLRT_LIKELY(m == NULL || g == m->home))
         return ACLRT_CUDA_SUCCESS;
-    struct aclrt_cuda_function *x = atomic_load_explicit(&m->functions, memory_order_acquire);
-    while (x != NULL && x->home != *out)
-        x = x->next;
-    if (x == NULL)
-        return ACLRT_CUDA_ERROR_INVALID_HANDLE; /* not a function of this binary */
     /* Acquire: pairs with the release store below (the driver's handle, its module loaded). */
     aclrt_CUfunction f = atomic_load_explicit(&x->on[g], memory_order_acquire);
     if (ACLRT_LIKELY(f != NULL)) {
@@ -119,6 +143,7 @@ ACLRT_INTERNAL void aclrt_cuda_module_free(struct aclrt_cuda_module *m)
     struct aclrt_cuda_function *x = atomic_load_explicit(&m->functions, memory_order_acquire);
     while (x != NULL) {
         struct aclrt_cuda_function *next = x->next;
+        free(x->layout);
         free(x);
         x = next;
     }

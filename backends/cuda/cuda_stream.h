@@ -261,6 +261,9 @@ ACLRT_INTERNAL void aclrt_cuda_lose(struct aclrt_cuda_slot *sl, struct aclrt_cud
 {
     aclrt_CUresult none = ACLRT_CUDA_SUCCESS;
     atomic_compare_exchange_strong_explicit(&cd->lost, &none, r, memory_order_relaxed, memory_order_relaxed);
+    none = ACLRT_CUDA_SUCCESS;
+    atomic_compare_exchange_strong_explicit(&aclrt_cuda.gpu_lost[cd->gpu_index], &none, r, memory_order_relaxed,
+                                            memory_order_relaxed);
     aclrt_cuda_word_raise(sl, atomic_load_explicit(&sl->gpu_issued, memory_order_seq_cst));
     aclrt_stream_fold(sl->stream);
 }
@@ -586,6 +589,9 @@ ACLRT_INTERNAL bool aclrt_cuda_stream_device_busy(const struct aclrt_stream *s)
 ACLRT_INTERNAL aclError aclrt_cuda_stream_create(struct aclrt_stream *s)
 {
     struct aclrt_cuda_device *cd = aclrt_cuda_device_of(s->device);
+    if (ACLRT_UNLIKELY(atomic_load_explicit(&aclrt_cuda.gpu_lost[cd->gpu_index], memory_order_relaxed) !=
+                       ACLRT_CUDA_SUCCESS))
+        return aclrt_cuda_gpu_lost_fail(cd->gpu_index);
     aclrt_CUresult r = aclrt_cuda_enter(cd->ctx);
     if (r != ACLRT_CUDA_SUCCESS)
         return aclrt_cuda_fail(r, "making the device's context current");
@@ -660,9 +666,17 @@ ACLRT_INTERNAL void aclrt_cuda_slots_release(bool call_driver)
     /*
      * Host functions of ours still queued (behind GPU work that never ends,
      * dropped with the context) name slots: the records are forgotten, not
-     * freed (a leak, once per such teardown).
+     * freed (a leak, once per such teardown). Not when every device is
+     * lost: a context after a sticky error runs none of them.
      */
-    bool keep = call_driver && atomic_load_explicit(&aclrt_cuda.host_fns, memory_order_acquire) != 0;
+    bool live = false;
+    for (uint32_t d = 0; d < ACLRT_MAX_DEVICES; d++)
+        live |= aclrt_cuda.devices[d].ctx != NULL &&
+                atomic_load_explicit(&aclrt_cuda.gpu_lost[aclrt_cuda.devices[d].gpu_index], memory_order_relaxed) ==
+                    ACLRT_CUDA_SUCCESS; /* the GPU's loss: for the process */
+    bool keep = call_driver && live && atomic_load_explicit(&aclrt_cuda.host_fns, memory_order_acquire) != 0;
+    if (call_driver && !live) /* none of those left will run: a later open's device stops wait for none of them */
+        atomic_store_explicit(&aclrt_cuda.host_fns, 0, memory_order_relaxed);
     for (uint32_t n = 0; n < ACLRT_CUDA_SLOT_CHUNKS; n++) {
         struct aclrt_cuda_chunk *c = atomic_load_explicit(&aclrt_cuda_chunks[n], memory_order_relaxed);
         if (c == NULL)

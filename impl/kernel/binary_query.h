@@ -92,8 +92,7 @@ ACLRT_API aclError aclrtGetFunctionAddr(aclrtFuncHandle funcHandle, void **aicAd
     aclError rc = aclrt_function_resolve(funcHandle, ACL_ERROR_INVALID_PARAM, &f);
     if (rc != ACL_SUCCESS)
         return rc;
-    aclrtxHostKernel fn = atomic_load_explicit(&f->fn, memory_order_relaxed);
-    memcpy(aicAddr, &fn, sizeof *aicAddr); /* the kernel's entry point; one kind of core runs it */
+    *aicAddr = aclrt_function_entry(f); /* the kernel's entry point; one kind of core runs it */
     *aivAddr = NULL;
     return ACL_SUCCESS;
 }

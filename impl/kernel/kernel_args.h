@@ -6,7 +6,9 @@
  * The layout, which a host kernel reads as a C struct of its parameters in
  * order: each parameter of n bytes starts at the next multiple of its
  * natural alignment, the largest power of two that divides n, at most 8
- * (a placeholder is a pointer: 8 bytes at 8). Placeholder data comes after
+ * (a placeholder is a pointer: 8 bytes at 8). Where the backend knows the
+ * kernel's own layout (the cuda backend, binary.h's function_layout), each
+ * parameter goes at the kernel's offset instead, and must have its size. Placeholder data comes after
  * the last parameter, each buffer at a multiple of 8. At a launch the
  * buffer is copied, and each placeholder's pointer in the copy is set to
  * its data in the copy (NULL for a placeholder without a buffer).
@@ -182,6 +184,40 @@ ACLRT_API aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle, aclrtArgsHand
 }
 
 /*
+ * Where the next parameter (of `size` bytes, natural alignment `align`)
+ * goes: where its kernel takes it, when the backend knows the kernel's
+ * layout (the cuda backend: a 16-byte-aligned type, a struct; its size must
+ * be the kernel's, and the kernel must take that many parameters), else at
+ * the next multiple of `align`.
+ */
+static aclError aclrt_args_place(const struct aclrt_args *a, size_t size, uint32_t align, uint32_t *at)
+{
+    *at = aclrt_align_up(a->size, align);
+    const struct aclrt_function *f = a->function;
+    const struct aclrt_binary *b = atomic_load_explicit(&f->binary, memory_order_relaxed);
+    if (b->backend->function_layout == NULL)
+        return ACL_SUCCESS;
+    aclrtxHostKernel fn = atomic_load_explicit(&f->fn, memory_order_relaxed);
+    void *function;
+    memcpy(&function, &fn, sizeof function); /* the backend's handle (module_function) */
+    uint32_t count = 0, offset = 0, bytes = 0;
+    if (!b->backend->function_layout(function, a->count, &count, &offset, &bytes))
+        return ACL_SUCCESS;
+    if (a->count >= count)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the kernel takes %u parameters: there is no parameter %u",
+                          count, a->count + 1);
+    if (size != bytes)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "parameter %u of the kernel is %u bytes, not %zu", a->count + 1,
+                          bytes, size);
+    if (offset < a->size)
+        return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID,
+                          "parameter %u of the kernel lies at offset %u, inside the parameters before it", a->count + 1,
+                          offset);
+    *at = offset;
+    return ACL_SUCCESS;
+}
+
+/*
  * Append to a live args handle a parameter of `size` bytes at `align`: a
  * copy of `param`, or (NULL) a placeholder, zero until each launch's copy
  * sets it; its handle. The runtime's codes [src] when there is no room.
@@ -202,10 +238,13 @@ static aclError aclrt_args_append(aclrtArgsHandle args_handle, const void *param
     if (a->count == ACLRT_ARGS_MAX_PARAMS)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "the args handle holds %d parameters already, the most it can",
                           ACLRT_ARGS_MAX_PARAMS);
-    uint32_t at = aclrt_align_up(a->size, align);
+    uint32_t at;
+    if ((rc = aclrt_args_place(a, size, align, &at)) != ACL_SUCCESS)
+        return rc;
     if (size > ACLRT_ARGS_BYTES || at + size > ACLRT_ARGS_BYTES)
         return aclrt_fail(ACL_ERROR_RT_PARAM_INVALID, "a parameter of %zu bytes at offset %u overflows the %d bytes of "
                           "an args handle", size, at, ACLRT_ARGS_BYTES);
+    memset(a->buffer + a->size, 0, at - a->size); /* the padding before it */
     uint32_t placeholder = param == NULL;
     if (placeholder)
         memset(a->buffer + at, 0, size); /* set in each launch's copy */

@@ -281,6 +281,11 @@ static aclError aclrt_kernel_submit_copy(struct aclrt_stream *s, aclrtFuncHandle
                                          aclrtxHostKernel fn, struct aclrt_binary *b,
                                          const struct aclrt_kernel_args_src *src, uint32_t timeout_ms)
 {
+    aclError fits = aclrt_function_args_fit(b, fn, src->size); /* never queued short of the kernel's parameters */
+    if (ACLRT_UNLIKELY(fits != ACL_SUCCESS)) {
+        aclrt_binary_done(b);
+        return fits;
+    }
     if (src->size == 0) /* an args handle with nothing appended */
         return aclrt_kernel_submit(s, funcHandle, numBlocks, fn, b, NULL, 0, false, timeout_ms);
     if (ACLRT_LIKELY(aclrt_kind_is_core(ACLRT_TASK_KERNEL))) {
@@ -341,6 +346,10 @@ static aclError aclrt_kernel_launch_device_args(aclrtFuncHandle funcHandle, uint
     struct aclrt_binary *b = NULL;
     if (ACLRT_UNLIKELY((rc = aclrt_function_acquire(funcHandle, &fn, &b)) != ACL_SUCCESS))
         return rc;
+    if (ACLRT_UNLIKELY((rc = aclrt_function_args_fit(b, fn, (uint32_t)argsSize)) != ACL_SUCCESS)) {
+        aclrt_binary_done(b); /* never queued short of the kernel's parameters */
+        return rc;
+    }
     return aclrt_kernel_submit(s, funcHandle, numBlocks, fn, b, (void *)(uintptr_t)argsData, (uint32_t)argsSize,
                                false, timeout_ms);
 }

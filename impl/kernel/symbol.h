@@ -246,7 +246,7 @@ ACLRT_API aclError aclrtBinaryGetFunctionByEntry(aclrtBinHandle binHandle, uint6
         return rc;
     /* A function looked up before: its entry is what aclrtGetFunctionAddr gives (any backend). */
     for (struct aclrt_function *f = b->functions; f != NULL; f = f->next) {
-        aclrtxHostKernel fn = atomic_load_explicit(&f->fn, memory_order_relaxed);
+        void *fn = aclrt_function_entry(f);
         uint64_t entry = 0;
         memcpy(&entry, &fn, sizeof fn < sizeof entry ? sizeof fn : sizeof entry);
         if (entry == funcEntry) {

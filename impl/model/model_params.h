@@ -172,7 +172,10 @@ static aclError aclrt_model_kernel_record(const aclmdlRIKernelTaskParams *k, str
     }
     aclrtxHostKernel fn = NULL;
     struct aclrt_binary *b = NULL;
-    if ((rc = aclrt_function_acquire(k->funcHandle, &fn, &b)) != ACL_SUCCESS) {
+    if ((rc = aclrt_function_acquire(k->funcHandle, &fn, &b)) != ACL_SUCCESS ||
+        (rc = aclrt_function_args_fit(b, fn, (uint32_t)k->argsSize)) != ACL_SUCCESS) {
+        if (rc != ACL_SUCCESS && b != NULL)
+            aclrt_binary_done(b);
         free(t);
         free(copy);
         return rc;

@@ -315,7 +315,9 @@ ACLRT_API aclError aclrtQueryDeviceStatus(int32_t deviceId, aclrtDeviceStatus *d
     aclError rc = aclrt_device_check(deviceId, &dev);
     if (rc != ACL_SUCCESS)
         return rc;
-    *deviceStatus = ACL_RT_DEVICE_STATUS_NORMAL;
+    /* A device its backend lost (a GPU context lost to a kernel fault: for the process, backend.h). */
+    bool lost = aclrt_rt.backend->device_error != NULL && aclrt_rt.backend->device_error(dev) != ACL_SUCCESS;
+    *deviceStatus = lost ? ACL_RT_DEVICE_STATUS_ABNORMAL : ACL_RT_DEVICE_STATUS_NORMAL;
     return ACL_SUCCESS;
 }
 

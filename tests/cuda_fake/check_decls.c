@@ -43,6 +43,7 @@ _Static_assert(SAME_TYPE(aclrt_CUgraphExec, CUgraphExec), "CUgraphExec");
 _Static_assert(sizeof(aclrt_CUstreamCaptureMode) == sizeof(CUstreamCaptureMode), "CUstreamCaptureMode");
 _Static_assert(sizeof(aclrt_CUdevice_attribute) == sizeof(CUdevice_attribute), "CUdevice_attribute");
 _Static_assert(SAME_TYPE(aclrt_CUipcMemHandle, CUipcMemHandle), "CUipcMemHandle");
+_Static_assert(sizeof(aclrt_CUfunction_attribute) == sizeof(CUfunction_attribute), "CUfunction_attribute");
 
 /* Constants. */
 #define SAME_VALUE(ours, theirs) _Static_assert((unsigned long long)(ours) == (unsigned long long)(theirs), #ours);
@@ -95,9 +96,11 @@ SAME_VALUE(ACLRT_CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, CU_DEVICE_ATTRIBUTE_UNI
 SAME_VALUE(ACLRT_CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST,
            CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST)
 SAME_VALUE(ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS)
+SAME_VALUE(ACLRT_CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR)
 SAME_VALUE(ACLRT_CU_STREAM_CAPTURE_MODE_RELAXED, CU_STREAM_CAPTURE_MODE_RELAXED)
 SAME_VALUE(ACLRT_CU_IPC_HANDLE_SIZE, CU_IPC_HANDLE_SIZE)
 SAME_VALUE(ACLRT_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
+SAME_VALUE(ACLRT_CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
 
 /*
  * Entry points the test double adds for its rule programs only

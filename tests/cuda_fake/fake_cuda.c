@@ -89,7 +89,16 @@
  *     9. The current context is per thread (rule_context.c): a thread that
  *        made none current gets CUDA_ERROR_INVALID_CONTEXT from every call
  *        that works in a context. No knob.
- *    10. Stream capture as cuda.h documents it (rule_capture.c; see
+ *    10. A launch takes exactly the kernel's parameters, in a block of at
+ *        most its threads (rule_kernel_params.c): where a stand-in kernel
+ *        declares them (below), cuLaunchKernel returns
+ *        CUDA_ERROR_INVALID_VALUE for a CU_LAUNCH_PARAM_BUFFER_SIZE other
+ *        than the end of its last parameter (tail padding and all), and
+ *        CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (cuda.h's code for too many
+ *        threads for the kernel) for a block over its most threads, at the
+ *        call. ACLRT_FAKE_CUDA_ANY_LAUNCH=1: any size and block (up to
+ *        1024 threads) run.
+ *    11. Stream capture as cuda.h documents it (rule_capture.c; see
  *        Graphs below). A potentially unsafe call (cuMemAlloc, cuMemFree,
  *        cuMemHostAlloc, cuMemFreeHost, cuMemHostRegister / Unregister,
  *        the synchronous cuMemcpy and cuMemsetD8, cuModuleLoad / LoadData
@@ -110,7 +119,7 @@
  *        stream is otherwise not modelled: CUDA_ERROR_INVALID_HANDLE); a
  *        copy of pageable host memory cannot be captured (..._UNSUPPORTED,
  *        invalidated). No knob: these are the driver's documented rules.
- *    11. A cuMemcpyAsync with pageable host memory (neither allocated nor
+ *    12. A cuMemcpyAsync with pageable host memory (neither allocated nor
  *        registered pinned) on a side is synchronous with respect to the
  *        host (rule_pageable.c): the call waits for the stream's earlier
  *        work and the copy, then returns, as the driver may (it stages
@@ -147,12 +156,22 @@
  *     memory, read to the end of its headers and loaded from an anonymous
  *     file); a kernel is a function it exports with the host-kernel
  *     signature, aclError name(uint32_t blockIdx, uint32_t numBlocks, void
- *     *args), the CUfunction its address; a global is a variable it
- *     exports. cuLaunchKernel takes the packed buffer only
- *     (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE, copied at the call) and the
- *     stream's worker calls the kernel once per block of the grid, in
- *     order; a block that returns non-zero fails the launch with
- *     CUDA_ERROR_LAUNCH_FAILED (rule 6). Images
+ *     *args); a global is a variable it exports. A stand-in declares what a GPU kernel's image says of it
+ *     with exported constants next to it (tests/kernels/test_kernels.c's
+ *     PARAMS and MAX_THREADS): `const uint32_t fakecuda_params_<name>[]`
+ *     = {n, then each parameter's offset and size}, and `const uint32_t
+ *     fakecuda_max_threads_<name>` (else 1024). A CUfunction is the
+ *     module's record of the kernel (one per name), read at
+ *     cuModuleGetFunction; cuFuncGetParamInfo gives the declared
+ *     parameters (CUDA_ERROR_INVALID_VALUE past the last one;
+ *     CUDA_ERROR_NOT_SUPPORTED, not known, where none are declared: then
+ *     any buffer is taken), cuFuncGetAttribute the most threads per block
+ *     (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK only). cuLaunchKernel takes
+ *     the packed buffer only (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE,
+ *     copied at the call; rule 10) and the stream's worker calls the kernel
+ *     once per block of the grid, in order; a block that returns non-zero
+ *     fails the launch with CUDA_ERROR_LAUNCH_FAILED (rule 6).
+ *     fakecuda_launch_bytes() is the last launch's buffer size. Images
  *     of another kind (real cubins, fatbins, PTX) are
  *     CUDA_ERROR_INVALID_IMAGE.
  *   - Graphs, by stream capture: between cuStreamBeginCapture and
@@ -226,6 +245,8 @@
 #define CUDA_ERROR_FILE_NOT_FOUND 301u
 #define CUDA_ERROR_NOT_FOUND 500u
 #define CUDA_ERROR_LAUNCH_FAILED 719u
+#define CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES 701u
+#define CUDA_ERROR_NOT_SUPPORTED 801u
 #define CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED 712u
 #define CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED 713u
 #define CUDA_ERROR_INVALID_CONTEXT 201u
@@ -420,6 +441,7 @@ static bool g_fork_ok;              /* ACLRT_FAKE_CUDA_FORK_OK=1: a forked child
 static bool g_kernel_fault_recovers; /* ACLRT_FAKE_CUDA_KERNEL_FAULT_RECOVERS=1: a failed kernel is not sticky */
 static bool g_no_peer;              /* ACLRT_FAKE_CUDA_NO_PEER=1: no device can access another's memory */
 static bool g_peer_open;            /* ACLRT_FAKE_CUDA_PEER_OPEN=1: every context reaches every device's memory */
+static bool g_any_launch;           /* ACLRT_FAKE_CUDA_ANY_LAUNCH=1: any parameter buffer size and block (rule 10) */
 static bool g_pageable_async;       /* ACLRT_FAKE_CUDA_PAGEABLE_ASYNC=1: a pageable cuMemcpyAsync returns at once */
 static _Atomic bool g_forked;       /* this process is a child forked after cuInit: every call fails */
 /* Held while any host function runs, whichever stream's (strict: one host-function thread per process). */
@@ -836,6 +858,7 @@ EXPORT CUresult cuInit(unsigned int flags)
         g_kernel_fault_recovers = env_int("ACLRT_FAKE_CUDA_KERNEL_FAULT_RECOVERS", 0) != 0;
         g_no_peer = env_int("ACLRT_FAKE_CUDA_NO_PEER", 0) != 0;
         g_peer_open = env_int("ACLRT_FAKE_CUDA_PEER_OPEN", 0) != 0;
+        g_any_launch = env_int("ACLRT_FAKE_CUDA_ANY_LAUNCH", 0) != 0;
         g_pageable_async = env_int("ACLRT_FAKE_CUDA_PAGEABLE_ASYNC", 0) != 0;
     }
     g_init = true;
@@ -944,6 +967,7 @@ EXPORT CUresult cuDeviceGetAttribute(int *value, unsigned attribute, int device)
     switch (attribute) {
     case 41: *value = 1; break;  /* unified addressing */
     case 122: *value = 1; break; /* 64-bit stream memory operations */
+    case 123: *value = 1; break; /* ... whose waits take NOR */
     case 88:  /* pageable memory access (HMM, ATS) */
     case 100: /* ... through the host's page tables */
     case 101: /* the host may address device (managed) memory */
@@ -2152,18 +2176,14 @@ EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
  * Modules (stand-ins: host shared objects) and kernels
  * ------------------------------------------------------------------------ */
 
-/* A function handed out by cuModuleGetFunction: its module knows it (launches check the context by it). */
-struct fake_fn {
-    struct fake_fn *next;
-    void *addr;
-};
+struct fake_func;
 
 struct CUmod_st {
     void *dl;
     int fd; /* loaded from memory: its anonymous file; -1 otherwise */
-    struct CUctx_st *ctx;  /* the context it was loaded in: its functions launch there only */
-    struct fake_fn *fns;   /* the functions handed out (g_lock) */
-    struct CUmod_st *next; /* the live modules (g_lock) */
+    struct CUctx_st *ctx;     /* the context it was loaded in: its functions launch there only */
+    struct fake_func *funcs;  /* its CUfunctions, handed out (g_lock), freed with it */
+    struct CUmod_st *next;    /* the live modules (g_lock) */
 };
 static struct CUmod_st *g_mods; /* live modules (g_lock) */
 
@@ -2174,18 +2194,6 @@ static bool module_dl_elsewhere(void *dl, const struct CUctx_st *ctx)
         if (m->dl == dl && m->ctx != ctx)
             return true;
     return false;
-}
-
-/* Is f a function handed out by a module of ctx? */
-static bool function_of(const void *f, const struct CUctx_st *ctx)
-{
-    bool found = false;
-    pthread_mutex_lock(&g_lock);
-    for (struct CUmod_st *m = g_mods; m != NULL && !found; m = m->next)
-        for (struct fake_fn *fn = m->ctx == ctx ? m->fns : NULL; fn != NULL && !found; fn = fn->next)
-            found = fn->addr == f;
-    pthread_mutex_unlock(&g_lock);
-    return found;
 }
 
 static CUresult module_open(const char *path, int fd, struct CUmod_st **out);
@@ -2221,6 +2229,8 @@ static CUresult module_open_copy(const char *path, struct CUmod_st **out)
     return r;
 }
 
+static void funcs_free(struct CUmod_st *m);
+
 static CUresult module_open(const char *path, int fd, struct CUmod_st **out)
 {
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -2240,6 +2250,7 @@ static CUresult module_open(const char *path, int fd, struct CUmod_st **out)
     }
     m->dl = dl;
     m->fd = fd;
+    m->funcs = NULL;
     m->ctx = t_ctx;
     pthread_mutex_lock(&g_lock);
     m->next = g_mods;
@@ -2321,11 +2332,6 @@ EXPORT CUresult cuModuleUnload(struct CUmod_st *m)
             *at = m->next;
             break;
         }
-    while (m->fns != NULL) {
-        struct fake_fn *fn = m->fns;
-        m->fns = fn->next;
-        free(fn);
-    }
     for (struct alloc **p = &g_allocs; *p != NULL;) {
         struct alloc *a = *p;
         if (a->mod == m) {
@@ -2336,6 +2342,7 @@ EXPORT CUresult cuModuleUnload(struct CUmod_st *m)
         }
     }
     pthread_mutex_unlock(&g_lock);
+    funcs_free(m);
     dlclose(m->dl);
     if (m->fd >= 0)
         close(m->fd);
@@ -2359,6 +2366,107 @@ static void *module_symbol(struct CUmod_st *m, const char *name, unsigned type, 
     return addr;
 }
 
+/* ------------------------------------------------------------------------
+ * Functions: the parameters and block limit a stand-in kernel declares
+ * ------------------------------------------------------------------------ */
+
+/*
+ * A CUfunction: a record of the module's per kernel name (the same one for
+ * every lookup), with what the stand-in declares of the kernel (the head
+ * comment, rule 10): its parameters (fakecuda_params_<name>: n, then n
+ * pairs of offset and size) and its most threads per block
+ * (fakecuda_max_threads_<name>, else 1024).
+ */
+#define FAKE_MAX_BLOCK 1024u
+#define FAKE_PARAMS_UNKNOWN UINT32_MAX
+
+struct fake_func {
+    struct fake_func *next; /* in its module's list */
+    host_kernel_fn fn;
+    char *name;
+    uint32_t max_threads;
+    uint32_t params;        /* FAKE_PARAMS_UNKNOWN: not declared */
+    uint32_t param_bytes;   /* the last parameter's end */
+    const uint32_t *layout; /* [2 * params]: offset, size (the module's symbol) */
+};
+
+static void funcs_free(struct CUmod_st *m)
+{
+    for (struct fake_func *f = m->funcs, *next; f != NULL; f = next) {
+        next = f->next;
+        free(f->name);
+        free(f);
+    }
+    m->funcs = NULL;
+}
+
+/* The module's record of kernel `name` (made at the first lookup); NULL: no such kernel, or no memory (*r). */
+static struct fake_func *func_of(struct CUmod_st *m, const char *name, CUresult *r)
+{
+    pthread_mutex_lock(&g_lock);
+    struct fake_func *f = m->funcs;
+    while (f != NULL && strcmp(f->name, name) != 0)
+        f = f->next;
+    pthread_mutex_unlock(&g_lock);
+    if (f != NULL)
+        return f;
+    size_t size;
+    void *fn = module_symbol(m, name, STT_FUNC, &size);
+    if (fn == NULL) {
+        *r = CUDA_ERROR_NOT_FOUND;
+        return NULL;
+    }
+    char sym[256];
+    f = (struct fake_func *)calloc(1, sizeof *f);
+    if (f == NULL || (f->name = strdup(name)) == NULL) {
+        free(f);
+        *r = CUDA_ERROR_OUT_OF_MEMORY;
+        return NULL;
+    }
+    memcpy(&f->fn, &fn, sizeof fn);
+    f->max_threads = FAKE_MAX_BLOCK;
+    snprintf(sym, sizeof sym, "fakecuda_max_threads_%s", name);
+    const uint32_t *most = (const uint32_t *)module_symbol(m, sym, STT_OBJECT, &size);
+    if (most != NULL && size == sizeof *most && *most > 0 && *most < FAKE_MAX_BLOCK)
+        f->max_threads = *most;
+    f->params = FAKE_PARAMS_UNKNOWN;
+    snprintf(sym, sizeof sym, "fakecuda_params_%s", name);
+    const uint32_t *decl = (const uint32_t *)module_symbol(m, sym, STT_OBJECT, &size);
+    if (decl != NULL && size >= sizeof *decl && size == (1 + 2 * (size_t)decl[0]) * sizeof *decl) {
+        f->params = decl[0];
+        f->layout = decl + 1;
+        for (uint32_t i = 0; i < f->params; i++)
+            f->param_bytes = f->layout[2 * i] + f->layout[2 * i + 1];
+    }
+    pthread_mutex_lock(&g_lock);
+    struct fake_func *other = m->funcs; /* another thread's lookup of the same name may have made it first */
+    while (other != NULL && strcmp(other->name, name) != 0)
+        other = other->next;
+    if (other == NULL) {
+        f->next = m->funcs;
+        m->funcs = f;
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (other != NULL) {
+        free(f->name);
+        free(f);
+        f = other;
+    }
+    return f;
+}
+
+/* Is f a function handed out by a module of ctx? */
+static bool function_of(const void *f, const struct CUctx_st *ctx)
+{
+    bool found = false;
+    pthread_mutex_lock(&g_lock);
+    for (struct CUmod_st *m = g_mods; m != NULL && !found; m = m->next)
+        for (struct fake_func *fn = m->ctx == ctx ? m->funcs : NULL; fn != NULL && !found; fn = fn->next)
+            found = (const void *)fn == f;
+    pthread_mutex_unlock(&g_lock);
+    return found;
+}
+
 EXPORT CUresult cuModuleGetFunction(void **hfunc, struct CUmod_st *m, const char *name)
 {
     ENTRY();
@@ -2369,23 +2477,72 @@ EXPORT CUresult cuModuleGetFunction(void **hfunc, struct CUmod_st *m, const char
         return m == NULL ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
     if (m->ctx != t_ctx) /* a module is its context's */
         return CUDA_ERROR_INVALID_CONTEXT;
-    size_t size;
-    void *f = module_symbol(m, name, STT_FUNC, &size);
+    struct fake_func *f = func_of(m, name, &r);
     if (f == NULL)
-        return CUDA_ERROR_NOT_FOUND;
-    pthread_mutex_lock(&g_lock);
-    struct fake_fn *fn = m->fns;
-    while (fn != NULL && fn->addr != f)
-        fn = fn->next;
-    if (fn == NULL && (fn = (struct fake_fn *)malloc(sizeof *fn)) != NULL) {
-        fn->addr = f;
-        fn->next = m->fns;
-        m->fns = fn;
-    }
-    pthread_mutex_unlock(&g_lock);
-    if (fn == NULL)
-        return CUDA_ERROR_OUT_OF_MEMORY;
+        return r;
     *hfunc = f;
+    return CUDA_SUCCESS;
+}
+
+/* A stand-in kernel's declared parameters; CUDA_ERROR_NOT_SUPPORTED where it declares none (not known). */
+EXPORT CUresult cuFuncGetParamInfo(void *func, size_t index, size_t *offset, size_t *size)
+{
+    ENTRY();
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    const struct fake_func *f = (const struct fake_func *)func;
+    if (f == NULL || offset == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (f->params == FAKE_PARAMS_UNKNOWN)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    if (index >= f->params) /* as the driver: the index must be less than the number of parameters */
+        return CUDA_ERROR_INVALID_VALUE;
+    *offset = f->layout[2 * index];
+    if (size != NULL)
+        *size = f->layout[2 * index + 1];
+    return CUDA_SUCCESS;
+}
+
+/* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK (0) only: the stand-in's declared limit, else 1024. */
+EXPORT CUresult cuFuncGetAttribute(int *value, unsigned attribute, void *func)
+{
+    ENTRY();
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    const struct fake_func *f = (const struct fake_func *)func;
+    if (f == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (value == NULL || attribute != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    *value = (int)f->max_threads;
+    return CUDA_SUCCESS;
+}
+
+/* Tests: the parameter buffer size of the last kernel launched (or captured). */
+static _Atomic size_t g_launch_bytes;
+
+EXPORT size_t fakecuda_launch_bytes(void)
+{
+    return atomic_load(&g_launch_bytes);
+}
+
+/*
+ * Rule 10: a launch's parameter buffer of `size` bytes must be the kernel's
+ * exactly (CUDA_ERROR_INVALID_VALUE, as the driver answers a size with tail
+ * padding), its block at most the kernel's threads
+ * (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: cuda.h's code for a launch with too
+ * many threads for the kernel). Not where the stand-in declares nothing.
+ */
+static CUresult launch_check(const struct fake_func *f, unsigned threads, bool sized, size_t size)
+{
+    if (g_any_launch)
+        return CUDA_SUCCESS;
+    if (threads > f->max_threads)
+        return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+    if (f->params != FAKE_PARAMS_UNKNOWN && (sized ? size : 0) != f->param_bytes)
+        return CUDA_ERROR_INVALID_VALUE;
     return CUDA_SUCCESS;
 }
 
@@ -2467,18 +2624,23 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
     /* "The CUDA context associated with this stream must match that associated with function f." */
     if (!function_of(f, s->ctx))
         return CUDA_ERROR_INVALID_HANDLE;
+    const struct fake_func *ff = (const struct fake_func *)f;
+    r = launch_check(ff, bx * by * bz, extra != NULL, size);
+    if (r != CUDA_SUCCESS)
+        return r;
     void *copy = malloc(size != 0 ? size : 1);
     if (copy == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
     memcpy(copy, buf, size);
     bool unreachable = xlate_args(copy, size, s->ctx);
-    struct op o = {.kind = OP_KERNEL, .src = copy, .n = size, .value = (uint64_t)gx * gy * gz};
+    struct op o = {.kind = OP_KERNEL, .src = copy, .n = size, .value = (uint64_t)gx * gy * gz, .kernel = ff->fn};
     if (unreachable) /* another device's memory without peer access: the kernel faults when it runs */
         o.fail = g_kernel_fault_recovers ? 1 : 2;
-    memcpy(&o.kernel, &f, sizeof f);
     r = enqueue(s, &o);
     if (r != CUDA_SUCCESS)
         free(copy);
+    else
+        atomic_store(&g_launch_bytes, size);
     return r;
 }
 

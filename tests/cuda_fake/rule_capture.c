@@ -1,5 +1,5 @@
 /*
- * tests/cuda_fake/rule_capture.c - rule 10 of the test double: stream capture
+ * tests/cuda_fake/rule_capture.c - rule 11 of the test double: stream capture
  * as cuda.h documents it (cuStreamBeginCapture, cuThreadExchangeStreamCaptureMode,
  * cuStreamEndCapture, the CUDA_ERROR_STREAM_CAPTURE_* codes). Planted, each
  * caught with its code and, where the driver does, the capture invalidated
@@ -308,5 +308,5 @@ int main(void)
     EXPECT("cuStreamDestroy", cuStreamDestroy_v2(s), CUDA_SUCCESS);
     EXPECT("cuStreamDestroy", cuStreamDestroy_v2(s2), CUDA_SUCCESS);
     EXPECT("cuDevicePrimaryCtxRelease", cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);
-    return rules_done("10, stream capture", "ACLRT_FAKE_CUDA_NO_KNOB");
+    return rules_done("11, stream capture", "ACLRT_FAKE_CUDA_NO_KNOB");
 }

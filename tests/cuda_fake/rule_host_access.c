@@ -92,7 +92,7 @@ int main(int argc, char **argv)
         int32_t *out;
         int32_t value;
     } args = {(int32_t *)(uintptr_t)b, 100};
-    size_t size = sizeof args;
+    size_t size = sizeof args.out + sizeof args.value; /* the kernel's parameters, exactly: no tail padding */
     void *extra[] = {(void *)1, &args, (void *)2, &size, (void *)0};
     EXPECT("cuLaunchKernel", cuLaunchKernel(fill, 4, 1, 1, 1, 1, 1, 0, s, NULL, extra), CUDA_SUCCESS);
     EXPECT("cuStreamSynchronize", cuStreamSynchronize(s), CUDA_SUCCESS);

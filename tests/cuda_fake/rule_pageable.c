@@ -1,5 +1,5 @@
 /*
- * tests/cuda_fake/rule_pageable.c - rule 11 of the test double: cuMemcpyAsync
+ * tests/cuda_fake/rule_pageable.c - rule 12 of the test double: cuMemcpyAsync
  * with pageable host memory (malloc'd, neither cuMemHostAlloc'd nor
  * registered) on one side is synchronous with respect to the host, as on a
  * GPU: the call waits for the stream's earlier work and the copy, then
@@ -84,5 +84,5 @@ int main(void)
     EXPECT("cuMemFree", cuMemFree_v2(dev), CUDA_SUCCESS);
     EXPECT("cuStreamDestroy", cuStreamDestroy_v2(s), CUDA_SUCCESS);
     EXPECT("cuDevicePrimaryCtxRelease", cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);
-    return rules_done("11, pageable copies are synchronous", KNOB);
+    return rules_done("12, pageable copies are synchronous", KNOB);
 }

@@ -19,6 +19,8 @@
 #define _GNU_SOURCE
 #include "rules.h"
 
+#include <stddef.h>
+
 #define KNOB "ACLRT_FAKE_CUDA_PEER_OPEN"
 #define CUDA_ERROR_INVALID_CONTEXT 201u
 #define CUDA_ERROR_INVALID_HANDLE 400u
@@ -102,7 +104,7 @@ int main(int argc, char **argv)
            CUDA_ERROR_INVALID_CONTEXT);
     EXPECT("cuStreamCreate on device 1", cuStreamCreateWithPriority(&s1, 1, 0), CUDA_SUCCESS);
     struct fill_args fa = {(int32_t *)(uintptr_t)a1, 40};
-    size_t size = sizeof fa;
+    size_t size = offsetof(struct fill_args, value) + sizeof fa.value; /* the kernel's parameters (rule 10) */
     void *extra[] = {(void *)1, &fa, (void *)2, &size, (void *)0};
     EXPECT("cuLaunchKernel of device 0's function on device 1's stream",
            cuLaunchKernel(f0, 2, 1, 1, 1, 1, 1, 0, s1, NULL, extra), CUDA_ERROR_INVALID_HANDLE);

@@ -6,19 +6,36 @@
  * Each kernel has the host-kernel signature and reads its parameters as a
  * C struct, which is the layout aclrtKernelArgsAppend builds (each
  * parameter at its natural alignment, up to 8 bytes).
+ *
+ * For the cuda backend's test double, which runs them as stand-ins for GPU
+ * kernels, each declares its parameters as a GPU kernel's are laid out
+ * (PARAMS: each member's offset and size; the buffer the kernel takes ends
+ * with its last parameter, without the struct's tail padding), and may
+ * declare its most threads per block (MAX_THREADS); fake_cuda.c's head
+ * comment, rule 10.
  */
 #define _GNU_SOURCE
 #include "acl/acl.h"
 
+#include <stdalign.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <sched.h>
 #include <time.h>
+
+#define EXPORTED __attribute__((visibility("default"), used))
+/* PARAMS(kernel, n, PARAM(struct, member), ...): fakecuda_params_<kernel> = {n, offset, size, ...}. */
+#define PARAMS(kernel, ...) EXPORTED const uint32_t fakecuda_params_##kernel[] = {__VA_ARGS__}
+#define PARAM(type, member) (uint32_t)offsetof(type, member), (uint32_t)sizeof(((type *)0)->member)
+#define MAX_THREADS(kernel, n) EXPORTED const uint32_t fakecuda_max_threads_##kernel = (n)
 
 /* out[blockIdx] = value + blockIdx */
 struct fill_args {
     int32_t *out;
     int32_t value;
 };
+
+PARAMS(fill, 2, PARAM(struct fill_args, out), PARAM(struct fill_args, value));
 
 aclError fill(uint32_t blockIdx, uint32_t numBlocks, void *args)
 {
@@ -32,6 +49,8 @@ aclError fill(uint32_t blockIdx, uint32_t numBlocks, void *args)
 struct blocks_args {
     uint32_t *seen; /* seen[blockIdx] = numBlocks */
 };
+
+PARAMS(count_blocks, 1, PARAM(struct blocks_args, seen));
 
 aclError count_blocks(uint32_t blockIdx, uint32_t numBlocks, void *args)
 {
@@ -48,6 +67,9 @@ struct mixed_args {
     uint64_t l;
     uint8_t tail;
 };
+
+PARAMS(mixed, 6, PARAM(struct mixed_args, out), PARAM(struct mixed_args, c), PARAM(struct mixed_args, h),
+       PARAM(struct mixed_args, i), PARAM(struct mixed_args, l), PARAM(struct mixed_args, tail));
 
 aclError mixed(uint32_t blockIdx, uint32_t numBlocks, void *args)
 {
@@ -69,6 +91,8 @@ struct sum_args {
     uint32_t n;
 };
 
+PARAMS(sum, 3, PARAM(struct sum_args, out), PARAM(struct sum_args, data), PARAM(struct sum_args, n));
+
 aclError sum(uint32_t blockIdx, uint32_t numBlocks, void *args)
 {
     (void)blockIdx;
@@ -87,6 +111,8 @@ struct fail_args {
     int32_t code;
 };
 
+PARAMS(fail_block, 2, PARAM(struct fail_args, fail_at), PARAM(struct fail_args, code));
+
 aclError fail_block(uint32_t blockIdx, uint32_t numBlocks, void *args)
 {
     (void)numBlocks;
@@ -99,6 +125,8 @@ struct gate_args {
     atomic_int *gate;
     atomic_int *ran;
 };
+
+PARAMS(wait_gate, 2, PARAM(struct gate_args, gate), PARAM(struct gate_args, ran));
 
 aclError wait_gate(uint32_t blockIdx, uint32_t numBlocks, void *args)
 {
@@ -115,6 +143,8 @@ aclError wait_gate(uint32_t blockIdx, uint32_t numBlocks, void *args)
 struct busy_args {
     uint32_t ms;
 };
+
+PARAMS(busy, 1, PARAM(struct busy_args, ms));
 
 aclError busy(uint32_t blockIdx, uint32_t numBlocks, void *args)
 {
@@ -134,6 +164,8 @@ struct global_args {
     int32_t *out;
 };
 
+PARAMS(read_global, 1, PARAM(struct global_args, out));
+
 aclError read_global(uint32_t blockIdx, uint32_t numBlocks, void *args)
 {
     (void)numBlocks;
@@ -148,6 +180,8 @@ double symbol_table[6] = {1.5, 2.5, 3.5, 4.5, 5.5, 6.5};
 struct scale_args {
     int32_t *data;
 };
+
+PARAMS(scale_by_symbol, 1, PARAM(struct scale_args, data));
 
 /* data[blockIdx] *= symbol_scale */
 aclError scale_by_symbol(uint32_t blockIdx, uint32_t numBlocks, void *args)
@@ -164,6 +198,8 @@ struct counter_args {
     int32_t *out;
 };
 
+PARAMS(bump_counter, 1, PARAM(struct counter_args, out));
+
 aclError bump_counter(uint32_t blockIdx, uint32_t numBlocks, void *args)
 {
     (void)blockIdx;
@@ -177,10 +213,62 @@ struct count_args {
     atomic_int *n;
 };
 
+PARAMS(count_runs, 1, PARAM(struct count_args, n));
+
 aclError count_runs(uint32_t blockIdx, uint32_t numBlocks, void *args)
 {
     (void)blockIdx;
     (void)numBlocks;
     atomic_fetch_add(((const struct count_args *)args)->n, 1);
     return ACL_SUCCESS;
+}
+
+/* fill, for a kernel that takes at most 64 threads per block (a GPU kernel's __launch_bounds__(64)). */
+PARAMS(fill_narrow, 2, PARAM(struct fill_args, out), PARAM(struct fill_args, value));
+MAX_THREADS(fill_narrow, 64);
+
+aclError fill_narrow(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    return fill(blockIdx, numBlocks, args);
+}
+
+/* A 16-byte-aligned parameter after a 4-byte one (a float4 of a GPU kernel): out[0..3] = x, a, v[0], v[1]. */
+struct wide_args {
+    uint64_t *out;
+    uint64_t x;
+    uint32_t a;
+    alignas(16) uint64_t v[2];
+};
+
+PARAMS(wide, 4, PARAM(struct wide_args, out), PARAM(struct wide_args, x), PARAM(struct wide_args, a),
+       PARAM(struct wide_args, v));
+
+aclError wide(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    (void)blockIdx;
+    (void)numBlocks;
+    const struct wide_args *w = (const struct wide_args *)args;
+    w->out[0] = w->x;
+    w->out[1] = w->a;
+    w->out[2] = w->v[0];
+    w->out[3] = w->v[1];
+    return ACL_SUCCESS;
+}
+
+/*
+ * Kernels that declare no parameters for the test double (their layout is
+ * not known, as with a driver without cuFuncGetParamInfo): the tests of the
+ * args handles' own bookkeeping append to them whatever they like.
+ */
+aclError no_layout(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    (void)blockIdx;
+    (void)numBlocks;
+    (void)args;
+    return ACL_SUCCESS;
+}
+
+aclError no_layout2(uint32_t blockIdx, uint32_t numBlocks, void *args)
+{
+    return no_layout(blockIdx, numBlocks, args);
 }
