@@ -46,6 +46,7 @@ test-cuda-decls:
 # The rules' programs call the double directly (linked by its absolute path, the cuda variant's build).
 CUDA_RULES := rule_host_access rule_host_fns rule_no_calls rule_memops rule_fork rule_kernel_fault rule_ipc
 CUDA_RULES += rule_peer rule_context rule_kernel_params
+CUDA_RULES += rule_capture rule_pageable
 CUDA_RULES_FAKE := $(CURDIR)/$(BUILD)/cuda/libcuda_fake.so
 CUDA_RULES_KERNELS := $(BUILD)/kernels/libtest_kernels.so
 
@@ -75,3 +76,6 @@ test-cuda-rules: $(addprefix $(BUILD)/cuda-rules/,$(CUDA_RULES)) $(CUDA_RULES_KE
 	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_context
 	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_kernel_params $(CUDA_RULES_KERNELS)
 	@ACLRT_FAKE_CUDA_ANY_LAUNCH=1 $(BOUNDED) ./$(BUILD)/cuda-rules/rule_kernel_params $(CUDA_RULES_KERNELS)
+	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_capture
+	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_pageable
+	@ACLRT_FAKE_CUDA_PAGEABLE_ASYNC=1 $(BOUNDED) ./$(BUILD)/cuda-rules/rule_pageable

@@ -11,6 +11,7 @@
  *     pending lets them finish;
  *   - a body with a host step (a host function; a kernel reading its
  *     arguments from device memory, read at each replay) replays right;
+ *   - a body copying pageable host memory (not capturable) replays right;
  *   - a task group's update gives later replays the new steps;
  *   - a graph the driver fails to build: the replays are right anyway.
  *
@@ -327,6 +328,38 @@ TEST(a_body_with_host_steps_replays_step_by_step_right)
     CHECK_OK(aclrtDestroyStream(s));
 }
 
+/*
+ * A body copying from and into pageable host memory: the driver does not
+ * capture such a copy, so the body replays step by step (no graph launch),
+ * right, in order with the stream's work.
+ */
+TEST(a_body_with_pageable_copies_replays_step_by_step_right)
+{
+    static unsigned char in[BYTES], out[BYTES];
+    aclrtStream s = new_stream();
+    unsigned char *a = dev_alloc(BYTES);
+    CHECK_OK(aclmdlRICaptureBegin(s, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    CHECK_OK(aclrtMemcpyAsync(a, BYTES, in, BYTES, ACL_MEMCPY_HOST_TO_DEVICE, s));
+    CHECK_OK(aclrtMemsetAsync(a, 16, 0x5a, 16, s));
+    CHECK_OK(aclrtMemcpyAsync(out, BYTES, a, BYTES, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    aclmdlRI m = NULL;
+    CHECK_OK(aclmdlRICaptureEnd(s, &m));
+    uint64_t before = launches();
+    for (int r = 0; r < 3; r++) {
+        memset(in, 0x10 + r, BYTES);
+        memset(out, 0, BYTES);
+        CHECK_OK(aclmdlRIExecuteAsync(m, s));
+        CHECK_OK(aclrtSynchronizeStream(s));
+        CHECK_EQ(0x5a, out[15]);
+        CHECK_EQ(0x10 + r, out[16]);
+        CHECK_EQ(0x10 + r, out[BYTES - 1]);
+    }
+    CHECK_LAUNCHES(before, 0);
+    CHECK_OK(aclmdlRIDestroy(m));
+    CHECK_OK(aclrtFree(a));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
 TEST(a_task_group_update_gives_later_replays_the_new_steps)
 {
     aclrtStream s = new_stream(), u = new_stream();
@@ -423,6 +456,7 @@ int main(void)
     RUN(one_model_replays_on_two_streams_at_once_each_replay_whole);
     RUN(a_destroy_and_an_unload_while_replays_are_pending_let_them_finish);
     RUN(a_body_with_host_steps_replays_step_by_step_right);
+    RUN(a_body_with_pageable_copies_replays_step_by_step_right);
     RUN(a_task_group_update_gives_later_replays_the_new_steps);
     RUN(a_graph_the_driver_fails_to_build_falls_back_for_good_and_replays_right);
     RUN(every_executable_graph_went_with_its_model);

@@ -43,6 +43,7 @@
 #include "../host/host_blocks.h"
 #include "../host/host_pool.h"
 #include "../host/host_progress.h"
+#include "cuda_copy.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
 #include "cuda_function.h"
@@ -163,6 +164,19 @@ static void aclrt_cuda_close(void)
     aclrt_cuda_modules_unload_later(); /* those whose last launch ended on a driver thread, graphs first */
     aclrt_cuda_launches_reclaim(); /* timed launches whose host functions a lost device never runs */
     aclrt_cuda_stamps_release(driver);
+    /*
+     * A lost context calls none of its host functions (as the driver API
+     * documents cuLaunchHostFunc): those of ours it still had never end,
+     * and the count left is taken to be theirs, so that the slots go now
+     * and the next life's device stops do not wait for them (another
+     * device's, stuck behind GPU work that never ends in the same life,
+     * would be forgotten with it: its context goes below).
+     */
+    bool lost = false;
+    for (uint32_t d = 0; d < ACLRT_MAX_DEVICES; d++)
+        lost = lost || atomic_load_explicit(&aclrt_cuda.devices[d].lost, memory_order_relaxed) != ACLRT_CUDA_SUCCESS;
+    if (driver && lost)
+        atomic_store_explicit(&aclrt_cuda.host_fns, 0, memory_order_relaxed);
     if (driver && aclrt_cuda_enter_any() == ACLRT_CUDA_SUCCESS)
         aclrt_cuda_slots_release(true);
     else if (!driver)
@@ -271,8 +285,10 @@ static void aclrt_cuda_device_stop(struct aclrt_device *dev)
      * machinery: they all return before that machinery goes (the streams are
      * released by now, so nothing issues more meanwhile).
      */
-    if (cd->started)
+    if (cd->started) {
         aclrt_cuda_host_fns_drain(cd);
+        aclrt_cuda_copies_drain(); /* the copy thread folds streams too (cuda_copy.h) */
+    }
     aclrt_host_device_stop(dev); /* no thread issues any more */
     if (!cd->started)
         return;

@@ -352,6 +352,13 @@ __attribute__((unused)) static void aclrt_cuda_driver_unload(struct aclrt_cuda_d
     X(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, 804)                                                              \
     X(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, 900)                                                                  \
     X(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, 901)                                                                  \
+    X(CUDA_ERROR_STREAM_CAPTURE_MERGE, 902)                                                                        \
+    X(CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, 903)                                                                    \
+    X(CUDA_ERROR_STREAM_CAPTURE_UNJOINED, 904)                                                                     \
+    X(CUDA_ERROR_STREAM_CAPTURE_ISOLATION, 905)                                                                    \
+    X(CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, 906)                                                                     \
+    X(CUDA_ERROR_CAPTURED_EVENT, 907)                                                                              \
+    X(CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD, 908)                                                                 \
     X(CUDA_ERROR_TIMEOUT, 909)                                                                                     \
     X(CUDA_ERROR_UNKNOWN, 999)
 

@@ -63,6 +63,7 @@
 #include "../../impl/runtime/runtime.h"
 #include "../../impl/stream/stream.h"
 #include "../../impl/model/model.h"
+#include "cuda_copy.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
 #include "cuda_function.h"
@@ -139,8 +140,17 @@ static bool aclrt_cuda_graph_step_ok(const struct aclrt_task *t, bool *gpu, bool
     case ACLRT_TASK_NOP:
     case ACLRT_TASK_LABEL: return true;
     case ACLRT_TASK_MEMCPY:
-    case ACLRT_TASK_MEMSET:
+        /* Pageable host memory: no capture (the driver refuses it), step by step. */
+        if (aclrt_cuda_copy_pageable(t->u.copy.dst, t->u.copy.count, t->u.copy.src, t->u.copy.count))
+            return false;
+        *gpu = true;
+        return true;
     case ACLRT_TASK_MEMCPY2D:
+        if (aclrt_cuda_copy2d_pageable(t))
+            return false;
+        *gpu = true;
+        return true;
+    case ACLRT_TASK_MEMSET:
     case ACLRT_TASK_MEMSET32: *gpu = true; return true;
     case ACLRT_TASK_KERNEL:
         if (!t->u.kernel.owned || t->u.kernel.timeout_ms != 0)

@@ -27,6 +27,10 @@
  *   A kernel's record (its binary, its arguments) waits in the slot's FIFO
  *   until an ordinary thread sees the word past it (cuda_stream.h): no host
  *   function behind it.
+ *   A copy with a side in pageable host memory (not the runtime's memory)
+ *   is made on the host instead: behind the barrier, by the copy thread
+ *   (cuda_copy.h), whose cuMemcpy holds no executor; the tasks after it
+ *   wait for it (`host_until`), as for an external task.
  *
  *   on the host, once every earlier task of the stream is complete on the
  *   GPU (the barrier: the stream parks on its own completed count, brought
@@ -72,6 +76,7 @@
 #include "cuda_driver.h"
 #include "cuda_peer.h"
 #include "cuda_stream.h"
+#include "cuda_copy.h"
 #include "cuda_staged.h"
 #include "cuda_time.h"
 #include "cuda_value.h"
@@ -246,12 +251,45 @@ static int aclrt_cuda_nop_run(struct aclrt_stream *s, struct aclrt_task *t, stru
     return g != 0 ? g : aclrt_cuda_complete_after(s, sl, t, aclrt_cuda_begin(sl));
 }
 
+/*
+ * A copy with pageable host memory on a side (cuda_copy.h): behind the
+ * barrier, queued for the copy thread, which completes it; the stream's
+ * later tasks wait for it. `what` says the rows.
+ */
+static int aclrt_cuda_copy_off(struct aclrt_stream *s, struct aclrt_cuda_slot *sl, const struct aclrt_task *t,
+                               struct aclrt_block *blk, const struct aclrt_cuda_copy_job *what)
+{
+    int rc = aclrt_cuda_barrier(s, blk);
+    if (rc != 0)
+        return rc;
+    uint64_t n = s->issued;
+    atomic_store_explicit(&sl->tids[n % ACLRT_CUDA_TID_RING], t->tid, memory_order_relaxed);
+    aclrt_CUresult r = aclrt_cuda_begin(sl);
+    struct aclrt_cuda_copy_job *j =
+        r == ACLRT_CUDA_SUCCESS ? (struct aclrt_cuda_copy_job *)malloc(sizeof *j) : NULL;
+    if (j == NULL)
+        return aclrt_cuda_issue_failed(s, sl, t, n, r != ACLRT_CUDA_SUCCESS ? r : ACLRT_CUDA_ERROR_OUT_OF_MEMORY);
+    *j = *what;
+    j->slot = sl;
+    j->number = n;
+    j->tid = t->tid;
+    sl->host_until = n; /* what follows waits for the copy thread */
+    aclrt_cuda_issued(sl, n);
+    aclrt_cuda_copy_queue(j);
+    return ACLRT_TASK_ISSUED;
+}
+
 static int aclrt_cuda_memcpy_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
     struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
     int g = aclrt_cuda_gate(s, sl, blk);
     if (g != 0)
         return g;
+    if (aclrt_cuda_copy_pageable(t->u.copy.dst, t->u.copy.count, t->u.copy.src, t->u.copy.count)) {
+        struct aclrt_cuda_copy_job what = {.dst = (char *)t->u.copy.dst, .src = (const char *)t->u.copy.src,
+                                           .width = t->u.copy.count, .height = 1};
+        return aclrt_cuda_copy_off(s, sl, t, blk, &what);
+    }
     aclrt_CUresult r = aclrt_cuda_begin(sl);
     if (r == ACLRT_CUDA_SUCCESS) /* between two GPUs' memory: cuMemcpyPeerAsync (cuda_peer.h) */
         r = aclrt_cuda_copy_async(sl->cd->ctx, t->u.copy.dst, t->u.copy.src, t->u.copy.count, sl->cu);
@@ -277,6 +315,15 @@ static int aclrt_cuda_memcpy2d_run(struct aclrt_stream *s, struct aclrt_task *t,
     int g = aclrt_cuda_gate(s, sl, blk);
     if (g != 0)
         return g;
+    if (aclrt_cuda_copy2d_pageable(t)) {
+        struct aclrt_cuda_copy_job what = {.dst = (char *)t->u.copy2d.dst,
+                                           .src = (const char *)t->u.copy2d.src,
+                                           .width = t->u.copy2d.width,
+                                           .dpitch = t->u.copy2d.dpitch,
+                                           .spitch = t->u.copy2d.spitch,
+                                           .height = t->u.copy2d.height};
+        return aclrt_cuda_copy_off(s, sl, t, blk, &what);
+    }
     aclrt_CUresult r = aclrt_cuda_begin(sl);
     for (uint32_t row = 0; row < t->u.copy2d.height && r == ACLRT_CUDA_SUCCESS; row++) /* a row a copy */
         r = aclrt_cu->cuMemcpyAsync((aclrt_CUdeviceptr)(uintptr_t)t->u.copy2d.dst + row * t->u.copy2d.dpitch,

@@ -245,7 +245,7 @@ ACLRT_INLINE void aclrt_cuda_issued(struct aclrt_cuda_slot *sl, uint64_t n)
 }
 
 /* Store v into the word unless it holds more (host completions of a lost device). */
-static void aclrt_cuda_word_raise(struct aclrt_cuda_slot *sl, uint64_t v)
+ACLRT_INTERNAL void aclrt_cuda_word_raise(struct aclrt_cuda_slot *sl, uint64_t v)
 {
     uint64_t w = atomic_load_explicit(sl->word, memory_order_relaxed);
     /* Release: pairs with the readers' acquire (aclrt_stream_reached). */

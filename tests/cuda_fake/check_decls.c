@@ -102,6 +102,23 @@ SAME_VALUE(ACLRT_CU_IPC_HANDLE_SIZE, CU_IPC_HANDLE_SIZE)
 SAME_VALUE(ACLRT_CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
 SAME_VALUE(ACLRT_CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
 
+/*
+ * Entry points the test double adds for its rule programs only
+ * (tests/cuda_fake/rule_capture.c declares them so, fake_cuda.c defines
+ * them so): cuda.h's types, and the values of the modes and statuses they
+ * use as numbers.
+ */
+_Static_assert(SAME_TYPE(__typeof__(&cuStreamIsCapturing), aclrt_CUresult (*)(aclrt_CUstream, unsigned int *)),
+               "cuStreamIsCapturing");
+_Static_assert(SAME_TYPE(__typeof__(&cuThreadExchangeStreamCaptureMode), aclrt_CUresult (*)(unsigned int *)),
+               "cuThreadExchangeStreamCaptureMode");
+SAME_VALUE(0, CU_STREAM_CAPTURE_MODE_GLOBAL)
+SAME_VALUE(1, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+SAME_VALUE(2, CU_STREAM_CAPTURE_MODE_RELAXED)
+SAME_VALUE(0, CU_STREAM_CAPTURE_STATUS_NONE)
+SAME_VALUE(1, CU_STREAM_CAPTURE_STATUS_ACTIVE)
+SAME_VALUE(2, CU_STREAM_CAPTURE_STATUS_INVALIDATED)
+
 /* The names the backend gives driver errors in messages (ACLRT_CUDA_ERROR_NAMES): cuda.h's values. */
 #define SAME_ERROR_NAME(name, value) _Static_assert((value) == (unsigned long long)(name), #name " is not " #value);
 ACLRT_CUDA_ERROR_NAMES(SAME_ERROR_NAME)

@@ -98,6 +98,35 @@
  *        threads for the kernel) for a block over its most threads, at the
  *        call. ACLRT_FAKE_CUDA_ANY_LAUNCH=1: any size and block (up to
  *        1024 threads) run.
+ *    11. Stream capture as cuda.h documents it (rule_capture.c; see
+ *        Graphs below). A potentially unsafe call (cuMemAlloc, cuMemFree,
+ *        cuMemHostAlloc, cuMemFreeHost, cuMemHostRegister / Unregister,
+ *        the synchronous cuMemcpy and cuMemsetD8, cuModuleLoad / LoadData
+ *        / Unload, cuCtxSynchronize) is refused with
+ *        CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, the capture sequences
+ *        that forbid it invalidated, while the calling thread has a
+ *        sequence of its own begun in GLOBAL or THREAD_LOCAL mode, or
+ *        (the thread in GLOBAL interaction mode, the default;
+ *        cuThreadExchangeStreamCaptureMode changes it) another thread has
+ *        one begun in GLOBAL mode; RELAXED sequences forbid nothing. Any
+ *        mode: cuStreamSynchronize / cuStreamQuery of a stream in a
+ *        sequence, and cuCtxSynchronize of its context, are refused (the
+ *        same code, the sequence invalidated); cuEventQuery /
+ *        cuEventSynchronize of an event last recorded in a sequence return
+ *        CUDA_ERROR_CAPTURED_EVENT; work on the legacy NULL stream while a
+ *        blocking stream of the context captures returns
+ *        CUDA_ERROR_STREAM_CAPTURE_IMPLICIT (and invalidates it; the legacy
+ *        stream is otherwise not modelled: CUDA_ERROR_INVALID_HANDLE); a
+ *        copy of pageable host memory cannot be captured (..._UNSUPPORTED,
+ *        invalidated). No knob: these are the driver's documented rules.
+ *    12. A cuMemcpyAsync with pageable host memory (neither allocated nor
+ *        registered pinned) on a side is synchronous with respect to the
+ *        host (rule_pageable.c): the call waits for the stream's earlier
+ *        work and the copy, then returns, as the driver may (it stages
+ *        such a copy through pinned memory of its own).
+ *        ACLRT_FAKE_CUDA_PAGEABLE_ASYNC=1: queued and returned from at
+ *        once, as a copy of pinned memory. fakecuda_pageable_held()
+ *        counts the calls made synchronous.
  *   - Streams are asynchronous and in order: each has a queue of operations
  *     and a worker thread (started on demand, gone after an idle while)
  *     that runs them: copies, sets, 64-bit value writes and waits (GEQ, EQ,
@@ -112,10 +141,13 @@
  *     100, CUDA_ERROR_NO_DEVICE); ACLRT_FAKE_CUDA_DEVICES=0 has no GPU.
  *   - Failures of asynchronous work, injected by the tests:
  *     fakecuda_fail_next(sticky) makes the next copy or set enqueued (any
- *     stream) fail when it runs, with CUDA_ERROR_ILLEGAL_ADDRESS.
- *       sticky:      the context is lost: its queued and later work never
- *                    runs, and every call in it returns the error;
- *       not sticky:  the stream stops at the failed operation; the next
+ *     stream) fail when it runs.
+ *       sticky:      CUDA_ERROR_ILLEGAL_ADDRESS, which cuda.h says leaves
+ *                    the context unusable: its queued and later work never
+ *                    runs, and every later call in it, related to the
+ *                    stream or not, returns the error;
+ *       not sticky:  CUDA_ERROR_UNKNOWN (not one of cuda.h's sticky
+ *                    codes): the stream stops at the failed operation; the next
  *                    cuStreamQuery or cuStreamSynchronize of the stream
  *                    returns the error (the stream stays stopped), the one
  *                    after that lets it go on past the failed operation.
@@ -145,10 +177,22 @@
  *   - Graphs, by stream capture: between cuStreamBeginCapture and
  *     cuStreamEndCapture the operations issued to the stream (copies, sets,
  *     kernels with their parameters copied at the call, value writes and
- *     waits, host functions) are recorded in a graph instead of running;
- *     event records and waits, and synchronizing or querying the stream,
- *     invalidate the capture (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; its end
- *     then returns CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and no graph).
+ *     waits, host functions) are recorded in a graph instead of running.
+ *     An event recorded in the sequence and waited for by another stream
+ *     forks that stream into it (its operations go to the same graph, in
+ *     call order); a stream of the sequence waiting for an event recorded
+ *     on the forked stream after its last operation joins it back. A
+ *     broken rule (7 above) invalidates the sequence: later work on its
+ *     streams returns CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, and so does
+ *     its end, with no graph. The end fails, the sequence invalidated, on
+ *     a stream other than the one it began on
+ *     (CUDA_ERROR_STREAM_CAPTURE_UNMATCHED), and with no graph when a
+ *     forked stream was not joined back (..._UNJOINED); a GLOBAL or
+ *     THREAD_LOCAL sequence ended from another thread is refused
+ *     (..._WRONG_THREAD) and goes on. A stream of a sequence waiting for
+ *     an event recorded outside it (..._ISOLATION) or in another sequence
+ *     (..._MERGE) invalidates its own. cuStreamIsCapturing says NONE,
+ *     ACTIVE or INVALIDATED. A graph launch is not captured (invalidated).
  *     cuGraphInstantiateWithFlags copies the graph's operations (the graph
  *     may go at once); cuGraphLaunch enqueues them on the launching stream
  *     as one operation, run in order; launches of one executable graph run
@@ -209,6 +253,7 @@
 #define CUDA_ERROR_INVALID_HANDLE 400u
 #define CUDA_ERROR_NOT_READY 600u
 #define CUDA_ERROR_ILLEGAL_ADDRESS 700u
+#define CUDA_ERROR_UNKNOWN 999u
 #define CUDA_ERROR_NOT_PERMITTED 800u
 #define CUDA_ERROR_ILLEGAL_STATE 401u
 #define CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED 900u
@@ -216,6 +261,13 @@
 #define CUDA_ERROR_PEER_ACCESS_UNSUPPORTED 217u
 #define CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED 704u
 #define CUDA_ERROR_PEER_ACCESS_NOT_ENABLED 705u
+#define CUDA_ERROR_STREAM_CAPTURE_MERGE 902u
+#define CUDA_ERROR_STREAM_CAPTURE_UNMATCHED 903u
+#define CUDA_ERROR_STREAM_CAPTURE_UNJOINED 904u
+#define CUDA_ERROR_STREAM_CAPTURE_ISOLATION 905u
+#define CUDA_ERROR_STREAM_CAPTURE_IMPLICIT 906u
+#define CUDA_ERROR_CAPTURED_EVENT 907u
+#define CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD 908u
 
 #define FAKE_MAX_DEVICES 16
 #define FAKE_IDLE_NS 20000000ull /* a worker with nothing to do leaves after this */
@@ -342,8 +394,11 @@ struct CUstream_st {
     bool destroyed;
     CUresult error; /* a failure that is not sticky: the stream stops until it is read twice */
     int error_reads;
-    struct CUgraph_st *capture; /* capturing: the graph its operations go to (lock) */
-    bool capture_invalid;       /* an operation that cannot be captured came (lock) */
+    unsigned flags;                 /* CU_STREAM_NON_BLOCKING or 0 (a blocking stream) */
+    struct fake_capture *capture;   /* the capture sequence it is part of, or NULL (g_cap_lock) */
+    uint64_t cap_ops;               /* operations it added to that capture (g_cap_lock) */
+    uint64_t cap_joined;            /* ... of which another stream of the capture waited for (g_cap_lock) */
+    struct CUstream_st *cap_next;   /* the capture's other streams (g_cap_lock) */
 };
 
 struct CUevent_st {
@@ -356,6 +411,10 @@ struct CUevent_st {
     uint64_t recorded;    /* records made */
     uint64_t completed;   /* records the stream reached */
     uint64_t time_ns;     /* when the last completed record was reached */
+    /* Its last record was made in a capture sequence (g_cap_lock): that capture's id (0: not), stream, point. */
+    _Atomic uint64_t cap_id;
+    struct CUstream_st *cap_stream;
+    uint64_t cap_pos;
 };
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -383,6 +442,7 @@ static bool g_kernel_fault_recovers; /* ACLRT_FAKE_CUDA_KERNEL_FAULT_RECOVERS=1:
 static bool g_no_peer;              /* ACLRT_FAKE_CUDA_NO_PEER=1: no device can access another's memory */
 static bool g_peer_open;            /* ACLRT_FAKE_CUDA_PEER_OPEN=1: every context reaches every device's memory */
 static bool g_any_launch;           /* ACLRT_FAKE_CUDA_ANY_LAUNCH=1: any parameter buffer size and block (rule 10) */
+static bool g_pageable_async;       /* ACLRT_FAKE_CUDA_PAGEABLE_ASYNC=1: a pageable cuMemcpyAsync returns at once */
 static _Atomic bool g_forked;       /* this process is a child forked after cuInit: every call fails */
 /* Held while any host function runs, whichever stream's (strict: one host-function thread per process). */
 static pthread_mutex_t g_host_fn_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -539,7 +599,7 @@ static void op_run(struct CUstream_st *s, struct op *o)
             atomic_compare_exchange_strong(&s->ctx->lost, &none, CUDA_ERROR_ILLEGAL_ADDRESS);
         } else {
             pthread_mutex_lock(&s->lock);
-            s->error = CUDA_ERROR_ILLEGAL_ADDRESS;
+            s->error = CUDA_ERROR_UNKNOWN; /* a code cuda.h does not call sticky */
             s->error_reads = 0;
             pthread_mutex_unlock(&s->lock);
         }
@@ -642,6 +702,11 @@ static void *worker_main(void *arg)
     }
 }
 
+static CUresult capture_legacy(void);
+static bool capture_take(struct CUstream_st *s, struct op *n, CUresult *r);
+static CUresult capture_conflict(struct CUstream_st *s);
+static CUresult capture_unsafe(void);
+
 /* Append an operation (a copy of *o) to the stream's queue; a worker is started if none serves it. */
 static CUresult enqueue(struct CUstream_st *s, const struct op *o)
 {
@@ -649,7 +714,7 @@ static CUresult enqueue(struct CUstream_st *s, const struct op *o)
     if (r != CUDA_SUCCESS)
         return r;
     if (s == NULL)
-        return CUDA_ERROR_INVALID_HANDLE;
+        return capture_legacy();
     if ((r = atomic_load(&s->ctx->lost)) != CUDA_SUCCESS)
         return r;
     struct op *n = (struct op *)malloc(sizeof *n);
@@ -657,27 +722,9 @@ static CUresult enqueue(struct CUstream_st *s, const struct op *o)
         return CUDA_ERROR_OUT_OF_MEMORY;
     *n = *o;
     n->next = NULL;
+    if (capture_take(s, n, &r)) /* recorded into the capture's graph, not run (or refused) */
+        return r;
     pthread_mutex_lock(&s->lock);
-    if (s->capture != NULL) { /* recorded into the capture's graph, not run */
-        bool ok = n->kind != OP_RECORD && n->kind != OP_WAIT_EVENT && n->kind != OP_GRAPH && !s->capture_invalid;
-        if (ok) {
-            struct CUgraph_st *g = s->capture;
-            if (g->tail != NULL)
-                g->tail->next = n;
-            else
-                g->head = n;
-            g->tail = n;
-            g->n++;
-        } else {
-            s->capture_invalid = true;
-        }
-        pthread_mutex_unlock(&s->lock);
-        if (!ok) {
-            free(n); /* the caller keeps what it owns (a kernel's copy, an event's reference) */
-            return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-        }
-        return CUDA_SUCCESS;
-    }
     if ((n->kind == OP_COPY || n->kind == OP_SET || n->kind == OP_SET32) && atomic_load(&g_fail_next) != 0)
         n->fail = atomic_exchange(&g_fail_next, 0);
     if (s->tail != NULL)
@@ -812,6 +859,7 @@ EXPORT CUresult cuInit(unsigned int flags)
         g_no_peer = env_int("ACLRT_FAKE_CUDA_NO_PEER", 0) != 0;
         g_peer_open = env_int("ACLRT_FAKE_CUDA_PEER_OPEN", 0) != 0;
         g_any_launch = env_int("ACLRT_FAKE_CUDA_ANY_LAUNCH", 0) != 0;
+        g_pageable_async = env_int("ACLRT_FAKE_CUDA_PAGEABLE_ASYNC", 0) != 0;
     }
     g_init = true;
     pthread_mutex_unlock(&g_lock);
@@ -857,10 +905,18 @@ EXPORT CUresult cuGetErrorName(CUresult error, const char **str)
                  {719, "CUDA_ERROR_LAUNCH_FAILED"},
                  {600, "CUDA_ERROR_NOT_READY"},
                  {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
+                 {999, "CUDA_ERROR_UNKNOWN"},
                  {800, "CUDA_ERROR_NOT_PERMITTED"},
                  {401, "CUDA_ERROR_ILLEGAL_STATE"},
                  {900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"},
                  {901, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"},
+                 {902, "CUDA_ERROR_STREAM_CAPTURE_MERGE"},
+                 {903, "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED"},
+                 {904, "CUDA_ERROR_STREAM_CAPTURE_UNJOINED"},
+                 {905, "CUDA_ERROR_STREAM_CAPTURE_ISOLATION"},
+                 {906, "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT"},
+                 {907, "CUDA_ERROR_CAPTURED_EVENT"},
+                 {908, "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD"},
                  {217, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED"},
                  {704, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED"},
                  {705, "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED"}};
@@ -942,6 +998,7 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(struct CUctx_st **ctx, int device)
 }
 
 static void graph_free(struct CUgraph_st *g);
+static void capture_forget(struct CUstream_st *s);
 static void alloc_drop(struct alloc *a);
 static void exec_put(struct CUgraphExec_st *x);
 
@@ -1017,8 +1074,7 @@ EXPORT CUresult cuDevicePrimaryCtxRelease_v2(int device)
         pthread_mutex_unlock(&s->lock);
         pthread_mutex_destroy(&s->lock);
         pthread_cond_destroy(&s->cond);
-        if (s->capture != NULL)
-            graph_free(s->capture);
+        capture_forget(s);
         free(s);
     }
     /* The context's executable graphs go with it (their launches ran: the streams are drained). */
@@ -1043,11 +1099,15 @@ EXPORT CUresult cuCtxSetCurrent(struct CUctx_st *ctx)
     return CUDA_SUCCESS;
 }
 
+static CUresult capture_context(struct CUctx_st *c);
+
 EXPORT CUresult cuCtxSynchronize(void)
 {
     ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
+        return r;
+    if ((r = capture_unsafe()) != CUDA_SUCCESS || (r = capture_context(t_ctx)) != CUDA_SUCCESS)
         return r;
     pthread_mutex_lock(&g_lock);
     struct CUstream_st *list = t_ctx->streams;
@@ -1075,6 +1135,7 @@ EXPORT CUresult cuStreamCreateWithPriority(struct CUstream_st **stream, unsigned
     if (s == NULL)
         return CUDA_ERROR_OUT_OF_MEMORY;
     s->ctx = t_ctx;
+    s->flags = flags;
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
     pthread_mutex_lock(&g_lock);
@@ -1101,17 +1162,6 @@ EXPORT CUresult cuStreamDestroy_v2(struct CUstream_st *s)
     return CUDA_SUCCESS;
 }
 
-/* A call that cannot be captured, on a capturing stream: the capture is invalidated (true). */
-static bool capture_refuse(struct CUstream_st *s)
-{
-    pthread_mutex_lock(&s->lock);
-    bool capturing = s->capture != NULL;
-    if (capturing)
-        s->capture_invalid = true;
-    pthread_mutex_unlock(&s->lock);
-    return capturing;
-}
-
 EXPORT CUresult cuStreamQuery(struct CUstream_st *s)
 {
     ENTRY();
@@ -1119,9 +1169,9 @@ EXPORT CUresult cuStreamQuery(struct CUstream_st *s)
     if (r != CUDA_SUCCESS)
         return r;
     if (s == NULL)
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (capture_refuse(s))
-        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        return capture_legacy();
+    if ((r = capture_conflict(s)) != CUDA_SUCCESS)
+        return r;
     if ((r = stream_read_error(s)) != CUDA_SUCCESS)
         return r;
     pthread_mutex_lock(&s->lock);
@@ -1137,9 +1187,9 @@ EXPORT CUresult cuStreamSynchronize(struct CUstream_st *s)
     if (r != CUDA_SUCCESS)
         return r;
     if (s == NULL)
-        return CUDA_ERROR_INVALID_HANDLE;
-    if (capture_refuse(s))
-        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        return capture_legacy();
+    if ((r = capture_conflict(s)) != CUDA_SUCCESS)
+        return r;
     stream_drain(s);
     if ((r = atomic_load(&s->ctx->lost)) != CUDA_SUCCESS)
         return r;
@@ -1219,11 +1269,17 @@ EXPORT CUresult cuEventDestroy_v2(struct CUevent_st *e)
     return CUDA_SUCCESS;
 }
 
+static bool capture_record(struct CUevent_st *e, struct CUstream_st *s, CUresult *r);
+static bool capture_wait(struct CUstream_st *s, struct CUevent_st *e, unsigned flags, CUresult *r);
+
 EXPORT CUresult cuEventRecord(struct CUevent_st *e, struct CUstream_st *s)
 {
     ENTRY();
     if (e == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
+    CUresult cr;
+    if (capture_record(e, s, &cr)) /* a record in a capture sequence: a node of its graph, not run */
+        return cr;
     pthread_mutex_lock(&e->lock);
     uint64_t seq = ++e->recorded;
     e->refs++;
@@ -1244,6 +1300,9 @@ EXPORT CUresult cuStreamWaitEvent(struct CUstream_st *s, struct CUevent_st *e, u
     ENTRY();
     if (e == NULL || flags > 1)
         return flags > 1 ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_HANDLE;
+    CUresult cr;
+    if (capture_wait(s, e, flags, &cr)) /* a fork into, a join of, or a wait across a capture sequence */
+        return cr;
     pthread_mutex_lock(&e->lock);
     uint64_t seq = e->recorded; /* the record made last before this call */
     e->refs++;
@@ -1263,6 +1322,8 @@ EXPORT CUresult cuEventQuery(struct CUevent_st *e)
         return r;
     if (e == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
+    if (atomic_load(&e->cap_id) != 0) /* last recorded in a capture sequence: nothing to wait for */
+        return CUDA_ERROR_CAPTURED_EVENT;
     pthread_mutex_lock(&e->lock);
     bool complete = e->completed >= e->recorded;
     pthread_mutex_unlock(&e->lock);
@@ -1277,6 +1338,8 @@ EXPORT CUresult cuEventSynchronize(struct CUevent_st *e)
         return r;
     if (e == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
+    if (atomic_load(&e->cap_id) != 0)
+        return CUDA_ERROR_CAPTURED_EVENT;
     pthread_mutex_lock(&e->lock);
     uint64_t seq = e->recorded;
     e->refs++;
@@ -1630,6 +1693,8 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
+    if ((r = capture_unsafe()) != CUDA_SUCCESS) /* potentially unsafe while a capture restricts this thread */
+        return r;
     if (dptr == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     void *p = NULL;
@@ -1644,6 +1709,8 @@ EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
     CUresult r = enter();
     if (r != CUDA_SUCCESS && !lost_ok(r))
         return r;
+    if ((r = capture_unsafe()) != CUDA_SUCCESS) /* potentially unsafe while a capture restricts this thread */
+        return r;
     return alloc_free((uintptr_t)dptr, true);
 }
 
@@ -1652,6 +1719,8 @@ EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
     ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
+        return r;
+    if ((r = capture_unsafe()) != CUDA_SUCCESS) /* potentially unsafe while a capture restricts this thread */
         return r;
     if (pp == NULL || flags > 7)
         return CUDA_ERROR_INVALID_VALUE;
@@ -1663,6 +1732,8 @@ EXPORT CUresult cuMemFreeHost(void *p)
     ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS && !lost_ok(r))
+        return r;
+    if ((r = capture_unsafe()) != CUDA_SUCCESS) /* potentially unsafe while a capture restricts this thread */
         return r;
     return alloc_free((uintptr_t)p, false);
 }
@@ -1677,6 +1748,8 @@ EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)
     ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
+        return r;
+    if ((r = capture_unsafe()) != CUDA_SUCCESS) /* potentially unsafe while a capture restricts this thread */
         return r;
     if (p == NULL || bytes == 0 || flags > 0xf)
         return CUDA_ERROR_INVALID_VALUE;
@@ -1703,6 +1776,8 @@ EXPORT CUresult cuMemHostUnregister(void *p)
     ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS && !lost_ok(r))
+        return r;
+    if ((r = capture_unsafe()) != CUDA_SUCCESS) /* potentially unsafe while a capture restricts this thread */
         return r;
     pthread_mutex_lock(&g_lock);
     struct alloc **q = &g_allocs;
@@ -1772,6 +1847,8 @@ EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
+    if ((r = capture_unsafe()) != CUDA_SUCCESS) /* potentially unsafe while a capture restricts this thread */
+        return r;
     if ((dst == 0 || src == 0) && bytes > 0)
         return CUDA_ERROR_INVALID_VALUE;
     void *d, *from;
@@ -1782,6 +1859,36 @@ EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes)
     return CUDA_SUCCESS;
 }
 
+/* Is [a, a + n) pageable host memory: neither device memory nor pinned (allocated or registered)? */
+static bool pageable(CUdeviceptr a, size_t n)
+{
+    uintptr_t p = (uintptr_t)a;
+    if (n == 0 || in_reservation(p))
+        return false;
+    bool known = false;
+    pthread_mutex_lock(&g_lock);
+    for (struct alloc *x = g_allocs; x != NULL && !known; x = x->next)
+        known = p - x->dev < x->size;
+    pthread_mutex_unlock(&g_lock);
+    return !known;
+}
+
+static _Atomic uint64_t g_pageable_held; /* cuMemcpyAsync calls held by a pageable copy */
+
+/* Tests: cuMemcpyAsync calls with pageable host memory made synchronous so far (the caller held). */
+EXPORT uint64_t fakecuda_pageable_held(void)
+{
+    return atomic_load(&g_pageable_held);
+}
+
+/*
+ * A copy with pageable host memory on one side is synchronous with respect
+ * to the host on a GPU (the driver stages it through pinned memory of its
+ * own): strict, the call waits for the stream's earlier work and the copy,
+ * then returns. It cannot be captured (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+ * the capture invalidated). ACLRT_FAKE_CUDA_PAGEABLE_ASYNC=1: queued and
+ * returned from at once, as a copy of pinned memory.
+ */
 EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, struct CUstream_st *s)
 {
     ENTRY();
@@ -1792,8 +1899,16 @@ EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, st
     if ((r = xlate(dst, bytes, &d)) != CUDA_SUCCESS || (r = xlate(src, bytes, &from)) != CUDA_SUCCESS ||
         (s != NULL && (r = peer_copy_check(s->ctx, dst, src)) != CUDA_SUCCESS))
         return r;
+    bool staged = pageable(dst, bytes) || pageable(src, bytes);
+    if (staged && s != NULL && (r = capture_conflict(s)) != CUDA_SUCCESS)
+        return r;
     struct op o = {.kind = OP_COPY, .dst = d, .src = from, .n = bytes};
-    return enqueue(s, &o);
+    r = enqueue(s, &o);
+    if (r == CUDA_SUCCESS && staged && !g_pageable_async) {
+        atomic_fetch_add(&g_pageable_held, 1);
+        stream_drain(s); /* synchronous: the stream's earlier work and this copy are done */
+    }
+    return r;
 }
 
 EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n)
@@ -1801,6 +1916,8 @@ EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t n)
     ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
+        return r;
+    if ((r = capture_unsafe()) != CUDA_SUCCESS) /* potentially unsafe while a capture restricts this thread */
         return r;
     if (dst == 0 && n > 0)
         return CUDA_ERROR_INVALID_VALUE;
@@ -2149,6 +2266,8 @@ EXPORT CUresult cuModuleLoad(struct CUmod_st **module, const char *fname)
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
         return r;
+    if ((r = capture_unsafe()) != CUDA_SUCCESS) /* potentially unsafe while a capture restricts this thread */
+        return r;
     if (module == NULL || fname == NULL)
         return CUDA_ERROR_INVALID_VALUE;
     if (access(fname, R_OK) != 0)
@@ -2162,6 +2281,8 @@ EXPORT CUresult cuModuleLoadData(struct CUmod_st **module, const void *image)
     ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS)
+        return r;
+    if ((r = capture_unsafe()) != CUDA_SUCCESS) /* potentially unsafe while a capture restricts this thread */
         return r;
     if (module == NULL || image == NULL)
         return CUDA_ERROR_INVALID_VALUE;
@@ -2200,6 +2321,8 @@ EXPORT CUresult cuModuleUnload(struct CUmod_st *m)
     ENTRY();
     CUresult r = enter();
     if (r != CUDA_SUCCESS && !lost_ok(r))
+        return r;
+    if ((r = capture_unsafe()) != CUDA_SUCCESS) /* potentially unsafe while a capture restricts this thread */
         return r;
     if (m == NULL)
         return CUDA_ERROR_INVALID_HANDLE;
@@ -2584,6 +2707,319 @@ static bool graph_fail_now(void)
     return n != 0;
 }
 
+/* ------------------------------------------------------------------------
+ * Capture rules: capture sequences, the calls they forbid, forks and joins
+ *
+ * A capture sequence begins on one stream (its origin) and ends there; an
+ * event recorded in it and waited for by another stream pulls that stream
+ * in (a fork: its operations go to the same graph, in call order), and a
+ * stream of the sequence waiting for an event recorded on a forked stream
+ * after its last operation joins it. All of it under g_cap_lock; g_capturing
+ * counts the live sequences, so that calls made while none is live do not
+ * take the lock.
+ * ------------------------------------------------------------------------ */
+
+#define CAPTURE_MODE_GLOBAL 0u
+#define CAPTURE_MODE_THREAD_LOCAL 1u
+#define CAPTURE_MODE_RELAXED 2u
+
+struct fake_capture {
+    struct fake_capture *next;   /* the live sequences */
+    struct CUgraph_st *graph;
+    struct CUctx_st *ctx;
+    struct CUstream_st *origin;  /* where it began, and must end */
+    struct CUstream_st *members; /* the streams in it, the origin included (through cap_next) */
+    unsigned mode;
+    pthread_t thread;            /* the thread that began it */
+    uint64_t id;
+    bool invalid;                /* a rule was broken: its end returns no graph */
+};
+
+static pthread_mutex_t g_cap_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fake_capture *g_captures; /* (g_cap_lock) */
+static uint64_t g_capture_ids;          /* (g_cap_lock) */
+static _Atomic int g_capturing;         /* live capture sequences */
+/* The thread's capture interaction mode (cuThreadExchangeStreamCaptureMode): GLOBAL unless it says otherwise. */
+static _Thread_local unsigned t_cap_mode __attribute__((tls_model("initial-exec")));
+
+/*
+ * A potentially unsafe call (an allocation, a free, a synchronous copy or
+ * set, a module's load or unload, a context's synchronize) from this
+ * thread, as cuThreadExchangeStreamCaptureMode documents: refused
+ * (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) while this thread has a capture
+ * sequence of its own begun in GLOBAL or THREAD_LOCAL mode, or (the thread
+ * in GLOBAL mode, the default) another thread has one begun in GLOBAL mode;
+ * those sequences are invalidated.
+ */
+static CUresult capture_unsafe(void)
+{
+    if (atomic_load(&g_capturing) == 0 || t_cap_mode == CAPTURE_MODE_RELAXED)
+        return CUDA_SUCCESS;
+    bool hit = false;
+    pthread_t me = pthread_self();
+    pthread_mutex_lock(&g_cap_lock);
+    for (struct fake_capture *c = g_captures; c != NULL; c = c->next) {
+        bool mine = pthread_equal(c->thread, me) != 0;
+        if ((mine && c->mode != CAPTURE_MODE_RELAXED) ||
+            (!mine && c->mode == CAPTURE_MODE_GLOBAL && t_cap_mode == CAPTURE_MODE_GLOBAL)) {
+            c->invalid = true;
+            hit = true;
+        }
+    }
+    pthread_mutex_unlock(&g_cap_lock);
+    return hit ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
+}
+
+/* A call that cannot be captured, on a stream of a capture sequence (any mode): the sequence is invalidated. */
+static CUresult capture_conflict(struct CUstream_st *s)
+{
+    if (atomic_load(&g_capturing) == 0)
+        return CUDA_SUCCESS;
+    pthread_mutex_lock(&g_cap_lock);
+    struct fake_capture *c = s->capture;
+    if (c != NULL)
+        c->invalid = true;
+    pthread_mutex_unlock(&g_cap_lock);
+    return c != NULL ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
+}
+
+/* The context's synchronize: it would wait for the streams of its capture sequences, which it invalidates. */
+static CUresult capture_context(struct CUctx_st *ctx)
+{
+    if (atomic_load(&g_capturing) == 0)
+        return CUDA_SUCCESS;
+    bool hit = false;
+    pthread_mutex_lock(&g_cap_lock);
+    for (struct fake_capture *c = g_captures; c != NULL; c = c->next)
+        if (c->ctx == ctx) {
+            c->invalid = true;
+            hit = true;
+        }
+    pthread_mutex_unlock(&g_cap_lock);
+    return hit ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
+}
+
+/*
+ * Is a blocking stream (made without CU_STREAM_NON_BLOCKING) of the current
+ * context in a capture sequence? Work on the legacy NULL stream would wait
+ * for it (implicit synchronization): CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, the
+ * sequence invalidated when `invalidate`. Otherwise the legacy stream is not
+ * modelled: CUDA_ERROR_INVALID_HANDLE.
+ */
+static CUresult capture_legacy_check(bool invalidate)
+{
+    if (atomic_load(&g_capturing) == 0 || t_ctx == NULL)
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&g_lock);
+    struct CUstream_st *list = t_ctx->streams;
+    pthread_mutex_unlock(&g_lock);
+    bool hit = false;
+    pthread_mutex_lock(&g_cap_lock);
+    for (struct CUstream_st *s = list; s != NULL; s = s->next)
+        if (s->capture != NULL && (s->flags & 1u) == 0) {
+            if (invalidate)
+                s->capture->invalid = true;
+            hit = true;
+        }
+    pthread_mutex_unlock(&g_cap_lock);
+    return hit ? CUDA_ERROR_STREAM_CAPTURE_IMPLICIT : CUDA_ERROR_INVALID_HANDLE;
+}
+
+static CUresult capture_legacy(void)
+{
+    return capture_legacy_check(true);
+}
+
+/*
+ * An operation for stream s: when s is in a capture sequence, it goes to
+ * the sequence's graph (true, *r the call's result) instead of the queue.
+ * Event records and waits come here only as operations the capture does not
+ * model; a graph launch is not captured: both invalidate the sequence.
+ */
+static bool capture_take(struct CUstream_st *s, struct op *n, CUresult *r)
+{
+    if (atomic_load(&g_capturing) == 0)
+        return false;
+    pthread_mutex_lock(&g_cap_lock);
+    struct fake_capture *c = s->capture;
+    if (c == NULL) {
+        pthread_mutex_unlock(&g_cap_lock);
+        return false;
+    }
+    bool was_invalid = c->invalid;
+    bool ok = !was_invalid && n->kind != OP_RECORD && n->kind != OP_WAIT_EVENT && n->kind != OP_GRAPH;
+    if (ok) {
+        struct CUgraph_st *g = c->graph;
+        if (g->tail != NULL)
+            g->tail->next = n;
+        else
+            g->head = n;
+        g->tail = n;
+        g->n++;
+        s->cap_ops++;
+    } else {
+        c->invalid = true;
+    }
+    pthread_mutex_unlock(&g_cap_lock);
+    if (!ok)
+        free(n); /* the caller keeps what it owns (a kernel's copy, an event's reference) */
+    *r = ok ? CUDA_SUCCESS
+            : was_invalid ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED : CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    return true;
+}
+
+/* The live sequence with this id (g_cap_lock held), or NULL. */
+static struct fake_capture *capture_find(uint64_t id)
+{
+    struct fake_capture *c = g_captures;
+    while (c != NULL && c->id != id)
+        c = c->next;
+    return c;
+}
+
+/* A record on a stream of a capture sequence: a point of its graph (true), not a record that runs. */
+static bool capture_record(struct CUevent_st *e, struct CUstream_st *s, CUresult *r)
+{
+    if (s == NULL || (atomic_load(&g_capturing) == 0 && atomic_load(&e->cap_id) == 0))
+        return false;
+    if ((*r = enter()) != CUDA_SUCCESS)
+        return true;
+    pthread_mutex_lock(&g_cap_lock);
+    struct fake_capture *c = s->capture;
+    if (c == NULL) {
+        atomic_store(&e->cap_id, 0); /* recorded outside a capture from now on */
+    } else if (c->invalid) {
+        *r = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    } else {
+        atomic_store(&e->cap_id, c->id);
+        e->cap_stream = s;
+        e->cap_pos = s->cap_ops;
+    }
+    pthread_mutex_unlock(&g_cap_lock);
+    return c != NULL;
+}
+
+/*
+ * A wait where a capture sequence is concerned (true, *r the result): an
+ * event of a sequence waited for by a stream outside any forks that stream
+ * into it; by a stream of the same sequence, it joins the recorded stream's
+ * operations up to the record; by a stream of another sequence, it would
+ * merge the two (CUDA_ERROR_STREAM_CAPTURE_MERGE). A stream in a sequence
+ * waiting for an event recorded outside it crosses the sequence's boundary
+ * (CUDA_ERROR_STREAM_CAPTURE_ISOLATION; an external wait, flag 1, is not
+ * modelled: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED). An event whose sequence
+ * ended has nothing to wait for (CUDA_ERROR_CAPTURED_EVENT).
+ */
+static bool capture_wait(struct CUstream_st *s, struct CUevent_st *e, unsigned flags, CUresult *r)
+{
+    if (s == NULL || (atomic_load(&g_capturing) == 0 && atomic_load(&e->cap_id) == 0))
+        return false;
+    if ((*r = enter()) != CUDA_SUCCESS)
+        return true;
+    bool handled = true;
+    pthread_mutex_lock(&g_cap_lock);
+    uint64_t id = atomic_load(&e->cap_id);
+    struct fake_capture *sc = s->capture, *ec = id != 0 ? capture_find(id) : NULL;
+    if (sc == NULL && ec == NULL) {
+        if (id != 0)
+            *r = CUDA_ERROR_CAPTURED_EVENT;
+        else
+            handled = false; /* an ordinary wait */
+    } else if (sc == NULL) { /* a fork */
+        if (ec->invalid) {
+            *r = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+        } else {
+            s->capture = ec;
+            s->cap_ops = s->cap_joined = 0;
+            s->cap_next = ec->members;
+            ec->members = s;
+        }
+    } else if (sc->invalid) {
+        *r = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+    } else if (ec == sc) { /* a join (the graph is in call order: the dependency holds) */
+        struct CUstream_st *from = e->cap_stream;
+        if (from != s && from->capture == sc && e->cap_pos > from->cap_joined)
+            from->cap_joined = e->cap_pos;
+    } else {
+        sc->invalid = true;
+        if (ec != NULL)
+            *r = CUDA_ERROR_STREAM_CAPTURE_MERGE;
+        else /* an external wait (flag 1) is not modelled */
+            *r = (flags & 1u) != 0 ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
+    }
+    pthread_mutex_unlock(&g_cap_lock);
+    return handled;
+}
+
+/* Take the sequence off the list, its streams out of it (g_cap_lock held). */
+static void capture_unlist(struct fake_capture *c)
+{
+    struct fake_capture **at = &g_captures;
+    while (*at != c)
+        at = &(*at)->next;
+    *at = c->next;
+    for (struct CUstream_st *m = c->members, *next; m != NULL; m = next) {
+        next = m->cap_next;
+        m->capture = NULL;
+        m->cap_next = NULL;
+    }
+    atomic_fetch_sub(&g_capturing, 1);
+}
+
+/* Stream s goes with its context: a sequence begun on it goes too. */
+static void capture_forget(struct CUstream_st *s)
+{
+    pthread_mutex_lock(&g_cap_lock);
+    struct fake_capture *c = s->capture;
+    if (c != NULL && c->origin == s) {
+        capture_unlist(c);
+    } else if (c != NULL) { /* a forked stream: out of the sequence's list */
+        struct CUstream_st **at = &c->members;
+        while (*at != s)
+            at = &(*at)->cap_next;
+        *at = s->cap_next;
+        s->capture = NULL;
+        c = NULL;
+    }
+    pthread_mutex_unlock(&g_cap_lock);
+    if (c != NULL) {
+        graph_free(c->graph);
+        free(c);
+    }
+}
+
+EXPORT CUresult cuThreadExchangeStreamCaptureMode(unsigned *mode)
+{
+    ENTRY();
+    if (mode == NULL || *mode > CAPTURE_MODE_RELAXED)
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned old = t_cap_mode;
+    t_cap_mode = *mode;
+    *mode = old;
+    return CUDA_SUCCESS;
+}
+
+/* CU_STREAM_CAPTURE_STATUS_NONE 0, _ACTIVE 1, _INVALIDATED 2. */
+EXPORT CUresult cuStreamIsCapturing(struct CUstream_st *s, unsigned *status)
+{
+    ENTRY();
+    CUresult r = enter();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (status == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (s == NULL) { /* the legacy stream: implicitly dependent on a capturing blocking stream (not invalidated) */
+        if (capture_legacy_check(false) == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)
+            return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+        *status = 0;
+        return CUDA_SUCCESS;
+    }
+    pthread_mutex_lock(&g_cap_lock);
+    *status = s->capture == NULL ? 0u : s->capture->invalid ? 2u : 1u;
+    pthread_mutex_unlock(&g_cap_lock);
+    return CUDA_SUCCESS;
+}
+
 EXPORT CUresult cuStreamBeginCapture_v2(struct CUstream_st *s, unsigned mode)
 {
     ENTRY();
@@ -2592,26 +3028,46 @@ EXPORT CUresult cuStreamBeginCapture_v2(struct CUstream_st *s, unsigned mode)
         return r;
     if (s == NULL) /* the legacy default stream cannot be captured */
         return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-    if (mode > 2)
+    if (mode > CAPTURE_MODE_RELAXED)
         return CUDA_ERROR_INVALID_VALUE;
+    struct fake_capture *c = (struct fake_capture *)calloc(1, sizeof *c);
     struct CUgraph_st *g = (struct CUgraph_st *)calloc(1, sizeof *g);
-    if (g == NULL)
+    if (c == NULL || g == NULL) {
+        free(c);
+        free(g);
         return CUDA_ERROR_OUT_OF_MEMORY;
+    }
     g->ctx = s->ctx;
-    pthread_mutex_lock(&s->lock);
+    *c = (struct fake_capture){.graph = g, .ctx = s->ctx, .origin = s, .members = s, .mode = mode,
+                               .thread = pthread_self()};
+    pthread_mutex_lock(&g_cap_lock);
     bool busy = s->capture != NULL;
     if (!busy) {
-        s->capture = g;
-        s->capture_invalid = false;
+        c->id = ++g_capture_ids;
+        c->next = g_captures;
+        g_captures = c;
+        s->capture = c;
+        s->cap_ops = s->cap_joined = 0;
+        s->cap_next = NULL;
+        atomic_fetch_add(&g_capturing, 1);
     }
-    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&g_cap_lock);
     if (busy) {
         free(g);
+        free(c);
         return CUDA_ERROR_ILLEGAL_STATE;
     }
     return CUDA_SUCCESS;
 }
 
+/*
+ * The end, on the origin (elsewhere: CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, the
+ * sequence invalidated), from the thread that began it unless it is relaxed
+ * (CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD, the sequence goes on). Every
+ * stream leaves it; the graph, unless the sequence was invalidated
+ * (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) or a forked stream has operations
+ * after its last join (CUDA_ERROR_STREAM_CAPTURE_UNJOINED).
+ */
 EXPORT CUresult cuStreamEndCapture(struct CUstream_st *s, struct CUgraph_st **graph)
 {
     ENTRY();
@@ -2620,18 +3076,36 @@ EXPORT CUresult cuStreamEndCapture(struct CUstream_st *s, struct CUgraph_st **gr
         return r;
     if (s == NULL || graph == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    pthread_mutex_lock(&s->lock);
-    struct CUgraph_st *g = s->capture;
-    bool invalid = s->capture_invalid;
-    s->capture = NULL;
-    s->capture_invalid = false;
-    pthread_mutex_unlock(&s->lock);
     *graph = NULL;
-    if (g == NULL)
-        return CUDA_ERROR_ILLEGAL_STATE;
-    if (invalid) {
+    bool ended = false;
+    pthread_mutex_lock(&g_cap_lock);
+    struct fake_capture *c = s->capture;
+    if (c == NULL) {
+        r = CUDA_ERROR_ILLEGAL_STATE;
+    } else if (c->origin != s) {
+        c->invalid = true;
+        r = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
+    } else if (c->mode != CAPTURE_MODE_RELAXED && !pthread_equal(c->thread, pthread_self())) {
+        r = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
+    } else {
+        bool unjoined = false;
+        for (struct CUstream_st *m = c->members; m != NULL; m = m->cap_next)
+            if (m != s && m->cap_ops > m->cap_joined)
+                unjoined = true;
+        r = c->invalid ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+            : unjoined ? CUDA_ERROR_STREAM_CAPTURE_UNJOINED
+                       : CUDA_SUCCESS;
+        capture_unlist(c);
+        ended = true;
+    }
+    pthread_mutex_unlock(&g_cap_lock);
+    if (!ended)
+        return r;
+    struct CUgraph_st *g = c->graph;
+    free(c);
+    if (r != CUDA_SUCCESS) {
         graph_free(g);
-        return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+        return r;
     }
     pthread_mutex_lock(&g_lock);
     g->next = g_graphs;
