@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 
 #include "check.h"
+#include "kernels/test_kernels.h"
 #include "gate.h"
 
 #include <dlfcn.h>
@@ -79,19 +80,6 @@ static aclrtFuncHandle function(aclrtBinHandle bin, const char *name)
     CHECK_OK(aclrtBinaryGetFunction(bin, name, &f));
     return f;
 }
-
-/* As test_kernels.c reads them. */
-struct fill_args {
-    int32_t *out;
-    int32_t value;
-};
-struct count_args {
-    atomic_int *n;
-};
-struct gate_args {
-    atomic_int *gate;
-    atomic_int *ran;
-};
 
 static aclrtStream new_stream(void)
 {

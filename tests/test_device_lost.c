@@ -11,20 +11,9 @@
  * NORMAL, and runs the next launch and after a reset.
  */
 #include "check.h"
+#include "kernels/test_kernels.h"
 
 #include <string.h>
-
-#define KERNELS ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so"
-
-/* The test kernels' parameters (tests/kernels/test_kernels.c). */
-struct fill_args {
-    int32_t *out;
-    int32_t value;
-};
-struct fail_args {
-    uint32_t fail_at;
-    int32_t code;
-};
 
 static aclrtFuncHandle function(aclrtBinHandle bin, const char *name)
 {

@@ -14,23 +14,13 @@
 #define _GNU_SOURCE
 
 #include "check.h"
+#include "kernels/test_kernels.h"
 #include "acl/acl_dump.h"
 
 #include <dirent.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define KERNELS ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so"
-
-struct fill_args {
-    int32_t *out;
-    int32_t value;
-};
-struct fail_args {
-    uint32_t fail_at;
-    int32_t code;
-};
 
 static char root[64];
 static char cfg_file[128];

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 
 #include "check.h"
+#include "kernels/test_kernels.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -15,23 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#ifndef ACLRT_TEST_KERNEL_DIR
-#error "ACLRT_TEST_KERNEL_DIR: the directory of the test kernels (the Makefile passes it)"
-#endif
-#define KERNELS ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so"
-
 static aclrtStream s;
 static void *lib; /* the kernels' shared object, opened by the test: where host addresses come from */
-
-struct fill_args { /* fill: out[blockIdx] = base + blockIdx */
-    int32_t *out;
-    int32_t base;
-};
-
-struct fail_args { /* fail_block: block fail_at returns code */
-    uint32_t fail_at;
-    int32_t code;
-};
 
 static unsigned char *read_file(const char *path, size_t *size)
 {

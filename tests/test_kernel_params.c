@@ -25,6 +25,7 @@
 #define _GNU_SOURCE
 
 #include "check.h"
+#include "kernels/test_kernels.h"
 #include "gate.h"
 
 #include <dlfcn.h>
@@ -33,28 +34,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef ACLRT_TEST_KERNEL_DIR
-#error "ACLRT_TEST_KERNEL_DIR: the directory of the test kernels (the Makefile passes it)"
-#endif
-#define KERNELS ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so"
-
-/* The kernels' parameters, as tests/kernels/test_kernels.c reads them. */
-struct fill_args {
-    int32_t *out;
-    int32_t value;
-};
-struct fail_args {
-    uint32_t fail_at;
-    int32_t code;
-};
-struct gate_args {
-    atomic_int *gate;
-    atomic_int *ran;
-};
-struct busy_args {
-    uint32_t ms;
-};
 
 static aclrtStream s;
 static aclrtBinHandle bin; /* NULL: the backend loads no host shared object (a GPU): the cases are skipped */

@@ -10,17 +10,13 @@
  */
 #define _GNU_SOURCE
 #include "check.h"
+#include "kernels/test_kernels.h"
 #include "gate.h"
 #include "hccl/hccl.h"
 
 #include <stdatomic.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#ifndef ACLRT_TEST_KERNEL_DIR
-#error "ACLRT_TEST_KERNEL_DIR: the directory of the test kernels (the Makefile passes it)"
-#endif
-#define KERNELS ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so"
 
 #define BYTES 4096
 
@@ -378,11 +374,6 @@ TEST(a_read_of_memory_nothing_wrote_is_reported)
     CHECK_OK(aclrtSynchronizeStream(s1));
     CHECK_OK(aclrtFree(p));
 }
-
-struct fill_args {
-    int32_t *out;
-    int32_t value;
-};
 
 TEST(a_kernel_writes_through_the_pointers_among_its_arguments)
 {

@@ -18,22 +18,12 @@
 #define _GNU_SOURCE
 
 #include "check.h"
+#include "kernels/test_kernels.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef ACLRT_TEST_KERNEL_DIR
-#error "ACLRT_TEST_KERNEL_DIR: the directory of the test kernels (the Makefile passes it)"
-#endif
-#define KERNELS ACLRT_TEST_KERNEL_DIR "/libtest_kernels.so"
-
-/* out[block] = value + block (tests/kernels/test_kernels.c) */
-struct fill_args {
-    int32_t *out;
-    int32_t value;
-};
 
 /* The test double's view of the driver's peer access, when the cuda backend runs on it (else NULL). */
 static int (*fake_peer_enabled)(int from, int to);

@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include "rules.h"
+#include "../kernels/test_kernels.h"
 
 #define KNOB "ACLRT_FAKE_CUDA_ANY_LAUNCH"
 #define CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES 701u
@@ -26,11 +27,6 @@
 
 CUresult cuFuncGetParamInfo(void *func, size_t index, size_t *offset, size_t *size);
 CUresult cuFuncGetAttribute(int *value, unsigned attribute, void *func);
-
-struct fill_args {
-    int32_t *out;
-    int32_t value;
-};
 
 /* Launch f (grid 1) with `threads` threads and the first `size` bytes of args on s; the call's result. */
 static CUresult launch(void *f, unsigned threads, CUstream s, struct fill_args *args, size_t size)

@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include "rules.h"
+#include "../kernels/test_kernels.h"
 
 #include <stddef.h>
 
@@ -33,12 +34,6 @@ CUresult cuDeviceCanAccessPeer(int *can, int device, int peer);
 CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags);
 CUresult cuCtxDisablePeerAccess(CUcontext peer);
 CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t n);
-
-/* out[block] = value + block (tests/kernels/test_kernels.c) */
-struct fill_args {
-    int32_t *out;
-    int32_t value;
-};
 
 int main(int argc, char **argv)
 {

@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "acl/acl.h"
+#include "test_kernels.h"
 
 #include <stdalign.h>
 #include <stdatomic.h>
@@ -29,12 +30,6 @@
 #define PARAM(type, member) (uint32_t)offsetof(type, member), (uint32_t)sizeof(((type *)0)->member)
 #define MAX_THREADS(kernel, n) EXPORTED const uint32_t fakecuda_max_threads_##kernel = (n)
 
-/* out[blockIdx] = value + blockIdx */
-struct fill_args {
-    int32_t *out;
-    int32_t value;
-};
-
 PARAMS(fill, 2, PARAM(struct fill_args, out), PARAM(struct fill_args, value));
 
 aclError fill(uint32_t blockIdx, uint32_t numBlocks, void *args)
@@ -45,11 +40,6 @@ aclError fill(uint32_t blockIdx, uint32_t numBlocks, void *args)
     return ACL_SUCCESS;
 }
 
-/* Every block records numBlocks, so a test sees how many ran and what they were told. */
-struct blocks_args {
-    uint32_t *seen; /* seen[blockIdx] = numBlocks */
-};
-
 PARAMS(count_blocks, 1, PARAM(struct blocks_args, seen));
 
 aclError count_blocks(uint32_t blockIdx, uint32_t numBlocks, void *args)
@@ -57,16 +47,6 @@ aclError count_blocks(uint32_t blockIdx, uint32_t numBlocks, void *args)
     ((const struct blocks_args *)args)->seen[blockIdx] = numBlocks;
     return ACL_SUCCESS;
 }
-
-/* Parameters of every natural alignment: writes them back as uint64_t values. */
-struct mixed_args {
-    uint64_t *out;
-    uint8_t c;
-    uint16_t h;
-    uint32_t i;
-    uint64_t l;
-    uint8_t tail;
-};
 
 PARAMS(mixed, 6, PARAM(struct mixed_args, out), PARAM(struct mixed_args, c), PARAM(struct mixed_args, h),
        PARAM(struct mixed_args, i), PARAM(struct mixed_args, l), PARAM(struct mixed_args, tail));
@@ -84,13 +64,6 @@ aclError mixed(uint32_t blockIdx, uint32_t numBlocks, void *args)
     return ACL_SUCCESS;
 }
 
-/* *out = the sum of n int32 at data (a placeholder: data in the launch's copy of the args). */
-struct sum_args {
-    int64_t *out;
-    const int32_t *data;
-    uint32_t n;
-};
-
 PARAMS(sum, 3, PARAM(struct sum_args, out), PARAM(struct sum_args, data), PARAM(struct sum_args, n));
 
 aclError sum(uint32_t blockIdx, uint32_t numBlocks, void *args)
@@ -105,12 +78,6 @@ aclError sum(uint32_t blockIdx, uint32_t numBlocks, void *args)
     return ACL_SUCCESS;
 }
 
-/* Block fail_at returns code; the others succeed. */
-struct fail_args {
-    uint32_t fail_at;
-    int32_t code;
-};
-
 PARAMS(fail_block, 2, PARAM(struct fail_args, fail_at), PARAM(struct fail_args, code));
 
 aclError fail_block(uint32_t blockIdx, uint32_t numBlocks, void *args)
@@ -119,12 +86,6 @@ aclError fail_block(uint32_t blockIdx, uint32_t numBlocks, void *args)
     const struct fail_args *a = (const struct fail_args *)args;
     return blockIdx == a->fail_at ? a->code : ACL_SUCCESS;
 }
-
-/* Waits until *gate is non-zero, then adds 1 to *ran: holds its stream while a test does something. */
-struct gate_args {
-    atomic_int *gate;
-    atomic_int *ran;
-};
 
 PARAMS(wait_gate, 2, PARAM(struct gate_args, gate), PARAM(struct gate_args, ran));
 
@@ -138,11 +99,6 @@ aclError wait_gate(uint32_t blockIdx, uint32_t numBlocks, void *args)
     atomic_fetch_add(a->ran, 1);
     return ACL_SUCCESS;
 }
-
-/* Runs for at least ms milliseconds (the work of a kernel that outlasts a launch timeout). */
-struct busy_args {
-    uint32_t ms;
-};
 
 PARAMS(busy, 1, PARAM(struct busy_args, ms));
 
@@ -160,10 +116,6 @@ aclError busy(uint32_t blockIdx, uint32_t numBlocks, void *args)
 /* A global of the binary (aclrtBinaryGetGlobal), and a kernel that reads it. */
 int32_t test_global[4] = {7, 8, 9, 10};
 
-struct global_args {
-    int32_t *out;
-};
-
 PARAMS(read_global, 1, PARAM(struct global_args, out));
 
 aclError read_global(uint32_t blockIdx, uint32_t numBlocks, void *args)
@@ -176,10 +128,6 @@ aclError read_global(uint32_t blockIdx, uint32_t numBlocks, void *args)
 /* Device variables named by their host symbol (test_symbol.c): a scale the kernel applies, and a table. */
 int32_t symbol_scale = 3;
 double symbol_table[6] = {1.5, 2.5, 3.5, 4.5, 5.5, 6.5};
-
-struct scale_args {
-    int32_t *data;
-};
 
 PARAMS(scale_by_symbol, 1, PARAM(struct scale_args, data));
 
@@ -194,10 +142,6 @@ aclError scale_by_symbol(uint32_t blockIdx, uint32_t numBlocks, void *args)
 /* A library's own state: each load from data is a library of its own. */
 static int32_t loads_counter;
 
-struct counter_args {
-    int32_t *out;
-};
-
 PARAMS(bump_counter, 1, PARAM(struct counter_args, out));
 
 aclError bump_counter(uint32_t blockIdx, uint32_t numBlocks, void *args)
@@ -207,11 +151,6 @@ aclError bump_counter(uint32_t blockIdx, uint32_t numBlocks, void *args)
     *((const struct counter_args *)args)->out = ++loads_counter;
     return ACL_SUCCESS;
 }
-
-/* Adds 1 to *n per block: counts the blocks that ran. */
-struct count_args {
-    atomic_int *n;
-};
 
 PARAMS(count_runs, 1, PARAM(struct count_args, n));
 
@@ -231,14 +170,6 @@ aclError fill_narrow(uint32_t blockIdx, uint32_t numBlocks, void *args)
 {
     return fill(blockIdx, numBlocks, args);
 }
-
-/* A 16-byte-aligned parameter after a 4-byte one (a float4 of a GPU kernel): out[0..3] = x, a, v[0], v[1]. */
-struct wide_args {
-    uint64_t *out;
-    uint64_t x;
-    uint32_t a;
-    alignas(16) uint64_t v[2];
-};
 
 PARAMS(wide, 4, PARAM(struct wide_args, out), PARAM(struct wide_args, x), PARAM(struct wide_args, a),
        PARAM(struct wide_args, v));
