@@ -22,8 +22,8 @@
 #define _GNU_SOURCE
 
 #include "check.h"
+#include "fake_cuda_hooks.h"
 
-#include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -33,13 +33,7 @@ static void (*fake_fail_next)(int sticky);
 
 static void fake_lookup(void)
 {
-    const char *lib = getenv("ACLRT_CUDA_LIBRARY");
-    fake_fail_next = NULL;
-    if (lib == NULL || strcmp(aclrtxGetBackendName(), "cuda") != 0)
-        return;
-    void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD); /* the runtime opened it */
-    if (h != NULL)
-        *(void **)&fake_fail_next = dlsym(h, "fakecuda_fail_next");
+    *(void **)&fake_fail_next = fake_cuda_symbol("fakecuda_fail_next");
 }
 
 static atomic_int calls;

@@ -24,10 +24,10 @@
 #define _GNU_SOURCE
 
 #include "check.h"
+#include "fake_cuda_hooks.h"
 #include "kernels/test_kernels.h"
 #include "gate.h"
 
-#include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,15 +40,9 @@ static int (*fake_execs)(void);
 
 static void fake_lookup(void)
 {
-    const char *lib = getenv("ACLRT_CUDA_LIBRARY");
-    if (lib == NULL || strcmp(aclrtxGetBackendName(), "cuda") != 0)
-        return;
-    void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD); /* the runtime opened it */
-    if (h == NULL)
-        return;
-    *(void **)&fake_launches = dlsym(h, "fakecuda_graph_launches");
-    *(void **)&fake_fail = dlsym(h, "fakecuda_graph_fail");
-    *(void **)&fake_execs = dlsym(h, "fakecuda_graph_execs");
+    *(void **)&fake_launches = fake_cuda_symbol("fakecuda_graph_launches");
+    *(void **)&fake_fail = fake_cuda_symbol("fakecuda_graph_fail");
+    *(void **)&fake_execs = fake_cuda_symbol("fakecuda_graph_execs");
 }
 
 static uint64_t launches(void)

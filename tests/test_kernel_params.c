@@ -25,10 +25,10 @@
 #define _GNU_SOURCE
 
 #include "check.h"
+#include "fake_cuda_hooks.h"
 #include "kernels/test_kernels.h"
 #include "gate.h"
 
-#include <dlfcn.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -206,10 +206,7 @@ int main(void)
         bin = NULL;
         printf("kernel_params: the backend loads no host shared object (a GPU): skipped\n");
     }
-    const char *fake = getenv("ACLRT_CUDA_LIBRARY");
-    void *h = on_cuda && fake != NULL ? dlopen(fake, RTLD_NOW | RTLD_NOLOAD) : NULL; /* the runtime opened it */
-    if (h != NULL)
-        *(void **)&fake_launch_bytes = dlsym(h, "fakecuda_launch_bytes");
+    *(void **)&fake_launch_bytes = fake_cuda_symbol("fakecuda_launch_bytes");
     RUN(a_block_shorter_than_the_kernels_parameters_is_refused_at_the_call);
     RUN(the_kernels_exact_size_reaches_the_driver);
     RUN(appended_parameters_go_where_the_kernel_takes_them);
@@ -220,7 +217,5 @@ int main(void)
     aclrtDestroyStream(s);
     aclrtResetDevice(0);
     aclFinalize();
-    if (h != NULL)
-        dlclose(h);
     return check_report("kernel_params");
 }

@@ -20,10 +20,10 @@
 #define _GNU_SOURCE
 
 #include "check.h"
+#include "fake_cuda_hooks.h"
 #include "gate.h"
 #include "probe.h"
 
-#include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,12 +38,7 @@ static uint64_t (*fake_held)(void);
 
 static void fake_lookup(void)
 {
-    const char *lib = getenv("ACLRT_CUDA_LIBRARY");
-    if (lib == NULL || strcmp(aclrtxGetBackendName(), "cuda") != 0)
-        return;
-    void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD); /* the runtime opened it */
-    if (h != NULL)
-        *(void **)&fake_held = dlsym(h, "fakecuda_pageable_held");
+    *(void **)&fake_held = fake_cuda_symbol("fakecuda_pageable_held");
 }
 
 static uint64_t held(void)

@@ -6,11 +6,12 @@
  * backend's test double, on two GPUs (ACLRT_FAKE_CUDA_DEVICES=2), so that
  * some pairs share a GPU and others copy between GPUs.
  */
-#define _GNU_SOURCE /* setenv, RTLD_NOLOAD */
+#define _GNU_SOURCE /* setenv, RTLD_NOLOAD (fake_cuda_hooks.h) */
 #include "check.h"
+#include "peer.h"
+#include "fake_cuda_hooks.h"
 #include "gate.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -19,26 +20,7 @@ static int (*fake_peer_enabled)(int from, int to);
 
 static void fake_lookup(void)
 {
-    const char *lib = getenv("ACLRT_CUDA_LIBRARY");
-    void *h = lib != NULL && strcmp(aclrtxGetBackendName(), "cuda") == 0 ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
-    if (h != NULL)
-        *(void **)&fake_peer_enabled = dlsym(h, "fakecuda_peer_enabled");
-}
-
-static int32_t status_of(int32_t dev, int32_t peer)
-{
-    int32_t status = -1;
-    CHECK_OK(aclrtDevicePeerAccessStatus(dev, peer, &status));
-    return status;
-}
-
-static void *alloc_on(int32_t dev, size_t size, unsigned char fill)
-{
-    void *p = NULL;
-    CHECK_OK(aclrtSetDevice(dev));
-    CHECK_OK(aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
-    CHECK_OK(aclrtMemset(p, size, fill, size));
-    return p;
+    *(void **)&fake_peer_enabled = fake_cuda_symbol("fakecuda_peer_enabled");
 }
 
 /* Are the n bytes at p (device or host memory) all v? Read through a copy (tests/check.h). */
@@ -139,7 +121,8 @@ TEST(peer_access_status_refuses_unknown_devices_and_a_null_output)
 
 TEST(a_copy_between_two_devices_needs_access_from_the_current_device_to_the_other)
 {
-    void *on0 = alloc_on(0, 64, 0xA0), *on1 = alloc_on(1, 64, 0x11);
+    void *on0 = alloc_on(0, 64, 0xA0, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
+    void *on1 = alloc_on(1, 64, 0x11, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
     CHECK_OK(aclrtSetDevice(1));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(on1, 64, on0, 64, ACL_MEMCPY_DEVICE_TO_DEVICE));
     CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "aclrtDeviceEnablePeerAccess");
@@ -158,7 +141,8 @@ TEST(a_copy_between_two_devices_needs_access_from_the_current_device_to_the_othe
 
 TEST(a_third_device_running_the_copy_needs_access_to_both_ends)
 {
-    void *on0 = alloc_on(0, 32, 0x01), *on1 = alloc_on(1, 32, 0x02);
+    void *on0 = alloc_on(0, 32, 0x01, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
+    void *on1 = alloc_on(1, 32, 0x02, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
     CHECK_OK(aclrtSetDevice(2));
     CHECK_OK(aclrtDeviceEnablePeerAccess(0, 0));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(on1, 32, on0, 32, ACL_MEMCPY_DEVICE_TO_DEVICE));
@@ -173,7 +157,9 @@ TEST(a_third_device_running_the_copy_needs_access_to_both_ends)
 
 TEST(copies_between_one_device_and_host_memory_or_within_a_device_need_no_peer_access)
 {
-    void *on0 = alloc_on(0, 64, 0x33), *also0 = alloc_on(0, 64, 0x00), *pinned = NULL;
+    void *on0 = alloc_on(0, 64, 0x33, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
+    void *also0 = alloc_on(0, 64, 0x00, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
+    void *pinned = NULL;
     unsigned char pageable[64];
     CHECK_OK(aclrtMallocHost(&pinned, 64));
     CHECK_OK(aclrtSetDevice(1)); /* another device is current */
@@ -191,7 +177,8 @@ TEST(copies_between_one_device_and_host_memory_or_within_a_device_need_no_peer_a
 
 TEST(an_async_copy_between_devices_needs_access_from_the_stream_s_device)
 {
-    void *on0 = alloc_on(0, 128, 0x5A), *on1 = alloc_on(1, 128, 0x00);
+    void *on0 = alloc_on(0, 128, 0x5A, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
+    void *on1 = alloc_on(1, 128, 0x00, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
     CHECK_OK(aclrtSetDevice(1));
     aclrtStream s1;
     CHECK_OK(aclrtCreateStream(&s1));
@@ -230,7 +217,8 @@ TEST(peer_access_ends_with_the_context_that_enabled_it)
 
 TEST(memcpy_refuses_the_inner_and_inter_device_kinds_like_any_unknown_kind)
 {
-    void *a = alloc_on(0, 16, 0x01), *b = alloc_on(0, 16, 0x02);
+    void *a = alloc_on(0, 16, 0x01, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
+    void *b = alloc_on(0, 16, 0x02, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(b, 16, a, 16, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpy(b, 16, a, 16, ACL_MEMCPY_INTER_DEVICE_TO_DEVICE));
     CHECK_EQ(ACL_ERROR_INVALID_PARAM, aclrtMemcpyAsync(b, 16, a, 16, ACL_MEMCPY_INTER_DEVICE_TO_DEVICE, NULL));

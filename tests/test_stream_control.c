@@ -13,9 +13,9 @@
 #define _GNU_SOURCE
 
 #include "check.h"
+#include "fake_cuda_hooks.h"
 #include "gate.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -136,13 +136,8 @@ TEST(abort_releases_a_stream_parked_on_a_wait_that_would_never_end)
 /* On the cuda backend's test double: the value waits its streams are held at (-1 elsewhere). */
 static int fake_waits_blocked(void)
 {
-    const char *lib = getenv("ACLRT_CUDA_LIBRARY");
-    if (lib == NULL || strcmp(aclrtxGetBackendName(), "cuda") != 0)
-        return -1;
-    void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD); /* the runtime opened it */
     int (*blocked)(void) = NULL;
-    if (h != NULL)
-        *(void **)&blocked = dlsym(h, "fakecuda_waits_blocked");
+    *(void **)&blocked = fake_cuda_symbol("fakecuda_waits_blocked");
     return blocked != NULL ? blocked() : -1;
 }
 

@@ -18,9 +18,10 @@
 #define _GNU_SOURCE
 
 #include "check.h"
+#include "peer.h"
+#include "fake_cuda_hooks.h"
 #include "kernels/test_kernels.h"
 
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,12 +31,7 @@ static int (*fake_peer_enabled)(int from, int to);
 
 static void fake_lookup(void)
 {
-    const char *lib = getenv("ACLRT_CUDA_LIBRARY");
-    if (lib == NULL || strcmp(aclrtxGetBackendName(), "cuda") != 0)
-        return;
-    void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD); /* the runtime opened it */
-    if (h != NULL)
-        *(void **)&fake_peer_enabled = dlsym(h, "fakecuda_peer_enabled");
+    *(void **)&fake_peer_enabled = fake_cuda_symbol("fakecuda_peer_enabled");
 }
 
 /* The driver's access from GPU `from` to GPU `to` is `want` (on the test double only). */
@@ -49,22 +45,6 @@ static void fake_lookup(void)
 static int kernels_load(void)
 {
     return strcmp(aclrtxGetBackendName(), "cuda") != 0 || getenv("ACLRT_CUDA_LIBRARY") != NULL;
-}
-
-static int32_t status_of(int32_t dev, int32_t peer)
-{
-    int32_t status = -1;
-    CHECK_OK(aclrtDevicePeerAccessStatus(dev, peer, &status));
-    return status;
-}
-
-static void *alloc_on(int32_t dev, size_t size, unsigned char fill)
-{
-    void *p = NULL;
-    CHECK_OK(aclrtSetDevice(dev));
-    CHECK_OK(aclrtMalloc(&p, size, ACL_MEM_MALLOC_HUGE_FIRST));
-    CHECK_OK(aclrtMemset(p, size, fill, size));
-    return p;
 }
 
 /* Every case ends with device 0 current and no access enabled. */
@@ -110,7 +90,7 @@ TEST(enabling_twice_and_disabling_twice_succeed_and_the_driver_follows)
 TEST(a_synchronous_copy_between_the_devices_needs_access_then_arrives_both_ways)
 {
     enum { N = 4096 };
-    void *on0 = alloc_on(0, N, 0x00), *on1 = alloc_on(1, N, 0x00);
+    void *on0 = alloc_on(0, N, 0x00, ACL_MEM_MALLOC_HUGE_FIRST), *on1 = alloc_on(1, N, 0x00, ACL_MEM_MALLOC_HUGE_FIRST);
     dev_fill_pattern(on0, N, 11);
     CHECK_OK(aclrtSetDevice(1));
     CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(on1, N, on0, N, ACL_MEMCPY_DEVICE_TO_DEVICE));
@@ -131,7 +111,7 @@ TEST(a_synchronous_copy_between_the_devices_needs_access_then_arrives_both_ways)
 TEST(an_async_copy_from_device_0_to_device_1_on_a_stream_of_device_0)
 {
     enum { N = 65536 };
-    void *on0 = alloc_on(0, N, 0x00), *on1 = alloc_on(1, N, 0x7E);
+    void *on0 = alloc_on(0, N, 0x00, ACL_MEM_MALLOC_HUGE_FIRST), *on1 = alloc_on(1, N, 0x7E, ACL_MEM_MALLOC_HUGE_FIRST);
     CHECK_OK(aclrtSetDevice(0));
     dev_fill_pattern(on0, N, 21);
     aclrtStream s0 = NULL;
@@ -140,7 +120,7 @@ TEST(an_async_copy_from_device_0_to_device_1_on_a_stream_of_device_0)
     CHECK_OK(aclrtSynchronizeStream(s0));
     CHECK(dev_all_bytes_are(on1, N, 0x7E));
     /* Within device 1's memory, on device 0's stream: one device's memory, no access needed. */
-    void *also1 = alloc_on(1, N, 0x00);
+    void *also1 = alloc_on(1, N, 0x00, ACL_MEM_MALLOC_HUGE_FIRST);
     CHECK_OK(aclrtSetDevice(0));
     CHECK_OK(aclrtMemcpyAsync(also1, N, on1, N, ACL_MEMCPY_DEVICE_TO_DEVICE, s0));
     CHECK_OK(aclrtSynchronizeStream(s0));
@@ -198,7 +178,8 @@ TEST(a_kernel_runs_on_device_1_from_a_binary_loaded_with_device_0_current)
     CHECK_OK(aclrtBinaryLoadFromFile(KERNELS, NULL, &bin));
     aclrtFuncHandle f = NULL;
     CHECK_OK(aclrtBinaryGetFunction(bin, "fill", &f));
-    int32_t *out1 = (int32_t *)alloc_on(1, 64, 0), *out0 = (int32_t *)alloc_on(0, 64, 0);
+    int32_t *out1 = (int32_t *)alloc_on(1, 64, 0, ACL_MEM_MALLOC_HUGE_FIRST);
+    int32_t *out0 = (int32_t *)alloc_on(0, 64, 0, ACL_MEM_MALLOC_HUGE_FIRST);
     aclrtStream s0 = NULL, s1 = NULL;
     CHECK_OK(aclrtCreateStream(&s0));
     CHECK_OK(aclrtSetDevice(1));
@@ -231,7 +212,7 @@ TEST(a_kernel_on_device_1_writes_device_0_memory_once_access_is_on)
     CHECK_OK(aclrtBinaryLoadFromFile(KERNELS, NULL, &bin)); /* loaded with device 1 current this time */
     aclrtFuncHandle f = NULL;
     CHECK_OK(aclrtBinaryGetFunction(bin, "fill", &f));
-    int32_t *out0 = (int32_t *)alloc_on(0, 64, 0);
+    int32_t *out0 = (int32_t *)alloc_on(0, 64, 0, ACL_MEM_MALLOC_HUGE_FIRST);
     CHECK_OK(aclrtSetDevice(1));
     CHECK_OK(aclrtDeviceEnablePeerAccess(0, 0));
     CHECK_DRIVER_PEER(1, 0, 1);
@@ -258,10 +239,10 @@ TEST(a_model_captured_on_device_1_replays_a_kernel_and_a_copy_from_device_0)
     CHECK_OK(aclrtBinaryLoadFromFile(KERNELS, NULL, &bin)); /* device 0 current: loaded there first */
     aclrtFuncHandle f = NULL;
     CHECK_OK(aclrtBinaryGetFunction(bin, "fill", &f));
-    void *src0 = alloc_on(0, N, 0x00);
+    void *src0 = alloc_on(0, N, 0x00, ACL_MEM_MALLOC_HUGE_FIRST);
     dev_fill_pattern(src0, N, 31);
-    int32_t *k1 = (int32_t *)alloc_on(1, 64, 0);
-    void *dst1 = alloc_on(1, N, 0x00);
+    int32_t *k1 = (int32_t *)alloc_on(1, 64, 0, ACL_MEM_MALLOC_HUGE_FIRST);
+    void *dst1 = alloc_on(1, N, 0x00, ACL_MEM_MALLOC_HUGE_FIRST);
     CHECK_OK(aclrtDeviceEnablePeerAccess(0, 0)); /* device 1 current: it reaches device 0 */
     aclrtStream s1 = NULL;
     CHECK_OK(aclrtCreateStream(&s1));

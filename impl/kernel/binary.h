@@ -276,6 +276,14 @@ ACLRT_INLINE aclError aclrt_function_acquire(aclrtFuncHandle h, aclrtxHostKernel
     return aclrt_function_bad(h, ACL_ERROR_INVALID_PARAM);
 }
 
+/* The backend's handle of a function, as module_function gave it (a host kernel's converts as dlsym's do, POSIX). */
+ACLRT_INLINE void *aclrt_function_backend_handle(aclrtxHostKernel fn)
+{
+    void *function;
+    memcpy(&function, &fn, sizeof function);
+    return function;
+}
+
 /*
  * A launch's argument block of `size` bytes against its kernel's
  * parameters (fn: the function's backend handle, b its binary, counted in
@@ -288,17 +296,13 @@ ACLRT_INLINE aclError aclrt_function_args_fit(const struct aclrt_binary *b, aclr
     aclError (*fits)(void *function, uint32_t size) = b->backend->function_args;
     if (ACLRT_LIKELY(fits == NULL))
         return ACL_SUCCESS;
-    void *function;
-    memcpy(&function, &fn, sizeof function); /* the backend's handle, as module_function gave it */
-    return fits(function, size);
+    return fits(aclrt_function_backend_handle(fn), size);
 }
 
 /* A function's entry (aclrtGetFunctionAddr): the backend's handle, or what the backend says it stands for. */
 ACLRT_INLINE void *aclrt_function_entry(const struct aclrt_function *f)
 {
-    aclrtxHostKernel fn = atomic_load_explicit(&f->fn, memory_order_relaxed);
-    void *function;
-    memcpy(&function, &fn, sizeof function); /* a host kernel's converts as dlsym's do (POSIX) */
+    void *function = aclrt_function_backend_handle(atomic_load_explicit(&f->fn, memory_order_relaxed));
     const struct aclrt_backend *backend = atomic_load_explicit(&f->binary, memory_order_relaxed)->backend;
     return backend->function_entry != NULL ? backend->function_entry(function) : function;
 }

@@ -197,9 +197,7 @@ static aclError aclrt_args_place(const struct aclrt_args *a, size_t size, uint32
     const struct aclrt_binary *b = atomic_load_explicit(&f->binary, memory_order_relaxed);
     if (b->backend->function_layout == NULL)
         return ACL_SUCCESS;
-    aclrtxHostKernel fn = atomic_load_explicit(&f->fn, memory_order_relaxed);
-    void *function;
-    memcpy(&function, &fn, sizeof function); /* the backend's handle (module_function) */
+    void *function = aclrt_function_backend_handle(atomic_load_explicit(&f->fn, memory_order_relaxed));
     uint32_t count = 0, offset = 0, bytes = 0;
     if (!b->backend->function_layout(function, a->count, &count, &offset, &bytes))
         return ACL_SUCCESS;

@@ -103,16 +103,21 @@ static void *aclrt_kernel_keep_failed_args(const void *args, size_t size)
  * The task kind
  * ------------------------------------------------------------------------ */
 
+/* A failed task's copy of its args moves to the thread's buffer: the exception callbacks read it after the run. */
+static void aclrt_kernel_keep_args(struct aclrt_task *t)
+{
+    t->u.kernel.args = aclrt_kernel_keep_failed_args(t->u.kernel.args, t->u.kernel.args_size);
+    if (t->u.kernel.args == NULL)
+        t->u.kernel.args_size = 0;
+}
+
 /* The task is done (run, failed or discarded): its copy of the args goes, its binary counts it done. */
 ACLRT_INTERNAL void aclrt_kernel_task_done(struct aclrt_task *t, bool failed)
 {
     if (t->u.kernel.owned) {
         void *own = t->u.kernel.args;
-        if (failed) { /* the exception callbacks read the args after the run */
-            t->u.kernel.args = aclrt_kernel_keep_failed_args(own, t->u.kernel.args_size);
-            if (t->u.kernel.args == NULL)
-                t->u.kernel.args_size = 0;
-        }
+        if (failed)
+            aclrt_kernel_keep_args(t);
         free(own);
         t->u.kernel.owned = 0;
     }
@@ -135,12 +140,8 @@ static int aclrt_kernel_run(struct aclrt_stream *s, struct aclrt_task *t, struct
         rc = ACL_ERROR_RT_AICORE_TIMEOUT;
     if (ACLRT_UNLIKELY(rc != ACL_SUCCESS && (dump & ACLRT_DUMP_EXCEPTION)))
         aclrt_dump_kernel(dump, t->u.kernel.handle, s->device->id, t->u.kernel.args, t->u.kernel.args_size, true);
-    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS) && aclrt_ring_side_holds(&s->ring, t->u.kernel.args)) {
-        /* A copy in the side area goes with the task's slot: the exception callbacks read it after. */
-        t->u.kernel.args = aclrt_kernel_keep_failed_args(t->u.kernel.args, t->u.kernel.args_size);
-        if (t->u.kernel.args == NULL)
-            t->u.kernel.args_size = 0;
-    }
+    if (ACLRT_UNLIKELY(rc != ACL_SUCCESS) && aclrt_ring_side_holds(&s->ring, t->u.kernel.args))
+        aclrt_kernel_keep_args(t); /* a copy in the side area goes with the task's slot */
     aclrt_kernel_task_done(t, rc != ACL_SUCCESS);
     return rc;
 }

@@ -258,10 +258,8 @@ static const struct aclrt_task_kind aclrt_kind_random = {ACLRT_TASK_RANDOM, "ran
 /* Bytes of device memory of `dev` from p to the end of its allocation; 0 if p is not such memory. */
 static size_t aclrt_random_room(const void *p, struct aclrt_device *dev)
 {
-    if (aclrt_mem_device_of(p, 1) != dev)
-        return 0;
     struct aclrt_allocation e;
-    if (!aclrt_mem_find(p, &e))
+    if (!aclrt_mem_find(p, &e) || e.kind == ACLRT_MEM_HOST || e.device != dev)
         return 0;
     return e.size - ((uintptr_t)p - e.base);
 }
