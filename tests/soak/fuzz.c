@@ -222,6 +222,13 @@ static aclrtEvent g_plain, g_ex, g_sync, g_nosync, g_devonly, g_external, g_dev0
 static aclrtEvent g_stale_event0;
 static aclrtStream g_stale_stream0;
 static int g_local_int;
+/*
+ * An aligned block no allocator returned: what the frees get where a stale
+ * pointer would be wrong. A pointer this thread freed is no such thing: any
+ * thread's next allocation may reuse its address (the allocators hand freed
+ * blocks back first), and a "double" free would then free that allocation.
+ */
+static _Alignas(64) char g_never_allocated[256];
 static int fz_ready;
 static atomic_long fz_ok, fz_failed, fz_bad_codes, fz_unnamed, fz_exceptions, fz_exception_bad;
 static atomic_long fz_absurd_ok;
@@ -1060,7 +1067,7 @@ static void fz_one_call(struct fz *z)
             if (last_rc == ACL_SUCCESS)
                 z->dev[k] = ptr;
         } else {
-            void *cands[] = {z->dev[k], NULL, &g_local_int, z->freed, z->pinned_a, (char *)z->dev[k] + 1};
+            void *cands[] = {z->dev[k], NULL, &g_local_int, g_never_allocated, z->pinned_a, (char *)z->dev[k] + 1};
             ptr = cands[soak_pick(rng, 6)];
             FZ(CODES(P, R), aclrtFree(ptr));
             if (last_rc == ACL_SUCCESS)
@@ -1075,7 +1082,7 @@ static void fz_one_call(struct fz *z)
             if (last_rc == ACL_SUCCESS)
                 z->host[k] = ptr;
         } else {
-            void *cands[] = {z->host[k], NULL, &g_local_int, z->freed, z->dev[0], (char *)z->host[k] + 1};
+            void *cands[] = {z->host[k], NULL, &g_local_int, g_never_allocated, z->dev[0], (char *)z->host[k] + 1};
             ptr = cands[soak_pick(rng, 6)];
             FZ(CODES(P, R), aclrtFreeHost(ptr));
             if (last_rc == ACL_SUCCESS)
@@ -2521,14 +2528,16 @@ static void fz_one_call(struct fz *z)
                                sz);
             FZ(CODES(-2), pa.location.type == ACL_MEM_LOCATION_TYPE_HOST ? aclrtFreeHost(ptr) : aclrtFree(ptr));
         }
+        /* What the runtime says of a freed pointer (read only: another thread may own its address again). */
         void *cands[] = {NULL, &g_local_int, z->freed, (char *)z->pinned_a + 1};
+        void *not_ours[] = {NULL, &g_local_int, g_never_allocated, (char *)z->pinned_a + 1};
         aclrtPtrAttributes pa;
         void *base;
         size_t bsz;
         FZ(CODES(P), aclrtPointerGetAttributes(cands[soak_pick(rng, 4)], fz_maybe(z, &pa)));
         FZ(CODES(P, R), aclrtMemGetAddressRange(cands[soak_pick(rng, 4)], fz_maybe(z, &base), fz_maybe(z, &bsz)));
-        FZ(CODES(P, R), aclrtFreeWithDevSync(cands[soak_pick(rng, 4)]));
-        FZ(CODES(P, R), aclrtFreeHostWithDevSync(cands[soak_pick(rng, 4)]));
+        FZ(CODES(P, R), aclrtFreeWithDevSync(not_ours[soak_pick(rng, 4)]));
+        FZ(CODES(P, R), aclrtFreeHostWithDevSync(not_ours[soak_pick(rng, 4)]));
         aclrtMemUsageInfo mu[3];
         size_t nmu;
         FZ(CODES(P, DV), aclrtGetMemUsageInfo(devices[soak_pick(rng, 6)], fz_maybe(z, mu), soak_pick(rng, 4),
