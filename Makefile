@@ -11,7 +11,8 @@
 #   mk/deps.mk        deps, deps-bench: the Debian packages (installed as root, else the apt-get line)
 #   mk/tests.mk       the test programs in variants: test-release, test-tsan, test-asan, test-dist,
 #                     test-external, test-cuda*, test-gpu; test-cpp, test-negative, test-schedule
-#   mk/cuda.mk        the CUDA driver test double, test-cuda-no-gpu, test-cuda-decls, test-cuda-rules
+#   mk/cuda.mk        the CUDA driver test double, test-cuda-no-gpu, test-cuda-decls, test-cuda-rules;
+#                     the NCCL test double, test-nccl-fake
 #   mk/checks.mk      check, check-headers, check-layering, check-docs, docs, coverage
 #   mk/install.mk     dist, install (PREFIX, DESTDIR), test-install
 #   mk/python.mk      python, test-python, install-python, test-pip-install (PYTHON)
@@ -66,7 +67,8 @@ export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 #                                       their links whole (mk/checks.mk)
 #   test-cuda-decls test-cuda-no-gpu    the cuda backend's declarations against cuda.h; the backend
 #   test-cuda-rules                     without a GPU; the driver test double fails where a GPU
-#                                       fails, each of its rules checked (mk/cuda.mk)
+#   test-nccl-fake                      fails, each of its rules checked; the NCCL test double's
+#                                       check program in the three cuda variants (mk/cuda.mk)
 #   test-<variant>                      every test program in each of VARIANTS: release tsan asan dist
 #                                       external cuda-tsan cuda-asan, gpu with BACKEND=cuda
 #                                       (mk/tests.mk; the cuda variant runs in gpu-check)
@@ -95,7 +97,7 @@ export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 #                                       copy of the tree (mk/first_hour.mk)
 TEST_STEPS = deps \
              check check-headers check-layering check-docs \
-             test-cuda-decls test-cuda-no-gpu test-cuda-rules \
+             test-cuda-decls test-cuda-no-gpu test-cuda-rules test-nccl-fake \
              $(addprefix test-,$(filter-out cuda,$(VARIANTS))) \
              test-cpp test-negative test-schedule test-sanitize \
              check-hccl-layout test-hccl-mpi test-hccl-netns test-hccl-cann \

@@ -6,6 +6,8 @@
 #   make test-cuda-rules    the test double fails where a GPU fails: each rule of fake_cuda.c's
 #                           head, a misuse planted by a program of tests/cuda_fake/rule_*.c, run
 #                           strict (caught) and with the rule's relaxing knob (let pass)
+#   make test-nccl-fake     the NCCL test double (tests/nccl_fake/fake_nccl.c) alone: its check
+#                           program, four ranks on four fake GPUs, in cuda, cuda-tsan and cuda-asan
 #
 # The suite on this backend runs in the variants cuda, cuda-tsan and cuda-asan of mk/tests.mk,
 # through the CUDA driver test double of tests/cuda_fake/ (fake_cuda.c), built here per variant.
@@ -17,10 +19,16 @@ CUDA_VARIANTS := cuda cuda-tsan cuda-asan
 NVCC ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/cuda/bin/nvcc))
 CUDA_INCLUDE ?= $(firstword $(wildcard /usr/local/cuda/include) $(patsubst %/cuda.h,%,$(wildcard /usr/include/cuda.h)))
 
-.PHONY: test-cuda-no-gpu test-cuda-decls test-cuda-rules
+.PHONY: test-cuda-no-gpu test-cuda-decls test-cuda-rules test-nccl-fake
 
 # The test double, as a shared library per variant (instrumented like the tests).
 $(BUILD)/%/libcuda_fake.so: tests/cuda_fake/fake_cuda.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$*) -fPIC -shared -fvisibility=hidden $< -o $@ -lpthread -ldl
+
+# The NCCL test double (libnccl.so.2's stand-in), per variant like the driver's, next to it: it
+# works on the driver double's streams and memory (the double finds it already loaded).
+$(BUILD)/%/libnccl_fake.so: tests/nccl_fake/fake_nccl.c
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$*) -fPIC -shared -fvisibility=hidden $< -o $@ -lpthread -ldl
 
@@ -79,3 +87,21 @@ test-cuda-rules: $(addprefix $(BUILD)/cuda-rules/,$(CUDA_RULES)) $(CUDA_RULES_KE
 	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_capture
 	@$(BOUNDED) ./$(BUILD)/cuda-rules/rule_pageable
 	@ACLRT_FAKE_CUDA_PAGEABLE_ASYNC=1 $(BOUNDED) ./$(BUILD)/cuda-rules/rule_pageable
+
+# The NCCL double's check program opens both doubles at run time (as a CUDA program would its
+# libraries), built and run per variant; the init and execution bounds short for the cases that
+# wait for a rank that never comes.
+NCCL_FAKE_ENV := ACLRT_FAKE_CUDA_DEVICES=4 ACLRT_FAKE_NCCL_INIT_TIMEOUT_MS=3000 ACLRT_FAKE_NCCL_EXEC_TIMEOUT_MS=4000
+
+$(BUILD)/nccl-fake/%/check_nccl: tests/nccl_fake/check_nccl.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$*) $< -o $@ -lpthread -ldl
+
+test-nccl-fake: $(foreach v,$(CUDA_VARIANTS),$(BUILD)/nccl-fake/$(v)/check_nccl $(BUILD)/$(v)/libcuda_fake.so \
+                  $(BUILD)/$(v)/libnccl_fake.so)
+	@echo "== the NCCL test double: $(CUDA_VARIANTS) =="
+	@for v in $(CUDA_VARIANTS); do \
+	  echo "-- $$v"; \
+	  $(NCCL_FAKE_ENV) $(BOUNDED) ./$(BUILD)/nccl-fake/$$v/check_nccl \
+	    $(CURDIR)/$(BUILD)/$$v/libcuda_fake.so $(CURDIR)/$(BUILD)/$$v/libnccl_fake.so || exit 1; \
+	done

@@ -31,7 +31,7 @@ IMPL_SRC_external := tests/impl_external.c
 TESTS_external = $(filter-out test_embed test_reliability,$(TESTS))
 
 # The same tests on the cuda backend (tests/impl_cuda.c), through the driver test double
-# (mk/cuda.mk), built per variant with its flags.
+# and the NCCL test double (mk/cuda.mk), built per variant with its flags.
 FLAGS_cuda := $(FLAGS_release)
 FLAGS_cuda-tsan := $(FLAGS_tsan)
 FLAGS_cuda-asan := $(FLAGS_asan)
@@ -42,8 +42,9 @@ FLAGS_cuda-asan := $(FLAGS_asan)
 TESTS_CUDA = $(filter-out test_sysinfo test_bad_input test_embed test_schedule,$(TESTS))
 define cuda_variant
 IMPL_SRC_$(1) := tests/impl_cuda.c
-IMPL_DEPS_$(1) := $(BUILD)/$(1)/libcuda_fake.so
-IMPL_DEFS_$(1) := -DACLRT_TEST_CUDA_LIBRARY='"$(CURDIR)/$(BUILD)/$(1)/libcuda_fake.so"'
+IMPL_DEPS_$(1) := $(BUILD)/$(1)/libcuda_fake.so $(BUILD)/$(1)/libnccl_fake.so
+IMPL_DEFS_$(1) := -DACLRT_TEST_CUDA_LIBRARY='"$(CURDIR)/$(BUILD)/$(1)/libcuda_fake.so"' \
+                  -DACLRT_TEST_NCCL_LIBRARY='"$(CURDIR)/$(BUILD)/$(1)/libnccl_fake.so"'
 TESTS_$(1) = $$(TESTS_CUDA)
 endef
 $(foreach v,$(CUDA_VARIANTS),$(eval $(call cuda_variant,$(v))))

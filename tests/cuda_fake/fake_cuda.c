@@ -215,8 +215,17 @@
  *     cuMemCreate and its shareable handles.
  *   - Also: cuMemHostRegister / Unregister (the caller's memory becomes
  *     pinned host memory for the rules above), cuPointerGetAttribute (the
- *     memory type only), cuCtxGetCurrent; a context's last release drops the
- *     work still queued in it (a wait nothing satisfies is let go).
+ *     memory type only), cuCtxGetCurrent, cuCtxGetDevice; a context's last
+ *     release drops the work still queued in it (a wait nothing satisfies is
+ *     let go).
+ *   - For the NCCL test double (tests/nccl_fake/fake_nccl.c), which finds
+ *     them in this library: fakecuda_stream_task(s, fn, user) queues on
+ *     stream s an operation that runs fn(user) on its worker as a kernel
+ *     runs (no host-function lock; it may wait for other streams), not
+ *     captured (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, the sequence left
+ *     as it was); fakecuda_device_bytes(p, n, &bytes) gives the host bytes
+ *     of [p, p+n) in one live allocation (device memory, or pinned host
+ *     memory), else CUDA_ERROR_INVALID_VALUE.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -329,7 +338,8 @@ struct CUctx_st {
     _Atomic bool peer[FAKE_MAX_DEVICES]; /* cuCtxEnablePeerAccess'd: device d's memory is reachable from here */
 };
 
-enum op_kind { OP_COPY, OP_SET, OP_SET32, OP_WRITE64, OP_WAIT64, OP_HOST_FN, OP_RECORD, OP_WAIT_EVENT, OP_KERNEL, OP_GRAPH };
+enum op_kind { OP_COPY, OP_SET, OP_SET32, OP_WRITE64, OP_WAIT64, OP_HOST_FN, OP_RECORD, OP_WAIT_EVENT, OP_KERNEL, OP_GRAPH,
+               OP_TASK };
 
 struct CUgraph_st;
 struct CUgraphExec_st;
@@ -657,6 +667,7 @@ static void op_run(struct CUstream_st *s, struct op *o)
     case OP_RECORD: event_reached(o->event, o->seq); break;
     case OP_WAIT_EVENT: event_wait(o->event, o->seq); break;
     case OP_GRAPH: graph_run(s, o->exec, o->seq); break;
+    case OP_TASK: o->fn(o->user); break; /* like a kernel: no host-function lock, may wait for other streams */
     }
 }
 
@@ -707,6 +718,8 @@ static bool capture_take(struct CUstream_st *s, struct op *n, CUresult *r);
 static CUresult capture_conflict(struct CUstream_st *s);
 static CUresult capture_unsafe(void);
 
+static CUresult enqueue_on(struct CUstream_st *s, const struct op *o);
+
 /* Append an operation (a copy of *o) to the stream's queue; a worker is started if none serves it. */
 static CUresult enqueue(struct CUstream_st *s, const struct op *o)
 {
@@ -715,6 +728,13 @@ static CUresult enqueue(struct CUstream_st *s, const struct op *o)
         return r;
     if (s == NULL)
         return capture_legacy();
+    return enqueue_on(s, o);
+}
+
+/* enqueue() for a stream given (its context need not be the caller's current one). */
+static CUresult enqueue_on(struct CUstream_st *s, const struct op *o)
+{
+    CUresult r;
     if ((r = atomic_load(&s->ctx->lost)) != CUDA_SUCCESS)
         return r;
     struct op *n = (struct op *)malloc(sizeof *n);
@@ -1222,6 +1242,29 @@ EXPORT CUresult cuStreamWaitValue64_v2(struct CUstream_st *s, CUdeviceptr addr, 
         return r;
     struct op o = {.kind = OP_WAIT64, .dst = d, .value = value, .flags = flags};
     return enqueue(s, &o);
+}
+
+/*
+ * For the NCCL test double: an operation, in stream order, that runs
+ * fn(user) on the stream's worker as a kernel runs (not under the
+ * host-function lock of rule 2; it may wait for other streams' work, as an
+ * NCCL kernel spins until its peers arrive). The stream's context need not
+ * be current (NCCL sets the device itself). As for any operation: a lost
+ * context's error at the call, and fn never runs when the context is lost
+ * or released before the stream reaches it (the caller must not depend on
+ * it running to free what it holds). Not captured: a stream capturing
+ * returns CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and its sequence is left
+ * as it is. The legacy NULL stream is not modelled (see capture).
+ */
+EXPORT CUresult fakecuda_stream_task(struct CUstream_st *s, void (*fn)(void *user), void *user)
+{
+    ENTRY();
+    if (fn == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct op o = {.kind = OP_TASK, .fn = fn, .user = user};
+    if (s == NULL)
+        return enqueue(s, &o);
+    return enqueue_on(s, &o);
 }
 
 EXPORT CUresult cuLaunchHostFunc(struct CUstream_st *s, CUhostFn fn, void *user)
@@ -1810,6 +1853,45 @@ EXPORT CUresult cuPointerGetAttribute(void *data, unsigned attribute, CUdevicept
         return CUDA_ERROR_INVALID_VALUE; /* memory the driver does not know */
     *(unsigned *)data = type;
     return CUDA_SUCCESS;
+}
+
+/* The current context's device (CUDA_ERROR_INVALID_CONTEXT with none current, rule 9). */
+EXPORT CUresult cuCtxGetDevice(int *device)
+{
+    ENTRY();
+    if (device == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (t_ctx == NULL)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *device = t_ctx->device;
+    return CUDA_SUCCESS;
+}
+
+/*
+ * For the NCCL test double (tests/nccl_fake/fake_nccl.c): the bytes of
+ * [p, p+n) when the range lies in one live device allocation (or module
+ * global), or in pinned host memory (its device pointer is its host
+ * pointer); else CUDA_ERROR_INVALID_VALUE. n == 0 names any address inside
+ * an allocation. Callable from any thread, the streams' workers included.
+ */
+EXPORT CUresult fakecuda_device_bytes(CUdeviceptr p, size_t n, void **bytes)
+{
+    if (bytes == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    uintptr_t a = (uintptr_t)p;
+    CUresult r = CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&g_lock);
+    for (struct alloc *x = g_allocs; x != NULL; x = x->next) {
+        if (a - x->dev >= x->size)
+            continue;
+        if (n <= x->size - (a - x->dev) && (x->ipc_pid == 0 || atomic_load(x->ipc_slot) == x->ipc_id)) {
+            *bytes = (char *)x->p + (a - x->dev);
+            r = CUDA_SUCCESS;
+        }
+        break;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return r;
 }
 
 EXPORT CUresult cuCtxGetCurrent(struct CUctx_st **pctx)
@@ -2845,6 +2927,12 @@ static bool capture_take(struct CUstream_st *s, struct op *n, CUresult *r)
     if (c == NULL) {
         pthread_mutex_unlock(&g_cap_lock);
         return false;
+    }
+    if (n->kind == OP_TASK) { /* the NCCL double's work is not captured: refused, the sequence left as it is */
+        pthread_mutex_unlock(&g_cap_lock);
+        free(n);
+        *r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        return true;
     }
     bool was_invalid = c->invalid;
     bool ok = !was_invalid && n->kind != OP_RECORD && n->kind != OP_WAIT_EVENT && n->kind != OP_GRAPH;
