@@ -51,6 +51,8 @@ struct aclrt_task_kind;
 struct aclrt_kernel_failure;
 struct aclrt_task;
 struct aclrt_block;
+struct aclrt_hccl_args;
+struct aclrt_backend_coll;
 
 /* The bytes of a backend's handle for device memory shared between processes (ipc_export). */
 #define ACLRT_BACKEND_IPC_HANDLE 64u
@@ -278,6 +280,42 @@ struct aclrt_backend {
      */
     int (*model_step)(struct aclrt_stream *s, struct aclrt_task *t, const struct aclrt_task *captured,
                       struct aclrt_block *blk);
+    /*
+     * Collectives through the backend's own engine (optional; the cuda
+     * backend: NCCL). NULL: HCCL moves the data itself (impl/hccl/).
+     */
+    const struct aclrt_backend_coll *coll;
+};
+
+/* The bytes of an engine's communicator id (NCCL's ncclUniqueId), carried inside a root info. */
+#define ACLRT_BACKEND_COLL_ID 128u
+
+/*
+ * A backend's collective engine (impl/hccl/hccl_backend.h drives it). Each
+ * call returns HCCL's code (an HcclResult), with a line in `why` (at most
+ * ACLRT_BACKEND_COLL_WHY bytes) when it fails; any thread.
+ *   - open: the engine is there (loads it once); unique_id: a fresh id;
+ *   - comm_init: rank `rank` of `nranks` joins the communicator `id` on
+ *     dev, blocking until every rank joined (the engine's own rendezvous);
+ *     comm_init_all: one communicator of n ranks, rank i on devs[i];
+ *   - comm_free: destroys (abort false: after its work) or aborts (true:
+ *     work in flight is dropped) a communicator;
+ *   - comm_error: its asynchronous error (HCCL_SUCCESS: none);
+ *   - issue: one rank's operation `a` onto the native queue `native` of a
+ *     stream of the communicator's device, from the thread that holds that
+ *     stream (the native-queue task, impl/exec/native.h).
+ */
+#define ACLRT_BACKEND_COLL_WHY 256u
+struct aclrt_backend_coll {
+    const char *name;
+    int (*open)(char *why);
+    int (*unique_id)(uint8_t *id, char *why);
+    int (*comm_init)(struct aclrt_device *dev, uint32_t nranks, const uint8_t *id, uint32_t rank, void **comm,
+                     char *why);
+    int (*comm_init_all)(struct aclrt_device *const *devs, uint32_t n, void **comms, char *why);
+    void (*comm_free)(void *comm, bool abort);
+    int (*comm_error)(void *comm, char *why);
+    int (*issue)(void *comm, uint32_t rank, uint32_t nranks, const struct aclrt_hccl_args *a, void *native, char *why);
 };
 
 /*

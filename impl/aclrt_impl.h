@@ -63,6 +63,7 @@
 #include "prof/prof_step.h"
 #include "prof/prof_tx.h"
 #include "exec/external.h"
+#include "exec/native.h"
 #include "kernel/binary_data.h"
 #include "kernel/binary_query.h"
 #include "kernel/random.h"

@@ -58,10 +58,12 @@ TESTS_cuda-asan = $(filter-out test_fork,$(TESTS_CUDA))
 
 # On a GPU (BACKEND=cuda): libcuda.so.1. Not test_kernel, test_symbol, test_kernel_ext,
 # test_dump nor test_device_lost: their binaries are host shared objects, which only the test
-# double loads (its stand-in for a module); a GPU's driver loads cubins, fatbins and PTX.
+# double loads (its stand-in for a module); a GPU's driver loads cubins, fatbins and PTX. Nor
+# test_hccl: its four ranks set values in device memory with the CPU (test_hccl_device runs
+# HCCL there, through NCCL).
 FLAGS_gpu := $(FLAGS_release)
 IMPL_SRC_gpu := tests/impl_cuda.c
-TESTS_gpu = $(filter-out test_kernel test_symbol test_kernel_ext test_dump test_device_lost,$(TESTS_CUDA))
+TESTS_gpu = $(filter-out test_kernel test_symbol test_kernel_ext test_dump test_device_lost test_hccl,$(TESTS_CUDA))
 
 # Kernels the tests load as binaries (tests/kernels/*.c -> $(BUILD)/kernels/lib*.so); the tests
 # find them through their absolute directory, compiled in, from any working directory.

@@ -85,6 +85,14 @@ if [ "$MODE" = gpu ]; then
     TESTS=${GPU_CHECK_TESTS:?}
     unset ACLRT_CUDA_LIBRARY
     MAKEVARS=(BACKEND=cuda)
+    # HCCL runs through NCCL: the loader's libnccl.so.2, else the CUDA toolkit's copy.
+    if [ -z "${ACLRT_NCCL_LIBRARY:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libnccl\.so\.2'; then
+        for f in /usr/local/cuda/lib64/libnccl.so.2 /usr/local/cuda/lib/libnccl.so.2 \
+                 /usr/local/cuda/targets/*/lib/libnccl.so.2; do
+            [ -e "$f" ] && { export ACLRT_NCCL_LIBRARY=$f; break; }
+        done
+    fi
+    echo "gpu-check: NCCL: ${ACLRT_NCCL_LIBRARY:-libnccl.so.2 (the loader's)}"
 else
     VARIANT=cuda
     TESTS=${GPU_CHECK_DOUBLE_TESTS:?}

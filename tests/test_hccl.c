@@ -29,6 +29,13 @@
 static HcclComm comms[RANKS];
 static aclrtStream streams[RANKS];
 static int32_t devices[RANKS] = {0, 1, 2, 3};
+static bool engine; /* the backend runs HCCL through its engine (the cuda backend: NCCL) */
+
+/* NCCL reduces no 16-bit integers: through it their reductions are refused at the call, on every rank. */
+static bool engine_refuses(HcclDataType t)
+{
+    return engine && (t == HCCL_DATA_TYPE_INT16 || t == HCCL_DATA_TYPE_UINT16);
+}
 
 static void on_rank(int r)
 {
@@ -60,6 +67,14 @@ TEST(allreduce_and_reduce_give_the_reference_for_every_type_and_operation)
         HcclDataType t = all_types[ti];
         if (!reducible(t))
             continue;
+        if (engine_refuses(t)) {
+            void *b = dev_alloc(COUNT * type_size(t));
+            on_rank(0);
+            CHECK_EQ(HCCL_E_NOT_SUPPORT, HcclAllReduce(b, b, COUNT, t, HCCL_REDUCE_SUM, comms[0], streams[0]));
+            CHECK(strstr(aclGetRecentErrMsg(), "no reduction of data type") != NULL);
+            CHECK_OK(aclrtFree(b));
+            continue;
+        }
         for (size_t oi = 0; oi < 4; oi++) {
             void *send[RANKS], *recv[RANKS], *red[RANKS];
             for (int r = 0; r < RANKS; r++) {
@@ -94,7 +109,7 @@ TEST(reduce_scatter_and_its_v_form_give_each_rank_its_reduced_block)
     uint64_t counts[RANKS] = {3, 0, 5, 2}, displs[RANKS] = {0, 4, 4, 10}; /* a gap at 3, and at 9 */
     for (size_t ti = 0; ti < NTYPES; ti++) {
         HcclDataType t = all_types[ti];
-        if (!reducible(t))
+        if (!reducible(t) || engine_refuses(t))
             continue;
         size_t es = type_size(t);
         void *send[RANKS], *recv[RANKS], *vrecv[RANKS];
@@ -545,9 +560,12 @@ static void *thread_rank_main(void *p)
     HcclComm c = NULL;
     aclrtStream s = NULL;
     int32_t *buf = NULL;
+    /* The rank's device first, as HCCL's samples do: a communicator lives on the device current at its making. */
+    if (aclrtSetDevice(devices[t->rank]) != ACL_SUCCESS)
+        return NULL;
     t->init = HcclCommInitRootInfo(RANKS, t->root, (uint32_t)t->rank, &c);
-    if (t->init != HCCL_SUCCESS || aclrtSetDevice(devices[t->rank]) != ACL_SUCCESS ||
-        aclrtCreateStream(&s) != ACL_SUCCESS || aclrtMalloc((void **)&buf, 4, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
+    if (t->init != HCCL_SUCCESS || aclrtCreateStream(&s) != ACL_SUCCESS ||
+        aclrtMalloc((void **)&buf, 4, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
         return NULL;
     *buf = t->rank + 1;
     t->op = HcclAllReduce(buf, buf, 1, HCCL_DATA_TYPE_INT32, HCCL_REDUCE_PROD, c, s);
@@ -796,21 +814,29 @@ TEST(queries_configs_memory_and_suspend_behave_as_documented)
         gates_open_all();                                                                          \
     } while (0)
 
+/* A case the backend's collective engine does not run: said, not run. */
+#define SKIP_ON_ENGINE(name, why)                                                                      \
+    do {                                                                                           \
+        if (engine)                                                                                \
+            printf("hccl: skipped on the %s backend (%s): %s\n", backend, why, #name);              \
+        else                                                                                       \
+            RUN_CASE(name);                                                                        \
+    } while (0)
+
 int main(void)
 {
     setenv("ACLRT_DEVICES", "4", 1);
+    /* The cuda backend's test doubles: four GPUs whose memory the CPU addresses (the cases put and get values). */
+    setenv("ACLRT_FAKE_CUDA_DEVICES", "4", 0);
+    setenv("ACLRT_FAKE_CUDA_HOST_ACCESS", "1", 0);
     if (aclInit(NULL) != ACL_SUCCESS) {
         fprintf(stderr, "hccl: cannot start the runtime: %s\n", aclGetRecentErrMsg());
         return 1;
     }
     HcclResult made = HcclCommInitAll(RANKS, devices, comms);
     const char *backend = aclrtxGetBackendName();
-    if (backend != NULL && strcmp(backend, "cuda") == 0) {
-        /* The cuda backend's device memory is the GPU's: HCCL refuses it, and says so. */
-        printf("hccl: the cuda backend refuses communicators (%d): %s\n", (int)made, aclGetRecentErrMsg());
-        aclFinalize();
-        return made == HCCL_E_NOT_SUPPORT ? 0 : 1;
-    }
+    /* The cuda backend runs HCCL through NCCL (docs/HCCL.md): what NCCL does not do is not asked of it. */
+    engine = backend != NULL && strcmp(backend, "cuda") == 0;
     if (made != HCCL_SUCCESS) {
         fprintf(stderr, "hccl: HcclCommInitAll: %s\n", aclGetRecentErrMsg());
         return 1;
@@ -818,6 +844,10 @@ int main(void)
     for (int r = 0; r < RANKS; r++) {
         aclrtSetDevice(devices[r]);
         aclrtCreateStream(&streams[r]);
+        /* The cases allocate every rank's buffers on one device: through NCCL the others reach them as peers. */
+        for (int p = 0; engine && p < RANKS; p++)
+            if (p != r && aclrtDeviceEnablePeerAccess(devices[p], 0) != ACL_SUCCESS)
+                fprintf(stderr, "hccl: peer access %d -> %d: %s\n", r, p, aclGetRecentErrMsg());
     }
     RUN_CASE(allreduce_and_reduce_give_the_reference_for_every_type_and_operation);
     RUN_CASE(reduce_scatter_and_its_v_form_give_each_rank_its_reduced_block);
@@ -825,16 +855,16 @@ int main(void)
     RUN_CASE(alltoallv_and_alltoallvc_route_every_count_to_its_place);
     RUN_CASE(in_place_allreduce_allgather_and_reduce_scatter_read_before_they_write);
     RUN_CASE(an_operation_runs_in_stream_order_after_an_event_wait_and_before_later_tasks);
-    RUN_CASE(a_captured_allreduce_runs_at_every_replay_of_the_model);
+    SKIP_ON_ENGINE(a_captured_allreduce_runs_at_every_replay_of_the_model, "operations are not captured");
     RUN_CASE(the_barrier_holds_every_stream_until_the_last_rank_reaches_it);
     RUN_CASE(sends_and_receives_pair_in_the_order_they_were_issued);
     RUN_CASE(a_ring_exchange_works_as_a_batch_and_as_a_group);
     RUN_CASE(one_thread_drives_every_rank_in_one_group_across_devices);
     RUN_CASE(a_sub_communicator_of_two_ranks_reduces_over_its_members_only);
     RUN_CASE(threads_sharing_one_root_info_make_one_communicator);
-    RUN_CASE(a_rank_that_never_comes_fails_the_others_within_the_exec_timeout);
-    RUN_CASE(a_rendezvous_that_never_completes_fails_within_the_connect_timeout);
-    RUN_CASE(ranks_that_disagree_fail_the_collective_and_break_the_communicator);
+    SKIP_ON_ENGINE(a_rank_that_never_comes_fails_the_others_within_the_exec_timeout, "NCCL waits for its peers");
+    SKIP_ON_ENGINE(a_rendezvous_that_never_completes_fails_within_the_connect_timeout, "NCCL's own rendezvous");
+    SKIP_ON_ENGINE(ranks_that_disagree_fail_the_collective_and_break_the_communicator, "NCCL does not compare");
     RUN_CASE(bad_input_gets_hccl_codes_and_a_message);
     RUN_CASE(queries_configs_memory_and_suspend_behave_as_documented);
     gates_open_all();

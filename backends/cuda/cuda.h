@@ -51,6 +51,7 @@
 #include "cuda_ipc.h"
 #include "cuda_kernel.h"
 #include "cuda_kinds.h"
+#include "cuda_nccl.h"
 #include "cuda_peer.h"
 #include "cuda_stream.h"
 #include "cuda_time.h"
@@ -443,6 +444,7 @@ static const struct aclrt_task_kind *const aclrt_cuda_kinds[ACLRT_TASK_KIND_COUN
     [ACLRT_TASK_MODEL] = &aclrt_cuda_kind_model, /* a CUDA graph launch, or step by step (cuda_graph.h) */
     [ACLRT_TASK_IPC_RECORD] = &aclrt_cuda_kind_host,
     [ACLRT_TASK_IPC_WAIT] = &aclrt_cuda_kind_host,
+    [ACLRT_TASK_NATIVE] = &aclrt_cuda_kind_native,
 };
 
 static const struct aclrt_backend aclrt_backend_cuda = {
@@ -488,6 +490,7 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .function_args = aclrt_cuda_function_args,
     .function_entry = aclrt_cuda_function_entry,
     .model_step = aclrt_cuda_model_step,
+    .coll = &aclrt_cuda_nccl,
 };
 
 #endif /* ACLRT_BACKENDS_CUDA_CUDA_H */

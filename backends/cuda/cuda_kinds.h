@@ -488,6 +488,29 @@ static int aclrt_cuda_external_run(struct aclrt_stream *s, struct aclrt_task *t,
     return rc;
 }
 
+/*
+ * Work issued onto the CUstream itself (impl/exec/native.h: an HCCL
+ * operation, which NCCL enqueues there): in order with the GPU queue, then
+ * the task's number into the word. A failure to issue fails the task,
+ * which still completes in order.
+ */
+static int aclrt_cuda_native_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
+{
+    struct aclrt_cuda_slot *sl = aclrt_cuda_slot_of(s);
+    int g = aclrt_cuda_gate(s, sl, blk);
+    if (g != 0)
+        return g;
+    aclrt_CUresult r = aclrt_cuda_begin(sl);
+    if (r != ACLRT_CUDA_SUCCESS) {
+        aclrt_cuda_drop(t);
+        return aclrt_cuda_complete_after(s, sl, t, r);
+    }
+    aclError rc = t->u.native.issue(t->u.native.arg, (void *)sl->cu);
+    if (rc != ACL_SUCCESS)
+        aclrt_stream_fail(s, t->tid, s->issued, rc);
+    return aclrt_cuda_complete_after(s, sl, t, ACLRT_CUDA_SUCCESS);
+}
+
 #define ACLRT_CUDA_KIND(id, name, run) {id, name, run, aclrt_cuda_drop}
 static const struct aclrt_task_kind aclrt_cuda_kind_nop = ACLRT_CUDA_KIND(ACLRT_TASK_NOP, "no-op (GPU)", aclrt_cuda_nop_run);
 static const struct aclrt_task_kind aclrt_cuda_kind_host_func =
@@ -512,6 +535,8 @@ static const struct aclrt_task_kind aclrt_cuda_kind_device_memory =
     ACLRT_CUDA_KIND(ACLRT_TASK_REDUCE, "built-in task on GPU memory", aclrt_cuda_device_memory_run);
 static const struct aclrt_task_kind aclrt_cuda_kind_external =
     ACLRT_CUDA_KIND(ACLRT_TASK_EXTERNAL, "external task (host, in GPU order)", aclrt_cuda_external_run);
+static const struct aclrt_task_kind aclrt_cuda_kind_native =
+    ACLRT_CUDA_KIND(ACLRT_TASK_NATIVE, "native work (on the CUstream)", aclrt_cuda_native_run);
 static const struct aclrt_task_kind aclrt_cuda_kind_host =
     ACLRT_CUDA_KIND(ACLRT_TASK_NOP, "host task (in GPU order)", aclrt_cuda_host_run);
 

@@ -70,6 +70,15 @@ static aclError aclrt_device_start_locked(struct aclrt_device *dev)
     return rc;
 }
 
+/* Starts dev if nothing did yet (HCCL's communicators live on devices the thread may not have set). */
+ACLRT_INTERNAL aclError aclrt_device_start(struct aclrt_device *dev)
+{
+    pthread_mutex_lock(&aclrt_rt.lifecycle_lock);
+    aclError rc = aclrt_device_start_locked(dev);
+    pthread_mutex_unlock(&aclrt_rt.lifecycle_lock);
+    return rc;
+}
+
 static aclError aclrt_context_create_locked(struct aclrt_device *dev, bool is_default, struct aclrt_context **out,
                                             void **handle)
 {

@@ -23,6 +23,8 @@
 #include "../../hccl/hccl.h"
 #include "../core/error.h"
 #include "../core/thread.h"
+#include "../runtime/runtime.h"
+#include "../../backends/backend.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -57,6 +59,8 @@ struct aclrt_hccl_comm {
     uint64_t exec_timeout_ns;
     struct aclrt_hccl_team *team; /* in-process ranks; NULL across processes */
     void *mpi;                    /* the engine's communicator; NULL in-process */
+    void *coll;                   /* the backend's communicator (hccl_backend.h); NULL: HCCL moves the data */
+    bool local;                   /* every rank is in this process (known where the backend's engine runs it) */
     int *world_ranks;             /* across processes: MPI_COMM_WORLD rank of each rank */
     _Atomic int async_error;      /* the first failure of an operation in flight (HcclResult) */
     _Atomic uint32_t inflight;    /* operations submitted and not finished */
@@ -252,6 +256,13 @@ ACLRT_API HcclResult HcclGetCommAsyncError(HcclComm comm, HcclResult *asyncError
         return r;
     if (asyncError == NULL)
         return aclrt_hccl_fail(HCCL_E_PTR, "asyncError is NULL");
+    if (c->coll != NULL && atomic_load_explicit(&c->async_error, memory_order_acquire) == HCCL_SUCCESS) {
+        /* The backend's engine keeps its own (hccl_backend.h): a failure there is the communicator's from now on. */
+        char why[ACLRT_BACKEND_COLL_WHY] = "";
+        int e = aclrt_rt.backend->coll->comm_error(c->coll, why);
+        if (e != HCCL_SUCCESS)
+            aclrt_hccl_comm_set_error(c, (HcclResult)e, why);
+    }
     *asyncError = (HcclResult)atomic_load_explicit(&c->async_error, memory_order_acquire);
     return HCCL_SUCCESS;
 }

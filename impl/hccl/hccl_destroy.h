@@ -10,6 +10,7 @@
 
 #include "../core/base.h"
 #include "../core/thread.h"
+#include "hccl_backend.h"
 #include "hccl_capture.h"
 #include "hccl_comm.h"
 #include "hccl_config.h"
@@ -38,6 +39,8 @@ ACLRT_API HcclResult HcclCommDestroy(HcclComm comm)
         aclrt_hccl_team_put(c->team);
     if (c->mpi != NULL)
         aclrt_hccl_engine_free_comm(c->mpi);
+    if (c->coll != NULL) /* after its operations were issued: the engine finishes them first (hccl_backend.h) */
+        aclrt_rt.backend->coll->comm_free(c->coll, false);
     aclrt_hccl_engine_use(false);
     while (c->regions != NULL) {
         struct aclrt_hccl_region *g = c->regions;

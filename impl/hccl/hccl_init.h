@@ -12,12 +12,15 @@
  *    20   4  pid                 120   8  the process's random number (pid
  *    24   4  world rank (-1: not           and host name can repeat across
  *            in an MPI job)                containers on several hosts)
- *    28   4  world size          128  ... zero
- *    32   8  hash of the host name
+ *    28   4  world size          128 128  the backend engine's id (NCCL's
+ *    32   8  hash of the host name           ncclUniqueId), or zero
+ *                                    256  ... zero
  *
- * HCCL's communicators live on devices; ours move data with the CPU in the
- * memory the host backend gives devices. On the cuda backend a communicator
- * is refused (HCCL_E_NOT_SUPPORT): its memory is the GPU's.
+ * HCCL's communicators live on devices. On the host backend ours move data
+ * with the CPU in the memory it gives devices (hccl_local.h, hccl_engine.h);
+ * on a backend with a collective engine of its own (the cuda backend's
+ * NCCL) the engine makes the communicator and moves the data on the
+ * devices (hccl_backend.h).
  */
 #ifndef ACLRT_IMPL_HCCL_HCCL_INIT_H
 #define ACLRT_IMPL_HCCL_HCCL_INIT_H
@@ -27,6 +30,7 @@
 #include "../core/thread.h"
 #include "../context/device.h"
 #include "../system/init.h"
+#include "hccl_backend.h"
 #include "hccl_comm.h"
 #include "hccl_engine.h"
 #include "hccl_local.h"
@@ -40,6 +44,7 @@
 
 #define ACLRT_HCCL_ROOT_TAG "aclrt-hccl-root"
 #define ACLRT_HCCL_ROOT_VERSION 1u
+#define ACLRT_HCCL_ROOT_ENGINE_ID 128u /* where a root info holds the backend engine's id */
 
 struct aclrt_hccl_root_wire {
     char tag[16];
@@ -55,7 +60,8 @@ struct aclrt_hccl_root_wire {
 
 _Static_assert(offsetof(struct aclrt_hccl_root_wire, process_nonce) == 120, "the root info's layout above");
 
-_Static_assert(sizeof(struct aclrt_hccl_root_wire) <= sizeof(HcclRootInfo), "a root info holds the wire form");
+_Static_assert(sizeof(struct aclrt_hccl_root_wire) <= ACLRT_HCCL_ROOT_ENGINE_ID, "the wire form, then the engine's id");
+_Static_assert(ACLRT_HCCL_ROOT_ENGINE_ID + ACLRT_BACKEND_COLL_ID <= sizeof(HcclRootInfo), "a root info holds both");
 
 static uint64_t aclrt_hccl_hash(const void *p, size_t n, uint64_t h)
 {
@@ -137,8 +143,17 @@ ACLRT_API HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
             (void)aclrt_errmsg_take(); /* in-process ranks still work; joiners elsewhere will say why */
     }
     aclrt_hccl_new_uid(w.uid, w.host_hash);
+    HcclResult r;
+    const struct aclrt_backend_coll *e = aclrt_hccl_coll(&r);
+    if (r != HCCL_SUCCESS)
+        return r;
+    uint8_t id[ACLRT_BACKEND_COLL_ID];
+    memset(id, 0, sizeof id);
+    if (e != NULL && (r = aclrt_hccl_board_id(e, w.uid, id)) != HCCL_SUCCESS)
+        return r;
     memset(rootInfo, 0, sizeof *rootInfo);
     memcpy(rootInfo->internal, &w, sizeof w);
+    memcpy(rootInfo->internal + ACLRT_HCCL_ROOT_ENGINE_ID, id, sizeof id);
     return HCCL_SUCCESS;
 }
 
@@ -178,11 +193,6 @@ static HcclResult aclrt_hccl_comm_new(uint32_t nranks, uint32_t rank, const uint
                                       struct aclrt_hccl_comm **out)
 {
     const char *api = aclrt_tls.api;
-    const char *backend = aclrtxGetBackendName();
-    aclrt_tls.api = api;
-    if (backend != NULL && strcmp(backend, "cuda") == 0)
-        return aclrt_hccl_fail(HCCL_E_NOT_SUPPORT, "HCCL moves data with the CPU, and the cuda backend's device "
-                                                   "memory is the GPU's: use the host backend");
     if (nranks == 0)
         return aclrt_hccl_fail(HCCL_E_PARA, "nRanks is 0");
     if (rank >= nranks)
@@ -239,11 +249,24 @@ static HcclResult aclrt_hccl_init_root(uint32_t nRanks, const HcclRootInfo *root
     aclrt_hccl_host(host, sizeof host, &hash);
     bool here = w.pid == (uint32_t)getpid() && w.host_hash == hash && strncmp(w.host, host, sizeof host) == 0 &&
                 w.process_nonce == aclrt_hccl_process_nonce();
-    struct aclrt_hccl_comm *c;
-    HcclResult r = aclrt_hccl_comm_new(nRanks, rank, w.uid, config, &c);
+    HcclResult r;
+    const struct aclrt_backend_coll *e = aclrt_hccl_coll(&r);
     if (r != HCCL_SUCCESS)
         return r;
-    return aclrt_hccl_join(c, here, w.world_rank, comm);
+    uint8_t id[ACLRT_BACKEND_COLL_ID], none[ACLRT_BACKEND_COLL_ID];
+    memcpy(id, rootInfo->internal + ACLRT_HCCL_ROOT_ENGINE_ID, sizeof id);
+    memset(none, 0, sizeof none);
+    if (e != NULL && memcmp(id, none, sizeof id) == 0)
+        return aclrt_hccl_fail(HCCL_E_PARA, "rootInfo holds no %s id: it was made by a process on another backend "
+                               "(every rank must run the same backend)", e->name);
+    struct aclrt_hccl_comm *c;
+    r = aclrt_hccl_comm_new(nRanks, rank, w.uid, config, &c);
+    if (r != HCCL_SUCCESS)
+        return r;
+    if (e == NULL)
+        return aclrt_hccl_join(c, here, w.world_rank, comm);
+    (void)aclrt_hccl_board_join(w.uid, 1); /* a sub-communicator asks how many ranks are here */
+    return aclrt_hccl_coll_join(e, c, id, comm);
 }
 
 ACLRT_API HcclResult HcclCommInitRootInfo(uint32_t nRanks, const HcclRootInfo *rootInfo, uint32_t rank, HcclComm *comm)
@@ -314,6 +337,14 @@ ACLRT_API HcclResult HcclCommInitAll(uint32_t ndev, int32_t *devices, HcclComm *
         if (r == HCCL_SUCCESS)
             cs[i]->device = devices[i];
     }
+    const struct aclrt_backend_coll *e = r == HCCL_SUCCESS ? aclrt_hccl_coll(&r) : NULL;
+    if (e != NULL) {
+        r = aclrt_hccl_coll_init_all(e, cs, ndev); /* frees them on failure */
+        for (uint32_t i = 0; r == HCCL_SUCCESS && i < ndev; i++)
+            comms[i] = cs[i];
+        free(cs);
+        return r;
+    }
     if (r == HCCL_SUCCESS && (t = aclrt_hccl_team_new(ndev)) == NULL)
         r = aclrt_hccl_fail(HCCL_E_MEMORY, "out of memory");
     for (uint32_t i = 0; r == HCCL_SUCCESS && i < ndev; i++)
@@ -364,10 +395,21 @@ static HcclResult aclrt_hccl_init_cluster(const char *clusterInfo, uint32_t rank
     free(text);
     if (nranks == 0)
         return aclrt_hccl_fail(HCCL_E_PARA, "the rank table %s names no rank (no \"rank_id\")", clusterInfo);
-    struct aclrt_hccl_comm *c;
-    HcclResult r = aclrt_hccl_comm_new(nranks, rank, uid, config, &c);
+    HcclResult r;
+    const struct aclrt_backend_coll *e = aclrt_hccl_coll(&r);
     if (r != HCCL_SUCCESS)
         return r;
+    struct aclrt_hccl_comm *c;
+    r = aclrt_hccl_comm_new(nranks, rank, uid, config, &c);
+    if (r != HCCL_SUCCESS)
+        return r;
+    if (e != NULL && aclrt_hccl_in_mpi_job()) {
+        free(c);
+        return aclrt_hccl_fail(HCCL_E_NOT_SUPPORT, "through %s a rank table's communicator is made of threads of one "
+                               "process (across processes: HcclGetRootInfo and HcclCommInitRootInfo)", e->name);
+    }
+    if (e != NULL)
+        return aclrt_hccl_coll_meet_here(e, c, comm);
     int world_rank = -1, world_size = 0;
     bool mpi = aclrt_hccl_in_mpi_job() && aclrt_hccl_mpi_ready(&world_rank, &world_size) == HCCL_SUCCESS &&
                world_size > 1;
@@ -417,10 +459,18 @@ ACLRT_API HcclResult HcclCreateSubCommConfig(HcclComm *comm, uint32_t rankNum, u
     memcpy(seed + ACLRT_HCCL_UID_BYTES, &subCommId, 8);
     uint8_t uid[ACLRT_HCCL_UID_BYTES];
     aclrt_hccl_derive_uid(uid, seed, sizeof seed, aclrt_hccl_hash(rankIds, rankNum * sizeof *rankIds, rankNum));
+    if (p->coll != NULL && !p->local && aclrt_hccl_board_join(p->uid, 0) != p->nranks)
+        return aclrt_hccl_fail(HCCL_E_NOT_SUPPORT, "the communicator has ranks in other processes: through %s a "
+                               "sub-communicator is made of threads of one process (make it with a root info)",
+                               aclrt_rt.backend->coll->name);
     struct aclrt_hccl_comm *c;
     r = aclrt_hccl_comm_new(rankNum, subCommRankId, uid, config, &c);
     if (r != HCCL_SUCCESS)
         return r;
+    if (p->coll != NULL && c->device < 0)
+        c->device = p->device; /* a thread with no device set: the member's device in the parent */
+    if (p->coll != NULL)
+        return aclrt_hccl_coll_meet_here(aclrt_rt.backend->coll, c, subComm);
     /* The sub-communicator's rank 0 hosts the meeting. */
     bool host = p->team != NULL || p->world_ranks[rankIds[0]] == p->world_ranks[p->rank];
     return aclrt_hccl_join(c, host, p->team != NULL ? -1 : p->world_ranks[rankIds[0]], subComm);

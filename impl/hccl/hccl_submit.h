@@ -25,6 +25,7 @@
 #include "../context/context.h"
 #include "../exec/external.h"
 #include "hccl_abi.h"
+#include "hccl_backend.h"
 #include "hccl_capture.h"
 #include "hccl_comm.h"
 #include "hccl_engine.h"
@@ -46,6 +47,8 @@ ACLRT_INTERNAL void aclrt_hccl_start(aclrtxExternalToken token, void *user)
 static HcclResult aclrt_hccl_launch_now(struct aclrt_hccl_op *op, aclrtStream stream)
 {
     struct aclrt_hccl_comm *c = op->comm;
+    if (c->coll != NULL)
+        return aclrt_hccl_coll_launch(op, stream); /* the backend's engine issues it (hccl_backend.h) */
     bool captured = false;
     HcclResult r = aclrt_hccl_capture(op, stream, &captured);
     if (captured || r != HCCL_SUCCESS)

@@ -66,6 +66,7 @@ enum aclrt_task_kind_id {
     ACLRT_TASK_COND,              /* in a model only: run a branch's body, picked by a word in memory (cond.h) */
     ACLRT_TASK_STREAM_ACTIVE,     /* in a built model only: start a stream bound to it, in parallel (stream_activate.h) */
     ACLRT_TASK_STREAM_SWITCH,     /* in a built model only: if a comparison in memory holds, go on on another stream */
+    ACLRT_TASK_NATIVE,            /* work a backend issues onto the stream's own queue (native.h) */
     ACLRT_TASK_KIND_COUNT
 };
 
@@ -192,6 +193,11 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             aclrtxExternalStart start;
             void *user_data;
         } external;
+        struct {
+            aclError (*issue)(void *arg, void *queue); /* called once, when the stream reaches the task */
+            void (*drop)(void *arg);                   /* ... or this, if it never does */
+            void *arg;
+        } native;
         struct {
             void *dst;
             const void *src;
