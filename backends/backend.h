@@ -298,8 +298,9 @@ struct aclrt_backend {
  *   - comm_init: rank `rank` of `nranks` joins the communicator `id` on
  *     dev, blocking until every rank joined (the engine's own rendezvous);
  *     comm_init_all: one communicator of n ranks, rank i on devs[i];
- *   - comm_free: destroys (abort false: after its work) or aborts (true:
- *     work in flight is dropped) a communicator;
+ *   - comm_abort: drops the communicator's work in flight (its waits on the
+ *     device return) and refuses its later issues; idempotent, any thread;
+ *   - comm_free: destroys it (after its work, unless aborted) and frees it;
  *   - comm_error: its asynchronous error (HCCL_SUCCESS: none);
  *   - issue: one rank's operation `a` onto the native queue `native` of a
  *     stream of the communicator's device, from the thread that holds that
@@ -313,7 +314,8 @@ struct aclrt_backend_coll {
     int (*comm_init)(struct aclrt_device *dev, uint32_t nranks, const uint8_t *id, uint32_t rank, void **comm,
                      char *why);
     int (*comm_init_all)(struct aclrt_device *const *devs, uint32_t n, void **comms, char *why);
-    void (*comm_free)(void *comm, bool abort);
+    void (*comm_abort)(void *comm);
+    void (*comm_free)(void *comm);
     int (*comm_error)(void *comm, char *why);
     int (*issue)(void *comm, uint32_t rank, uint32_t nranks, const struct aclrt_hccl_args *a, void *native, char *why);
 };

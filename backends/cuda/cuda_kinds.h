@@ -505,7 +505,8 @@ static int aclrt_cuda_native_run(struct aclrt_stream *s, struct aclrt_task *t, s
         aclrt_cuda_drop(t);
         return aclrt_cuda_complete_after(s, sl, t, r);
     }
-    aclError rc = t->u.native.issue(t->u.native.arg, (void *)sl->cu);
+    struct aclrt_native_place place = {s, s->issued, t->tid};
+    aclError rc = t->u.native.issue(t->u.native.arg, (void *)sl->cu, &place);
     if (rc != ACL_SUCCESS)
         aclrt_stream_fail(s, t->tid, s->issued, rc);
     return aclrt_cuda_complete_after(s, sl, t, ACLRT_CUDA_SUCCESS);

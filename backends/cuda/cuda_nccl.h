@@ -108,11 +108,18 @@ static struct {
 #undef ACLRT_NCCL_FN_MEMBER
 } aclrt_nccl = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* A communicator of ours: NCCL's, its device, and its barrier's word on the GPU. */
+/*
+ * A communicator of ours: NCCL's, its device, and its barrier's word on the
+ * GPU. An abort (the exec timeout's watch, on its own thread) and the
+ * issues (the streams' holders) take `lock`: NCCL is never called on a
+ * communicator it freed.
+ */
 struct aclrt_cuda_nccl_comm {
     aclrt_ncclComm_t comm;
     struct aclrt_cuda_device *cd;
     aclrt_CUdeviceptr word;
+    pthread_mutex_t lock;
+    bool aborted; /* ncclCommAbort freed `comm` (lock) */
 };
 
 /* NCCL's result as a line: its name and NCCL's own words. */
@@ -212,6 +219,7 @@ static struct aclrt_cuda_nccl_comm *aclrt_nccl_wrap(struct aclrt_cuda_device *cd
     }
     w->comm = comm;
     w->cd = cd;
+    pthread_mutex_init(&w->lock, NULL);
     return w;
 }
 
@@ -240,15 +248,24 @@ static int aclrt_nccl_comm_init(struct aclrt_device *dev, uint32_t nranks, const
     return HCCL_SUCCESS;
 }
 
-static void aclrt_nccl_comm_free(void *comm, bool abort)
+static void aclrt_nccl_comm_abort(void *comm)
 {
     struct aclrt_cuda_nccl_comm *w = (struct aclrt_cuda_nccl_comm *)comm;
-    if (abort)
+    pthread_mutex_lock(&w->lock);
+    if (!w->aborted)
         aclrt_nccl.ncclCommAbort(w->comm);
-    else
+    w->aborted = true;
+    pthread_mutex_unlock(&w->lock);
+}
+
+static void aclrt_nccl_comm_free(void *comm)
+{
+    struct aclrt_cuda_nccl_comm *w = (struct aclrt_cuda_nccl_comm *)comm;
+    if (!w->aborted)
         aclrt_nccl.ncclCommDestroy(w->comm);
     if (aclrt_cuda_enter(w->cd->ctx) == ACLRT_CUDA_SUCCESS)
         (void)aclrt_cu->cuMemFree(w->word);
+    pthread_mutex_destroy(&w->lock);
     free(w);
 }
 
@@ -270,7 +287,7 @@ static int aclrt_nccl_comm_init_all(struct aclrt_device *const *devs, uint32_t n
     for (uint32_t i = 0; rc == HCCL_SUCCESS && i < n; i++)
         if ((comms[i] = aclrt_nccl_wrap(aclrt_cuda_device_of(devs[i]), cs[i], why)) == NULL) {
             for (uint32_t k = 0; k < i; k++)
-                aclrt_nccl_comm_free(comms[k], false);
+                aclrt_nccl_comm_free(comms[k]);
             for (uint32_t k = i; k < n; k++)
                 aclrt_nccl.ncclCommDestroy(cs[k]);
             rc = HCCL_E_MEMORY;
@@ -282,8 +299,11 @@ static int aclrt_nccl_comm_init_all(struct aclrt_device *const *devs, uint32_t n
 static int aclrt_nccl_comm_error(void *comm, char *why)
 {
     struct aclrt_cuda_nccl_comm *w = (struct aclrt_cuda_nccl_comm *)comm;
-    aclrt_ncclResult_t e = ACLRT_NCCL_SUCCESS;
-    aclrt_ncclResult_t r = aclrt_nccl.ncclCommGetAsyncError(w->comm, &e);
+    aclrt_ncclResult_t e = ACLRT_NCCL_SUCCESS, r = ACLRT_NCCL_SUCCESS;
+    pthread_mutex_lock(&w->lock);
+    if (!w->aborted)
+        r = aclrt_nccl.ncclCommGetAsyncError(w->comm, &e);
+    pthread_mutex_unlock(&w->lock);
     if (r != ACLRT_NCCL_SUCCESS)
         return aclrt_nccl_fail(r, "ncclCommGetAsyncError", why);
     if (e == ACLRT_NCCL_SUCCESS || e == 7 /* ncclInProgress */)
@@ -428,11 +448,26 @@ static void aclrt_nccl_moves_of(struct aclrt_nccl_moves *m, const struct aclrt_h
     }
 }
 
+static int aclrt_nccl_issue_locked(struct aclrt_cuda_nccl_comm *w, uint32_t rank, uint32_t nranks,
+                                   const struct aclrt_hccl_args *a, aclrt_CUstream st, char *why);
+
 static int aclrt_nccl_issue(void *comm, uint32_t rank, uint32_t nranks, const struct aclrt_hccl_args *a, void *native,
                             char *why)
 {
     struct aclrt_cuda_nccl_comm *w = (struct aclrt_cuda_nccl_comm *)comm;
-    aclrt_CUstream st = (aclrt_CUstream)native;
+    pthread_mutex_lock(&w->lock);
+    int rc = HCCL_E_INTERNAL;
+    if (w->aborted)
+        snprintf(why, ACLRT_BACKEND_COLL_WHY, "the NCCL communicator was aborted");
+    else
+        rc = aclrt_nccl_issue_locked(w, rank, nranks, a, (aclrt_CUstream)native, why);
+    pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
+static int aclrt_nccl_issue_locked(struct aclrt_cuda_nccl_comm *w, uint32_t rank, uint32_t nranks,
+                                   const struct aclrt_hccl_args *a, aclrt_CUstream st, char *why)
+{
     aclrt_ncclComm_t c = w->comm;
     size_t es = aclrt_nccl_size(a->type);
     int t = aclrt_nccl_type(a->type), op = (int)a->op; /* HCCL's reductions are NCCL's four, in the same order */
@@ -519,6 +554,7 @@ static const struct aclrt_backend_coll aclrt_cuda_nccl = {
     .unique_id = aclrt_nccl_unique_id,
     .comm_init = aclrt_nccl_comm_init,
     .comm_init_all = aclrt_nccl_comm_init_all,
+    .comm_abort = aclrt_nccl_comm_abort,
     .comm_free = aclrt_nccl_comm_free,
     .comm_error = aclrt_nccl_comm_error,
     .issue = aclrt_nccl_issue,

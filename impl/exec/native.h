@@ -5,10 +5,11 @@
  *
  * The task holds `issue`, `drop` and their argument. A backend whose
  * streams run on a native queue overrides the kind (ACLRT_TASK_NATIVE): its
- * run calls issue(arg, queue) from the stream's holder, in stream order
- * with the queue's earlier work, and the task completes once the queue got
- * past what was issued. The core's own run (a backend with no native
- * queue) calls issue(arg, NULL), which must fail. A task dropped before it
+ * run calls issue(arg, queue, place) from the stream's holder, in stream
+ * order with the queue's earlier work, and the task completes once the
+ * queue got past what was issued (`place` says which task it is, for
+ * whoever watches it). The core's own run (a backend with no native
+ * queue) calls issue(arg, NULL, place), which must fail. A task dropped before it
  * ran (an abort, a stream destroyed) calls drop(arg) instead: exactly one
  * of the two runs, once. A code other than ACL_SUCCESS from issue fails
  * the task (its ids to the exception callbacks, the stream's error).
@@ -25,8 +26,9 @@
 
 static int aclrt_native_run(struct aclrt_stream *s, struct aclrt_task *t, struct aclrt_block *blk)
 {
-    (void)s, (void)blk;
-    return t->u.native.issue(t->u.native.arg, NULL);
+    (void)blk;
+    struct aclrt_native_place place = {s, s->issued, t->tid};
+    return t->u.native.issue(t->u.native.arg, NULL, &place);
 }
 
 static void aclrt_native_drop(struct aclrt_task *t)
@@ -38,8 +40,8 @@ static const struct aclrt_task_kind aclrt_kind_native = {ACLRT_TASK_NATIVE, "nat
                                                          aclrt_native_drop};
 
 /* Puts issue(arg) on `stream`; when the submission fails, nothing runs (the caller keeps arg). */
-ACLRT_INTERNAL aclError aclrt_native_launch(aclrtStream stream, aclError (*issue)(void *arg, void *queue),
-                                            void (*drop)(void *arg), void *arg)
+ACLRT_INTERNAL aclError aclrt_native_launch(aclrtStream stream, aclrt_native_issue_fn issue, void (*drop)(void *arg),
+                                            void *arg)
 {
     struct aclrt_stream *s;
     aclError rc = aclrt_stream_resolve(stream, true, &s);

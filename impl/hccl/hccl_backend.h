@@ -14,7 +14,8 @@
  *     issues it onto the stream's queue when the stream reaches it, and it
  *     completes on the device in order with the stream's other work. The
  *     operation is freed once issued (the engine copied what it needs), or
- *     when its stream drops the task.
+ *     when its stream drops the task; an issued one is watched until done
+ *     (HCCL_EXEC_TIMEOUT: hccl_coll_watch.h).
  *   - What the engine cannot do is refused at the call, on every rank
  *     alike: a reduction of a type it has no reduction for, an operation on
  *     a capturing stream.
@@ -23,6 +24,7 @@
 #define ACLRT_IMPL_HCCL_HCCL_BACKEND_H
 
 #include "../core/base.h"
+#include "../core/clock.h"
 #include "../core/error.h"
 #include "../core/thread.h"
 #include "../runtime/runtime.h"
@@ -31,6 +33,7 @@
 #include "../model/model_capture.h"
 #include "../../backends/backend.h"
 #include "hccl_abi.h"
+#include "hccl_coll_watch.h"
 #include "hccl_comm.h"
 #include "hccl_engine.h"
 #include "hccl_op.h"
@@ -154,7 +157,7 @@ ACLRT_INTERNAL HcclResult aclrt_hccl_coll_join(const struct aclrt_backend_coll *
     HcclResult r = rc == HCCL_SUCCESS ? aclrt_hccl_engine_use(true) : (HcclResult)rc;
     if (r != HCCL_SUCCESS) {
         if (c->coll != NULL)
-            e->comm_free(c->coll, true);
+            e->comm_free(c->coll);
         free(c);
         return rc == HCCL_SUCCESS ? r : aclrt_hccl_fail(r, "%s: %s", e->name, why);
     }
@@ -205,7 +208,7 @@ ACLRT_INTERNAL HcclResult aclrt_hccl_coll_init_all(const struct aclrt_backend_co
             continue;
         }
         if (comms != NULL && comms[i] != NULL)
-            e->comm_free(comms[i], true);
+            e->comm_free(comms[i]);
         free(cs[i]);
     }
     while (r != HCCL_SUCCESS && used > 0) {
@@ -221,13 +224,17 @@ ACLRT_INTERNAL HcclResult aclrt_hccl_coll_init_all(const struct aclrt_backend_co
  * Operations
  * ------------------------------------------------------------------------ */
 
-static aclError aclrt_hccl_coll_issue(void *arg, void *queue)
+/* The stream reached op: the engine issues it onto the stream's queue, and it is watched until done. */
+static aclError aclrt_hccl_coll_issue(void *arg, void *queue, const struct aclrt_native_place *place)
 {
     struct aclrt_hccl_op *op = (struct aclrt_hccl_op *)arg;
     struct aclrt_hccl_comm *c = op->comm;
     char why[ACLRT_BACKEND_COLL_WHY] = "the backend gave no queue to issue on";
     int rc = queue != NULL ? aclrt_rt.backend->coll->issue(c->coll, c->rank, c->nranks, &op->a, queue, why)
                            : HCCL_E_INTERNAL;
+    if (rc == HCCL_SUCCESS && !aclrt_hccl_watch_add(c, place->stream, place->number, place->tid, op->api,
+                                                    aclrt_now_ns() + c->exec_timeout_ns))
+        fprintf(stderr, "[HCCL] %s: out of memory: this operation has no HCCL_EXEC_TIMEOUT\n", op->api);
     return aclrt_hccl_op_settle(op, (HcclResult)rc, why);
 }
 

@@ -1,8 +1,9 @@
 /*
  * impl/hccl/hccl_destroy.h - HcclCommDestroy: the handle dies at once (later
  * calls with it are HCCL_E_PARA); the communicator waits for its operations
- * in flight (they finish, or fail at HCCL_EXEC_TIMEOUT), leaves its team or
- * frees its MPI communicator, and drops the memory it was told of. State
+ * in flight (they finish, or fail at HCCL_EXEC_TIMEOUT), leaves its team,
+ * frees its MPI communicator or the backend engine's (aborted if it
+ * failed), and drops the memory it was told of. State
  * callbacks run before and after (hccl_config.h).
  */
 #ifndef ACLRT_IMPL_HCCL_HCCL_DESTROY_H
@@ -12,6 +13,7 @@
 #include "../core/thread.h"
 #include "hccl_backend.h"
 #include "hccl_capture.h"
+#include "hccl_coll_watch.h"
 #include "hccl_comm.h"
 #include "hccl_config.h"
 #include "hccl_engine.h"
@@ -39,8 +41,13 @@ ACLRT_API HcclResult HcclCommDestroy(HcclComm comm)
         aclrt_hccl_team_put(c->team);
     if (c->mpi != NULL)
         aclrt_hccl_engine_free_comm(c->mpi);
-    if (c->coll != NULL) /* after its operations were issued: the engine finishes them first (hccl_backend.h) */
-        aclrt_rt.backend->coll->comm_free(c->coll, false);
+    if (c->coll != NULL) { /* after its operations were issued: the engine finishes them first (hccl_backend.h) */
+        aclrt_hccl_watch_forget(c);
+        /* A failed communicator's work may never finish (a peer is gone): aborted, not waited for. */
+        if (atomic_load_explicit(&c->async_error, memory_order_acquire) != HCCL_SUCCESS)
+            aclrt_rt.backend->coll->comm_abort(c->coll);
+        aclrt_rt.backend->coll->comm_free(c->coll);
+    }
     aclrt_hccl_engine_use(false);
     while (c->regions != NULL) {
         struct aclrt_hccl_region *g = c->regions;

@@ -30,6 +30,7 @@
 #include "../core/base.h"
 #include "../core/clock.h"
 #include "hccl_abi.h"
+#include "hccl_coll_watch.h"
 #include "hccl_comm.h"
 #include "hccl_local.h"
 #include "hccl_op.h"
@@ -238,6 +239,7 @@ static void *aclrt_hccl_engine_main(void *arg)
         pthread_mutex_unlock(&e->mpi_lock);
         if (now >= next_watch) {
             aclrt_hccl_local_expire(now);
+            aclrt_hccl_watch_expire(now); /* what a backend's engine issued (hccl_coll_watch.h) */
             next_watch = now + ACLRT_HCCL_TICK_NS;
         }
         if (busy || pollers != NULL)

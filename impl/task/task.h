@@ -101,6 +101,14 @@ struct aclrt_ipc_seg;
 struct aclrt_cond;
 struct aclrt_model_lanes;
 
+/* Where a native-queue task runs (impl/exec/native.h): its stream, its number, the thread that submitted it. */
+struct aclrt_native_place {
+    struct aclrt_stream *stream;
+    uint64_t number;
+    uint32_t tid;
+};
+typedef aclError (*aclrt_native_issue_fn)(void *arg, void *queue, const struct aclrt_native_place *place);
+
 struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
     const struct aclrt_task_kind *kind;
     uint32_t u32; /* host kernel: block count; memset: byte value; memcpy: the aclrtMemcpyKind given (or
@@ -194,7 +202,7 @@ struct ACLRT_ALIGNED(ACLRT_CACHELINE) aclrt_task {
             void *user_data;
         } external;
         struct {
-            aclError (*issue)(void *arg, void *queue); /* called once, when the stream reaches the task */
+            aclrt_native_issue_fn issue; /* called once, when the stream reaches the task */
             void (*drop)(void *arg);                   /* ... or this, if it never does */
             void *arg;
         } native;
