@@ -97,6 +97,7 @@ else
     VARIANT=cuda
     TESTS=${GPU_CHECK_DOUBLE_TESTS:?}
     export ACLRT_CUDA_LIBRARY=$ROOT/$BUILD/cuda/libcuda_fake.so
+    export ACLRT_NCCL_LIBRARY=$ROOT/$BUILD/cuda/libnccl_fake.so
     MAKEVARS=()
 fi
 
@@ -104,7 +105,8 @@ fi
 targets=()
 for t in $TESTS; do targets+=("$BUILD/$VARIANT/$t"); done
 targets+=(examples "$BUILD/bench/aclrt-cuda-bench")
-[ "$MODE" = double ] && targets+=("$BUILD/cuda/libcuda_fake.so" ${GPU_CHECK_DOUBLE_KERNEL:+"$GPU_CHECK_DOUBLE_KERNEL"})
+[ "$MODE" = double ] && targets+=("$BUILD/cuda/libcuda_fake.so" "$BUILD/cuda/libnccl_fake.so"
+    ${GPU_CHECK_DOUBLE_KERNEL:+"$GPU_CHECK_DOUBLE_KERNEL"})
 [ "$MODE" = gpu ] && targets+=("$BUILD/bench/cuda_nop.fatbin")
 t0=$(date +%s)
 if make -j"$(nproc)" --no-print-directory "${MAKEVARS[@]}" BUILD="$BUILD" "${targets[@]}" >"$LOGS/build.log" 2>&1; then
@@ -148,7 +150,7 @@ export ACLRT_BACKEND=cuda
 for e in examples/*.c; do
     e=$(basename "$e" .c)
     case $e in
-    hccl_*) result examples "$e" skip 0 "" ;; # HCCL runs on the host backend (docs/HCCL.md)
+    hccl_*) result examples "$e" skip 0 "" ;; # its ranks set device memory with the CPU (test_hccl_device instead)
     *) run_one examples "$e" "example-$e.log" "./$BUILD/examples/$e" ;;
     esac
 done

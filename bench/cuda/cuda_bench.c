@@ -11,7 +11,11 @@
  *   host function + aclrtSynchronizeStream    cuLaunchHostFunc + cuStreamSynchronize
  *   kernel launch + aclrtSynchronizeStream    cuLaunchKernel + cuStreamSynchronize
  *
- * and, on the cuda backend alone, a model of 100 tasks (memsets and, with
+ * then HcclAllReduce (one rank, the cuda backend: NCCL on the stream's
+ * CUstream) next to ncclAllReduce on a CUstream of its own, the same NCCL,
+ * at a few sizes (the time of the call + the stream's synchronize), when
+ * NCCL can be opened (libnccl.so.2, or ACLRT_NCCL_LIBRARY); and, on the
+ * cuda backend alone, a model of 100 tasks (memsets and, with
  * a kernel, kernel launches in turn) replayed with aclmdlRIExecuteAsync
  * (one CUDA graph launch) next to the same 100 tasks launched one by one:
  * what the submitting thread spends, and submit + aclrtSynchronizeStream.
@@ -29,6 +33,7 @@
 #define _GNU_SOURCE
 #define ACLRT_IMPLEMENTATION
 #include "aclrt.h"
+#include "hccl/hccl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +195,64 @@ static void d_kernel_sync(int i)
     OK(drv.cuStreamSynchronize(d_s1));
 }
 
+/* HcclAllReduce (one rank) vs ncclAllReduce: `hccl_bytes` of float, sum, out of place. */
+static HcclComm h_comm;
+static void *h_send, *h_recv;
+static size_t hccl_bytes;
+static aclrt_ncclComm_t n_comm;
+
+static void h_allreduce_sync(int i)
+{
+    (void)i;
+    OK(HcclAllReduce(h_send, h_recv, hccl_bytes / 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, h_comm, a_s1));
+    OK(aclrtSynchronizeStream(a_s1));
+}
+
+static void n_allreduce_sync(int i)
+{
+    (void)i;
+    OK(aclrt_nccl.ncclAllReduce(h_send, h_recv, hccl_bytes / 4, ACLRT_NCCL_FLOAT32, ACLRT_NCCL_SUM, n_comm, d_s1));
+    OK(drv.cuStreamSynchronize(d_s1));
+}
+
+/* The allreduce rows; skipped (said) when NCCL cannot be opened. */
+static void hccl_rows(FILE *out, bool quick)
+{
+    char why[ACLRT_BACKEND_COLL_WHY] = "", line[640];
+    int32_t device = 0;
+    int gpu = 0;
+    bool ok = HcclCommInitAll(1, &device, &h_comm) == HCCL_SUCCESS && aclrt_nccl_open(why) == HCCL_SUCCESS &&
+              aclrt_nccl.ncclCommInitAll(&n_comm, 1, &gpu) == ACLRT_NCCL_SUCCESS;
+    snprintf(line, sizeof line, "HcclAllReduce vs ncclAllReduce (1 rank, fp32 sum, out of place), us per call + synchronize%s%s\n",
+             ok ? "" : ": skipped, ", ok ? "" : (why[0] != '\0' ? why : aclGetRecentErrMsg()));
+    fputs(line, stdout);
+    if (out != NULL)
+        fputs(line, out);
+    if (!ok)
+        return;
+    static const size_t sizes[] = {4, 65536, 1 << 20, 64 << 20};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0] - (quick ? 1 : 0); k++) {
+        hccl_bytes = sizes[k];
+        OK(aclrtMalloc(&h_send, hccl_bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+        OK(aclrtMalloc(&h_recv, hccl_bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+        OK(aclrtMemset(h_send, hccl_bytes, 0, hccl_bytes));
+        fprintf(stderr, "cuda-bench: allreduce %zu bytes ...\n", hccl_bytes);
+        struct bench_op h = {h_allreduce_sync, NULL, 8}, n = {n_allreduce_sync, NULL, 8};
+        double a = measure(h), d = measure(n);
+        snprintf(line, sizeof line, "allreduce %-10zu HcclAllReduce %10.1f us   ncclAllReduce %10.1f us   x%.2f\n",
+                 hccl_bytes, a / 1000, d / 1000, a > 0 ? d / a : 0.0);
+        fputs(line, stdout);
+        if (out != NULL) {
+            fputs(line, out);
+            fflush(out);
+        }
+        OK(aclrtFree(h_send));
+        OK(aclrtFree(h_recv));
+    }
+    aclrt_nccl.ncclCommDestroy(n_comm);
+    OK(HcclCommDestroy(h_comm));
+}
+
 int main(int argc, char **argv)
 {
     const char *kernel_path = NULL, *out_path = NULL;
@@ -284,6 +347,8 @@ int main(int argc, char **argv)
             fflush(out);
         }
     }
+
+    hccl_rows(out, rounds < 31);
 
     /* A model of 100 tasks vs the same tasks, on the cuda backend. */
     a_model_kernel = kernel;
