@@ -855,7 +855,7 @@ int main(void)
     RUN_CASE(alltoallv_and_alltoallvc_route_every_count_to_its_place);
     RUN_CASE(in_place_allreduce_allgather_and_reduce_scatter_read_before_they_write);
     RUN_CASE(an_operation_runs_in_stream_order_after_an_event_wait_and_before_later_tasks);
-    SKIP_ON_ENGINE(a_captured_allreduce_runs_at_every_replay_of_the_model, "operations are not captured");
+    RUN_CASE(a_captured_allreduce_runs_at_every_replay_of_the_model);
     RUN_CASE(the_barrier_holds_every_stream_until_the_last_rank_reaches_it);
     RUN_CASE(sends_and_receives_pair_in_the_order_they_were_issued);
     RUN_CASE(a_ring_exchange_works_as_a_batch_and_as_a_group);

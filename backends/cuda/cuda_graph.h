@@ -421,6 +421,17 @@ ACLRT_INTERNAL int aclrt_cuda_model_step(struct aclrt_stream *s, struct aclrt_ta
     case ACLRT_TASK_MEMCPY2D:
     case ACLRT_TASK_MEMSET32:
     case ACLRT_TASK_KERNEL: break;
+    case ACLRT_TASK_NATIVE: { /* issued on the replaying stream's CUstream, waited for there (HCCL through NCCL) */
+        aclrt_CUresult r = aclrt_cuda_begin(sl);
+        if (r != ACLRT_CUDA_SUCCESS)
+            return aclrt_cuda_step_failed(sl, r);
+        struct aclrt_native_place place = {s, s->issued, t->tid};
+        aclError rc = t->u.native.issue(t->u.native.arg, (void *)sl->cu, &place);
+        if (rc != ACL_SUCCESS)
+            return rc;
+        r = aclrt_cu->cuStreamSynchronize(sl->cu);
+        return r != ACLRT_CUDA_SUCCESS ? aclrt_cuda_step_failed(sl, r) : ACL_SUCCESS;
+    }
     case ACLRT_TASK_REDUCE:
     case ACLRT_TASK_MEMCPY_INDIRECT:
         if (!sl->cd->host_access)

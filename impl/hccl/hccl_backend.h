@@ -16,9 +16,12 @@
  *     operation is freed once issued (the engine copied what it needs), or
  *     when its stream drops the task; an issued one is watched until done
  *     (HCCL_EXEC_TIMEOUT: hccl_coll_watch.h).
+ *   - On a capturing stream the model gets a step that, at each replay,
+ *     issues a fresh operation from a template (hccl_capture.h) onto the
+ *     replaying stream's queue and waits for it there (the backend's
+ *     model_step), as a device's model waits for its communication task.
  *   - What the engine cannot do is refused at the call, on every rank
- *     alike: a reduction of a type it has no reduction for, an operation on
- *     a capturing stream.
+ *     alike: a reduction of a type it has no reduction for.
  */
 #ifndef ACLRT_IMPL_HCCL_HCCL_BACKEND_H
 #define ACLRT_IMPL_HCCL_HCCL_BACKEND_H
@@ -33,6 +36,7 @@
 #include "../model/model_capture.h"
 #include "../../backends/backend.h"
 #include "hccl_abi.h"
+#include "hccl_capture.h"
 #include "hccl_coll_watch.h"
 #include "hccl_comm.h"
 #include "hccl_engine.h"
@@ -224,18 +228,55 @@ ACLRT_INTERNAL HcclResult aclrt_hccl_coll_init_all(const struct aclrt_backend_co
  * Operations
  * ------------------------------------------------------------------------ */
 
-/* The stream reached op: the engine issues it onto the stream's queue, and it is watched until done. */
-static aclError aclrt_hccl_coll_issue(void *arg, void *queue, const struct aclrt_native_place *place)
+/* The engine issues op onto the stream's queue; it is watched until done (a replay's step: see the watch). */
+static aclError aclrt_hccl_coll_issue_op(struct aclrt_hccl_op *op, void *queue, const struct aclrt_native_place *place,
+                                         bool step)
 {
-    struct aclrt_hccl_op *op = (struct aclrt_hccl_op *)arg;
     struct aclrt_hccl_comm *c = op->comm;
     char why[ACLRT_BACKEND_COLL_WHY] = "the backend gave no queue to issue on";
     int rc = queue != NULL ? aclrt_rt.backend->coll->issue(c->coll, c->rank, c->nranks, &op->a, queue, why)
                            : HCCL_E_INTERNAL;
     if (rc == HCCL_SUCCESS && !aclrt_hccl_watch_add(c, place->stream, place->number, place->tid, op->api,
-                                                    aclrt_now_ns() + c->exec_timeout_ns))
+                                                    aclrt_now_ns() + c->exec_timeout_ns, step))
         fprintf(stderr, "[HCCL] %s: out of memory: this operation has no HCCL_EXEC_TIMEOUT\n", op->api);
     return aclrt_hccl_op_settle(op, (HcclResult)rc, why);
+}
+
+/* The stream reached op. */
+static aclError aclrt_hccl_coll_issue(void *arg, void *queue, const struct aclrt_native_place *place)
+{
+    return aclrt_hccl_coll_issue_op((struct aclrt_hccl_op *)arg, queue, place, false);
+}
+
+/* A model's replay reached a captured operation: a fresh one from its template (hccl_capture.h). */
+static aclError aclrt_hccl_coll_replay(void *arg, void *queue, const struct aclrt_native_place *place)
+{
+    struct aclrt_hccl_op *op = aclrt_hccl_template_op((struct aclrt_hccl_template *)arg);
+    return op != NULL ? aclrt_hccl_coll_issue_op(op, queue, place, true) : ACL_SUCCESS;
+}
+
+/* A captured operation's task let go of: its template stays (a model may be copied; hccl_capture.h). */
+static void aclrt_hccl_coll_template_drop(void *arg)
+{
+    (void)arg;
+}
+
+/* On a capturing stream: the model gets a step that issues a fresh operation from op at each replay. */
+static HcclResult aclrt_hccl_coll_capture(struct aclrt_hccl_op *op, aclrtStream stream)
+{
+    const char *api = op->api;
+    struct aclrt_hccl_template *t = aclrt_hccl_template_new(op);
+    aclError rc = t != NULL ? aclrt_native_launch(stream, aclrt_hccl_coll_replay, aclrt_hccl_coll_template_drop, t)
+                            : ACL_ERROR_RT_MEMORY_ALLOCATION;
+    if (rc == ACL_SUCCESS) {
+        aclrt_hccl_template_keep(t);
+        return HCCL_SUCCESS;
+    }
+    free(t);
+    free(op->scratch);
+    free(op);
+    return aclrt_hccl_fail(HCCL_E_RUNTIME, "%s: the capturing stream refused the operation (ACL error %d)", api,
+                           (int)rc);
 }
 
 static void aclrt_hccl_coll_drop(void *arg)
@@ -261,19 +302,9 @@ static size_t aclrt_hccl_coll_reduces(HcclDataType type)
     }
 }
 
-/* What the engine cannot run, refused at the call (checked arguments otherwise). */
-static HcclResult aclrt_hccl_coll_check(const struct aclrt_backend_coll *e, const struct aclrt_hccl_args *a,
-                                        aclrtStream stream)
+/* What the engine cannot run, refused at the call on every rank alike (checked arguments otherwise). */
+static HcclResult aclrt_hccl_coll_check(const struct aclrt_backend_coll *e, const struct aclrt_hccl_args *a)
 {
-    aclmdlRICaptureStatus status = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
-    aclmdlRI model = NULL;
-    const char *api = aclrt_tls.api;
-    if (aclmdlRICaptureGetInfo(stream, &status, &model) != ACL_SUCCESS)
-        (void)aclrt_errmsg_take(); /* the launch says what is wrong with the stream */
-    aclrt_tls.api = api;
-    if (status != ACL_MODEL_RI_CAPTURE_STATUS_NONE)
-        return aclrt_hccl_fail(HCCL_E_NOT_SUPPORT, "the stream is capturing a model: operations through %s are not "
-                               "captured (run it outside the capture)", e->name);
     bool reduces = a->kind == ACLRT_HCCL_ALLREDUCE || a->kind == ACLRT_HCCL_REDUCE ||
                    a->kind == ACLRT_HCCL_REDUCE_SCATTER || a->kind == ACLRT_HCCL_REDUCE_SCATTERV;
     if (reduces && aclrt_hccl_coll_reduces(a->type) == 0)
@@ -287,8 +318,15 @@ ACLRT_INTERNAL HcclResult aclrt_hccl_coll_launch(struct aclrt_hccl_op *op, aclrt
 {
     struct aclrt_hccl_comm *c = op->comm;
     const struct aclrt_backend_coll *e = aclrt_rt.backend->coll;
-    HcclResult r = aclrt_hccl_coll_check(e, &op->a, stream);
+    HcclResult r = aclrt_hccl_coll_check(e, &op->a);
     aclError rc = ACL_SUCCESS;
+    aclmdlRICaptureStatus status = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
+    const char *api = aclrt_tls.api;
+    if (aclmdlRICaptureGetInfo(stream, &status, NULL) != ACL_SUCCESS)
+        (void)aclrt_errmsg_take(); /* the launch says what is wrong with the stream */
+    aclrt_tls.api = api;
+    if (r == HCCL_SUCCESS && status != ACL_MODEL_RI_CAPTURE_STATUS_NONE)
+        return aclrt_hccl_coll_capture(op, stream);
     if (r == HCCL_SUCCESS) {
         atomic_fetch_add_explicit(&c->inflight, 1, memory_order_relaxed);
         rc = aclrt_native_launch(stream, aclrt_hccl_coll_issue, aclrt_hccl_coll_drop, op);
@@ -296,7 +334,7 @@ ACLRT_INTERNAL HcclResult aclrt_hccl_coll_launch(struct aclrt_hccl_op *op, aclrt
             return HCCL_SUCCESS;
         atomic_fetch_sub_explicit(&c->inflight, 1, memory_order_relaxed);
     }
-    const char *api = op->api;
+    api = op->api;
     free(op->scratch);
     free(op);
     if (r != HCCL_SUCCESS)

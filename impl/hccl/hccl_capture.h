@@ -56,10 +56,13 @@ static const void *aclrt_hccl_rebase(const void *p, const struct aclrt_hccl_op *
     return p == NULL ? NULL : (const char *)b->storage + ((const char *)p - (const char *)a->storage);
 }
 
-/* A replay of a captured operation (a host function of the model). */
-static void aclrt_hccl_replay(void *arg)
+/*
+ * A replay's operation, made from template t and counted in flight on its
+ * communicator (which HcclCommDestroy then waits for); NULL when the
+ * communicator is gone (said on stderr) or there is no memory (its error).
+ */
+ACLRT_INTERNAL struct aclrt_hccl_op *aclrt_hccl_template_op(struct aclrt_hccl_template *t)
 {
-    struct aclrt_hccl_template *t = (struct aclrt_hccl_template *)arg;
     pthread_mutex_lock(&aclrt_hccl_templates_lock);
     struct aclrt_hccl_comm *c = t->op->comm; /* NULL once the communicator is destroyed */
     if (c != NULL)
@@ -68,13 +71,13 @@ static void aclrt_hccl_replay(void *arg)
     if (c == NULL) {
         fprintf(stderr, "[HCCL] %s replayed by a model after its communicator was destroyed: nothing done\n",
                 t->op->api);
-        return;
+        return NULL;
     }
     struct aclrt_hccl_op *op = aclrt_hccl_op_new(c, t->op->api, t->op->words);
     if (op == NULL) {
         atomic_fetch_sub_explicit(&c->inflight, 1, memory_order_release);
         aclrt_hccl_comm_set_error(c, HCCL_E_MEMORY, "out of memory in a model's replay");
-        return;
+        return NULL;
     }
     op->a = t->op->a;
     memcpy(op->storage, t->op->storage, t->op->words * sizeof(uint64_t));
@@ -82,6 +85,34 @@ static void aclrt_hccl_replay(void *arg)
     op->a.displs = (const uint64_t *)aclrt_hccl_rebase(t->op->a.displs, t->op, op);
     op->a.v = (const uint64_t *)aclrt_hccl_rebase(t->op->a.v, t->op, op);
     op->a.items = (const HcclSendRecvItem *)aclrt_hccl_rebase(t->op->a.items, t->op, op);
+    return op;
+}
+
+/* A template of op (which it owns), kept once the model holds it (aclrt_hccl_template_keep); NULL: no memory. */
+ACLRT_INTERNAL struct aclrt_hccl_template *aclrt_hccl_template_new(struct aclrt_hccl_op *op)
+{
+    struct aclrt_hccl_template *t = (struct aclrt_hccl_template *)calloc(1, sizeof *t);
+    if (t != NULL)
+        t->op = op;
+    return t;
+}
+
+/* The model holds t: kept for the process (a model may outlive its communicator: aclrt_hccl_capture_forget). */
+ACLRT_INTERNAL void aclrt_hccl_template_keep(struct aclrt_hccl_template *t)
+{
+    pthread_mutex_lock(&aclrt_hccl_templates_lock);
+    t->next = aclrt_hccl_templates;
+    aclrt_hccl_templates = t;
+    pthread_mutex_unlock(&aclrt_hccl_templates_lock);
+}
+
+/* A replay of a captured operation (a host function of the model). */
+static void aclrt_hccl_replay(void *arg)
+{
+    struct aclrt_hccl_op *op = aclrt_hccl_template_op((struct aclrt_hccl_template *)arg);
+    if (op == NULL)
+        return;
+    struct aclrt_hccl_comm *c = op->comm;
     struct aclrt_hccl_waiter w = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
     op->waiter = &w;
     op->deadline_ns = aclrt_now_ns() + c->exec_timeout_ns;
@@ -113,12 +144,11 @@ ACLRT_INTERNAL HcclResult aclrt_hccl_capture(struct aclrt_hccl_op *op, aclrtStre
     if (status == ACL_MODEL_RI_CAPTURE_STATUS_NONE)
         return HCCL_SUCCESS;
     *done = true;
-    struct aclrt_hccl_template *t = (struct aclrt_hccl_template *)calloc(1, sizeof *t);
+    struct aclrt_hccl_template *t = aclrt_hccl_template_new(op);
     if (t == NULL) {
         free(op);
         return aclrt_hccl_fail(HCCL_E_MEMORY, "out of memory");
     }
-    t->op = op;
     rc = aclrtLaunchHostFunc(stream, aclrt_hccl_replay, t);
     aclrt_tls.api = api;
     if (rc != ACL_SUCCESS) {
@@ -127,10 +157,7 @@ ACLRT_INTERNAL HcclResult aclrt_hccl_capture(struct aclrt_hccl_op *op, aclrtStre
         return aclrt_hccl_fail(HCCL_E_RUNTIME, "%s: the capturing stream refused the operation (ACL error %d)", api,
                                (int)rc);
     }
-    pthread_mutex_lock(&aclrt_hccl_templates_lock);
-    t->next = aclrt_hccl_templates;
-    aclrt_hccl_templates = t;
-    pthread_mutex_unlock(&aclrt_hccl_templates_lock);
+    aclrt_hccl_template_keep(t);
     return HCCL_SUCCESS;
 }
 

@@ -43,15 +43,28 @@ static struct {
     struct aclrt_hccl_watched *head;
 } aclrt_hccl_watch = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* Watch task `number` of s, an operation of c issued now (false: out of memory, not watched). */
+/*
+ * Watch task `number` of s, an operation of c issued now (false: out of
+ * memory, not watched). A model's step (`step`: the task is the model's,
+ * which goes on after the step) replaces the record of the model's
+ * previous step on c: the replay waits for each step before the next, so
+ * that one is done.
+ */
 ACLRT_INTERNAL bool aclrt_hccl_watch_add(struct aclrt_hccl_comm *c, struct aclrt_stream *s, uint64_t number,
-                                         uint32_t tid, const char *api, uint64_t deadline_ns)
+                                         uint32_t tid, const char *api, uint64_t deadline_ns, bool step)
 {
     struct aclrt_hccl_watched *w = (struct aclrt_hccl_watched *)malloc(sizeof *w);
     if (w == NULL)
         return false;
     *w = (struct aclrt_hccl_watched){c, s, number, tid, api, deadline_ns, NULL};
     pthread_mutex_lock(&aclrt_hccl_watch.lock);
+    for (struct aclrt_hccl_watched **p = &aclrt_hccl_watch.head; step && *p != NULL; p = &(*p)->next)
+        if ((*p)->comm == c && (*p)->stream == s && (*p)->number == number) {
+            struct aclrt_hccl_watched *old = *p;
+            *p = old->next;
+            free(old);
+            break;
+        }
     w->next = aclrt_hccl_watch.head;
     aclrt_hccl_watch.head = w;
     pthread_mutex_unlock(&aclrt_hccl_watch.lock);

@@ -164,6 +164,7 @@ ACLRT_INLINE bool aclrt_capture_kind_ok(enum aclrt_task_kind_id id)
     case ACLRT_TASK_COND:
     case ACLRT_TASK_STREAM_ACTIVE:
     case ACLRT_TASK_STREAM_SWITCH:
+    case ACLRT_TASK_NATIVE: /* a backend's model_step issues it on the replaying stream's queue */
         return true;
     default:
         return false;
