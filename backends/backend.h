@@ -302,6 +302,7 @@ struct aclrt_backend {
  *     device return) and refuses its later issues; idempotent, any thread;
  *   - comm_free: destroys it (after its work, unless aborted) and frees it;
  *   - comm_error: its asynchronous error (HCCL_SUCCESS: none);
+ *   - reduces: whether it has reductions of an HcclDataType;
  *   - issue: one rank's operation `a` onto the native queue `native` of a
  *     stream of the communicator's device, from the thread that holds that
  *     stream (the native-queue task, impl/exec/native.h).
@@ -317,6 +318,7 @@ struct aclrt_backend_coll {
     void (*comm_abort)(void *comm);
     void (*comm_free)(void *comm);
     int (*comm_error)(void *comm, char *why);
+    bool (*reduces)(int type);
     int (*issue)(void *comm, uint32_t rank, uint32_t nranks, const struct aclrt_hccl_args *a, void *native, char *why);
 };
 

@@ -28,6 +28,7 @@
 
 #include "../../impl/core/base.h"
 #include "../../impl/hccl/hccl_abi.h"
+#include "../../impl/hccl/hccl_reduce.h"
 #include "../backend.h"
 #include "cuda_device.h"
 #include "cuda_driver.h"
@@ -311,7 +312,7 @@ static int aclrt_nccl_comm_error(void *comm, char *why)
     return aclrt_nccl_fail(e, "an operation in flight", why);
 }
 
-/* NCCL's type for a reduction of HCCL's `type`; -1: NCCL has none (the call refused it already). */
+/* NCCL's type for a reduction of HCCL's `type`; -1: NCCL has none (the call refused it: aclrt_nccl_reduces). */
 static int aclrt_nccl_type(HcclDataType type)
 {
     switch (type) {
@@ -329,23 +330,9 @@ static int aclrt_nccl_type(HcclDataType type)
     }
 }
 
-/* Bytes of one element of an HCCL type (every type the API accepts). */
-static size_t aclrt_nccl_size(HcclDataType type)
+static bool aclrt_nccl_reduces(int type)
 {
-    switch (type) {
-    case HCCL_DATA_TYPE_INT16:
-    case HCCL_DATA_TYPE_UINT16:
-    case HCCL_DATA_TYPE_FP16:
-    case HCCL_DATA_TYPE_BFP16: return 2;
-    case HCCL_DATA_TYPE_INT32:
-    case HCCL_DATA_TYPE_UINT32:
-    case HCCL_DATA_TYPE_FP32: return 4;
-    case HCCL_DATA_TYPE_INT64:
-    case HCCL_DATA_TYPE_UINT64:
-    case HCCL_DATA_TYPE_FP64: return 8;
-    case HCCL_DATA_TYPE_INT128: return 16;
-    default: return 1;
-    }
+    return aclrt_nccl_type((HcclDataType)type) >= 0;
 }
 
 /* Moves of several peers as one NCCL group: a rank's own block is a copy on the stream. */
@@ -385,7 +372,7 @@ static void aclrt_nccl_self(struct aclrt_nccl_moves *m, void *dst, const void *s
 /* The group of moves of one operation (a rank's part: what it sends to and receives from each peer). */
 static void aclrt_nccl_moves_of(struct aclrt_nccl_moves *m, const struct aclrt_hccl_args *a, uint32_t nranks)
 {
-    size_t es = aclrt_nccl_size(a->type);
+    size_t es = aclrt_hccl_type_size(a->type);
     char *send = (char *)a->send, *recv = (char *)a->recv;
     uint32_t me = m->rank, n = nranks;
     switch (a->kind) {
@@ -413,7 +400,7 @@ static void aclrt_nccl_moves_of(struct aclrt_nccl_moves *m, const struct aclrt_h
     case ACLRT_HCCL_ALLTOALL:
     case ACLRT_HCCL_ALLTOALLV:
     case ACLRT_HCCL_ALLTOALLVC: {
-        size_t rs = aclrt_nccl_size(a->recv_type);
+        size_t rs = aclrt_hccl_type_size(a->recv_type);
         uint64_t sd = 0, rd = 0;
         for (uint32_t p = 0; p < n; p++) {
             uint64_t sc, sdp, rc, rdp;
@@ -438,7 +425,7 @@ static void aclrt_nccl_moves_of(struct aclrt_nccl_moves *m, const struct aclrt_h
     default: /* ACLRT_HCCL_BATCH */
         for (uint32_t i = 0; i < a->nitems; i++) {
             const HcclSendRecvItem *it = &a->items[i];
-            size_t bytes = (size_t)it->count * aclrt_nccl_size(it->dataType);
+            size_t bytes = (size_t)it->count * aclrt_hccl_type_size(it->dataType);
             if (it->sendRecvType == HCCL_SEND)
                 aclrt_nccl_send(m, it->buf, bytes, it->remoteRank);
             else
@@ -469,7 +456,7 @@ static int aclrt_nccl_issue_locked(struct aclrt_cuda_nccl_comm *w, uint32_t rank
                                    const struct aclrt_hccl_args *a, aclrt_CUstream st, char *why)
 {
     aclrt_ncclComm_t c = w->comm;
-    size_t es = aclrt_nccl_size(a->type);
+    size_t es = aclrt_hccl_type_size(a->type);
     int t = aclrt_nccl_type(a->type), op = (int)a->op; /* HCCL's reductions are NCCL's four, in the same order */
     aclrt_ncclResult_t r = ACLRT_NCCL_SUCCESS;
     const char *call = "";
@@ -557,6 +544,7 @@ static const struct aclrt_backend_coll aclrt_cuda_nccl = {
     .comm_abort = aclrt_nccl_comm_abort,
     .comm_free = aclrt_nccl_comm_free,
     .comm_error = aclrt_nccl_comm_error,
+    .reduces = aclrt_nccl_reduces,
     .issue = aclrt_nccl_issue,
 };
 

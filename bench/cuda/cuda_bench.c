@@ -64,6 +64,16 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A line of the results, on stdout and in the --out file (if any), as it is measured. */
+static void emit(FILE *out, const char *line)
+{
+    fputs(line, stdout);
+    if (out != NULL) {
+        fputs(line, out);
+        fflush(out);
+    }
+}
+
 /* One measurement: `op(i)` per call, `settle()` (untimed) after each round. */
 struct bench_op {
     void (*op)(int i);
@@ -225,9 +235,7 @@ static void hccl_rows(FILE *out, bool quick)
               aclrt_nccl.ncclCommInitAll(&n_comm, 1, &gpu) == ACLRT_NCCL_SUCCESS;
     snprintf(line, sizeof line, "HcclAllReduce vs ncclAllReduce (1 rank, fp32 sum, out of place), us per call + synchronize%s%s\n",
              ok ? "" : ": skipped, ", ok ? "" : (why[0] != '\0' ? why : aclGetRecentErrMsg()));
-    fputs(line, stdout);
-    if (out != NULL)
-        fputs(line, out);
+    emit(out, line);
     if (!ok)
         return;
     static const size_t sizes[] = {4, 65536, 1 << 20, 64 << 20};
@@ -241,11 +249,7 @@ static void hccl_rows(FILE *out, bool quick)
         double a = measure(h), d = measure(n);
         snprintf(line, sizeof line, "allreduce %-10zu HcclAllReduce %10.1f us   ncclAllReduce %10.1f us   x%.2f\n",
                  hccl_bytes, a / 1000, d / 1000, a > 0 ? d / a : 0.0);
-        fputs(line, stdout);
-        if (out != NULL) {
-            fputs(line, out);
-            fflush(out);
-        }
+        emit(out, line);
         OK(aclrtFree(h_send));
         OK(aclrtFree(h_recv));
     }
@@ -327,9 +331,7 @@ int main(int argc, char **argv)
     char head[256];
     snprintf(head, sizeof head, "cuda backend vs the driver (%s), ns per call, median of %d rounds\n",
              lib != NULL ? lib : "libcuda.so.1", rounds);
-    fputs(head, stdout);
-    if (out != NULL)
-        fputs(head, out);
+    emit(out, head);
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         char line[256];
         if (!rows[i].run) {
@@ -341,11 +343,7 @@ int main(int argc, char **argv)
             snprintf(line, sizeof line, "%-30s %10.1f ns   %-40s %10.1f ns   x%.2f\n", rows[i].what, a, rows[i].raw, d,
                      a > 0 ? d / a : 0.0);
         }
-        fputs(line, stdout);
-        if (out != NULL) {
-            fputs(line, out);
-            fflush(out);
-        }
+        emit(out, line);
     }
 
     hccl_rows(out, rounds < 31);
@@ -367,20 +365,14 @@ int main(int argc, char **argv)
     };
     snprintf(head, sizeof head, "a %d-task model (%s): one aclmdlRIExecuteAsync vs %d launches, us per %d tasks\n",
              MODEL_TASKS, kernel ? "memsets and kernels in turn" : "memsets; no kernel", MODEL_TASKS, MODEL_TASKS);
-    fputs(head, stdout);
-    if (out != NULL)
-        fputs(head, out);
+    emit(out, head);
     for (size_t i = 0; i < sizeof mrows / sizeof mrows[0]; i++) {
         fprintf(stderr, "cuda-bench: model, %s ...\n", mrows[i].what);
         double r = measure(mrows[i].replay), l = measure(mrows[i].launch);
         char line[256];
         snprintf(line, sizeof line, "%-30s replay %10.1f us   launches %10.1f us   x%.2f\n", mrows[i].what, r / 1000,
                  l / 1000, r > 0 ? l / r : 0.0);
-        fputs(line, stdout);
-        if (out != NULL) {
-            fputs(line, out);
-            fflush(out);
-        }
+        emit(out, line);
     }
     OK(aclmdlRIDestroy(a_model));
     OK(aclrtFree(a_buf));

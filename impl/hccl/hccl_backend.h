@@ -284,30 +284,12 @@ static void aclrt_hccl_coll_drop(void *arg)
     (void)aclrt_hccl_op_settle((struct aclrt_hccl_op *)arg, HCCL_SUCCESS, "");
 }
 
-/* Bytes of an element of a type the engine reduces; 0: it has no reduction of that type. */
-static size_t aclrt_hccl_coll_reduces(HcclDataType type)
-{
-    switch (type) {
-    case HCCL_DATA_TYPE_INT8:
-    case HCCL_DATA_TYPE_UINT8: return 1;
-    case HCCL_DATA_TYPE_FP16:
-    case HCCL_DATA_TYPE_BFP16: return 2;
-    case HCCL_DATA_TYPE_INT32:
-    case HCCL_DATA_TYPE_UINT32:
-    case HCCL_DATA_TYPE_FP32: return 4;
-    case HCCL_DATA_TYPE_INT64:
-    case HCCL_DATA_TYPE_UINT64:
-    case HCCL_DATA_TYPE_FP64: return 8;
-    default: return 0;
-    }
-}
-
 /* What the engine cannot run, refused at the call on every rank alike (checked arguments otherwise). */
 static HcclResult aclrt_hccl_coll_check(const struct aclrt_backend_coll *e, const struct aclrt_hccl_args *a)
 {
     bool reduces = a->kind == ACLRT_HCCL_ALLREDUCE || a->kind == ACLRT_HCCL_REDUCE ||
                    a->kind == ACLRT_HCCL_REDUCE_SCATTER || a->kind == ACLRT_HCCL_REDUCE_SCATTERV;
-    if (reduces && aclrt_hccl_coll_reduces(a->type) == 0)
+    if (reduces && !e->reduces((int)a->type))
         return aclrt_hccl_fail(HCCL_E_NOT_SUPPORT, "%s has no reduction of data type %d (16-bit integers, int128 and "
                                "the 8-bit formats move, but do not reduce)", e->name, (int)a->type);
     return HCCL_SUCCESS;
