@@ -92,7 +92,7 @@ if [ "$MODE" = gpu ]; then
             [ -e "$f" ] && { export ACLRT_NCCL_LIBRARY=$f; break; }
         done
     fi
-    echo "gpu-check: NCCL: ${ACLRT_NCCL_LIBRARY:-libnccl.so.2 (the loader's)}"
+    echo "gpu-check: NCCL: ${ACLRT_NCCL_LIBRARY:-libnccl.so.2, as the loader finds it}"
 else
     VARIANT=cuda
     TESTS=${GPU_CHECK_DOUBLE_TESTS:?}
@@ -105,8 +105,9 @@ fi
 targets=()
 for t in $TESTS; do targets+=("$BUILD/$VARIANT/$t"); done
 targets+=(examples "$BUILD/bench/aclrt-cuda-bench")
-[ "$MODE" = double ] && targets+=("$BUILD/cuda/libcuda_fake.so" "$BUILD/cuda/libnccl_fake.so"
-    ${GPU_CHECK_DOUBLE_KERNEL:+"$GPU_CHECK_DOUBLE_KERNEL"})
+[ "$MODE" = double ] && targets+=("$BUILD/cuda/libcuda_fake.so" "$BUILD/cuda/libnccl_fake.so")
+# The benchmark's stand-in kernel, as make names it (relative to the tree).
+[ "$MODE" = double ] && targets+=(${GPU_CHECK_DOUBLE_KERNEL:+"${GPU_CHECK_DOUBLE_KERNEL#"$ROOT"/}"})
 [ "$MODE" = gpu ] && targets+=("$BUILD/bench/cuda_nop.fatbin")
 t0=$(date +%s)
 if make -j"$(nproc)" --no-print-directory "${MAKEVARS[@]}" BUILD="$BUILD" "${targets[@]}" >"$LOGS/build.log" 2>&1; then
@@ -150,7 +151,8 @@ export ACLRT_BACKEND=cuda
 for e in examples/*.c; do
     e=$(basename "$e" .c)
     case $e in
-    hccl_*) result examples "$e" skip 0 "" ;; # its ranks set device memory with the CPU (test_hccl_device instead)
+    # HCCL examples: their ranks set device memory with the CPU; test_hccl_device runs HCCL on the GPU.
+    hccl_*) result examples "$e" skip 0 "" ;;
     *) run_one examples "$e" "example-$e.log" "./$BUILD/examples/$e" ;;
     esac
 done
