@@ -78,7 +78,8 @@ export UBSAN_OPTIONS ?= print_stacktrace=1 halt_on_error=1
 #                                       planted races under three seeds (mk/tests.mk)
 #   test-sanitize                       the suite and the examples run clean under the stream-
 #                                       ordering sanitizer (mk/tests.mk)
-#   check-hccl-layout test-hccl-mpi     HCCL's headers' ABI; HCCL under mpirun -np 4 in three builds
+#   check-hccl-layout test-hccl-mpi     HCCL's headers' ABI; HCCL under mpirun -np 4 in three builds,
+#                                       then on the cuda backend (through the doubles) in three more
 #   test-hccl-netns test-hccl-cann      (mk/hccl_headers.mk, mk/hccl.mk); the same with each rank in a
 #                                       network namespace of its own, MPI over TCP (mk/hccl_netns.mk);
 #                                       CANN's hccl_test against make install (mk/hccl.mk)

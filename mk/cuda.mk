@@ -7,7 +7,8 @@
 #                           head, a misuse planted by a program of tests/cuda_fake/rule_*.c, run
 #                           strict (caught) and with the rule's relaxing knob (let pass)
 #   make test-nccl-fake     the NCCL test double (tests/nccl_fake/fake_nccl.c) alone: its check
-#                           program, four ranks on four fake GPUs, in cuda, cuda-tsan and cuda-asan
+#                           program, four ranks on four fake GPUs (threads, then threads and child
+#                           processes), in cuda, cuda-tsan and cuda-asan
 #
 # The suite on this backend runs in the variants cuda, cuda-tsan and cuda-asan of mk/tests.mk,
 # through the CUDA driver test double of tests/cuda_fake/ (fake_cuda.c), built here per variant.

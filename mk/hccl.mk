@@ -6,7 +6,9 @@
 #                          the release, ThreadSanitizer and AddressSanitizer builds, and the release build
 #                          under the stream-ordering sanitizer (ACLRT_SANITIZE=streams: no report); then again
 #                          with a rank that kills itself in the middle of an allreduce: the job must end
-#                          (mpirun reports it), not hang
+#                          (mpirun reports it), not hang; then in the cuda, cuda-tsan and cuda-asan builds:
+#                          the cuda backend, HCCL through NCCL, through the test doubles of the CUDA
+#                          driver and NCCL (their ranks meet across processes in /dev/shm)
 #
 # MPI is Open MPI from Debian (make deps installs it); MPICC names another wrapper (MPICH's).
 # mpirun runs as root only when told so: MPIRUN_FLAGS carries that where the user is root.
@@ -33,19 +35,23 @@ $(HCCL_MPI_PLUGIN): $(HCCL_MPI_SOURCES)
 # itself is not instrumented; it keeps memory until exit, so the leak check is off under ASan.
 HCCL_MPI_VARIANTS := release tsan asan
 HCCL_ENV_asan := ASAN_OPTIONS=detect_leaks=0
+# The same program on the cuda backend (the doubles' paths compiled into impl.o, tests/impl_cuda.c).
+HCCL_MPI_CUDA_VARIANTS := cuda cuda-tsan cuda-asan
+HCCL_ENV_cuda-asan := ASAN_OPTIONS=detect_leaks=0
 define hccl_mpi_variant
 $(BUILD)/hccl/test_hccl_mpi_$(1): tests/hccl/test_hccl_mpi.c tests/check.h tests/hccl_ref.h $(BUILD)/$(1)/impl.o
 	@mkdir -p $$(@D)
 	$(MPICC) $(CSTD) $(WARN) -Werror $(FLAGS_$(1)) $$< $(BUILD)/$(1)/impl.o -o $$@ $(LIBS)
 endef
-$(foreach v,$(HCCL_MPI_VARIANTS),$(eval $(call hccl_mpi_variant,$(v))))
+$(foreach v,$(HCCL_MPI_VARIANTS) $(HCCL_MPI_CUDA_VARIANTS),$(eval $(call hccl_mpi_variant,$(v))))
 
 # The example of examples/hccl/, built against the tree (its first comment builds it against an install).
 $(BUILD)/hccl/allreduce: examples/hccl/allreduce.c $(BUILD)/release/impl.o
 	@mkdir -p $(@D)
 	$(MPICC) $(CSTD) $(WARN) -Werror -O2 -I. $< $(BUILD)/release/impl.o -o $@ $(LIBS)
 
-test-hccl-mpi: $(addprefix $(BUILD)/hccl/test_hccl_mpi_,$(HCCL_MPI_VARIANTS)) $(HCCL_MPI_PLUGIN) $(BUILD)/hccl/allreduce
+test-hccl-mpi: $(addprefix $(BUILD)/hccl/test_hccl_mpi_,$(HCCL_MPI_VARIANTS) $(HCCL_MPI_CUDA_VARIANTS)) $(HCCL_MPI_PLUGIN) \
+               $(BUILD)/hccl/allreduce
 	@echo "== hccl: examples/hccl/allreduce.c, $(HCCL_NP) processes =="
 	@$(HCCL_ENV) $(BOUNDED) $(MPIRUN) $(MPIRUN_FLAGS) -x ACLRT_HCCL_MPI_PLUGIN -np $(HCCL_NP) ./$(BUILD)/hccl/allreduce
 	@for v in $(HCCL_MPI_VARIANTS); do \
@@ -64,6 +70,11 @@ test-hccl-mpi: $(addprefix $(BUILD)/hccl/test_hccl_mpi_,$(HCCL_MPI_VARIANTS)) $(
 	  if [ $$rc = 0 ] || [ $$rc = 124 ]; then cat $(BUILD)/hccl/killed.log; \
 	    echo "FAIL: a rank killed mid-operation: mpirun exited $$rc (0: nobody noticed; 124: hung)"; exit 1; fi; \
 	  echo "hccl: a rank killed in the middle of an allreduce ends the job (mpirun exit $$rc), no hang (ok)"
+	@for v in $(HCCL_MPI_CUDA_VARIANTS); do \
+	  echo "== hccl: $(HCCL_NP) processes (mpirun), $$v: the cuda backend, HCCL through NCCL (the test doubles) =="; \
+	  env $$( [ $$v = cuda-asan ] && echo $(HCCL_ENV_cuda-asan) ) $(BOUNDED) $(MPIRUN) $(MPIRUN_FLAGS) \
+	    -x ASAN_OPTIONS -np $(HCCL_NP) ./$(BUILD)/hccl/test_hccl_mpi_$$v || exit 1; \
+	done
 
 # ---- CANN's HCCL test programs against make install --------------------------------------
 #

@@ -2,19 +2,27 @@
  * tests/nccl_fake/check_nccl.c - the NCCL test double (fake_nccl.c) alone,
  * as a CUDA program uses NCCL: the driver double and the NCCL double
  * opened at run time (argv[1]: libcuda_fake.so, argv[2]: libnccl_fake.so),
- * four fake GPUs, ranks as threads. make test-nccl-fake runs it in the
+ * four fake GPUs, ranks as threads, then ranks as processes (this program
+ * spawned again with --child: a communicator of two threads and two child
+ * processes, one of two processes, a child that never joins, one that
+ * aborts, one killed). make test-nccl-fake runs it in the
  * variants cuda, cuda-tsan and cuda-asan, with
  * ACLRT_FAKE_NCCL_INIT_TIMEOUT_MS and ACLRT_FAKE_NCCL_EXEC_TIMEOUT_MS short
  * (the cases that wait for a rank that never comes).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 typedef unsigned int CUresult;
@@ -574,12 +582,276 @@ static void abort_and_timeout(void)
     }
 }
 
+/* ------------------------------------------------------------------------
+ * Ranks in several processes: this program again, spawned with --child
+ * ------------------------------------------------------------------------ */
+
+static char g_libs[2][4096];
+
+static void id_to_hex(const ncclUniqueId *id, char *hex)
+{
+    for (int i = 0; i < 128; i++)
+        sprintf(hex + 2 * i, "%02x", (unsigned char)id->internal[i]);
+}
+
+static void hex_to_id(const char *hex, ncclUniqueId *id)
+{
+    for (int i = 0; i < 128; i++) {
+        unsigned v = 0;
+        sscanf(hex + 2 * i, "%2x", &v);
+        id->internal[i] = (char)v;
+    }
+}
+
+/* This program as a child process of the role; its pid. */
+static pid_t spawn_child(const char *role, int rank, int nranks, int dev, const ncclUniqueId *id)
+{
+    char hex[257], a[3][16];
+    id_to_hex(id, hex);
+    snprintf(a[0], sizeof a[0], "%d", rank);
+    snprintf(a[1], sizeof a[1], "%d", nranks);
+    snprintf(a[2], sizeof a[2], "%d", dev);
+    char *argv[] = {"check_nccl", g_libs[0], g_libs[1], "--child", (char *)role, a[0], a[1], a[2], hex, NULL};
+    extern char **environ;
+    pid_t pid;
+    int e = posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ);
+    if (e != 0)
+        FAILED("posix_spawn: %s", strerror(e));
+    return pid;
+}
+
+/* A child's exit status (60 s at most, then it is killed: a failure). */
+static int reap(pid_t pid)
+{
+    int st = 0;
+    for (int i = 0; i < 6000; i++) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid)
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        usleep(10000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    FAILED("child %d did not end in 60 s", (int)pid);
+}
+
+/*
+ * One rank of a communicator of several processes: every collective and a
+ * ring of sends in a group, each result checked. Rank 0 has 1e8 and the
+ * others 1.0 in a float sum: in rank order 1e8 absorbs each 1.0.
+ */
+#define M 257
+static void proc_rank(int r, int n, int dev, const ncclUniqueId *id)
+{
+    CK(cu.CtxSetCurrent(g_ctx[dev]));
+    ncclComm_t c;
+    NK(nc.CommInitRank(&c, n, *id, r));
+    int v;
+    NK(nc.CommUserRank(c, &v));
+    EXPECT(v == r, "rank %d", v);
+    CUstream s;
+    CK(cu.StreamCreateWithPriority(&s, 1, 0));
+    int32_t *a = dalloc(M * 4), *sum = dalloc(M * 4), *bc = dalloc(M * 4), *g = dalloc((size_t)n * M * 4),
+            *rsin = dalloc((size_t)n * M * 4), *rs = dalloc(M * 4), *red = dalloc(M * 4), *in = dalloc(M * 4);
+    float *f = dalloc(M * 4);
+    int32_t h[8 * M];
+    float hf[M];
+    for (int i = 0; i < M; i++)
+        h[i] = 1000 * r + i;
+    h2d(a, h, M * 4);
+    for (int i = 0; i < M; i++)
+        h[i] = r == 2 % n ? 7 * i : -1;
+    h2d(bc, h, M * 4);
+    for (int i = 0; i < n * M; i++)
+        h[i] = (i * 7 + r * 13) % 101;
+    h2d(rsin, h, (size_t)n * M * 4);
+    for (int i = 0; i < M; i++)
+        hf[i] = r == 0 ? 1e8f : 1.0f;
+    h2d(f, hf, M * 4);
+    NK(nc.AllReduce(a, sum, M, ncclInt32, ncclSum, c, s));
+    NK(nc.AllReduce(f, f, M, ncclFloat32, ncclSum, c, s));
+    NK(nc.Broadcast(bc, bc, M, ncclInt32, 2 % n, c, s));
+    NK(nc.AllGather(a, g, M, ncclInt32, c, s));
+    NK(nc.ReduceScatter(rsin, rs, M, ncclInt32, ncclMax, c, s));
+    NK(nc.Reduce(a, red, M, ncclInt32, ncclMin, n - 1, c, s));
+    NK(nc.GroupStart());
+    NK(nc.Send(a, M, ncclInt32, (r + 1) % n, c, s));
+    NK(nc.Recv(in, M, ncclInt32, (r + n - 1) % n, c, s));
+    NK(nc.GroupEnd());
+    CK(cu.StreamSynchronize(s));
+    ncclResult_t ae;
+    NK(nc.CommGetAsyncError(c, &ae));
+    EXPECT(ae == ncclSuccess, "rank %d: async error %d (%s)", r, ae, nc.GetLastError(c));
+    d2h(h, sum, M * 4);
+    for (int i = 0; i < M; i++)
+        EXPECT(h[i] == 1000 * n * (n - 1) / 2 + n * i, "rank %d: allreduce[%d] = %d", r, i, h[i]);
+    d2h(hf, f, M * 4);
+    for (int i = 0; i < M; i++)
+        EXPECT(hf[i] == 1e8f, "rank %d: float allreduce[%d] = %.1f, not in rank order", r, i, (double)hf[i]);
+    d2h(h, bc, M * 4);
+    for (int i = 0; i < M; i++)
+        EXPECT(h[i] == 7 * i, "rank %d: broadcast[%d] = %d", r, i, h[i]);
+    d2h(h, g, (size_t)n * M * 4);
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < M; i++)
+            EXPECT(h[k * M + i] == 1000 * k + i, "rank %d: allgather[%d][%d] = %d", r, k, i, h[k * M + i]);
+    d2h(h, rs, M * 4);
+    for (int i = 0; i < M; i++) {
+        int want = -1, at = r * M + i;
+        for (int k = 0; k < n; k++)
+            want = (at * 7 + k * 13) % 101 > want ? (at * 7 + k * 13) % 101 : want;
+        EXPECT(h[i] == want, "rank %d: reducescatter[%d] = %d, expected %d", r, i, h[i], want);
+    }
+    if (r == n - 1) {
+        d2h(h, red, M * 4);
+        for (int i = 0; i < M; i++)
+            EXPECT(h[i] == i, "rank %d: reduce[%d] = %d", r, i, h[i]);
+    }
+    d2h(h, in, M * 4);
+    for (int i = 0; i < M; i++)
+        EXPECT(h[i] == 1000 * ((r + n - 1) % n) + i, "rank %d: received [%d] = %d", r, i, h[i]);
+    NK(nc.CommDestroy(c));
+    void *all[] = {a, sum, bc, g, rsin, rs, red, in, f};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        dfree(all[k]);
+    CK(cu.StreamDestroy(s));
+}
+
+/* A child: `rank R N DEV ID`, `never` (exits without joining), `abort` and `die` (rank R joins, then aborts its
+ * communicator / is killed). */
+static int child_main(char **argv)
+{
+    const char *role = argv[0];
+    int r = atoi(argv[1]), n = atoi(argv[2]), dev = atoi(argv[3]);
+    ncclUniqueId id;
+    hex_to_id(argv[4], &id);
+    if (strcmp(role, "rank") == 0) {
+        proc_rank(r, n, dev, &id);
+        return 0;
+    }
+    if (strcmp(role, "never") == 0)
+        return 0;
+    CK(cu.CtxSetCurrent(g_ctx[dev]));
+    ncclComm_t c;
+    NK(nc.CommInitRank(&c, n, id, r));
+    usleep(300 * 1000); /* the parent's operation waits for this rank */
+    if (strcmp(role, "die") == 0)
+        raise(SIGKILL);
+    NK(nc.CommAbort(c));
+    return 0;
+}
+
+struct proc_arg {
+    int r, n, dev;
+    ncclUniqueId id;
+};
+
+static void *proc_thread(void *arg)
+{
+    struct proc_arg *p = (struct proc_arg *)arg;
+    proc_rank(p->r, p->n, p->dev, &p->id);
+    return NULL;
+}
+
+/* No rendezvous or segment of this process's ids left in /dev/shm. */
+static void no_shm_left(void)
+{
+    char prefix[64], path[512];
+    snprintf(prefix, sizeof prefix, "fakenccl-%d-", (int)getpid());
+    for (int i = 0; i < 100; i++) {
+        bool left = false;
+        DIR *d = opendir("/dev/shm");
+        if (d == NULL)
+            return;
+        for (struct dirent *e; (e = readdir(d)) != NULL;)
+            if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+                left = true;
+                snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
+            }
+        closedir(d);
+        if (!left)
+            return;
+        usleep(10000);
+    }
+    FAILED("%s left behind", path);
+}
+
+static void processes(void)
+{
+    /* four ranks: two threads of this process (devices 0, 1), two child processes (devices 0, 1 too: other
+     * processes are as other hosts, no duplicate GPU) */
+    ncclUniqueId id;
+    NK(nc.GetUniqueId(&id));
+    pid_t kids[2] = {spawn_child("rank", 2, 4, 0, &id), spawn_child("rank", 3, 4, 1, &id)};
+    struct proc_arg args[2] = {{.r = 0, .n = 4, .dev = 0, .id = id}, {.r = 1, .n = 4, .dev = 1, .id = id}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        if (pthread_create(&t[i], NULL, proc_thread, &args[i]) != 0)
+            FAILED("pthread_create");
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    for (int i = 0; i < 2; i++) {
+        int rc = reap(kids[i]);
+        EXPECT(rc == 0, "the child of rank %d exited %d", i + 2, rc);
+    }
+    /* two processes of one rank each, the id made by this one */
+    NK(nc.GetUniqueId(&id));
+    pid_t kid = spawn_child("rank", 1, 2, 3, &id);
+    struct proc_arg one = {.r = 0, .n = 2, .dev = 3, .id = id};
+    proc_thread(&one);
+    EXPECT(reap(kid) == 0, "the child of rank 1 failed");
+}
+
+static void processes_that_fail(void)
+{
+    ncclUniqueId id;
+    ncclComm_t c = NULL;
+    /* a process that never joins: the init gives up (ACLRT_FAKE_NCCL_INIT_TIMEOUT_MS) */
+    NK(nc.GetUniqueId(&id));
+    pid_t kid = spawn_child("never", 1, 2, 1, &id);
+    CK(cu.CtxSetCurrent(g_ctx[0]));
+    double t0 = now_s();
+    EXPECT_NCCL(ncclSystemError, nc.CommInitRank(&c, 2, id, 0));
+    EXPECT(c == NULL && now_s() - t0 < 20.0, "init without the other process: %.1f s", now_s() - t0);
+    EXPECT(reap(kid) == 0, "the child that never joins failed");
+
+    /* the peer process aborts its communicator: this rank's operation gives up at once, ncclRemoteError; the
+     * peer killed: this rank's operation times out (ACLRT_FAKE_NCCL_EXEC_TIMEOUT_MS), ncclSystemError */
+    const char *roles[2] = {"abort", "die"};
+    for (int k = 0; k < 2; k++) {
+        NK(nc.GetUniqueId(&id));
+        kid = spawn_child(roles[k], 1, 2, 0, &id);
+        CK(cu.CtxSetCurrent(g_ctx[0]));
+        NK(nc.CommInitRank(&c, 2, id, 0));
+        CUstream s;
+        CK(cu.StreamCreateWithPriority(&s, 1, 0));
+        int32_t *b = dalloc(64);
+        t0 = now_s();
+        NK(nc.AllReduce(b, b, 4, ncclInt32, ncclSum, c, s));
+        CK(cu.StreamSynchronize(s));
+        double waited = now_s() - t0;
+        ncclResult_t ae;
+        NK(nc.CommGetAsyncError(c, &ae));
+        EXPECT(ae == (k == 0 ? ncclRemoteError : ncclSystemError), "peer process %s: async error %d (%s)", roles[k],
+               ae, nc.GetLastError(c));
+        EXPECT(waited < (k == 0 ? 3.0 : 30.0), "peer process %s: waited %.1f s", roles[k], waited);
+        NK(nc.CommDestroy(c));
+        dfree(b);
+        CK(cu.StreamDestroy(s));
+        int rc = reap(kid);
+        EXPECT(rc == (k == 0 ? 0 : 128 + SIGKILL), "the child that %ss exited %d", roles[k], rc);
+    }
+    no_shm_left();
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
+    if (argc != 3 && !(argc == 9 && strcmp(argv[3], "--child") == 0)) {
         fprintf(stderr, "usage: check_nccl LIBCUDA_FAKE LIBNCCL_FAKE\n");
         return 2;
     }
+    snprintf(g_libs[0], sizeof g_libs[0], "%s", argv[1]);
+    snprintf(g_libs[1], sizeof g_libs[1], "%s", argv[2]);
     setenv("ACLRT_CUDA_LIBRARY", argv[1], 1);
     void *hc = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
     if (hc == NULL)
@@ -632,6 +904,8 @@ int main(int argc, char **argv)
     CK(cu.Init(0));
     for (int d = 0; d < NDEV; d++)
         CK(cu.DevicePrimaryCtxRetain(&g_ctx[d], d));
+    if (argc == 9)
+        return child_main(argv + 4);
     int version;
     NK(nc.GetVersion(&version));
     EXPECT(version >= 21800, "version %d", version);
@@ -656,6 +930,10 @@ int main(int argc, char **argv)
     printf("check_nccl: init in a group, duplicate GPU, bad ids, init timeout: ok\n");
     abort_and_timeout();
     printf("check_nccl: abort releases a waiting rank, exec timeout: ok\n");
+    processes();
+    printf("check_nccl: ranks in three processes and two threads, every collective, a ring of sends: ok\n");
+    processes_that_fail();
+    printf("check_nccl: a process that never joins, a peer process that aborts, one that dies: ok\n");
 
     /* everything given back: queued work done, no communicator left */
     for (int i = 0; i < 500 && nc.comms() != 0; i++)

@@ -18,12 +18,19 @@
  *     stream order) and fakecuda_device_bytes (the host bytes of device
  *     memory).
  *   - ncclGetVersion: 22809 (NCCL 2.28.9).
- *   - Ranks are threads of one process. A unique id (ncclGetUniqueId)
- *     carries a token of its process (pid, a counter, a random secret): an
- *     id of another process (or not made by ncclGetUniqueId) is
- *     ncclInvalidUsage at ncclCommInitRank. Several processes are out of
- *     scope. An id makes one communicator at a time: ranks that join it
- *     after the communicator was made start another one.
+ *   - Ranks are threads of one process or of several (any mix). A unique
+ *     id (ncclGetUniqueId) carries its process's pid, a counter and a
+ *     random secret, and names a rendezvous every process of the machine
+ *     opens: the POSIX shared memory object
+ *     /dev/shm/fakenccl-<pid>-<secret>-<counter>, made by the first rank to
+ *     join, unlinked by the last (or by the last to give up). An id not
+ *     made by ncclGetUniqueId, or of a process no longer running, is
+ *     ncclInvalidUsage at ncclCommInitRank. An id makes one communicator at
+ *     a time: ranks that join it after the communicator was made start
+ *     another one. Ranks all in one process make an in-process
+ *     communicator (data moved directly between the ranks' memory); ranks
+ *     in several processes keep the shared object as their communicator's
+ *     (see "Across processes" below).
  *   - ncclCommInitRank waits until all nranks ranks joined the id, at most
  *     ACLRT_FAKE_NCCL_INIT_TIMEOUT_MS (default 30000); then ncclSystemError
  *     (real NCCL waits on its bootstrap sockets and reports a failure there
@@ -51,10 +58,10 @@
  *         communicator that is not a live one (destroyed, aborted, never
  *         made: the double keeps a registry of live communicators), a
  *         device out of range (ncclCommInitAll).
- *       ncclInvalidUsage: two ranks of a communicator on one CUDA device
- *         ("Duplicate GPU detected", every rank's init fails) unless
+ *       ncclInvalidUsage: two ranks of a communicator in one process on one
+ *         CUDA device ("Duplicate GPU detected", every rank's init fails) unless
  *         ACLRT_FAKE_NCCL_SHARED_GPU=1; one rank joined twice; ranks that
- *         disagree on nranks; an id of another process; a collective on a
+ *         disagree on nranks; an id of a process gone; a collective on a
  *         communicator whose init failed or was finalized; a call inside a
  *         group after an earlier call of the group failed (the group then
  *         launches nothing, ncclGroupEnd returns the first failure);
@@ -97,6 +104,21 @@
  *   - ncclCommDestroy does not wait for queued work (it still runs, the
  *     double keeps what it needs until then); ncclCommFinalize waits for
  *     the communicator's queued operations (bounded as above).
+ *   - Across processes: each operation takes a slot of the shared object
+ *     (collectives by sequence, sends/receives by sender, receiver and
+ *     sequence; 32 slots); each rank copies its part into the slot's
+ *     staging, the last to arrive reduces (in rank order) or moves it
+ *     there, each copies its result out. An operation whose staging
+ *     exceeds 16 MiB (a collective: every rank's part together; a send:
+ *     its message) is refused at the call with ncclInternalError. A
+ *     process-shared robust mutex guards the object, waiters sleep on a
+ *     futex word; waits are bounded as below. A rank that aborts its
+ *     communicator, or whose communicator is gone, makes its peers'
+ *     operations give up at once (ncclRemoteError); a process killed is
+ *     waited for until the timeout. Duplicate GPUs are checked among the
+ *     ranks of one process only (other processes are as other hosts).
+ *     ncclCommSplit of such a communicator is ncclInvalidUsage (not
+ *     modelled).
  *   - Thread-safe: one process-wide lock and condition guard the state.
  *   - Test hooks: fakenccl_ops() counts the operations that moved data,
  *     fakenccl_comms() the communicators alive (handles and those queued
@@ -106,17 +128,25 @@
  *     ncclCommAbort of NULL return ncclSuccess, as NCCL's do.
  *   - Not modelled: nonblocking communicators, ncclCommInitRankConfig,
  *     ncclCommShrink, user buffers registration, custom reduction ops,
- *     ncclAlltoAll / Gather / Scatter, ncclBcast, several processes.
+ *     ncclAlltoAll / Gather / Scatter, ncclBcast, several hosts.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -272,7 +302,7 @@ static uint64_t g_ops;      /* operations that moved data (g_mu) */
 static uint64_t g_id_count; /* unique ids made (g_mu) */
 
 struct clique;
-struct rendezvous;
+struct sh_seg;
 struct task;
 
 struct ncclComm {
@@ -281,7 +311,8 @@ struct ncclComm {
     int refs;              /* the handle, and each queued operation */
     int rank, nranks, device;
     struct clique *cl;     /* NULL until its init completed */
-    struct rendezvous *rv; /* its init's, while pending */
+    struct sh_seg *map;    /* its init's rendezvous, while pending */
+    char shname[96];       /* the rendezvous's name */
     bool init_done;
     ncclResult_t init_result;
     bool aborted, finalized;
@@ -335,16 +366,11 @@ struct split {
 struct clique {
     struct clique *next; /* g_cliques */
     int nranks, refs;
+    struct sh_seg *sh; /* ranks in several processes: the segment (the rank's own clique), else NULL */
+    int sh_rank;
     struct coll_slot *slots;
     struct pair *pairs;
     struct split *splits;
-};
-
-struct rendezvous {
-    struct rendezvous *next;
-    unsigned char id[NCCL_UNIQUE_ID_BYTES];
-    int nranks, joined;
-    struct ncclComm **cores;
 };
 
 enum kind { K_ALLREDUCE, K_BROADCAST, K_REDUCE, K_ALLGATHER, K_REDUCESCATTER, K_P2P };
@@ -364,7 +390,6 @@ struct task {
 
 static struct ncclComm *g_comms;
 static struct clique *g_cliques;
-static struct rendezvous *g_rvs;
 
 static uint64_t now_ms(void)
 {
@@ -389,6 +414,109 @@ static void wait_until(uint64_t deadline)
     }
     pthread_cond_timedwait(&g_cv, &g_mu, &ts);
 }
+
+/* ------------------------------------------------------------------------
+ * Across processes: a shared segment per communicator
+ *
+ * Every ncclCommInitRank joins its id's rendezvous, a POSIX shared memory
+ * object named from the id (/dev/shm/fakenccl-<pid>-<secret>-<counter>):
+ * the first rank creates it, each registers (its pid, device, rank), the
+ * last unlinks it (the ranks keep their mappings). Ranks all in one
+ * process then make the in-process communicator (the clique above); ranks
+ * in several processes keep the segment as their communicator's: its
+ * slots match collectives by sequence and sends/receives by (sender,
+ * receiver, sequence), and stage the data (each rank copies its part in,
+ * the last to arrive reduces or moves it there, each copies its result
+ * out). A process-shared robust mutex guards it; waiters sleep on a futex
+ * word, bounded as the in-process waits.
+ * ------------------------------------------------------------------------ */
+
+#define SH_SLOTS 32
+#define SH_ROOM ((size_t)16 << 20) /* staging bytes per slot */
+enum { SH_OPEN = 0, SH_COMPLETE = 1, SH_DEAD = 2 };
+enum { SL_FREE = 0, SL_COLL = 1, SL_PAIR = 2 };
+
+struct sh_rank {
+    int32_t pid, device, joined, gone; /* gone: aborted or dropped (its peers give up) */
+    uint64_t local;                    /* its struct ncclComm *, in process pid */
+};
+
+struct sh_slot {
+    int32_t kind, ckind, dtype, op, root, src, dst;
+    int32_t in, arrived, left, done, broken, err; /* in: ranks that entered; arrived: with their data */
+    int32_t s_posted, r_posted;
+    uint64_t seq, count, s_bytes, r_bytes;
+};
+
+struct sh_seg {
+    uint32_t ready; /* the creator initialised it (atomic) */
+    uint32_t gen;   /* the futex word: bumped at every change (atomic) */
+    pthread_mutex_t mu;
+    int32_t nranks, joined, state, multi, init_result;
+    char why[256];
+    struct sh_slot slots[SH_SLOTS];
+    struct sh_rank ranks[];
+};
+
+static size_t sh_stage_off(int nranks)
+{
+    size_t h = sizeof(struct sh_seg) + (size_t)nranks * sizeof(struct sh_rank);
+    return (h + 4095u) & ~(size_t)4095u;
+}
+
+static size_t sh_size(int nranks)
+{
+    return sh_stage_off(nranks) + SH_SLOTS * SH_ROOM;
+}
+
+static char *sh_stage(struct sh_seg *s, int slot)
+{
+    return (char *)s + sh_stage_off(s->nranks) + (size_t)slot * SH_ROOM;
+}
+
+static void sh_lock(struct sh_seg *s)
+{
+    if (pthread_mutex_lock(&s->mu) == EOWNERDEAD) /* a process died holding it */
+        pthread_mutex_consistent(&s->mu);
+}
+
+static void sh_unlock(struct sh_seg *s)
+{
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void sh_wake(struct sh_seg *s)
+{
+    __atomic_add_fetch(&s->gen, 1, __ATOMIC_SEQ_CST);
+    syscall(SYS_futex, &s->gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Sleep until the segment changes from `seen`, at most 10 ms, at most until deadline. */
+static void sh_wait(struct sh_seg *s, uint32_t seen, uint64_t deadline)
+{
+    uint64_t now = now_ms();
+    uint64_t slice = deadline > now ? deadline - now : 0;
+    if (slice > 10)
+        slice = 10;
+    struct timespec rel = {.tv_sec = 0, .tv_nsec = (long)slice * 1000000L + 100000L};
+    syscall(SYS_futex, &s->gen, FUTEX_WAIT, seen, &rel, NULL, 0);
+}
+
+static void sh_unmap(struct sh_seg *s)
+{
+    munmap(s, sh_size(s->nranks));
+}
+
+/* A rank of a several-process communicator leaves: its peers stop waiting for it. */
+static void sh_gone(struct sh_seg *s, int rank)
+{
+    sh_lock(s);
+    s->ranks[rank].gone = 1;
+    sh_unlock(s);
+    sh_wake(s);
+}
+
+static void sh_withdraw(struct ncclComm *c);
 
 static bool comm_is_live(struct ncclComm *c) /* g_mu held */
 {
@@ -459,6 +587,10 @@ static void clique_put(struct clique *cl) /* g_mu held */
         cl->pairs = q->next;
         free(q);
     }
+    if (cl->sh != NULL) {
+        sh_gone(cl->sh, cl->sh_rank);
+        sh_unmap(cl->sh);
+    }
     while (cl->splits != NULL) {
         struct split *sp = cl->splits;
         cl->splits = sp->next;
@@ -482,6 +614,7 @@ static void comm_put(struct ncclComm *c) /* g_mu held */
         }
     if (c->cl != NULL)
         clique_put(c->cl);
+    sh_withdraw(c);
     free(c->send_seq);
     free(c->recv_seq);
     free(c);
@@ -532,7 +665,6 @@ static void complete_init(struct ncclComm **cores, int n)
     }
     for (int i = 0; i < n; i++) {
         struct ncclComm *c = cores[i];
-        c->rv = NULL;
         c->init_done = true;
         c->init_result = r;
         if (r != ncclSuccess) {
@@ -543,29 +675,6 @@ static void complete_init(struct ncclComm **cores, int n)
         }
     }
     pthread_cond_broadcast(&g_cv);
-}
-
-static void rv_free(struct rendezvous *rv) /* g_mu held */
-{
-    for (struct rendezvous **p = &g_rvs; *p != NULL; p = &(*p)->next)
-        if (*p == rv) {
-            *p = rv->next;
-            break;
-        }
-    free(rv->cores);
-    free(rv);
-}
-
-/* A rank that gives up its pending init (g_mu held). */
-static void rv_withdraw(struct ncclComm *c)
-{
-    struct rendezvous *rv = c->rv;
-    if (rv == NULL)
-        return;
-    rv->cores[c->rank] = NULL;
-    c->rv = NULL;
-    if (--rv->joined == 0)
-        rv_free(rv);
 }
 
 /* ------------------------------------------------------------------------
@@ -614,11 +723,224 @@ static ncclResult_t id_check(const ncclUniqueId *id)
     if (memcmp(b.magic, ID_MAGIC, sizeof b.magic) != 0)
         return fail(ncclInvalidUsage, "ncclCommInitRank: the unique id was not made by ncclGetUniqueId of this "
                                       "(test double) library");
-    if (b.pid != (int32_t)getpid() || b.secret != g_secret)
-        return fail(ncclInvalidUsage, "ncclCommInitRank: the unique id comes from another process (pid %d); the "
-                                      "NCCL test double joins the ranks of one process only",
+    if (b.pid == (int32_t)getpid() && b.secret != g_secret)
+        return fail(ncclInvalidUsage, "ncclCommInitRank: the unique id was not made by ncclGetUniqueId in this "
+                                      "process, whose pid it has");
+    if (b.pid != (int32_t)getpid() && (b.pid <= 0 || (kill(b.pid, 0) != 0 && errno == ESRCH)))
+        return fail(ncclInvalidUsage, "ncclCommInitRank: the unique id comes from another process (pid %d), which is "
+                                      "not running",
                     (int)b.pid);
     return ncclSuccess;
+}
+
+/* ------------------------------------------------------------------------
+ * The rendezvous of an id, across processes (g_mu held throughout)
+ * ------------------------------------------------------------------------ */
+
+static void sh_name(const struct id_body *b, char *name, size_t size)
+{
+    snprintf(name, size, "/fakenccl-%d-%016llx-%llu", (int)b->pid, (unsigned long long)b->secret,
+             (unsigned long long)b->counter);
+}
+
+/* The ranks have all joined (the segment locked): the communicator's shape, and the name unlinked. */
+static void sh_complete(struct sh_seg *s, const char *name)
+{
+    int n = s->nranks;
+    s->state = SH_COMPLETE;
+    s->multi = 0;
+    for (int i = 1; i < n; i++)
+        if (s->ranks[i].pid != s->ranks[0].pid)
+            s->multi = 1;
+    /* Duplicate GPUs among the ranks of one process only: other processes are as other hosts. */
+    for (int i = 0; i < n && !g_shared_gpu && s->init_result == ncclSuccess; i++)
+        for (int j = i + 1; j < n; j++)
+            if (s->ranks[i].pid == s->ranks[j].pid && s->ranks[i].device == s->ranks[j].device) {
+                s->init_result = ncclInvalidUsage;
+                snprintf(s->why, sizeof s->why,
+                         "Duplicate GPU detected : rank %d and rank %d both on CUDA device %d "
+                         "(ACLRT_FAKE_NCCL_SHARED_GPU=1 allows it)",
+                         i, j, s->ranks[i].device);
+                break;
+            }
+    shm_unlink(name);
+    sh_wake(s);
+}
+
+/*
+ * Join the id's rendezvous as `rank` of `nranks`: c->map set. The segment
+ * is created by the first rank; one made already or given up is left to
+ * its ranks, and a new one started (an id makes one communicator at a time).
+ */
+static ncclResult_t sh_join(const struct id_body *b, int nranks, int rank, struct ncclComm *c)
+{
+    char name[96];
+    sh_name(b, name, sizeof name);
+    uint64_t deadline = now_ms() + 10000;
+    for (int tries = 0;; tries++) {
+        if (now_ms() > deadline)
+            return fail(ncclSystemError, "ncclCommInitRank: the rendezvous %s could not be opened in time", name);
+        bool created = true;
+        int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd < 0 && errno == EEXIST) {
+            created = false;
+            fd = shm_open(name, O_RDWR, 0);
+            if (fd < 0 && errno == ENOENT)
+                continue; /* unlinked meanwhile: make a new one */
+        }
+        if (fd < 0)
+            return fail(ncclSystemError, "ncclCommInitRank: shm_open %s: %s", name, strerror(errno));
+        size_t len = sh_size(nranks);
+        if (created) {
+            if (ftruncate(fd, (off_t)len) != 0) {
+                int e = errno;
+                shm_unlink(name);
+                close(fd);
+                return fail(ncclSystemError, "ncclCommInitRank: ftruncate %s: %s", name, strerror(e));
+            }
+        } else {
+            struct stat st;
+            while (fstat(fd, &st) == 0 && st.st_size == 0 && now_ms() < deadline)
+                usleep(1000);
+            len = (size_t)st.st_size;
+            if (len < sizeof(struct sh_seg)) {
+                close(fd);
+                continue;
+            }
+        }
+        void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (p == MAP_FAILED)
+            return fail(ncclSystemError, "ncclCommInitRank: mmap %s: %s", name, strerror(errno));
+        struct sh_seg *s = (struct sh_seg *)p;
+        if (created) {
+            pthread_mutexattr_t a;
+            pthread_mutexattr_init(&a);
+            pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+            pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+            pthread_mutex_init(&s->mu, &a);
+            pthread_mutexattr_destroy(&a);
+            s->nranks = nranks;
+            __atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
+        } else {
+            while (__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) == 0 && now_ms() < deadline)
+                usleep(1000);
+            if (__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) == 0 || len != sh_size(s->nranks)) {
+                munmap(p, len);
+                continue;
+            }
+        }
+        sh_lock(s);
+        if (s->state != SH_OPEN) {
+            sh_unlock(s);
+            munmap(p, len);
+            continue;
+        }
+        if (s->nranks != nranks) {
+            int other = s->nranks;
+            sh_unlock(s);
+            munmap(p, len);
+            return fail(ncclInvalidUsage, "ncclCommInitRank: nranks %d, but other ranks of the id said %d", nranks,
+                        other);
+        }
+        if (s->ranks[rank].joined) {
+            sh_unlock(s);
+            munmap(p, len);
+            return fail(ncclInvalidUsage, "ncclCommInitRank: rank %d joined the id twice", rank);
+        }
+        s->ranks[rank] = (struct sh_rank){.pid = (int32_t)getpid(), .device = c->device, .joined = 1,
+                                          .local = (uint64_t)(uintptr_t)c};
+        c->map = s;
+        snprintf(c->shname, sizeof c->shname, "%s", name);
+        if (++s->joined == nranks)
+            sh_complete(s, name);
+        sh_wake(s);
+        sh_unlock(s);
+        return ncclSuccess;
+    }
+}
+
+/*
+ * A joined rank's init, if its rendezvous completed: done (true) or not yet.
+ * Ranks of one process make the in-process communicator, all at once by the
+ * first that sees it; ranks of several processes each keep the segment.
+ */
+static bool sh_settle(struct ncclComm *c)
+{
+    struct sh_seg *s = c->map;
+    if (s == NULL)
+        return c->init_done;
+    sh_lock(s);
+    if (s->state != SH_COMPLETE) {
+        sh_unlock(s);
+        return false;
+    }
+    int n = s->nranks, multi = s->multi;
+    ncclResult_t r = (ncclResult_t)s->init_result;
+    char why[256];
+    snprintf(why, sizeof why, "%s", s->why);
+    struct ncclComm *cores[n];
+    for (int i = 0; i < n; i++)
+        cores[i] = (struct ncclComm *)(uintptr_t)s->ranks[i].local;
+    sh_unlock(s);
+    if (!multi) { /* every rank is of this process, each waiting with its mapping */
+        for (int i = 0; i < n; i++) {
+            sh_unmap(cores[i]->map);
+            cores[i]->map = NULL;
+        }
+        complete_init(cores, n); /* the same duplicate GPU check: the same result */
+        return true;
+    }
+    c->map = NULL;
+    c->init_done = true;
+    c->init_result = r;
+    if (r == ncclSuccess) {
+        struct clique *cl = clique_new(n);
+        if (cl == NULL) {
+            c->init_result = r = ncclSystemError;
+            snprintf(why, sizeof why, "out of memory");
+        } else {
+            cl->sh = s;
+            cl->sh_rank = c->rank;
+            cl->refs = 1;
+            c->cl = cl;
+            return true;
+        }
+    }
+    set_async(c, r, "%s", why);
+    sh_gone(s, c->rank);
+    sh_unmap(s);
+    return true;
+}
+
+/* A rank that gives up its pending init: it leaves the rendezvous (the last one unlinks it). */
+static void sh_withdraw(struct ncclComm *c)
+{
+    struct sh_seg *s = c->map;
+    if (s == NULL)
+        return;
+    c->map = NULL;
+    sh_lock(s);
+    if (s->state == SH_OPEN) {
+        s->ranks[c->rank].joined = 0;
+        s->joined--;
+        /* ranks of processes that died meanwhile leave too */
+        for (int i = 0; i < s->nranks; i++)
+            if (s->ranks[i].joined && s->ranks[i].pid != (int32_t)getpid() && kill(s->ranks[i].pid, 0) != 0 &&
+                errno == ESRCH) {
+                s->ranks[i].joined = 0;
+                s->joined--;
+            }
+        if (s->joined == 0) {
+            s->state = SH_DEAD;
+            shm_unlink(c->shname);
+        }
+    } else {
+        s->ranks[c->rank].gone = 1; /* it completed as this rank gave up: the others do not wait for it */
+    }
+    sh_wake(s);
+    sh_unlock(s);
+    sh_unmap(s);
 }
 
 /* ------------------------------------------------------------------------
@@ -1079,12 +1401,300 @@ static void run_p2p(struct task *t) /* g_mu held */
     }
 }
 
+/* ------------------------------------------------------------------------
+ * Operations of a communicator across processes (g_mu not held)
+ * ------------------------------------------------------------------------ */
+
+static bool comm_aborted(struct ncclComm *c)
+{
+    pthread_mutex_lock(&g_mu);
+    bool a = c->aborted;
+    pthread_mutex_unlock(&g_mu);
+    return a;
+}
+
+/* The slot of a key, or a free one taken for it (-1: none free); segment locked. */
+static int sh_slot_of(struct sh_seg *s, int kind, uint64_t seq, int src, int dst)
+{
+    int free_at = -1;
+    for (int i = 0; i < SH_SLOTS; i++) {
+        struct sh_slot *x = &s->slots[i];
+        if (x->kind == SL_FREE) {
+            if (free_at < 0)
+                free_at = i;
+        } else if (x->kind == kind && x->seq == seq && x->src == src && x->dst == dst) {
+            return i;
+        }
+    }
+    if (free_at >= 0) {
+        struct sh_slot *x = &s->slots[free_at];
+        memset(x, 0, sizeof *x);
+        x->kind = kind;
+        x->seq = seq;
+        x->src = src;
+        x->dst = dst;
+    }
+    return free_at;
+}
+
+/* Staging bytes a rank's part takes in a collective's slot, and the slot's total. */
+static size_t sh_part(const struct task *t, int n)
+{
+    size_t b = t->count * type_size(t->dtype);
+    return t->kind == K_REDUCESCATTER ? (size_t)n * b : b;
+}
+
+static size_t sh_need(const struct task *t, int n)
+{
+    return t->kind == K_BROADCAST ? sh_part(t, n) : (size_t)n * sh_part(t, n);
+}
+
+/* The last rank's part arrived: reduce or move in the staging (segment locked). */
+static void sh_execute(const struct task *t, char *stage, int n)
+{
+    size_t part = sh_part(t, n), b = t->count * type_size(t->dtype);
+    void *src[n], *dst[1];
+    switch (t->kind) {
+    case K_ALLREDUCE:
+    case K_REDUCE:
+        for (int k = 0; k < n; k++)
+            src[k] = stage + (size_t)k * part;
+        dst[0] = stage;
+        reduce(t->dtype, t->op, n, src, 1, dst, t->count);
+        break;
+    case K_REDUCESCATTER:
+        for (int r = 0; r < n; r++) {
+            for (int k = 0; k < n; k++)
+                src[k] = stage + (size_t)k * part + (size_t)r * b;
+            dst[0] = stage + (size_t)r * b;
+            reduce(t->dtype, t->op, n, src, 1, dst, t->count);
+        }
+        break;
+    default: break; /* broadcast, allgather: the parts are the result */
+    }
+}
+
+static void sh_run_coll(struct task *t)
+{
+    struct ncclComm *c = t->comm;
+    struct sh_seg *s = c->cl->sh;
+    int n = c->nranks, me = c->rank, at = -1, gone = -1;
+    size_t part = sh_part(t, n), b = t->count * type_size(t->dtype);
+    uint64_t deadline = now_ms() + (uint64_t)g_exec_timeout_ms;
+    bool aborted = false, late = false, executed = false;
+    struct sh_slot *x = NULL;
+    for (;;) {
+        aborted = comm_aborted(c);
+        late = now_ms() >= deadline;
+        uint32_t seen = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE);
+        sh_lock(s);
+        if (at < 0 && !aborted && (at = sh_slot_of(s, SL_COLL, t->seq, -1, -1)) >= 0) {
+            x = &s->slots[at];
+            x->in++;
+            if (x->ckind == 0) {
+                x->ckind = (int32_t)t->kind + 1;
+                x->count = t->count;
+                x->dtype = t->dtype;
+                x->op = t->op;
+                x->root = t->root;
+            } else if (x->ckind != (int32_t)t->kind + 1 || x->count != t->count || x->dtype != t->dtype ||
+                       x->op != t->op || x->root != t->root) {
+                x->broken = 1;
+                x->err = ncclInvalidUsage;
+            }
+            if (!x->broken) {
+                char *stage = sh_stage(s, at);
+                if (t->kind == K_BROADCAST) {
+                    if (me == t->root)
+                        memcpy(stage, t->send, b);
+                } else {
+                    memcpy(stage + (size_t)me * part, t->send, part);
+                }
+                if (++x->arrived == n) {
+                    sh_execute(t, stage, n);
+                    x->done = 1;
+                    executed = true;
+                }
+            }
+            sh_wake(s);
+        }
+        if (x != NULL && (x->done || x->broken))
+            break;
+        for (int k = 0; k < n && gone < 0; k++)
+            if (k != me && s->ranks[k].gone)
+                gone = k;
+        if (gone >= 0 || aborted || late)
+            break;
+        sh_unlock(s);
+        sh_wait(s, seen, deadline);
+    }
+    /* segment locked */
+    bool done = x != NULL && x->done;
+    int broken = x != NULL ? x->broken : 0, err = x != NULL ? x->err : 0, arrived = x != NULL ? x->arrived : 0;
+    if (done) {
+        const char *stage = sh_stage(s, at);
+        switch (t->kind) {
+        case K_ALLREDUCE: memcpy(t->recv, stage, b); break;
+        case K_REDUCE:
+            if (me == t->root)
+                memcpy(t->recv, stage, b);
+            break;
+        case K_BROADCAST:
+            if (t->recv != t->send || me != t->root)
+                memcpy(t->recv, stage, b);
+            break;
+        case K_ALLGATHER: memcpy(t->recv, stage, (size_t)n * b); break;
+        case K_REDUCESCATTER: memcpy(t->recv, stage + (size_t)me * b, b); break;
+        default: break;
+        }
+    }
+    if (x != NULL) {
+        if (!done)
+            x->broken = 1;
+        if (++x->left == x->in)
+            x->kind = SL_FREE;
+        sh_wake(s);
+    }
+    sh_unlock(s);
+    pthread_mutex_lock(&g_mu);
+    if (executed)
+        g_ops++;
+    if (!done && !c->aborted) {
+        if (broken && err != ncclSuccess)
+            set_async(c, (ncclResult_t)err,
+                      "%s #%llu: the ranks called different collectives (or counts, types, ops, roots)",
+                      kind_name(t->kind), (unsigned long long)t->seq);
+        else if (broken || gone >= 0)
+            set_async(c, ncclRemoteError, "%s #%llu: a peer gave up (timed out, aborted or left)", kind_name(t->kind),
+                      (unsigned long long)t->seq);
+        else if (x == NULL)
+            set_async(c, ncclSystemError, "%s #%llu: rank %d waited %d ms for a free staging slot", kind_name(t->kind),
+                      (unsigned long long)t->seq, me, g_exec_timeout_ms);
+        else
+            set_async(c, ncclSystemError, "%s #%llu: rank %d waited %d ms for its peers (%d of %d arrived)",
+                      kind_name(t->kind), (unsigned long long)t->seq, me, g_exec_timeout_ms, arrived, n);
+    }
+    pthread_mutex_unlock(&g_mu);
+}
+
+static void sh_run_p2p(struct task *t)
+{
+    struct ncclComm *c = t->comm;
+    struct sh_seg *s = c->cl->sh;
+    int me = c->rank, m = t->nent;
+    int at[m > 0 ? m : 1];
+    bool settled[m > 0 ? m : 1], gone[m > 0 ? m : 1];
+    for (int i = 0; i < m; i++)
+        at[i] = -1, settled[i] = gone[i] = false;
+    uint64_t deadline = now_ms() + (uint64_t)g_exec_timeout_ms;
+    bool aborted = false, late = false;
+    uint64_t moved = 0;
+    for (;;) {
+        aborted = comm_aborted(c);
+        late = now_ms() >= deadline;
+        uint32_t seen = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE);
+        sh_lock(s);
+        bool changed = false, all = true, stop = aborted || late;
+        for (int i = 0; i < m; i++) {
+            struct p2p_entry *e = &t->ent[i];
+            int src = e->send ? me : e->peer, dst = e->send ? e->peer : me;
+            if (at[i] < 0 && !aborted && (at[i] = sh_slot_of(s, SL_PAIR, e->seq, src, dst)) >= 0) {
+                struct sh_slot *x = &s->slots[at[i]];
+                x->in++;
+                if (e->send) {
+                    x->s_posted = 1;
+                    x->s_bytes = e->nbytes;
+                    if (!x->broken)
+                        memcpy(sh_stage(s, at[i]), e->bytes, e->nbytes);
+                } else {
+                    x->r_posted = 1;
+                    x->r_bytes = e->nbytes;
+                }
+                if (x->s_posted && x->r_posted && x->s_bytes != x->r_bytes && !x->broken) {
+                    x->broken = 1;
+                    x->err = ncclInvalidUsage;
+                }
+                changed = true;
+            }
+            if (at[i] < 0) {
+                all = false;
+                continue;
+            }
+            struct sh_slot *x = &s->slots[at[i]];
+            if (!e->send && !x->done && !x->broken && x->s_posted && x->r_posted) {
+                memcpy(e->bytes, sh_stage(s, at[i]), e->nbytes);
+                x->done = 1;
+                moved++;
+                changed = true;
+            }
+            settled[i] = x->done || x->broken;
+            if (!settled[i]) {
+                all = false;
+                if (s->ranks[e->peer].gone)
+                    gone[i] = stop = true;
+            }
+        }
+        if (changed)
+            sh_wake(s);
+        if (all || stop)
+            break;
+        sh_unlock(s);
+        sh_wait(s, seen, deadline);
+    }
+    /* segment locked */
+    ncclResult_t why[m > 0 ? m : 1];
+    uint64_t ssz[m > 0 ? m : 1], rsz[m > 0 ? m : 1];
+    for (int i = 0; i < m; i++) {
+        why[i] = ncclSuccess;
+        ssz[i] = rsz[i] = 0;
+        if (at[i] < 0) {
+            why[i] = ncclSystemError;
+            continue;
+        }
+        struct sh_slot *x = &s->slots[at[i]];
+        if (!x->done) {
+            why[i] = x->broken && x->err != ncclSuccess ? (ncclResult_t)x->err
+                     : x->broken || gone[i]            ? ncclRemoteError
+                                                       : ncclSystemError;
+            ssz[i] = x->s_bytes;
+            rsz[i] = x->r_bytes;
+            x->broken = 1;
+        }
+        if (++x->left == x->in)
+            x->kind = SL_FREE;
+    }
+    sh_wake(s);
+    sh_unlock(s);
+    pthread_mutex_lock(&g_mu);
+    g_ops += moved;
+    for (int i = 0; i < m && !c->aborted; i++) {
+        struct p2p_entry *e = &t->ent[i];
+        int src = e->send ? me : e->peer, dst = e->send ? e->peer : me;
+        if (why[i] == ncclInvalidUsage)
+            set_async(c, why[i], "ncclSend/ncclRecv: rank %d sent %llu bytes to rank %d, which received %llu", src,
+                      (unsigned long long)ssz[i], dst, (unsigned long long)rsz[i]);
+        else if (why[i] == ncclRemoteError)
+            set_async(c, why[i], "ncclSend/ncclRecv: peer rank %d gave up (timed out, aborted or left)", e->peer);
+        else if (why[i] != ncclSuccess)
+            set_async(c, why[i], "%s: rank %d waited %d ms for rank %d", e->send ? "ncclSend" : "ncclRecv", me,
+                      g_exec_timeout_ms, e->peer);
+    }
+    pthread_mutex_unlock(&g_mu);
+}
+
 /* The stream operation: what fakecuda_stream_task runs on the stream's worker. */
 static void run_task(void *user)
 {
     struct task *t = (struct task *)user;
     pthread_mutex_lock(&g_mu);
-    if (!t->comm->aborted && t->comm->cl != NULL) {
+    if (!t->comm->aborted && t->comm->cl != NULL && t->comm->cl->sh != NULL) {
+        pthread_mutex_unlock(&g_mu); /* the task holds the communicator, which holds its clique */
+        if (t->kind == K_P2P)
+            sh_run_p2p(t);
+        else
+            sh_run_coll(t);
+        pthread_mutex_lock(&g_mu);
+    } else if (!t->comm->aborted && t->comm->cl != NULL) {
         if (t->kind == K_P2P)
             run_p2p(t);
         else
@@ -1107,6 +1717,26 @@ static ncclResult_t launch(struct task *t)
         free(t);
         return live ? fail(ncclInvalidUsage, "%s: the communicator's init failed, or it was finalized", what)
                     : fail(ncclInvalidArgument, "%s: not a live communicator", what);
+    }
+    if (c->cl->sh != NULL) { /* across processes: the data is staged in a slot of the segment */
+        size_t need = 0;
+        if (t->kind == K_P2P) {
+            for (int i = 0; i < t->nent; i++)
+                if (t->ent[i].nbytes > need)
+                    need = t->ent[i].nbytes;
+        } else {
+            need = sh_need(t, c->nranks);
+        }
+        if (need > SH_ROOM) {
+            const char *what = kind_name(t->kind);
+            pthread_mutex_unlock(&g_mu);
+            free(t->ent);
+            free(t);
+            return fail(ncclInternalError,
+                        "%s: %zu bytes to stage; the NCCL test double stages an operation across processes in at "
+                        "most %zu bytes (a send or receive: its message; a collective: every rank's part)",
+                        what, need, SH_ROOM);
+        }
     }
     if (t->kind == K_P2P) {
         for (int i = 0; i < t->nent; i++)
@@ -1364,11 +1994,16 @@ EXPORT ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t dataty
 /* Wait for a joined rank's init (g_mu held): its result; the rank withdraws on timeout. */
 static ncclResult_t init_wait(struct ncclComm *c, uint64_t deadline)
 {
-    while (!c->init_done && !c->aborted && now_ms() < deadline)
+    while (!sh_settle(c) && !c->aborted && now_ms() < deadline)
         wait_until(deadline);
     if (!c->init_done) {
-        int missing = c->rv != NULL ? c->rv->nranks - c->rv->joined : 0;
-        rv_withdraw(c);
+        int missing = 0;
+        if (c->map != NULL) {
+            sh_lock(c->map);
+            missing = c->map->nranks - c->map->joined;
+            sh_unlock(c->map);
+        }
+        sh_withdraw(c);
         c->init_done = true;
         c->init_result = ncclSystemError;
         set_async(c, ncclSystemError, "ncclCommInitRank: rank %d of %d waited %d ms for %d more rank(s) to join",
@@ -1402,45 +2037,16 @@ EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId 
     struct ncclComm *c = comm_new(rank, nranks, device);
     if (c == NULL)
         return noted(fail(ncclSystemError, "out of memory"));
+    struct id_body b;
+    memcpy(&b, commId.internal, sizeof b);
     pthread_mutex_lock(&g_mu);
-    struct rendezvous *rv = g_rvs;
-    while (rv != NULL && memcmp(rv->id, commId.internal, sizeof rv->id) != 0)
-        rv = rv->next;
-    if (rv != NULL && rv->nranks != nranks) {
-        r = fail(ncclInvalidUsage, "ncclCommInitRank: nranks %d, but other ranks of the id said %d", nranks,
-                 rv->nranks);
+    if ((r = sh_join(&b, nranks, rank, c)) != ncclSuccess) {
         comm_put(c); /* not linked: freed at once (refs 1) */
         pthread_mutex_unlock(&g_mu);
         return noted(r);
     }
-    if (rv != NULL && rv->cores[rank] != NULL) {
-        comm_put(c);
-        pthread_mutex_unlock(&g_mu);
-        return noted(fail(ncclInvalidUsage, "ncclCommInitRank: rank %d joined the id twice", rank));
-    }
-    if (rv == NULL) {
-        rv = (struct rendezvous *)calloc(1, sizeof *rv);
-        struct ncclComm **cores = (struct ncclComm **)calloc((size_t)nranks, sizeof *cores);
-        if (rv == NULL || cores == NULL) {
-            free(rv);
-            free(cores);
-            comm_put(c);
-            pthread_mutex_unlock(&g_mu);
-            return noted(fail(ncclSystemError, "out of memory"));
-        }
-        memcpy(rv->id, commId.internal, sizeof rv->id);
-        rv->nranks = nranks;
-        rv->cores = cores;
-        rv->next = g_rvs;
-        g_rvs = rv;
-    }
     comm_link(c);
-    rv->cores[rank] = c;
-    c->rv = rv;
-    if (++rv->joined == nranks) {
-        complete_init(rv->cores, nranks);
-        rv_free(rv);
-    }
+    sh_settle(c); /* the last to join: the ranks of this process settle now */
     if (t_depth > 0) {
         pthread_mutex_unlock(&g_mu);
         *comm = c;
@@ -1527,6 +2133,11 @@ EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_
     if (cl == NULL) {
         pthread_mutex_unlock(&g_mu);
         return fail(ncclInvalidUsage, "ncclCommSplit: the communicator is not initialised");
+    }
+    if (cl->sh != NULL) {
+        pthread_mutex_unlock(&g_mu);
+        return fail(ncclInvalidUsage, "ncclCommSplit of a communicator across processes is not modelled by the NCCL "
+                                      "test double");
     }
     int n = cl->nranks;
     uint64_t seq = c->split_seq++;
@@ -1693,8 +2304,10 @@ static ncclResult_t comm_drop(struct ncclComm *c, bool abort, const char *what)
     c->live = false;
     if (abort)
         c->aborted = true;
-    if (!c->init_done)
-        rv_withdraw(c);
+    if (!c->init_done && !sh_settle(c))
+        sh_withdraw(c);
+    if (abort && c->cl != NULL && c->cl->sh != NULL)
+        sh_gone(c->cl->sh, c->rank); /* its peers' operations give up at once */
     pthread_cond_broadcast(&g_cv);
     comm_put(c);
     pthread_mutex_unlock(&g_mu);
