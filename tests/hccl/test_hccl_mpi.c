@@ -358,17 +358,6 @@ static void killed_mid_operation(void)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
-/* A case the backend's collective engine does not run: said, not run. */
-#define SKIP_ON_ENGINE(name, why)                                                                                      \
-    do {                                                                                                               \
-        if (engine) {                                                                                                  \
-            if (me == 0)                                                                                               \
-                printf("hccl-mpi: skipped on the %s backend (%s): %s\n", aclrtxGetBackendName(), why, #name);          \
-        } else {                                                                                                       \
-            RUN(name);                                                                                                 \
-        }                                                                                                              \
-    } while (0)
-
 int main(int argc, char **argv)
 {
     /* The cuda backend's test doubles: the cases put and get values of device memory with the CPU. */
@@ -393,13 +382,9 @@ int main(int argc, char **argv)
     RUN(sends_pair_in_order_and_a_ring_runs_as_a_batch_and_a_group);
     RUN(halves_made_at_once_from_two_root_infos_and_a_sub_communicator_are_independent);
     RUN(an_operation_waits_for_an_event_and_later_tasks_wait_for_it);
-    SKIP_ON_ENGINE(a_captured_broadcast_and_allreduce_run_at_every_replay, "operations are not captured");
+    RUN(a_captured_broadcast_and_allreduce_run_at_every_replay);
     RUN(bad_input_across_processes_gets_hccl_codes);
-    /* On the engine the first rank whose HCCL_EXEC_TIMEOUT fires aborts its NCCL communicator; the NCCL double
-     * then ends the others' operation at once with ncclRemoteError, and the runtime lets that stream go on as if
-     * the operation had succeeded (no task failure, no HCCL_E_TIMEOUT): not run there until it does. */
-    SKIP_ON_ENGINE(a_rank_that_never_calls_fails_the_others_within_the_exec_timeout,
-                   "a peer's abort ends the others' operation without a task failure");
+    RUN(a_rank_that_never_calls_fails_the_others_within_the_exec_timeout);
     CHECK_EQ(HCCL_SUCCESS, HcclCommDestroy(world));
     aclrtDestroyStream(stream);
     aclFinalize();

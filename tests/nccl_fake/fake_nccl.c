@@ -86,12 +86,14 @@
  *     participant's asynchronous error.
  *   - A wait on a stream is bounded by ACLRT_FAKE_NCCL_EXEC_TIMEOUT_MS
  *     (default 60000; real NCCL waits for ever): then the operation gives
- *     up and moves nothing, its communicator's asynchronous error
- *     (ncclCommGetAsyncError) is ncclSystemError, and its peers, if they
- *     come, give up too with ncclRemoteError. ncclCommAbort releases at
- *     once the workers waiting in operations of its communicator (the
- *     operation does nothing; peers get ncclRemoteError) and drops the
- *     communicator; its queued operations do nothing when reached.
+ *     up and moves nothing, and its communicator's asynchronous error
+ *     (ncclCommGetAsyncError) is ncclSystemError. ncclCommAbort releases
+ *     at once the workers waiting in operations of its communicator (the
+ *     operation does nothing) and drops the communicator; its queued
+ *     operations do nothing when reached. A rank that gave up (timed out,
+ *     aborted, or its process died) releases none of its peers: as NCCL's
+ *     kernels, they wait on for a part that will never come, until their
+ *     own abort or timeout (what the runtime's watch is for).
  *     ncclCommGetAsyncError never says ncclInProgress (no nonblocking
  *     communicators: the config is ignored).
  *   - Groups nest (a depth per thread). Calls inside are checked at the call
@@ -112,10 +114,9 @@
  *     exceeds 16 MiB (a collective: every rank's part together; a send:
  *     its message) is refused at the call with ncclInternalError. A
  *     process-shared robust mutex guards the object, waiters sleep on a
- *     futex word; waits are bounded as below. A rank that aborts its
- *     communicator, or whose communicator is gone, makes its peers'
- *     operations give up at once (ncclRemoteError); a process killed is
- *     waited for until the timeout. Duplicate GPUs are checked among the
+ *     futex word; waits are bounded as above, and a rank that aborts, or
+ *     whose process died, releases none of its peers (as above).
+ *     Duplicate GPUs are checked among the
  *     ranks of one process only (other processes are as other hosts).
  *     ncclCommSplit of such a communicator is ncclInvalidUsage (not
  *     modelled).
@@ -1280,7 +1281,8 @@ static void run_coll(struct task *t) /* g_mu held */
         pthread_cond_broadcast(&g_cv);
     }
     uint64_t deadline = now_ms() + (uint64_t)g_exec_timeout_ms;
-    while (!s->done && !s->broken && !c->aborted && now_ms() < deadline)
+    /* A peer that gave up (broken, no error) releases nobody: as NCCL's kernel, this one waits on. */
+    while (!s->done && !(s->broken && s->err != ncclSuccess) && !c->aborted && now_ms() < deadline)
         wait_until(deadline);
     if (!s->done) {
         if (c->aborted) {
@@ -1288,9 +1290,6 @@ static void run_coll(struct task *t) /* g_mu held */
         } else if (s->broken && s->err != ncclSuccess) {
             set_async(c, s->err, "%s #%llu: the ranks called different collectives (or counts, types, ops, roots)",
                       kind_name(t->kind), (unsigned long long)t->seq);
-        } else if (s->broken) {
-            set_async(c, ncclRemoteError, "%s #%llu: a peer gave up (timed out or aborted)", kind_name(t->kind),
-                      (unsigned long long)t->seq);
         } else {
             set_async(c, ncclSystemError, "%s #%llu: rank %d waited %d ms for its peers (%d of %d arrived)",
                       kind_name(t->kind), (unsigned long long)t->seq, c->rank, g_exec_timeout_ms, s->arrived, n);
@@ -1315,8 +1314,8 @@ static void run_coll(struct task *t) /* g_mu held */
 static bool p2p_settled(const struct task *t)
 {
     for (int i = 0; i < t->nent; i++)
-        if (!t->ent[i].pair->done && !t->ent[i].pair->broken)
-            return false;
+        if (!t->ent[i].pair->done && !(t->ent[i].pair->broken && t->ent[i].pair->err != ncclSuccess))
+            return false; /* a peer that gave up releases nobody (as NCCL's kernel, this one waits on) */
     return true;
 }
 
@@ -1374,9 +1373,6 @@ static void run_p2p(struct task *t) /* g_mu held */
             } else if (q->broken && q->err != ncclSuccess) {
                 set_async(c, q->err, "ncclSend/ncclRecv: rank %d sent %zu bytes to rank %d, which received %zu",
                           q->src, q->s != NULL ? q->s->nbytes : 0, q->dst, q->r != NULL ? q->r->nbytes : 0);
-            } else if (q->broken) {
-                set_async(c, ncclRemoteError, "ncclSend/ncclRecv: peer rank %d gave up (timed out or aborted)",
-                          e->peer);
             } else {
                 set_async(c, ncclSystemError, "%s: rank %d waited %d ms for rank %d", e->send ? "ncclSend" : "ncclRecv",
                           c->rank, g_exec_timeout_ms, e->peer);
@@ -1478,7 +1474,7 @@ static void sh_run_coll(struct task *t)
 {
     struct ncclComm *c = t->comm;
     struct sh_seg *s = c->cl->sh;
-    int n = c->nranks, me = c->rank, at = -1, gone = -1;
+    int n = c->nranks, me = c->rank, at = -1;
     size_t part = sh_part(t, n), b = t->count * type_size(t->dtype);
     uint64_t deadline = now_ms() + (uint64_t)g_exec_timeout_ms;
     bool aborted = false, late = false, executed = false;
@@ -1518,12 +1514,10 @@ static void sh_run_coll(struct task *t)
             }
             sh_wake(s);
         }
-        if (x != NULL && (x->done || x->broken))
+        /* A peer that gave up or left (broken, no error) releases nobody: as NCCL's kernel, this one waits on. */
+        if (x != NULL && (x->done || (x->broken && x->err != ncclSuccess)))
             break;
-        for (int k = 0; k < n && gone < 0; k++)
-            if (k != me && s->ranks[k].gone)
-                gone = k;
-        if (gone >= 0 || aborted || late)
+        if (aborted || late)
             break;
         sh_unlock(s);
         sh_wait(s, seen, deadline);
@@ -1564,9 +1558,6 @@ static void sh_run_coll(struct task *t)
             set_async(c, (ncclResult_t)err,
                       "%s #%llu: the ranks called different collectives (or counts, types, ops, roots)",
                       kind_name(t->kind), (unsigned long long)t->seq);
-        else if (broken || gone >= 0)
-            set_async(c, ncclRemoteError, "%s #%llu: a peer gave up (timed out, aborted or left)", kind_name(t->kind),
-                      (unsigned long long)t->seq);
         else if (x == NULL)
             set_async(c, ncclSystemError, "%s #%llu: rank %d waited %d ms for a free staging slot", kind_name(t->kind),
                       (unsigned long long)t->seq, me, g_exec_timeout_ms);
@@ -1583,9 +1574,9 @@ static void sh_run_p2p(struct task *t)
     struct sh_seg *s = c->cl->sh;
     int me = c->rank, m = t->nent;
     int at[m > 0 ? m : 1];
-    bool settled[m > 0 ? m : 1], gone[m > 0 ? m : 1];
+    bool settled[m > 0 ? m : 1];
     for (int i = 0; i < m; i++)
-        at[i] = -1, settled[i] = gone[i] = false;
+        at[i] = -1, settled[i] = false;
     uint64_t deadline = now_ms() + (uint64_t)g_exec_timeout_ms;
     bool aborted = false, late = false;
     uint64_t moved = 0;
@@ -1627,12 +1618,10 @@ static void sh_run_p2p(struct task *t)
                 moved++;
                 changed = true;
             }
-            settled[i] = x->done || x->broken;
-            if (!settled[i]) {
+            /* A peer that gave up or left (broken, no error) releases nobody: this one waits on. */
+            settled[i] = x->done || (x->broken && x->err != ncclSuccess);
+            if (!settled[i])
                 all = false;
-                if (s->ranks[e->peer].gone)
-                    gone[i] = stop = true;
-            }
         }
         if (changed)
             sh_wake(s);
@@ -1653,9 +1642,7 @@ static void sh_run_p2p(struct task *t)
         }
         struct sh_slot *x = &s->slots[at[i]];
         if (!x->done) {
-            why[i] = x->broken && x->err != ncclSuccess ? (ncclResult_t)x->err
-                     : x->broken || gone[i]            ? ncclRemoteError
-                                                       : ncclSystemError;
+            why[i] = x->broken && x->err != ncclSuccess ? (ncclResult_t)x->err : ncclSystemError;
             ssz[i] = x->s_bytes;
             rsz[i] = x->r_bytes;
             x->broken = 1;
@@ -1673,8 +1660,6 @@ static void sh_run_p2p(struct task *t)
         if (why[i] == ncclInvalidUsage)
             set_async(c, why[i], "ncclSend/ncclRecv: rank %d sent %llu bytes to rank %d, which received %llu", src,
                       (unsigned long long)ssz[i], dst, (unsigned long long)rsz[i]);
-        else if (why[i] == ncclRemoteError)
-            set_async(c, why[i], "ncclSend/ncclRecv: peer rank %d gave up (timed out, aborted or left)", e->peer);
         else if (why[i] != ncclSuccess)
             set_async(c, why[i], "%s: rank %d waited %d ms for rank %d", e->send ? "ncclSend" : "ncclRecv", me,
                       g_exec_timeout_ms, e->peer);
