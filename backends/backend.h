@@ -302,6 +302,11 @@ struct aclrt_backend {
  *     device return) and refuses its later issues; idempotent, any thread;
  *   - comm_free: destroys it (after its work, unless aborted) and frees it;
  *   - comm_error: its asynchronous error (HCCL_SUCCESS: none);
+ *   - sub_id: the id of a sub-communicator whose ranks are `members` (as
+ *     ranks of `comm`, its rank 0 first; this rank is members[me]), made by
+ *     its rank 0 and passed to the others over `comm`; only the members
+ *     call it, each blocking until it has the id (at most until
+ *     deadline_ns, CLOCK_MONOTONIC: HCCL_E_TIMEOUT);
  *   - reduces: whether it has reductions of an HcclDataType;
  *   - issue: one rank's operation `a` onto the native queue `native` of a
  *     stream of the communicator's device, from the thread that holds that
@@ -318,6 +323,8 @@ struct aclrt_backend_coll {
     void (*comm_abort)(void *comm);
     void (*comm_free)(void *comm);
     int (*comm_error)(void *comm, char *why);
+    int (*sub_id)(void *comm, const uint32_t *members, uint32_t n, uint32_t me, uint64_t deadline_ns, uint8_t *id,
+                  char *why);
     bool (*reduces)(int type);
     int (*issue)(void *comm, uint32_t rank, uint32_t nranks, const struct aclrt_hccl_args *a, void *native, char *why);
 };

@@ -27,6 +27,7 @@
 #define ACLRT_BACKENDS_CUDA_CUDA_NCCL_H
 
 #include "../../impl/core/base.h"
+#include "../../impl/core/clock.h"
 #include "../../impl/hccl/hccl_abi.h"
 #include "../../impl/hccl/hccl_reduce.h"
 #include "../backend.h"
@@ -35,6 +36,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +314,80 @@ static int aclrt_nccl_comm_error(void *comm, char *why)
     return aclrt_nccl_fail(e, "an operation in flight", why);
 }
 
+/*
+ * A sub-communicator's id: its rank 0 makes it and sends it to each other
+ * member over the parent with ncclSend/ncclRecv (only the two ranks of a
+ * pair take part, so the parent's other ranks need not call), on a stream
+ * of its own, 128 bytes of the GPU's memory. Past the deadline the
+ * transfer is left as it is, its stream and buffer with it (the peer may
+ * still send into them): HCCL_E_TIMEOUT.
+ */
+static int aclrt_nccl_sub_id(void *comm, const uint32_t *members, uint32_t n, uint32_t me, uint64_t deadline_ns,
+                             uint8_t *id, char *why)
+{
+    struct aclrt_cuda_nccl_comm *w = (struct aclrt_cuda_nccl_comm *)comm;
+    if (me == 0) {
+        int rc = aclrt_nccl_unique_id(id, why);
+        if (rc != HCCL_SUCCESS || n == 1)
+            return rc;
+    }
+    aclrt_CUstream st = NULL;
+    aclrt_CUdeviceptr buf = 0;
+    aclrt_CUresult cr = aclrt_cuda_enter(w->cd->ctx);
+    if (cr == ACLRT_CUDA_SUCCESS)
+        cr = aclrt_cu->cuStreamCreateWithPriority(&st, ACLRT_CU_STREAM_NON_BLOCKING, 0);
+    if (cr == ACLRT_CUDA_SUCCESS)
+        cr = aclrt_cu->cuMemAlloc(&buf, ACLRT_BACKEND_COLL_ID);
+    if (cr == ACLRT_CUDA_SUCCESS && me == 0)
+        cr = aclrt_cu->cuMemcpy(buf, (aclrt_CUdeviceptr)(uintptr_t)id, ACLRT_BACKEND_COLL_ID);
+    aclrt_ncclResult_t r = ACLRT_NCCL_SUCCESS;
+    if (cr == ACLRT_CUDA_SUCCESS) {
+        pthread_mutex_lock(&w->lock); /* NCCL's calls on one communicator, one thread at a time */
+        if (w->aborted) {
+            r = 5; /* ncclInvalidUsage */
+        } else {
+            r = aclrt_nccl.ncclGroupStart();
+            for (uint32_t i = 1; r == ACLRT_NCCL_SUCCESS && i < n; i++)
+                if (me == 0)
+                    r = aclrt_nccl.ncclSend((const void *)(uintptr_t)buf, ACLRT_BACKEND_COLL_ID, ACLRT_NCCL_INT8,
+                                            (int)members[i], w->comm, st);
+                else if (i == 1)
+                    r = aclrt_nccl.ncclRecv((void *)(uintptr_t)buf, ACLRT_BACKEND_COLL_ID, ACLRT_NCCL_INT8,
+                                            (int)members[0], w->comm, st);
+            aclrt_ncclResult_t e = aclrt_nccl.ncclGroupEnd();
+            r = r != ACLRT_NCCL_SUCCESS ? r : e;
+        }
+        pthread_mutex_unlock(&w->lock);
+    }
+    bool late = false;
+    while (cr == ACLRT_CUDA_SUCCESS && r == ACLRT_NCCL_SUCCESS &&
+           (cr = aclrt_cu->cuStreamQuery(st)) == ACLRT_CUDA_ERROR_NOT_READY) {
+        if ((late = aclrt_now_ns() >= deadline_ns))
+            break;
+        cr = ACLRT_CUDA_SUCCESS;
+        sched_yield();
+    }
+    if (late) {
+        snprintf(why, ACLRT_BACKEND_COLL_WHY, "rank 0 of the sub-communicator and this rank did not both come within "
+                                              "HCCL_CONNECT_TIMEOUT");
+        return HCCL_E_TIMEOUT;
+    }
+    if (cr == ACLRT_CUDA_SUCCESS && r == ACLRT_NCCL_SUCCESS && me != 0)
+        cr = aclrt_cu->cuMemcpy((aclrt_CUdeviceptr)(uintptr_t)id, buf, ACLRT_BACKEND_COLL_ID);
+    if (buf != 0)
+        (void)aclrt_cu->cuMemFree(buf);
+    if (st != NULL)
+        (void)aclrt_cu->cuStreamDestroy(st);
+    if (r != ACLRT_NCCL_SUCCESS)
+        return aclrt_nccl_fail(r, me == 0 ? "ncclSend (the sub-communicator's id)" : "ncclRecv (the sub-communicator's id)",
+                               why);
+    if (cr != ACLRT_CUDA_SUCCESS) {
+        snprintf(why, ACLRT_BACKEND_COLL_WHY, "passing the sub-communicator's id failed (CUDA error %d)", (int)cr);
+        return HCCL_E_RUNTIME;
+    }
+    return HCCL_SUCCESS;
+}
+
 /* NCCL's type for a reduction of HCCL's `type`; -1: NCCL has none (the call refused it: aclrt_nccl_reduces). */
 static int aclrt_nccl_type(HcclDataType type)
 {
@@ -544,6 +620,7 @@ static const struct aclrt_backend_coll aclrt_cuda_nccl = {
     .comm_abort = aclrt_nccl_comm_abort,
     .comm_free = aclrt_nccl_comm_free,
     .comm_error = aclrt_nccl_comm_error,
+    .sub_id = aclrt_nccl_sub_id,
     .reduces = aclrt_nccl_reduces,
     .issue = aclrt_nccl_issue,
 };

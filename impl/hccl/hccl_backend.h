@@ -8,8 +8,10 @@
  *     and each rank joins it with comm_init, which blocks until every rank
  *     came (threads of one process or processes of any host; no MPI);
  *     HcclCommInitAll is the engine's comm_init_all. A sub-communicator
- *     (HcclCreateSubCommConfig) or a rank table's communicator gets its id
- *     from the board below, so its ranks must be threads of this process.
+ *     (HcclCreateSubCommConfig) whose ranks are threads of this process,
+ *     or a rank table's communicator (whose ranks must be), gets its id
+ *     from the board below; one across processes from its rank 0, over the
+ *     parent (the engine's sub_id).
  *   - An operation is a native-queue task (impl/exec/native.h): the engine
  *     issues it onto the stream's queue when the stream reaches it, and it
  *     completes on the device in order with the stream's other work. The
@@ -181,6 +183,27 @@ ACLRT_INTERNAL HcclResult aclrt_hccl_coll_meet_here(const struct aclrt_backend_c
         return r;
     }
     c->local = true;
+    return aclrt_hccl_coll_join(e, c, id, comm);
+}
+
+/*
+ * A sub-communicator of parent p (its ranks rankIds, in p's numbering; c:
+ * this rank's, made, not published): threads of this process meet on the
+ * board; across processes its rank 0 passes the engine's id over p.
+ */
+ACLRT_INTERNAL HcclResult aclrt_hccl_coll_sub(struct aclrt_hccl_comm *p, const uint32_t *rankIds, uint32_t n,
+                                              uint32_t me, struct aclrt_hccl_comm *c, HcclComm *comm)
+{
+    const struct aclrt_backend_coll *e = aclrt_rt.backend->coll;
+    if (p->local || aclrt_hccl_board_join(p->uid, 0) == p->nranks)
+        return aclrt_hccl_coll_meet_here(e, c, comm);
+    uint8_t id[ACLRT_BACKEND_COLL_ID];
+    char why[ACLRT_BACKEND_COLL_WHY] = "";
+    int rc = e->sub_id(p->coll, rankIds, n, me, aclrt_now_ns() + aclrt_hccl_connect_timeout_ns(), id, why);
+    if (rc != HCCL_SUCCESS) {
+        free(c);
+        return aclrt_hccl_fail((HcclResult)rc, "%s: %s", e->name, why);
+    }
     return aclrt_hccl_coll_join(e, c, id, comm);
 }
 

@@ -459,10 +459,6 @@ ACLRT_API HcclResult HcclCreateSubCommConfig(HcclComm *comm, uint32_t rankNum, u
     memcpy(seed + ACLRT_HCCL_UID_BYTES, &subCommId, 8);
     uint8_t uid[ACLRT_HCCL_UID_BYTES];
     aclrt_hccl_derive_uid(uid, seed, sizeof seed, aclrt_hccl_hash(rankIds, rankNum * sizeof *rankIds, rankNum));
-    if (p->coll != NULL && !p->local && aclrt_hccl_board_join(p->uid, 0) != p->nranks)
-        return aclrt_hccl_fail(HCCL_E_NOT_SUPPORT, "the communicator has ranks in other processes: through %s a "
-                               "sub-communicator is made of threads of one process (make it with a root info)",
-                               aclrt_rt.backend->coll->name);
     struct aclrt_hccl_comm *c;
     r = aclrt_hccl_comm_new(rankNum, subCommRankId, uid, config, &c);
     if (r != HCCL_SUCCESS)
@@ -470,7 +466,7 @@ ACLRT_API HcclResult HcclCreateSubCommConfig(HcclComm *comm, uint32_t rankNum, u
     if (p->coll != NULL && c->device < 0)
         c->device = p->device; /* a thread with no device set: the member's device in the parent */
     if (p->coll != NULL)
-        return aclrt_hccl_coll_meet_here(aclrt_rt.backend->coll, c, subComm);
+        return aclrt_hccl_coll_sub(p, rankIds, rankNum, subCommRankId, c, subComm);
     /* The sub-communicator's rank 0 hosts the meeting. */
     bool host = p->team != NULL || p->world_ranks[rankIds[0]] == p->world_ranks[p->rank];
     return aclrt_hccl_join(c, host, p->team != NULL ? -1 : p->world_ranks[rankIds[0]], subComm);
