@@ -575,8 +575,10 @@ int main(int argc, char **argv)
         pthread_create(&threads[nt++], NULL, exhaustion_thread, NULL);
     if (soak_concern_on("timeouts"))
         pthread_create(&threads[nt++], NULL, timeouts_thread, NULL);
-    if (soak_concern_on("signals"))
-        pthread_create(&threads[nt++], NULL, signal_thread, NULL);
+    pthread_t signaller;
+    bool signals = soak_concern_on("signals");
+    if (signals)
+        pthread_create(&signaller, NULL, signal_thread, NULL);
     if (soak_concern_on("fork"))
         pthread_create(&threads[nt++], NULL, fork_thread, NULL);
     for (intptr_t i = 0; i < soak_cfg.noise; i++)
@@ -616,6 +618,13 @@ int main(int argc, char **argv)
         }
     }
     atomic_store(&soak_stopping, 1);
+    /*
+     * The signal thread first: it sends to the threads by their pthread_t,
+     * which names nothing once the thread is joined (pthread_kill may then
+     * read a stack that was unmapped: a SIGSEGV at the end of a run).
+     */
+    if (signals)
+        pthread_join(signaller, NULL);
     for (int i = 0; i < nt; i++)
         pthread_join(threads[i], NULL);
     if (soak_concern_on("timeouts"))
