@@ -96,6 +96,33 @@ static void lt_probe_fn(void *arg)
     atomic_fetch_add(&p->ran, 1);
 }
 
+/*
+ * W and its probe for the scenarios whose tasks may run after the scenario
+ * returned (a force destroy does not wait, and launched work that can run
+ * still runs, at any time): never on the scenario's stack, but from a ring
+ * reused only LT_LATE scenarios later (the lifetime thread alone takes them).
+ */
+#define LT_LATE 1024
+struct lt_late {
+    struct lt_work w;
+    struct lt_probe p;
+};
+static struct lt_late lt_late_pool[LT_LATE];
+static unsigned lt_late_next;
+
+static struct lt_late *lt_late_new(unsigned spin_us)
+{
+    struct lt_late *l = &lt_late_pool[lt_late_next++ % LT_LATE];
+    atomic_store(&l->w.started, 0);
+    atomic_store(&l->w.done, 0);
+    l->w.spin_us = spin_us;
+    l->p.watch = &l->w;
+    atomic_store(&l->p.ran, 0);
+    atomic_store(&l->p.saw_done, 0);
+    atomic_store(&l->p.saw_started, 0);
+    return l;
+}
+
 static void lt_count_fn(void *arg)
 {
     atomic_fetch_add((atomic_long *)arg, 1);
@@ -189,29 +216,30 @@ static void sc_stream_destroy(uint64_t *rng)
     bool force = soak_pick(rng, 2);
     aclrtStream a = NULL;
     aclrtEvent e = NULL;
-    struct lt_work w = {0, 0, 500 + (unsigned)soak_pick(rng, 1500)};
-    struct lt_probe p = {&w, 0, 0, 0};
+    struct lt_late *late = lt_late_new(500 + (unsigned)soak_pick(rng, 1500)); /* its tasks may run after this returns */
+    struct lt_work *w = &late->w;
+    struct lt_probe *p = &late->p;
     LT_OK("aclrtCreateStream", aclrtCreateStream(&a));
     LT_OK("aclrtCreateEventExWithFlag", aclrtCreateEventExWithFlag(&e, ACL_EVENT_SYNC));
-    LT_OK("aclrtLaunchHostFunc (W)", aclrtLaunchHostFunc(a, lt_work_fn, &w));
+    LT_OK("aclrtLaunchHostFunc (W)", aclrtLaunchHostFunc(a, lt_work_fn, w));
     LT_OK("aclrtRecordEvent", aclrtRecordEvent(e, a));
     LT_OK("aclrtStreamWaitEvent", aclrtStreamWaitEvent(lt_b, e));
-    LT_OK("aclrtLaunchHostFunc (probe)", aclrtLaunchHostFunc(lt_b, lt_probe_fn, &p));
+    LT_OK("aclrtLaunchHostFunc (probe)", aclrtLaunchHostFunc(lt_b, lt_probe_fn, p));
     if (force)
         LT_DISCARDING("aclrtDestroyStreamForce", aclrtDestroyStreamForce(a));
     else
         LT_OK("aclrtDestroyStream", aclrtDestroyStream(a));
-    int started_at_destroy = atomic_load(&w.started);
-    if (!force && !atomic_load(&w.done))
+    int started_at_destroy = atomic_load(&w->started);
+    if (!force && !atomic_load(&w->done))
         soak_violation(SV_LIFETIME, "stream_destroy: aclrtDestroyStream returned before the stream's work finished");
     LT_OK("aclrtSynchronizeStream (waiter)", aclrtSynchronizeStream(lt_b));
     LT_OK("aclrtDestroyEvent", aclrtDestroyEvent(e));
-    if (atomic_load(&p.ran) != 1)
-        soak_violation(SV_LIFETIME, "stream_destroy: the task behind the wait ran %d times", atomic_load(&p.ran));
-    else if (atomic_load(&p.saw_started) && !atomic_load(&p.saw_done))
+    if (atomic_load(&p->ran) != 1)
+        soak_violation(SV_LIFETIME, "stream_destroy: the task behind the wait ran %d times", atomic_load(&p->ran));
+    else if (atomic_load(&p->saw_started) && !atomic_load(&p->saw_done))
         soak_violation(SV_LIFETIME, "stream_destroy%s: the waiting stream's task ran while the awaited work W ran",
                        force ? " (force)" : "");
-    else if (!force && !atomic_load(&p.saw_done))
+    else if (!force && !atomic_load(&p->saw_done))
         soak_violation(SV_LIFETIME, "stream_destroy: the waiting stream's task ran before the awaited work W");
     if (force && !started_at_destroy) {
         /*
@@ -220,14 +248,14 @@ static void sc_stream_destroy(uint64_t *rng)
          * that blocks discards the rest). Counted, not judged: the summary
          * says how often it ran after the call returned.
          */
-        for (int i = 0; i < 2000 && !atomic_load(&w.started); i++)
+        for (int i = 0; i < 2000 && !atomic_load(&w->started); i++)
             sched_yield();
-        if (atomic_load(&w.started))
+        if (atomic_load(&w->started))
             atomic_fetch_add(&lt_started_after_force, 1);
     }
     if (force && started_at_destroy) {
         /* It was running: it finishes (host code cannot be interrupted). Wait for that (bounded), not longer. */
-        for (long i = 0; i < 100000000L && !atomic_load(&w.done); i++)
+        for (long i = 0; i < 100000000L && !atomic_load(&w->done); i++)
             sched_yield();
     }
 }
@@ -237,23 +265,24 @@ static void sc_waiter_destroy(uint64_t *rng)
     const char *scenario = "waiter_destroy";
     aclrtStream b = NULL;
     aclrtEvent e = NULL;
-    struct lt_work w = {0, 0, 2000 + (unsigned)soak_pick(rng, 3000)};
-    struct lt_probe p = {&w, 0, 0, 0};
+    struct lt_late *late = lt_late_new(2000 + (unsigned)soak_pick(rng, 3000)); /* its tasks may run after this returns */
+    struct lt_work *w = &late->w;
+    struct lt_probe *p = &late->p;
     LT_OK("aclrtCreateStream", aclrtCreateStream(&b));
     LT_OK("aclrtCreateEvent", aclrtCreateEvent(&e));
-    LT_OK("aclrtLaunchHostFunc (W)", aclrtLaunchHostFunc(lt_a, lt_work_fn, &w));
+    LT_OK("aclrtLaunchHostFunc (W)", aclrtLaunchHostFunc(lt_a, lt_work_fn, w));
     LT_OK("aclrtRecordEvent", aclrtRecordEvent(e, lt_a));
     LT_OK("aclrtStreamWaitEvent", aclrtStreamWaitEvent(b, e));
-    LT_OK("aclrtLaunchHostFunc (probe)", aclrtLaunchHostFunc(b, lt_probe_fn, &p));
+    LT_OK("aclrtLaunchHostFunc (probe)", aclrtLaunchHostFunc(b, lt_probe_fn, p));
     LT_DISCARDING("aclrtDestroyStreamForce (the waiter)", aclrtDestroyStreamForce(b));
-    int ran_at_destroy = atomic_load(&p.ran);
+    int ran_at_destroy = atomic_load(&p->ran);
     LT_OK("aclrtSynchronizeStream (W)", aclrtSynchronizeStream(lt_a));
     LT_OK("aclrtDestroyEvent", aclrtDestroyEvent(e));
-    if (ran_at_destroy && !atomic_load(&p.saw_done))
+    if (ran_at_destroy && !atomic_load(&p->saw_done))
         soak_violation(SV_LIFETIME, "waiter_destroy: the task behind the wait ran before the awaited work W");
-    for (int i = 0; i < 2000 && atomic_load(&p.ran) == ran_at_destroy; i++)
+    for (int i = 0; i < 2000 && atomic_load(&p->ran) == ran_at_destroy; i++)
         sched_yield();
-    if (atomic_load(&p.ran) != ran_at_destroy) /* see sc_stream_destroy */
+    if (atomic_load(&p->ran) != ran_at_destroy) /* see sc_stream_destroy */
         atomic_fetch_add(&lt_started_after_force, 1);
 }
 
