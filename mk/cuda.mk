@@ -29,9 +29,10 @@ $(BUILD)/%/libcuda_fake.so: tests/cuda_fake/fake_cuda.c
 
 # The NCCL test double (libnccl.so.2's stand-in), per variant like the driver's, next to it: it
 # works on the driver double's streams and memory (the double finds it already loaded).
-$(BUILD)/%/libnccl_fake.so: tests/nccl_fake/fake_nccl.c
+# It borrows the runtime's 16-bit float conversions (impl/core/half.h).
+$(BUILD)/%/libnccl_fake.so: tests/nccl_fake/fake_nccl.c impl/core/half.h impl/core/base.h
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$*) -fPIC -shared -fvisibility=hidden $< -o $@ -lpthread -ldl
+	$(CC) $(CSTD) $(WARN) -Werror $(FLAGS_$*) -fPIC -shared -fvisibility=hidden $< -o $@ -lpthread -ldl -lm
 
 $(BUILD)/cuda/no_gpu: tests/cuda_fake/no_gpu.c $(SOURCES)
 	@mkdir -p $(@D)

@@ -512,26 +512,11 @@ static void aclrt_nccl_moves_of(struct aclrt_nccl_moves *m, const struct aclrt_h
 }
 
 static int aclrt_nccl_issue_locked(struct aclrt_cuda_nccl_comm *w, uint32_t rank, uint32_t nranks,
-                                   const struct aclrt_hccl_args *a, aclrt_CUstream st, char *why);
-
-static int aclrt_nccl_issue(void *comm, uint32_t rank, uint32_t nranks, const struct aclrt_hccl_args *a, void *native,
-                            char *why)
-{
-    struct aclrt_cuda_nccl_comm *w = (struct aclrt_cuda_nccl_comm *)comm;
-    pthread_mutex_lock(&w->lock);
-    int rc = HCCL_E_INTERNAL;
-    if (w->aborted)
-        snprintf(why, ACLRT_BACKEND_COLL_WHY, "the NCCL communicator was aborted");
-    else
-        rc = aclrt_nccl_issue_locked(w, rank, nranks, a, (aclrt_CUstream)native, why);
-    pthread_mutex_unlock(&w->lock);
-    return rc;
-}
-
-static int aclrt_nccl_issue_locked(struct aclrt_cuda_nccl_comm *w, uint32_t rank, uint32_t nranks,
                                    const struct aclrt_hccl_args *a, aclrt_CUstream st, char *why)
 {
     aclrt_ncclComm_t c = w->comm;
+    /* The moves NCCL has no one call for, and the copies of a rank's own block (aclrt_nccl_self). */
+    struct aclrt_nccl_moves m = {w, st, rank, ACLRT_NCCL_SUCCESS, ACLRT_CUDA_SUCCESS, "ncclGroupStart"};
     size_t es = aclrt_hccl_type_size(a->type);
     int t = aclrt_nccl_type(a->type), op = (int)a->op; /* HCCL's reductions are NCCL's four, in the same order */
     aclrt_ncclResult_t r = ACLRT_NCCL_SUCCESS;
@@ -564,15 +549,8 @@ static int aclrt_nccl_issue_locked(struct aclrt_cuda_nccl_comm *w, uint32_t rank
         bool overlap = q < s + block * nranks && s < q + block;
         call = "ncclReduceScatter";
         r = aclrt_nccl.ncclReduceScatter(s, overlap ? place : q, a->count, t, op, c, st);
-        if (r == ACLRT_NCCL_SUCCESS && overlap && place != q && block != 0) {
-            aclrt_CUresult cr = aclrt_cu->cuMemcpyAsync((aclrt_CUdeviceptr)(uintptr_t)q,
-                                                        (aclrt_CUdeviceptr)(uintptr_t)place, block, st);
-            if (cr != ACLRT_CUDA_SUCCESS) {
-                snprintf(why, ACLRT_BACKEND_COLL_WHY, "cuMemcpyAsync of the reduced block failed (CUDA error %d)",
-                         (int)cr);
-                return HCCL_E_RUNTIME;
-            }
-        }
+        if (r == ACLRT_NCCL_SUCCESS && overlap)
+            aclrt_nccl_self(&m, q, place, block);
         break;
     }
     case ACLRT_HCCL_BARRIER:
@@ -592,7 +570,6 @@ static int aclrt_nccl_issue_locked(struct aclrt_cuda_nccl_comm *w, uint32_t rank
         }
         break;
     default: { /* the moves NCCL has no one call for */
-        struct aclrt_nccl_moves m = {w, st, rank, ACLRT_NCCL_SUCCESS, ACLRT_CUDA_SUCCESS, "ncclGroupStart"};
         r = aclrt_nccl.ncclGroupStart();
         if (r == ACLRT_NCCL_SUCCESS)
             aclrt_nccl_moves_of(&m, a, nranks);
@@ -600,15 +577,30 @@ static int aclrt_nccl_issue_locked(struct aclrt_cuda_nccl_comm *w, uint32_t rank
         if (r == ACLRT_NCCL_SUCCESS)
             r = m.r != ACLRT_NCCL_SUCCESS ? m.r : e;
         call = m.r != ACLRT_NCCL_SUCCESS ? m.call : "ncclGroupEnd";
-        if (r == ACLRT_NCCL_SUCCESS && m.cr != ACLRT_CUDA_SUCCESS) {
-            snprintf(why, ACLRT_BACKEND_COLL_WHY, "cuMemcpyAsync of the rank's own block failed (CUDA error %d)",
-                     (int)m.cr);
-            return HCCL_E_RUNTIME;
-        }
         break;
     }
     }
-    return r == ACLRT_NCCL_SUCCESS ? HCCL_SUCCESS : aclrt_nccl_fail(r, call, why);
+    if (r != ACLRT_NCCL_SUCCESS)
+        return aclrt_nccl_fail(r, call, why);
+    if (m.cr != ACLRT_CUDA_SUCCESS) {
+        snprintf(why, ACLRT_BACKEND_COLL_WHY, "cuMemcpyAsync of the rank's own block failed (CUDA error %d)", (int)m.cr);
+        return HCCL_E_RUNTIME;
+    }
+    return HCCL_SUCCESS;
+}
+
+static int aclrt_nccl_issue(void *comm, uint32_t rank, uint32_t nranks, const struct aclrt_hccl_args *a, void *native,
+                            char *why)
+{
+    struct aclrt_cuda_nccl_comm *w = (struct aclrt_cuda_nccl_comm *)comm;
+    pthread_mutex_lock(&w->lock);
+    int rc = HCCL_E_INTERNAL;
+    if (w->aborted)
+        snprintf(why, ACLRT_BACKEND_COLL_WHY, "the NCCL communicator was aborted");
+    else
+        rc = aclrt_nccl_issue_locked(w, rank, nranks, a, (aclrt_CUstream)native, why);
+    pthread_mutex_unlock(&w->lock);
+    return rc;
 }
 
 static const struct aclrt_backend_coll aclrt_cuda_nccl = {

@@ -35,7 +35,6 @@
 #include "../runtime/runtime.h"
 #include "../context/context.h"
 #include "../exec/native.h"
-#include "../model/model_capture.h"
 #include "../../backends/backend.h"
 #include "hccl_abi.h"
 #include "hccl_capture.h"
@@ -111,7 +110,7 @@ static struct aclrt_hccl_board_entry *aclrt_hccl_board_find_locked(const uint8_t
 }
 
 /* The engine id of the communicator uid meets in this process: the first rank to ask makes it. */
-ACLRT_INTERNAL HcclResult aclrt_hccl_board_id(const struct aclrt_backend_coll *e, const uint8_t *uid, uint8_t *id)
+static HcclResult aclrt_hccl_board_id(const struct aclrt_backend_coll *e, const uint8_t *uid, uint8_t *id)
 {
     char why[ACLRT_BACKEND_COLL_WHY] = "";
     int rc = HCCL_SUCCESS;
@@ -325,12 +324,7 @@ ACLRT_INTERNAL HcclResult aclrt_hccl_coll_launch(struct aclrt_hccl_op *op, aclrt
     const struct aclrt_backend_coll *e = aclrt_rt.backend->coll;
     HcclResult r = aclrt_hccl_coll_check(e, &op->a);
     aclError rc = ACL_SUCCESS;
-    aclmdlRICaptureStatus status = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
-    const char *api = aclrt_tls.api;
-    if (aclmdlRICaptureGetInfo(stream, &status, NULL) != ACL_SUCCESS)
-        (void)aclrt_errmsg_take(); /* the launch says what is wrong with the stream */
-    aclrt_tls.api = api;
-    if (r == HCCL_SUCCESS && status != ACL_MODEL_RI_CAPTURE_STATUS_NONE)
+    if (r == HCCL_SUCCESS && aclrt_hccl_capturing(stream))
         return aclrt_hccl_coll_capture(op, stream);
     if (r == HCCL_SUCCESS) {
         atomic_fetch_add_explicit(&c->inflight, 1, memory_order_relaxed);
@@ -339,7 +333,7 @@ ACLRT_INTERNAL HcclResult aclrt_hccl_coll_launch(struct aclrt_hccl_op *op, aclrt
             return HCCL_SUCCESS;
         atomic_fetch_sub_explicit(&c->inflight, 1, memory_order_relaxed);
     }
-    api = op->api;
+    const char *api = op->api;
     free(op->scratch);
     free(op);
     if (r != HCCL_SUCCESS)

@@ -126,30 +126,34 @@ static void aclrt_hccl_replay(void *arg)
     pthread_cond_destroy(&w.cond);
 }
 
+/* Is `stream` capturing a model? (No for a bad stream: the launch reports what is wrong with it.) */
+ACLRT_INTERNAL bool aclrt_hccl_capturing(aclrtStream stream)
+{
+    const char *api = aclrt_tls.api;
+    aclmdlRICaptureStatus status = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
+    aclError rc = aclmdlRICaptureGetInfo(stream, &status, NULL);
+    aclrt_tls.api = api;
+    if (rc != ACL_SUCCESS)
+        (void)aclrt_errmsg_take();
+    return rc == ACL_SUCCESS && status != ACL_MODEL_RI_CAPTURE_STATUS_NONE;
+}
+
 /*
  * If `stream` is capturing: records op as a host function of the model and
  * keeps it as the template (*done true). Otherwise *done false: submit it.
  */
 ACLRT_INTERNAL HcclResult aclrt_hccl_capture(struct aclrt_hccl_op *op, aclrtStream stream, bool *done)
 {
-    const char *api = aclrt_tls.api;
-    aclmdlRICaptureStatus status = ACL_MODEL_RI_CAPTURE_STATUS_NONE;
-    aclError rc = aclmdlRICaptureGetInfo(stream, &status, NULL);
-    aclrt_tls.api = api;
-    *done = false;
-    if (rc != ACL_SUCCESS) {
-        (void)aclrt_errmsg_take();
-        return HCCL_SUCCESS; /* the launch reports what is wrong with the stream */
-    }
-    if (status == ACL_MODEL_RI_CAPTURE_STATUS_NONE)
+    *done = aclrt_hccl_capturing(stream);
+    if (!*done)
         return HCCL_SUCCESS;
-    *done = true;
+    const char *api = aclrt_tls.api;
     struct aclrt_hccl_template *t = aclrt_hccl_template_new(op);
     if (t == NULL) {
         free(op);
         return aclrt_hccl_fail(HCCL_E_MEMORY, "out of memory");
     }
-    rc = aclrtLaunchHostFunc(stream, aclrt_hccl_replay, t);
+    aclError rc = aclrtLaunchHostFunc(stream, aclrt_hccl_replay, t);
     aclrt_tls.api = api;
     if (rc != ACL_SUCCESS) {
         free(t);

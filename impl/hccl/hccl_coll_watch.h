@@ -108,9 +108,7 @@ ACLRT_INTERNAL void aclrt_hccl_watch_expire(uint64_t now)
             char why[200];
             snprintf(why, sizeof why, "not every rank reached the operation within HCCL_EXEC_TIMEOUT (a peer is gone or "
                                       "did not call it): the %s communicator was aborted", aclrt_rt.backend->coll->name);
-            fprintf(stderr, "[HCCL] %s, communicator %s rank %u: %s (HcclResult %d)\n", w->api, c->name, c->rank, why,
-                    (int)HCCL_E_TIMEOUT);
-            aclrt_hccl_comm_set_error(c, HCCL_E_TIMEOUT, why);
+            aclrt_hccl_comm_failed(c, w->api, HCCL_E_TIMEOUT, why);
         }
         aclrt_stream_fail(w->stream, w->tid, w->number, ACL_ERROR_RT_TASK_TIMEOUT);
         aclrt_rt.backend->coll->comm_abort(c->coll); /* its GPU waits let go: the stream goes on (once; idempotent) */

@@ -178,6 +178,14 @@ ACLRT_INTERNAL void aclrt_hccl_comm_set_error(struct aclrt_hccl_comm *c, HcclRes
         snprintf(c->failure, sizeof c->failure, "%s", why);
 }
 
+/* Operation `api` failed in flight with r: c's asynchronous error, said once on stderr as the device's log would. */
+ACLRT_INTERNAL void aclrt_hccl_comm_failed(struct aclrt_hccl_comm *c, const char *api, HcclResult r, const char *why)
+{
+    if (atomic_load_explicit(&c->async_error, memory_order_acquire) == HCCL_SUCCESS)
+        fprintf(stderr, "[HCCL] %s, communicator %s rank %u: %s (HcclResult %d)\n", api, c->name, c->rank, why, (int)r);
+    aclrt_hccl_comm_set_error(c, r, why);
+}
+
 ACLRT_API const char *HcclGetErrorString(HcclResult code)
 {
     switch (code) {

@@ -148,9 +148,11 @@ ACLRT_API HcclResult HcclGetRootInfo(HcclRootInfo *rootInfo)
     if (r != HCCL_SUCCESS)
         return r;
     uint8_t id[ACLRT_BACKEND_COLL_ID];
+    char why[ACLRT_BACKEND_COLL_WHY] = "";
     memset(id, 0, sizeof id);
-    if (e != NULL && (r = aclrt_hccl_board_id(e, w.uid, id)) != HCCL_SUCCESS)
-        return r;
+    int rc = e != NULL ? e->unique_id(id, why) : HCCL_SUCCESS;
+    if (rc != HCCL_SUCCESS)
+        return aclrt_hccl_fail((HcclResult)rc, "%s: %s", e->name, why);
     memset(rootInfo, 0, sizeof *rootInfo);
     memcpy(rootInfo->internal, &w, sizeof w);
     memcpy(rootInfo->internal + ACLRT_HCCL_ROOT_ENGINE_ID, id, sizeof id);

@@ -72,16 +72,6 @@ static aclError aclrt_hccl_task_code(HcclResult r)
     }
 }
 
-/* A failure `r` of an operation in flight: its communicator's asynchronous error, said once on stderr. */
-static void aclrt_hccl_op_failed(const struct aclrt_hccl_op *op, HcclResult r, const char *why)
-{
-    struct aclrt_hccl_comm *c = op->comm;
-    if (atomic_load_explicit(&c->async_error, memory_order_acquire) == HCCL_SUCCESS)
-        fprintf(stderr, "[HCCL] %s, communicator %s rank %u: %s (HcclResult %d)\n", op->api, c->name, c->rank, why,
-                (int)r);
-    aclrt_hccl_comm_set_error(c, r, why);
-}
-
 /*
  * The end of an operation: its task completes (or fails with `r`, which
  * becomes the communicator's asynchronous error, said once on stderr as the
@@ -95,7 +85,7 @@ ACLRT_INTERNAL void aclrt_hccl_op_finish(struct aclrt_hccl_op *op, HcclResult r,
     aclError code = ACL_SUCCESS;
     if (r != HCCL_SUCCESS) {
         code = aclrt_hccl_task_code(r);
-        aclrt_hccl_op_failed(op, r, why);
+        aclrt_hccl_comm_failed(c, op->api, r, why);
     }
     aclrtxExternalToken token = op->token;
     struct aclrt_hccl_waiter *w = op->waiter;
@@ -124,7 +114,7 @@ ACLRT_INTERNAL aclError aclrt_hccl_op_settle(struct aclrt_hccl_op *op, HcclResul
 {
     struct aclrt_hccl_comm *c = op->comm;
     if (r != HCCL_SUCCESS)
-        aclrt_hccl_op_failed(op, r, why);
+        aclrt_hccl_comm_failed(c, op->api, r, why);
     free(op->scratch);
     free(op);
     /* Release: pairs with the acquire load in HcclCommDestroy; nothing touches c after this. */

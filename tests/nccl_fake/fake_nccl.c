@@ -132,6 +132,8 @@
  *     ncclAlltoAll / Gather / Scatter, ncclBcast, several hosts.
  */
 #define _GNU_SOURCE
+#include "../../impl/core/half.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1030,78 +1032,29 @@ static size_t type_size(int dt)
     }
 }
 
+/*
+ * fp16 and bf16 accumulate in float, rounded once to nearest even at the
+ * end: the runtime's own conversions (impl/core/half.h) by way of double,
+ * which holds every float exactly (so the rounding is still the one).
+ */
 static float half_to_float(uint16_t h)
 {
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
-    if (e == 0) {
-        if (m == 0) {
-            x = sign;
-        } else { /* subnormal: normalise */
-            int s = 0;
-            while ((m & 0x400u) == 0) {
-                m <<= 1;
-                s++;
-            }
-            m &= 0x3ffu;
-            x = sign | ((uint32_t)(127 - 15 + 1 - s) << 23) | (m << 13);
-        }
-    } else if (e == 31) {
-        x = sign | 0x7f800000u | (m << 13);
-    } else {
-        x = sign | ((e - 15 + 127) << 23) | (m << 13);
-    }
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
+    return (float)aclrt_f16_to_double(h);
 }
 
-/* Round to nearest even. */
 static uint16_t float_to_half(float f)
 {
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
-    if (ax >= 0x7f800000u)
-        return (uint16_t)(sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0u));
-    if (ax >= 0x477ff000u) /* 65520 and above round to infinity */
-        return (uint16_t)(sign | 0x7c00u);
-    if (ax < 0x38800000u) { /* below 2^-14: a subnormal half, in units of 2^-24 */
-        uint32_t exp = ax >> 23;
-        if (exp == 0)
-            return (uint16_t)sign;
-        uint32_t mant = (ax & 0x7fffffu) | 0x800000u;
-        uint32_t shift = 126u - exp;
-        if (shift > 24)
-            return (uint16_t)sign;
-        uint32_t q = mant >> shift, rem = mant & ((1u << shift) - 1u), half = 1u << (shift - 1u);
-        if (rem > half || (rem == half && (q & 1u)))
-            q++;
-        return (uint16_t)(sign | q);
-    }
-    uint32_t h = (((ax >> 23) - 127u + 15u) << 10) | ((ax & 0x7fffffu) >> 13);
-    uint32_t rem = ax & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
-        h++;
-    return (uint16_t)(sign | h);
+    return aclrt_f16_from_double(f);
 }
 
 static float bf16_to_float(uint16_t b)
 {
-    uint32_t x = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
+    return (float)aclrt_bf16_to_double(b);
 }
 
 static uint16_t float_to_bf16(float f)
 {
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    if ((x & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)((x >> 16) | 0x40u); /* a quiet NaN */
-    x += 0x7fffu + ((x >> 16) & 1u);
-    return (uint16_t)(x >> 16);
+    return aclrt_bf16_from_double(f);
 }
 
 /* Integers: sums and products wrap (computed unsigned); avg is the wrapped sum divided by n. */
