@@ -3011,7 +3011,11 @@ static void fz_one_call(struct fz *z)
          * The dump configuration and acl_dump.h. A dump is switched on only into this process's directory under
          * /tmp and off again before the case ends: the kernels other threads run meanwhile write their arguments
          * there, and fail no call. The directory goes at the end (a writer that comes late makes it again).
+         * One fuzz thread at a time: acldumpGetPath's string is the configuration's own, valid until the
+         * configuration changes, so its reader must not race another thread's aclmdlSetDump (SEMANTICS.md).
          */
+        static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+        pthread_mutex_lock(&dump_lock);
         char dir[64], cfgf[96], text[256];
         snprintf(dir, sizeof dir, "/tmp/aclrt_fuzz_dump.%d", (int)getpid());
         snprintf(cfgf, sizeof cfgf, "%s.%lu.json", dir, (unsigned long)soak_rng(rng));
@@ -3063,6 +3067,7 @@ static void fz_one_call(struct fz *z)
         (void)aclmdlFinalizeDump();
         remove(cfgf);
         (void)nftw(dir, fz_dump_remove, 8, FTW_DEPTH | FTW_PHYS);
+        pthread_mutex_unlock(&dump_lock);
         break;
     }
     case 107: {
