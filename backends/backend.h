@@ -24,7 +24,10 @@
  *     ACLRT_HOLD_NONE, aclrt_stream_release returns true or
  *     aclrt_stream_yield returns true.
  *   - has_other_work(dev) is a hint: a waiting task spins before parking
- *     only while its thread has nothing else to do.
+ *     only while its thread has nothing else to do. crowded(dev), another
+ *     (optional): more of dev's threads are awake than there are CPUs for
+ *     them, so a waiting task's spin gives its CPU away now and then
+ *     (impl/core/spin_share.h).
  *   - timers_changed(dev): a parked stream's deadline became the earliest;
  *     some thread must call aclrt_device_fire_timers(dev) by then
  *     (aclrt_device_next_deadline says when).
@@ -85,6 +88,7 @@ struct aclrt_backend {
     /* A stream is READY: run it soon. */
     void (*schedule)(struct aclrt_device *dev, struct aclrt_stream *s);
     bool (*has_other_work)(struct aclrt_device *dev);
+    bool (*crowded)(struct aclrt_device *dev);
     void (*timers_changed)(struct aclrt_device *dev);
     /*
      * aclrtStreamAbort / aclrtStreamStop began on s (optional): a backend

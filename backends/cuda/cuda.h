@@ -460,6 +460,7 @@ static const struct aclrt_backend aclrt_backend_cuda = {
     .stream_abort = aclrt_cuda_stream_abort,
     .schedule = aclrt_host_schedule,
     .has_other_work = aclrt_host_has_other_work,
+    .crowded = aclrt_host_crowded,
     .timers_changed = aclrt_host_timers_changed,
     .progress = aclrt_host_progress,
     .run_kernel = aclrt_host_run_kernel,

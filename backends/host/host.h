@@ -240,6 +240,7 @@ static const struct aclrt_backend aclrt_backend_host = {
     .device_abandon = aclrt_host_device_abandon,
     .schedule = aclrt_host_schedule,
     .has_other_work = aclrt_host_has_other_work,
+    .crowded = aclrt_host_crowded,
     .timers_changed = aclrt_host_timers_changed,
     .progress = aclrt_host_progress,
     .run_kernel = aclrt_host_run_kernel,

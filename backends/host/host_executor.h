@@ -17,6 +17,7 @@
 #include "../../impl/core/clock.h"
 #include "../../impl/core/config.h"
 #include "../../impl/core/futex.h"
+#include "../../impl/core/spin_share.h"
 #include "../backend.h"
 #include "../../impl/runtime/runtime.h"
 #include "../../impl/stream/wait_task.h"
@@ -53,7 +54,7 @@ static enum aclrt_host_linger aclrt_host_linger(struct aclrt_host_device *hd, st
         return ACLRT_HOST_LINGER_EMPTY; /* other streams are waiting: let go at once */
     atomic_fetch_add_explicit(&hd->pollers, 1, memory_order_seq_cst);
     bool came = false;
-    uint64_t end = 0;
+    uint64_t end = 0, share = 0;
     for (unsigned i = 0;; i++) {
         /*
          * Look every ACLRT_HOST_LINGER_LOOK pauses, not at every one: each
@@ -77,6 +78,8 @@ static enum aclrt_host_linger aclrt_host_linger(struct aclrt_host_device *hd, st
             /* Its launcher was preempted between reserve and commit: give it the CPU rather than spin. */
             if (aclrt_stream_launch_pending(s))
                 sched_yield();
+            else if (aclrt_host_crowded_now(hd))
+                aclrt_spin_share(now, &share);
         }
     }
     /* Seq_cst, then the look: pairs with a launcher's push-then-read of `pollers` (host_pool.h). */
@@ -135,14 +138,20 @@ static bool aclrt_host_spin(struct aclrt_host_device *hd, uint64_t spin_ns)
         return false;
     }
     bool found = false;
+    uint64_t share = 0;
     for (unsigned i = 1;; i++) {
         if (aclrt_host_has_work(hd) || aclrt_host_kernel_help(hd)) {
             found = true;
             break;
         }
         aclrt_cpu_relax();
-        if ((i & 63) == 0 && (aclrt_now_ns() >= end || atomic_load_explicit(&hd->stopping, memory_order_relaxed)))
+        if ((i & 63) != 0)
+            continue;
+        uint64_t now = aclrt_now_ns();
+        if (now >= end || atomic_load_explicit(&hd->stopping, memory_order_relaxed))
             break;
+        if (aclrt_host_crowded_now(hd))
+            aclrt_spin_share(now, &share); /* a busy executor may be waiting for this CPU */
     }
     atomic_fetch_sub_explicit(&hd->pollers, 1, memory_order_seq_cst);
     return found;

@@ -171,6 +171,22 @@ ACLRT_INTERNAL void aclrt_host_schedule(struct aclrt_device *dev, struct aclrt_s
     aclrt_host_find_taker(hd, aclrt_mpmc_length(queue));
 }
 
+/*
+ * More of the device's executors are awake (running a stream, spinning,
+ * lingering) than there are CPUs for them: a spinning one may be keeping
+ * another off its CPU (impl/core/spin_share.h). A hint, from relaxed loads.
+ */
+ACLRT_INLINE bool aclrt_host_crowded_now(struct aclrt_host_device *hd)
+{
+    uint32_t all = hd->executor_count + atomic_load_explicit(&hd->extra_running, memory_order_relaxed);
+    return all > atomic_load_explicit(&hd->sleepers, memory_order_relaxed) + hd->spin_max;
+}
+
+ACLRT_INTERNAL bool aclrt_host_crowded(struct aclrt_device *dev)
+{
+    return aclrt_host_crowded_now(aclrt_host_of(dev));
+}
+
 /* With the deterministic schedule there is always other work: a wait task never spins (host_det.h). */
 ACLRT_INTERNAL bool aclrt_host_has_other_work(struct aclrt_device *dev)
 {

@@ -20,6 +20,7 @@
 #include "../core/clock.h"
 #include "../core/config.h"
 #include "../core/seq.h"
+#include "../core/spin_share.h"
 #include "../task/park.h"
 #include "../../backends/backend.h"
 #include "../runtime/runtime.h"
@@ -88,12 +89,27 @@ static bool aclrt_wait_condition_holds(const void *arg)
     return c->ready(c->t);
 }
 
-/* A spinning executor stops when other work waits for it or its stream is being discarded (1). */
+/* A wait task's spinning executor: its stream, and when it gives its CPU away next on crowded CPUs. */
+struct aclrt_wait_spinner {
+    struct aclrt_stream *self;
+    uint64_t share;
+};
+
+/*
+ * A spinning executor stops when other work waits for it or its stream is
+ * being discarded (1). On crowded CPUs it lets the others run now and then:
+ * the task it waits for may be queued behind it on its CPU.
+ */
 static int aclrt_wait_spin_stop(void *arg)
 {
-    struct aclrt_stream *self = (struct aclrt_stream *)arg;
-    return aclrt_rt.backend->has_other_work(self->device) ||
-           (atomic_load_explicit(&self->sched, memory_order_relaxed) & ACLRT_SCHED_DISCARD);
+    struct aclrt_wait_spinner *w = (struct aclrt_wait_spinner *)arg;
+    struct aclrt_device *dev = w->self->device;
+    if (aclrt_rt.backend->has_other_work(dev) ||
+        (atomic_load_explicit(&w->self->sched, memory_order_relaxed) & ACLRT_SCHED_DISCARD))
+        return 1;
+    if (aclrt_rt.backend->crowded != NULL && aclrt_rt.backend->crowded(dev))
+        aclrt_spin_share(aclrt_now_ns(), &w->share);
+    return 0;
 }
 
 /*
@@ -110,7 +126,8 @@ ACLRT_INTERNAL bool aclrt_wait_spin(struct aclrt_stream *self, aclrt_wait_ready_
     if (spin_ns == 0 || aclrt_rt.backend->has_other_work(self->device))
         return false;
     struct aclrt_wait_condition c = {ready, t};
-    int r = aclrt_spin_phase(aclrt_wait_condition_holds, &c, deadline, spin_ns, aclrt_wait_spin_stop, self);
+    struct aclrt_wait_spinner w = {self, 0};
+    int r = aclrt_spin_phase(aclrt_wait_condition_holds, &c, deadline, spin_ns, aclrt_wait_spin_stop, &w);
     return r == 0 || (r != ACLRT_SEQ_TIMEOUT && ready(t));
 }
 
