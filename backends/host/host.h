@@ -123,6 +123,7 @@ ACLRT_INTERNAL aclError aclrt_host_device_start(struct aclrt_device *dev)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory starting device %u", dev->id);
     hd->dev = dev;
     hd->event_fd = -1;
+    atomic_init(&hd->waker_cpu, -1);
     uint64_t capacity = 2;
     while (capacity < (uint64_t)aclrt_rt.config.max_streams + 1)
         capacity <<= 1;

@@ -181,12 +181,13 @@ static void *aclrt_host_executor_main(void *arg)
     snprintf(name, sizeof name, "aclrt-d%u-e%u", hd->dev->id, ex->index);
     pthread_setname_np(pthread_self(), name);
     uint64_t idle_since = aclrt_now_ns();
-    bool woken = false; /* slept since it last found work by spinning */
+    bool woken = false;        /* slept since it last found work by spinning */
+    bool beside_waker = false; /* woken onto its waker's CPU: it does not spin there (below) */
     for (;;) {
         struct aclrt_stream *s = aclrt_host_next(hd);
         if (s != NULL) {
             atomic_fetch_add_explicit(&hd->dequeues, 1, memory_order_relaxed);
-            aclrt_host_hold(hd, s, true);
+            aclrt_host_hold(hd, s, !beside_waker);
             idle_since = aclrt_now_ns();
             continue;
         }
@@ -197,13 +198,21 @@ static void *aclrt_host_executor_main(void *arg)
         if (aclrt_host_kernel_help(hd))
             continue;
         /*
-         * An executor just woken from its futex usually runs on its waker's
-         * CPU (the kernel's wake-affine placement), having preempted it: it
-         * spins briefly, so as not to hold the waker off its CPU for a whole
-         * spin_ns. One that keeps finding work spins the full time.
+         * An executor just woken from its futex spins briefly: it may run
+         * on its waker's CPU (the kernel's wake-affine placement), having
+         * preempted it, and would hold the waker off for a whole spin_ns.
+         * Where it does run there (its CPU is the one the last waker wrote
+         * in waker_cpu: a launcher and its executors on one CPU), it
+         * neither spins nor lingers on an emptied stream until it sleeps
+         * again: while it polls, the thread that would bring it more work
+         * cannot run. It sleeps at once, and the next launch wakes it (a
+         * wake-up on the same CPU, no interrupt to another). One that keeps
+         * finding work by spinning spins the full time.
          */
         uint64_t spin_ns = aclrt_rt.config.spin_ns;
-        if (woken)
+        if (beside_waker)
+            spin_ns = 0;
+        else if (woken)
             spin_ns /= ACLRT_HOST_WOKEN_SPIN_DIVISOR;
         if (aclrt_host_spin(hd, spin_ns)) {
             woken = false;
@@ -217,6 +226,7 @@ static void *aclrt_host_executor_main(void *arg)
         }
         aclrt_host_sleep(hd, limit);
         woken = true;
+        beside_waker = sched_getcpu() == atomic_load_explicit(&hd->waker_cpu, memory_order_relaxed);
     }
     if (ex->extra) {
         free(ex);

@@ -62,6 +62,7 @@ struct aclrt_host_device {
     uint32_t spin_max;
     _Atomic uint32_t sleepers;
     _Atomic uint32_t wake_seq; /* futex word executors sleep on */
+    _Atomic int32_t waker_cpu; /* the CPU of the last thread that woke a sleeper (a hint; -1: unknown) */
     _Atomic bool stopping;
     uint32_t executor_count;
     struct aclrt_host_executor *executors;
@@ -108,6 +109,7 @@ ACLRT_INTERNAL struct aclrt_stream *aclrt_host_next(struct aclrt_host_device *hd
 
 ACLRT_INTERNAL void aclrt_host_wake_one(struct aclrt_host_device *hd)
 {
+    atomic_store_explicit(&hd->waker_cpu, sched_getcpu(), memory_order_relaxed);
     /* Release: a sleeper that sees the new value also sees the queued stream. */
     atomic_fetch_add_explicit(&hd->wake_seq, 1, memory_order_release);
     aclrt_futex_wake(&hd->wake_seq, 1);
