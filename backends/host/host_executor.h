@@ -157,6 +157,21 @@ static bool aclrt_host_spin(struct aclrt_host_device *hd, uint64_t spin_ns)
     return found;
 }
 
+/*
+ * Just woken: does this executor run on the CPU of its waker, having
+ * preempted it (it runs within ACLRT_HOST_PREEMPTED_NS of the wake-up)?
+ * Where the kernel lets a waker run on instead, the executor gets the CPU
+ * only once the waker blocks or its time slice ends, and that is no reason
+ * to stop spinning.
+ */
+#define ACLRT_HOST_PREEMPTED_NS (50 * ACLRT_NS_PER_US)
+
+static bool aclrt_host_preempted_waker(struct aclrt_host_device *hd)
+{
+    return sched_getcpu() == atomic_load_explicit(&hd->waker_cpu, memory_order_relaxed) &&
+           aclrt_now_ns() - atomic_load_explicit(&hd->wake_ns, memory_order_relaxed) < ACLRT_HOST_PREEMPTED_NS;
+}
+
 /* Sleep until woken, until the earliest timer, or (extras) until it is time to retire. */
 static void aclrt_host_sleep(struct aclrt_host_device *hd, uint64_t limit_ns)
 {
@@ -182,7 +197,7 @@ static void *aclrt_host_executor_main(void *arg)
     pthread_setname_np(pthread_self(), name);
     uint64_t idle_since = aclrt_now_ns();
     bool woken = false;        /* slept since it last found work by spinning */
-    bool beside_waker = false; /* woken onto its waker's CPU: it does not spin there (below) */
+    bool beside_waker = false; /* woken onto its waker's CPU, preempting it: it does not spin (below) */
     for (;;) {
         struct aclrt_stream *s = aclrt_host_next(hd);
         if (s != NULL) {
@@ -201,13 +216,14 @@ static void *aclrt_host_executor_main(void *arg)
          * An executor just woken from its futex spins briefly: it may run
          * on its waker's CPU (the kernel's wake-affine placement), having
          * preempted it, and would hold the waker off for a whole spin_ns.
-         * Where it does run there (its CPU is the one the last waker wrote
-         * in waker_cpu: a launcher and its executors on one CPU), it
-         * neither spins nor lingers on an emptied stream until it sleeps
-         * again: while it polls, the thread that would bring it more work
-         * cannot run. It sleeps at once, and the next launch wakes it (a
-         * wake-up on the same CPU, no interrupt to another). One that keeps
-         * finding work by spinning spins the full time.
+         * Where it did preempt its waker there (a launcher and its
+         * executors on one CPU, on a kernel that runs the woken thread
+         * first: aclrt_host_preempted_waker), it neither spins nor lingers
+         * on an emptied stream until it sleeps again: while it polls, the
+         * thread that would bring it more work cannot run. It sleeps at
+         * once, and the next launch wakes it (a wake-up on the same CPU, no
+         * interrupt to another). One that keeps finding work by spinning
+         * spins the full time.
          */
         uint64_t spin_ns = aclrt_rt.config.spin_ns;
         if (beside_waker)
@@ -226,7 +242,7 @@ static void *aclrt_host_executor_main(void *arg)
         }
         aclrt_host_sleep(hd, limit);
         woken = true;
-        beside_waker = sched_getcpu() == atomic_load_explicit(&hd->waker_cpu, memory_order_relaxed);
+        beside_waker = aclrt_host_preempted_waker(hd);
     }
     if (ex->extra) {
         free(ex);

@@ -24,6 +24,7 @@
 #define ACLRT_BACKENDS_HOST_HOST_POOL_H
 
 #include "../../impl/core/base.h"
+#include "../../impl/core/clock.h"
 #include "../../impl/core/futex.h"
 #include "../../impl/task/mpmc.h"
 #include "../../impl/runtime/runtime.h"
@@ -62,7 +63,9 @@ struct aclrt_host_device {
     uint32_t spin_max;
     _Atomic uint32_t sleepers;
     _Atomic uint32_t wake_seq; /* futex word executors sleep on */
-    _Atomic int32_t waker_cpu; /* the CPU of the last thread that woke a sleeper (a hint; -1: unknown) */
+    /* The last wake-up of a sleeper: the waker's CPU (-1: none yet) and when (hints, relaxed). */
+    _Atomic int32_t waker_cpu;
+    _Atomic uint64_t wake_ns;
     _Atomic bool stopping;
     uint32_t executor_count;
     struct aclrt_host_executor *executors;
@@ -110,6 +113,7 @@ ACLRT_INTERNAL struct aclrt_stream *aclrt_host_next(struct aclrt_host_device *hd
 ACLRT_INTERNAL void aclrt_host_wake_one(struct aclrt_host_device *hd)
 {
     atomic_store_explicit(&hd->waker_cpu, sched_getcpu(), memory_order_relaxed);
+    atomic_store_explicit(&hd->wake_ns, aclrt_now_ns(), memory_order_relaxed);
     /* Release: a sleeper that sees the new value also sees the queued stream. */
     atomic_fetch_add_explicit(&hd->wake_seq, 1, memory_order_release);
     aclrt_futex_wake(&hd->wake_seq, 1);
