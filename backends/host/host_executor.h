@@ -131,14 +131,17 @@ static bool aclrt_host_spin(struct aclrt_host_device *hd, uint64_t spin_ns)
     /*
      * A poller: seq_cst increment before the first look, decrement after the
      * last. With spin_max threads polling already (spinners, lingerers) it
-     * goes to sleep instead: as a spin that found nothing would.
+     * goes to sleep instead: as a spin that found nothing would. So it does
+     * while the executors awake outnumber the CPUs (aclrt_host_crowded_now):
+     * an idle spin would only take turns at a CPU with one that has work.
      */
+    if (aclrt_host_crowded_now(hd))
+        return false;
     if (atomic_fetch_add_explicit(&hd->pollers, 1, memory_order_seq_cst) >= hd->spin_max) {
         atomic_fetch_sub_explicit(&hd->pollers, 1, memory_order_seq_cst);
         return false;
     }
     bool found = false;
-    uint64_t share = 0;
     for (unsigned i = 1;; i++) {
         if (aclrt_host_has_work(hd) || aclrt_host_kernel_help(hd)) {
             found = true;
@@ -148,10 +151,8 @@ static bool aclrt_host_spin(struct aclrt_host_device *hd, uint64_t spin_ns)
         if ((i & 63) != 0)
             continue;
         uint64_t now = aclrt_now_ns();
-        if (now >= end || atomic_load_explicit(&hd->stopping, memory_order_relaxed))
+        if (now >= end || atomic_load_explicit(&hd->stopping, memory_order_relaxed) || aclrt_host_crowded_now(hd))
             break;
-        if (aclrt_host_crowded_now(hd))
-            aclrt_spin_share(now, &share); /* a busy executor may be waiting for this CPU */
     }
     atomic_fetch_sub_explicit(&hd->pollers, 1, memory_order_seq_cst);
     return found;
