@@ -1,7 +1,7 @@
 /*
  * bench/main.c - the benchmark harness of aclrt.
  *
- *   aclrt-bench [--quick] [--out DIR] [--data DIR] [--only SUBSTRING] [--list]
+ *   aclrt-bench [--quick] [--out DIR] [--data DIR] [--only SUBSTRING[,SUBSTRING...]] [--list]
  *
  * Runs the case table below in order: the clock and the physical limits
  * first, then every aclrt case immediately followed by the same case on the
@@ -281,8 +281,23 @@ static void scaling_points(void)
 static void usage(void)
 {
     fprintf(stderr, "usage: aclrt-bench [--quick] [--placement free|one|two] [--out DIR] [--data DIR] "
-                    "[--only SUBSTRING] [--list] [--targets]\n");
+                    "[--only SUBSTRING[,SUBSTRING...]] [--list] [--targets]\n");
     exit(2);
+}
+
+/* Does `name` contain one of the comma-separated substrings of `list`? */
+static bool names_match(const char *name, const char *list)
+{
+    for (const char *p = list; *p != '\0';) {
+        size_t n = strcspn(p, ",");
+        for (const char *q = name; strlen(q) >= n; q++)
+            if (n > 0 && strncmp(q, p, n) == 0)
+                return true;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return false;
 }
 
 int main(int argc, char **argv)
@@ -353,7 +368,7 @@ int main(int argc, char **argv)
 
     size_t ncases = sizeof cases / sizeof cases[0];
     for (size_t c = 0; c < ncases; c++) {
-        if (only != NULL && strstr(cases[c].name, only) == NULL && strncmp(cases[c].name, "limit", 5) != 0 &&
+        if (only != NULL && !names_match(cases[c].name, only) && strncmp(cases[c].name, "limit", 5) != 0 &&
             strcmp(cases[c].name, "clock_read") != 0)
             continue;
         double t0 = bench_now_s();
