@@ -227,7 +227,13 @@ long bench_futex_wake(_Atomic uint32_t *word, int count);
 /* Voluntary context switches of the calling thread so far (it slept if this grew). */
 uint64_t bench_thread_nvcsw(void);
 
-/* Spin until *flag != 0 or `timeout_ns` passed; passive (nanosleep) polling if `poll_ns` > 0. */
+/*
+ * Spin until *flag != 0 or `timeout_ns` passed; passive (nanosleep) polling
+ * if `poll_ns` > 0. In placement `one` a spin yields its CPU every 64 turns:
+ * the thread it waits for needs that CPU, and a spinner that never yields
+ * holds it until its time slice ends (milliseconds), a figure of the
+ * scheduler, not of either runtime.
+ */
 bool bench_wait_flag(_Atomic uint64_t *flag, uint64_t timeout_ns, uint64_t poll_ns);
 
 /* Start n threads running fn(arg_i) where arg_i = base + i * stride. */

@@ -44,6 +44,9 @@ static void cpu_list(const cpu_set_t *set, char *out, size_t cap)
     }
 }
 
+/* Placement `one`: the harness's threads and the runtime's share one CPU (set once, before any thread starts). */
+static bool bench_one_cpu;
+
 bool bench_placement_init(const char *name)
 {
     cpu_set_t allowed;
@@ -59,6 +62,7 @@ bool bench_placement_init(const char *name)
         CPU_SET(first, &harness_set);
         if (strcmp(name, "one") == 0) {
             runtime_set = harness_set;
+            bench_one_cpu = true;
         } else {
             CPU_CLR(first, &runtime_set);
             if (CPU_COUNT(&runtime_set) == 0)
@@ -186,6 +190,8 @@ bool bench_wait_flag(_Atomic uint64_t *flag, uint64_t timeout_ns, uint64_t poll_
             return true;
         if (poll_ns > 0)
             bench_sleep_ns(poll_ns);
+        else if (bench_one_cpu && (i & 63) == 63)
+            sched_yield();
         else
             bench_relax();
         if ((poll_ns > 0 || (i & 255) == 0) && bench_ticks() > end)
