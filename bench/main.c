@@ -288,14 +288,13 @@ static void usage(void)
 /* Does `name` contain one of the comma-separated substrings of `list`? */
 static bool names_match(const char *name, const char *list)
 {
-    for (const char *p = list; *p != '\0';) {
+    for (const char *p = list; *p != '\0'; p += *p == ',') {
         size_t n = strcspn(p, ",");
-        for (const char *q = name; strlen(q) >= n; q++)
-            if (n > 0 && strncmp(q, p, n) == 0)
-                return true;
+        char item[64];
+        snprintf(item, sizeof item, "%.*s", (int)n, p);
+        if (n > 0 && strstr(name, item) != NULL)
+            return true;
         p += n;
-        if (*p == ',')
-            p++;
     }
     return false;
 }

@@ -132,7 +132,7 @@ struct counter {
     _Atomic uint64_t out_of_order;
 };
 
-static void count_in_order(void *arg)
+static void count_one(void *arg)
 {
     struct counter *c = arg;
     atomic_fetch_add_explicit(&c->n, 1, memory_order_relaxed);
@@ -159,7 +159,7 @@ TEST(a_burst_runs_whole_beside_an_executor_spinning_in_a_wait)
     atomic_store(&c.out_of_order, 0);
     CHECK_OK(aclrtValueWait(word, 1, ACL_STREAM_WAIT_VALUE_GEQ, b));
     for (int i = 0; i < 4096; i++)
-        CHECK_OK(aclrtLaunchHostFunc(a, count_in_order, &c));
+        CHECK_OK(aclrtLaunchHostFunc(a, count_one, &c));
     CHECK_OK(aclrtLaunchHostFunc(a, expect_count, &c));
     CHECK_OK(aclrtValueWrite(word, 1, 0, a));
     CHECK_OK(aclrtSynchronizeStream(b));
@@ -174,8 +174,9 @@ TEST(a_burst_runs_whole_beside_an_executor_spinning_in_a_wait)
 int main(void)
 {
     /* Two executors on the CPU this process starts on: more executors awake than CPUs. */
+    int here = sched_getcpu();
     char cpu[16];
-    snprintf(cpu, sizeof cpu, "%d", sched_getcpu() < 0 ? 0 : sched_getcpu());
+    snprintf(cpu, sizeof cpu, "%d", here < 0 ? 0 : here);
     setenv("ACLRT_CPUS", cpu, 1);
     setenv("ACLRT_EXECUTORS", "2", 1);
     if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) {
