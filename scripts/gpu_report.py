@@ -3,7 +3,8 @@
 
 Reads what scripts/gpu_check.sh left in OUT: environment.txt (the machine), results.tsv (one line
 per step: step, name, status, seconds, log) and bench.txt (the cuda benchmark). Failed steps get
-the end of their log in report.md. Exit status 1 when any step did not pass.
+the end of their log in report.md, and their failed checks on standard output (where CI's last
+lines show them). Exit status 1 when any step did not pass.
 """
 import json
 import os
@@ -71,6 +72,13 @@ def main():
         md += tail(os.path.join(out, "logs", r["log"])) + ["```"]
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write("\n".join(md) + "\n")
+    # What failed, in a few lines each, where a log's last lines on the terminal show them.
+    for r in failed:
+        lines = tail(os.path.join(out, "logs", r["log"]), 400)
+        said = [l for l in lines if re.match(r"\s*(FAIL|check:|expected|runtime said|peer:|timeout|ERROR)", l)]
+        print(f"gpu-check: {r['step']} {r['name']}: {r['status']}")
+        for l in (said or lines)[-8:]:
+            print(f"  | {l}")
     print(f"gpu-check ({mode}): {len(results) - len(failed)} of {len(results)} passed; "
           f"report in {os.path.join(out, 'report.md')}")
     return 1 if failed else 0
