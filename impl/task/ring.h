@@ -114,6 +114,7 @@ struct aclrt_ring {
     _Atomic uint32_t tail ACLRT_ALIGNED(ACLRT_CACHELINE);
     _Atomic uint32_t freed;
     _Atomic uint32_t room_woken_at; /* tail at the consumer's last wake-up of launchers waiting for room */
+    _Atomic uint32_t head_seen;     /* the consumer's copy of head (aclrt_ring_take's prefetch) */
 };
 
 /*
@@ -234,6 +235,7 @@ ACLRT_INTERNAL bool aclrt_ring_init(struct aclrt_ring *r, uint32_t bytes, uint64
     atomic_store_explicit(&r->tail, start, memory_order_relaxed);
     atomic_store_explicit(&r->freed, start, memory_order_relaxed);
     atomic_store_explicit(&r->room_woken_at, start, memory_order_relaxed);
+    atomic_store_explicit(&r->head_seen, start, memory_order_relaxed);
     atomic_store_explicit(&r->room_waiters, 0, memory_order_relaxed);
     atomic_store_explicit(&r->room_sentinel, 0, memory_order_relaxed);
     return true;
@@ -378,6 +380,33 @@ ACLRT_INLINE bool aclrt_ring_ready(const struct aclrt_ring *r)
 }
 
 /*
+ * The consumer took position `pos`: ask for the slot ACLRT_RING_TAKE_AHEAD
+ * positions on, if it is reserved. Each task's completion is a locked RMW
+ * (the completed count), which waits for every load before it, so the
+ * consumer would meet one slot's miss per task, one after the other; a
+ * prefetch is not held by a locked instruction, and overlaps the next ones.
+ * Only into slots reserved already, by the consumer's copy of head: a
+ * slot the launcher is about to write would be taken from it. The copy is
+ * read again at most every 64 takes, as each read takes head's line from
+ * the launchers' next CAS (one stream, a launcher faster than its
+ * executor, 2-CPU Xeon: 16 - 18 Mtasks/s without the prefetch, 47 - 52
+ * reading head every 16 takes, 56 - 62 every 64; 128 and 256 alike).
+ * Relaxed: a hint.
+ */
+#define ACLRT_RING_TAKE_AHEAD 8
+
+ACLRT_INLINE void aclrt_ring_take_ahead(struct aclrt_ring *r, uint32_t pos)
+{
+    uint32_t ahead = pos + ACLRT_RING_TAKE_AHEAD;
+    uint32_t seen = atomic_load_explicit(&r->head_seen, memory_order_relaxed);
+    if ((int32_t)(seen - ahead) > 0)
+        __builtin_prefetch(&r->slots[ahead & r->mask], 0, 3);
+    else if ((pos & 63) == 0)
+        atomic_store_explicit(&r->head_seen, atomic_load_explicit(&r->head, memory_order_relaxed),
+                              memory_order_relaxed);
+}
+
+/*
  * The consumer: copy out the next record, in reservation order, keeping its
  * slot until aclrt_ring_free_taken; false if the ring is empty or the next
  * position is reserved and not committed yet.
@@ -391,6 +420,7 @@ ACLRT_INLINE bool aclrt_ring_take(struct aclrt_ring *r, struct aclrt_task *out)
         return false;
     memcpy(out, slot->record, ACLRT_RING_RECORD_BYTES);
     atomic_store_explicit(&r->tail, pos + 1, memory_order_relaxed);
+    aclrt_ring_take_ahead(r, pos);
     return true;
 }
 
