@@ -101,7 +101,9 @@ static void aclrt_host_hold(struct aclrt_host_device *hd, struct aclrt_stream *s
     if (aclrt_host_has_work(hd))
         aclrt_host_find_taker(hd, 1);
     for (;;) {
+        aclrt_host_holding = hd; /* wake-ups for this device may be put off while it counts completions */
         enum aclrt_hold hold = aclrt_stream_run(s, ACLRT_HOST_RUN_BUDGET, NULL);
+        aclrt_host_holding = NULL;
         if (hold == ACLRT_HOLD_NONE)
             return;
         if (hold == ACLRT_HOLD_BUDGET) {
@@ -204,6 +206,7 @@ static void *aclrt_host_executor_main(void *arg)
         if (s != NULL) {
             atomic_fetch_add_explicit(&hd->dequeues, 1, memory_order_relaxed);
             aclrt_host_hold(hd, s, !beside_waker);
+            aclrt_tls.owed_wake = NULL; /* a wake-up put off: this executor looks at the ready queues itself now */
             idle_since = aclrt_now_ns();
             continue;
         }

@@ -26,6 +26,7 @@
 #include "../../impl/core/base.h"
 #include "../../impl/core/clock.h"
 #include "../../impl/core/futex.h"
+#include "../../impl/core/thread.h"
 #include "../../impl/task/mpmc.h"
 #include "../../impl/runtime/runtime.h"
 #include "../../impl/stream/stream.h"
@@ -138,6 +139,31 @@ ACLRT_INTERNAL void aclrt_host_signal_external(struct aclrt_host_device *hd)
 }
 
 /*
+ * The device whose stream this executor thread runs (aclrt_stream_run,
+ * host_executor.h); NULL elsewhere.
+ */
+static _Thread_local struct aclrt_host_device *aclrt_host_holding ACLRT_TLS_MODEL;
+
+static void aclrt_host_wake_for(struct aclrt_host_device *hd, uint64_t queued)
+{
+    uint32_t pollers = atomic_load_explicit(&hd->pollers, memory_order_seq_cst);
+    if (pollers > 0 && queued <= pollers)
+        return;
+    if (atomic_load_explicit(&hd->sleepers, memory_order_seq_cst) > 0)
+        aclrt_host_wake_one(hd);
+    else if (ACLRT_UNLIKELY(atomic_load_explicit(&hd->monitor_sleeping, memory_order_seq_cst)))
+        aclrt_host_wake_monitor(hd);
+}
+
+/* A wake-up put off (aclrt_host_find_taker) comes due: this executor runs another task first. */
+static void aclrt_host_owed_wake(void *arg)
+{
+    struct aclrt_host_device *hd = (struct aclrt_host_device *)arg;
+    if (aclrt_host_has_work(hd))
+        aclrt_host_wake_for(hd, 1);
+}
+
+/*
  * `queued` streams wait in a ready queue: make sure a thread will take them.
  * Enough polling executors need no wake-up (no syscall); otherwise a
  * sleeper is woken, or, with every executor busy, the monitor is, to watch
@@ -146,6 +172,17 @@ ACLRT_INTERNAL void aclrt_host_signal_external(struct aclrt_host_device *hd)
  * progress: the exchange of `armed` (seq_cst, after the push) pairs with the
  * progress call's seq_cst store of `armed` followed by its last look at the
  * queues.
+ *
+ * Pushed by an executor of the device while it counts its stream's
+ * completion (a task done wakes a stream parked on it), the stream is
+ * likely its own to take: if its stream has no next task, it leaves it at
+ * once for the ready queues (host_executor.h), sooner than a sleeper woken
+ * now would run, and without the wake-up's system call, or the sleeper's
+ * preempting it where they share a CPU. So the wake-up is put off
+ * (thread.h): paid if the executor runs another task of its stream first,
+ * dropped once it goes to the ready queues itself. Only there: a task's
+ * own code (a host function launching into an idle stream) may block for
+ * as long as it likes, and gets the wake-up at once.
  */
 ACLRT_INTERNAL void aclrt_host_find_taker(struct aclrt_host_device *hd, uint64_t queued)
 {
@@ -154,13 +191,12 @@ ACLRT_INTERNAL void aclrt_host_find_taker(struct aclrt_host_device *hd, uint64_t
             aclrt_host_signal_external(hd);
         return;
     }
-    uint32_t pollers = atomic_load_explicit(&hd->pollers, memory_order_seq_cst);
-    if (pollers > 0 && queued <= pollers)
+    if (aclrt_tls.completing && aclrt_host_holding == hd) {
+        aclrt_tls.owed_wake = aclrt_host_owed_wake;
+        aclrt_tls.owed_wake_arg = hd;
         return;
-    if (atomic_load_explicit(&hd->sleepers, memory_order_seq_cst) > 0)
-        aclrt_host_wake_one(hd);
-    else if (ACLRT_UNLIKELY(atomic_load_explicit(&hd->monitor_sleeping, memory_order_seq_cst)))
-        aclrt_host_wake_monitor(hd);
+    }
+    aclrt_host_wake_for(hd, queued);
 }
 
 ACLRT_INTERNAL void aclrt_host_schedule(struct aclrt_device *dev, struct aclrt_stream *s)

@@ -32,6 +32,14 @@ struct aclrt_thread_state {
     /* A report thread running a callback or host function: its stream and task number (the sanitizer's). */
     struct aclrt_stream *report_stream;
     uint64_t report_task;
+    /*
+     * Runtime threads: a stream's completion is being counted (exec.h), and
+     * a wake-up a backend put off meanwhile because this thread will look
+     * for the work itself (aclrt_owed_wake_pay; backends/host/host_pool.h).
+     */
+    bool completing;
+    void (*owed_wake)(void *arg);
+    void *owed_wake_arg;
 };
 
 #define ACLRT_TLS_MODEL __attribute__((tls_model("initial-exec")))
@@ -74,6 +82,19 @@ ACLRT_INLINE void aclrt_task_scope_leave(struct aclrt_task_scope outer)
 {
     aclrt_tls.running = outer.running;
     aclrt_tls.ctx_handle = outer.ctx_handle;
+}
+
+/*
+ * A backend asked, while this thread counted a completion, for a thread to
+ * take work this thread could take itself once its stream runs dry, and
+ * put the wake-up off: this thread is about to run another task instead,
+ * which may take long, so the wake-up happens now.
+ */
+ACLRT_INTERNAL ACLRT_NOINLINE void aclrt_owed_wake_pay(void)
+{
+    void (*fn)(void *) = aclrt_tls.owed_wake;
+    aclrt_tls.owed_wake = NULL;
+    fn(aclrt_tls.owed_wake_arg);
 }
 
 /* Every public function starts here: remembers its name for error messages, and where it was called from. */

@@ -463,6 +463,8 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
             s->issued++;
         }
         int rc = ACL_SUCCESS;
+        if (ACLRT_UNLIKELY(aclrt_tls.owed_wake != NULL))
+            aclrt_owed_wake_pay(); /* a wake-up put off by the last completion: this task may take long */
         if (ACLRT_LIKELY(atomic_load_explicit(&s->ctx->failure, memory_order_relaxed) == 0)) {
             struct aclrt_block blk = ACLRT_BLOCK_NONE;
             /* A context an earlier task set was that task's only (aclrt_task_scope_enter). */
@@ -514,7 +516,9 @@ ACLRT_INTERNAL enum aclrt_hold aclrt_stream_run(struct aclrt_stream *s, uint32_t
             aclrt_stream_fail(s, s->current.tid, s->issued, rc);
         s->has_current = false;
         aclrt_ring_free_taken(&s->ring); /* then the completion's locked add, and the look for launchers waiting */
+        aclrt_tls.completing = true; /* the streams it wakes may be this thread's to take next (thread.h) */
         aclrt_stream_complete(s, 1);
+        aclrt_tls.completing = false;
         ran++;
     }
 out:
