@@ -45,6 +45,9 @@ def repeat_tables(path):
         print("placement %s, %d runs (%s): headline cases within 1.25x over the runs: %d of %d; all: %d of %d" % (
             placement, j["repeat"], p["machine"]["line"] if isinstance(p["machine"], dict) else dict(p["machine"])["line"],
             p["headline_within"][0], p["headline_within"][1], p["all_within"][0], p["all_within"][1]))
+        if p.get("limits_spread"):
+            print("the physical limits moved up to %.2fx over the same runs (%s)" % (
+                p["limits_spread"]["spread"], p["limits_spread"]["case"]))
         print()
         print("| case | unit | median p50 | spread | runs | naive median | naive spread |")
         print("|---|---|---:|---:|---|---:|---:|")
