@@ -12,6 +12,7 @@
 #define _GNU_SOURCE 1
 
 #include "check.h"
+#include "threads.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -523,32 +524,6 @@ static bool runtime_starts_threads(void)
     return !(backend != NULL && strcmp(backend, "cuda") == 0) && !(progress != NULL && strcmp(progress, "external") == 0);
 }
 
-/* One line of /proc/self/task/<tid>/<what> into buf ("" if it cannot be read). */
-static void task_line(const char *tid, const char *what, char *buf, size_t size)
-{
-    char path[300];
-    snprintf(path, sizeof path, "/proc/self/task/%s/%s", tid, what);
-    buf[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return;
-    if (fgets(buf, (int)size, f) == NULL)
-        buf[0] = '\0';
-    fclose(f);
-}
-
-/* The next thread of this process whose name starts with `prefix`; NULL at the end. */
-static const char *next_thread_named(DIR *d, const char *prefix)
-{
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        char comm[32];
-        task_line(e->d_name, "comm", comm, sizeof comm);
-        if (e->d_name[0] != '.' && strncmp(comm, prefix, strlen(prefix)) == 0)
-            return e->d_name;
-    }
-    return NULL;
-}
-
 /* Runtime threads ("aclrt-d0-..."), and how many of them run on exactly `want`. */
 static int runtime_threads_on(const cpu_set_t *want, int *total)
 {
@@ -564,24 +539,6 @@ static int runtime_threads_on(const cpu_set_t *want, int *total)
     }
     closedir(d);
     return on;
-}
-
-/* Executor threads ("aclrt-d0-e..."), and how many of them sleep (state S in /proc). */
-static int executors_asleep(int *total)
-{
-    int asleep = 0;
-    *total = 0;
-    DIR *d = opendir("/proc/self/task");
-    CHECK(d != NULL);
-    for (const char *tid; (tid = next_thread_named(d, "aclrt-d0-e")) != NULL;) {
-        char stat[256];
-        task_line(tid, "stat", stat, sizeof stat);
-        const char *state = strrchr(stat, ')'); /* "tid (comm) S ..." */
-        (*total)++;
-        asleep += state != NULL && state[1] == ' ' && state[2] == 'S';
-    }
-    closedir(d);
-    return asleep;
 }
 
 /*
@@ -603,7 +560,7 @@ TEST(idle_executors_spin_no_more_than_the_runtime_has_cpus)
     CHECK_OK(aclInit(temp_config(text)));
     CHECK_OK(aclrtSetDevice(0));
     int total = 0, asleep = 0;
-    for (time_t end = time(NULL) + 5; (asleep = executors_asleep(&total), total < 2 || asleep < 1) && time(NULL) < end;)
+    for (time_t end = time(NULL) + 5; (asleep = executors_asleep(0, &total), total < 2 || asleep < 1) && time(NULL) < end;)
         sched_yield();
     CHECK_EQ(2, total);
     CHECK_EQ(1, asleep); /* the other spins its 10 s */

@@ -14,10 +14,10 @@
  */
 #define _GNU_SOURCE
 #include "check.h"
+#include "threads.h"
 
 #include "acl/acl.h"
 
-#include <dirent.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -50,41 +50,12 @@ static long this_tid(void)
     return (long)syscall(SYS_gettid);
 }
 
-/* Is every executor thread of device 0 but `self` blocked (state S)? */
+/* Is every executor thread of device 0 but `self` asleep? */
 static int other_executors_asleep(long self)
 {
-    DIR *d = opendir("/proc/self/task");
-    if (d == NULL)
-        return 0;
-    int all = 1, seen = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || atol(e->d_name) == self)
-            continue;
-        char path[300], comm[32] = "", stat[256] = "";
-        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (f == NULL)
-            continue;
-        if (fgets(comm, sizeof comm, f) == NULL)
-            comm[0] = '\0';
-        fclose(f);
-        if (strncmp(comm, "aclrt-d0-e", 10) != 0)
-            continue;
-        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
-        f = fopen(path, "r");
-        if (f == NULL)
-            continue;
-        if (fgets(stat, sizeof stat, f) == NULL)
-            stat[0] = '\0';
-        fclose(f);
-        const char *close_paren = strrchr(stat, ')'); /* "pid (comm) S ..." */
-        seen++;
-        if (close_paren == NULL || close_paren[1] != ' ' || close_paren[2] != 'S')
-            all = 0;
-    }
-    closedir(d);
-    return all && seen > 0;
+    int total;
+    int asleep = executors_asleep(self, &total);
+    return total > 0 && asleep == total;
 }
 
 static void on_marker(void *arg)
