@@ -28,8 +28,9 @@ FLAGS_external := -O2 -g -I.
 IMPL_SRC_external := tests/impl_external.c
 # test_embed drives progress by hand: the external configuration's driver threads would too.
 # test_reliability runs each case in a forked child, which has no driver thread.
-# test_wake_handoff watches the host backend's executor threads, which external progress has none of.
-TESTS_external = $(filter-out test_embed test_reliability test_wake_handoff,$(TESTS))
+# test_wake_handoff, test_one_cpu_wake watch the host backend's executor threads, which external
+# progress has none of.
+TESTS_external = $(filter-out test_embed test_reliability test_wake_handoff test_one_cpu_wake,$(TESTS))
 
 # The same tests on the cuda backend (tests/impl_cuda.c), through the driver test double
 # and the NCCL test double (mk/cuda.mk), built per variant with its flags.
@@ -40,8 +41,8 @@ FLAGS_cuda-asan := $(FLAGS_asan)
 #   test_sysinfo, test_bad_input: assert the backend's name ("host") and the SoC name;
 #   test_embed: registers backends, which run on the host backend's machinery, and selects them by name;
 #   test_schedule: the deterministic schedule is a mode of the host backend;
-#   test_wake_handoff: watches the host backend's executor threads.
-TESTS_CUDA = $(filter-out test_sysinfo test_bad_input test_embed test_schedule test_wake_handoff,$(TESTS))
+#   test_wake_handoff, test_one_cpu_wake: watch the host backend's executor threads.
+TESTS_CUDA = $(filter-out test_sysinfo test_bad_input test_embed test_schedule test_wake_handoff test_one_cpu_wake,$(TESTS))
 define cuda_variant
 IMPL_SRC_$(1) := tests/impl_cuda.c
 IMPL_DEPS_$(1) := $(BUILD)/$(1)/libcuda_fake.so $(BUILD)/$(1)/libnccl_fake.so

@@ -184,7 +184,9 @@ static void aclrt_host_sleep(struct aclrt_host_device *hd, uint64_t limit_ns)
         uint64_t deadline = aclrt_device_next_deadline(hd->dev);
         if (deadline == UINT64_MAX)
             deadline = ACLRT_NO_DEADLINE;
-        aclrt_futex_wait(&hd->wake_seq, seq, aclrt_min_u64(deadline, limit_ns));
+        /* Woken by a wake call: no longer on its way (aclrt_host_wake_for), seq_cst before it looks at the queues. */
+        if (aclrt_futex_wait(&hd->wake_seq, seq, aclrt_min_u64(deadline, limit_ns)))
+            atomic_fetch_sub_explicit(&hd->woken, 1, memory_order_seq_cst);
     }
     atomic_fetch_sub_explicit(&hd->sleepers, 1, memory_order_relaxed);
 }
@@ -198,6 +200,7 @@ static void *aclrt_host_executor_main(void *arg)
     char name[16];
     snprintf(name, sizeof name, "aclrt-d%u-e%u", hd->dev->id, ex->index);
     pthread_setname_np(pthread_self(), name);
+    aclrt_host_on_executor = true;
     uint64_t idle_since = aclrt_now_ns();
     bool woken = false;        /* slept since it last found work by spinning */
     bool beside_waker = false; /* woken onto its waker's CPU, preempting it: it does not spin (below) */

@@ -8,7 +8,9 @@
  *   - With executor threads (the default), an idle executor spins for
  *     `spin_ns`, then sleeps on a futex. A push wakes nobody while some
  *     executor polls (spins, or lingers on an emptied stream: `pollers`),
- *     else one sleeper with one futex call: pushing to a ready queue
+ *     else one sleeper with one futex call (none where a launcher on the
+ *     runtime's one CPU finds every sleeper woken already and none running
+ *     yet: aclrt_host_wake_for): pushing to a ready queue
  *     (seq_cst CAS) then reading `pollers` and `sleepers` pairs with an
  *     executor incrementing `sleepers` (or decrementing `pollers`) then
  *     re-checking the queues, so one of the two always sees the other.
@@ -64,6 +66,14 @@ struct aclrt_host_device {
     uint32_t spin_max;
     _Atomic uint32_t sleepers;
     _Atomic uint32_t wake_seq; /* futex word executors sleep on */
+    /*
+     * Sleepers a wake call took off the futex that have not yet left
+     * aclrt_host_sleep: at most the true count (the waker adds after its
+     * call, the sleeper takes off as it leaves, either may come first, so it
+     * can dip below zero for a moment; never above). See aclrt_host_wake_for.
+     */
+    _Atomic int32_t woken;
+    int32_t only_cpu; /* the one CPU the runtime's threads can run on; -1: more than one */
     /* The last wake-up of a sleeper: the waker's CPU (-1: none yet) and when (hints, relaxed). */
     _Atomic int32_t waker_cpu;
     _Atomic uint64_t wake_ns;
@@ -117,7 +127,8 @@ ACLRT_INTERNAL void aclrt_host_wake_one(struct aclrt_host_device *hd)
     atomic_store_explicit(&hd->wake_ns, aclrt_now_ns(), memory_order_relaxed);
     /* Release: a sleeper that sees the new value also sees the queued stream. */
     atomic_fetch_add_explicit(&hd->wake_seq, 1, memory_order_release);
-    aclrt_futex_wake(&hd->wake_seq, 1);
+    if (aclrt_futex_wake(&hd->wake_seq, 1) > 0)
+        atomic_fetch_add_explicit(&hd->woken, 1, memory_order_seq_cst);
 }
 
 ACLRT_INTERNAL void aclrt_host_wake_monitor(struct aclrt_host_device *hd)
@@ -144,14 +155,36 @@ ACLRT_INTERNAL void aclrt_host_signal_external(struct aclrt_host_device *hd)
  */
 static _Thread_local struct aclrt_host_device *aclrt_host_holding ACLRT_TLS_MODEL;
 
+/* True on the host backend's executor threads (host_executor.h). */
+static _Thread_local bool aclrt_host_on_executor ACLRT_TLS_MODEL;
+
+/*
+ * A launcher on the one CPU the runtime's threads can run on (beside its
+ * executors): a sleeper it wakes runs only if the kernel preempts the
+ * launcher at the wake call, else once the launcher gives the CPU up. Once
+ * every sleeper has been woken and none has run yet (`woken` reaches
+ * `sleepers`), a wake call finds nobody on the futex, and only costs the
+ * launcher a system call per push: in a fan-out of launches onto idle
+ * streams, most of each launch. So it is skipped. Sound in any placement:
+ * a woken sleeper that `woken` counts takes itself off (seq_cst) only after
+ * this load, then looks at the ready queues, so it sees the caller's push;
+ * `woken` never counts more sleepers than are on their way. Skipped there
+ * only: where the woken executors run on another CPU, or an executor passes
+ * a wake-up on, the wake call's cost paces the pusher, and without it
+ * round-robin bursts over a few streams ran slower.
+ */
 static void aclrt_host_wake_for(struct aclrt_host_device *hd, uint64_t queued)
 {
     uint32_t pollers = atomic_load_explicit(&hd->pollers, memory_order_seq_cst);
     if (pollers > 0 && queued <= pollers)
         return;
-    if (atomic_load_explicit(&hd->sleepers, memory_order_seq_cst) > 0)
-        aclrt_host_wake_one(hd);
-    else if (ACLRT_UNLIKELY(atomic_load_explicit(&hd->monitor_sleeping, memory_order_seq_cst)))
+    uint32_t sleepers = atomic_load_explicit(&hd->sleepers, memory_order_seq_cst);
+    if (sleepers > 0) {
+        if (hd->only_cpu < 0 || aclrt_host_on_executor ||
+            atomic_load_explicit(&hd->woken, memory_order_seq_cst) < (int32_t)sleepers ||
+            sched_getcpu() != hd->only_cpu)
+            aclrt_host_wake_one(hd);
+    } else if (ACLRT_UNLIKELY(atomic_load_explicit(&hd->monitor_sleeping, memory_order_seq_cst)))
         aclrt_host_wake_monitor(hd);
 }
 

@@ -209,27 +209,39 @@ static int aclrt_config_cpu_list(const char *s, size_t n, cpu_set_t *out)
 }
 
 /*
- * How many CPUs the runtime's own threads can run on: aclrt.cpus where it is
- * set and the process may use some of them, else the CPUs the calling
- * thread may use (taskset, a cgroup), else the online ones. At least 1.
+ * The CPUs the runtime's own threads run on: aclrt.cpus where it is set
+ * (aclrt_config_thread_create puts them there, whichever CPU the calling
+ * thread is on), else the CPUs the calling thread may use (taskset, a
+ * cgroup), which they inherit. False if the kernel would not say.
  */
+static bool aclrt_config_runtime_cpus(const struct aclrt_config *c, cpu_set_t *out)
+{
+    if (c->cpus_set && CPU_COUNT(&c->cpus) > 0) {
+        *out = c->cpus;
+        return true;
+    }
+    CPU_ZERO(out);
+    return sched_getaffinity(0, sizeof *out, out) == 0 && CPU_COUNT(out) > 0;
+}
+
+/* How many CPUs the runtime's own threads can run on (else the online ones). At least 1. */
 ACLRT_INTERNAL uint32_t aclrt_config_cpu_count(const struct aclrt_config *c)
 {
     cpu_set_t mine;
-    CPU_ZERO(&mine);
-    int n = 0;
-    if (sched_getaffinity(0, sizeof mine, &mine) == 0) {
-        n = CPU_COUNT(&mine);
-        if (c->cpus_set) {
-            cpu_set_t both;
-            CPU_AND(&both, &mine, &c->cpus);
-            if (CPU_COUNT(&both) > 0)
-                n = CPU_COUNT(&both);
-        }
-    }
-    if (n <= 0)
-        n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int n = aclrt_config_runtime_cpus(c, &mine) ? CPU_COUNT(&mine) : (int)sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1u : (uint32_t)n;
+}
+
+/* The one CPU the runtime's own threads can run on; -1 where they have more (or the kernel would not say). */
+ACLRT_INTERNAL int32_t aclrt_config_only_cpu(const struct aclrt_config *c)
+{
+    cpu_set_t mine;
+    if (!aclrt_config_runtime_cpus(c, &mine) || CPU_COUNT(&mine) != 1)
+        return -1;
+    for (int i = 0; i < CPU_SETSIZE; i++)
+        if (CPU_ISSET(i, &mine))
+            return i;
+    return -1;
 }
 
 /*

@@ -16,16 +16,21 @@
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
-/* Sleep while *word == expected, until woken or until deadline_ns passes. */
-ACLRT_INLINE void aclrt_futex_wait(const void *word, uint32_t expected, uint64_t deadline_ns)
+/*
+ * Sleep while *word == expected, until woken or until deadline_ns passes.
+ * True if it slept and a wake call woke it (the kernel may rarely say so of
+ * a spurious wake-up); false if *word differed, the deadline passed or a
+ * signal came.
+ */
+ACLRT_INLINE bool aclrt_futex_wait(const void *word, uint32_t expected, uint64_t deadline_ns)
 {
     struct timespec ts, *tsp = NULL;
     if (deadline_ns != ACLRT_NO_DEADLINE) {
         ts = aclrt_timespec_from_ns(deadline_ns);
         tsp = &ts;
     }
-    syscall(SYS_futex, word, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, expected, tsp, NULL,
-            FUTEX_BITSET_MATCH_ANY);
+    return syscall(SYS_futex, word, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, expected, tsp, NULL,
+                   FUTEX_BITSET_MATCH_ANY) == 0;
 }
 
 /* Wake up to `count` threads sleeping on word; returns how many woke. */

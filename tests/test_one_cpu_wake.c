@@ -1,0 +1,153 @@
+/*
+ * tests/test_one_cpu_wake.c - the launcher and the host backend's executors
+ * on one CPU: a push made while every sleeper has been woken and none runs
+ * yet (they wait for the launcher's CPU) makes no wake call, and nothing is
+ * left without a thread to run it.
+ *
+ * The process, and so the runtime's threads (aclrt.cpus too), runs on one
+ * CPU; two executors that never spin (spin_ns 0), so an idle one sleeps at
+ * once and only the wake-ups decide which thread runs what.
+ */
+#define _GNU_SOURCE
+#include "check.h"
+#include "threads.h"
+
+#include "acl/acl.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define WAIT_NS (10ull * 1000000000ull)
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Give the CPU to the executors until every one sleeps (false: not within WAIT_NS). */
+static int executors_all_asleep(void)
+{
+    uint64_t end = now_ns() + WAIT_NS;
+    for (;;) {
+        int total;
+        int asleep = executors_asleep(0, &total);
+        if (total > 0 && asleep == total)
+            return 1;
+        if (now_ns() >= end)
+            return 0;
+        sched_yield();
+    }
+}
+
+static void count_one(void *arg)
+{
+    atomic_fetch_add_explicit((_Atomic uint64_t *)arg, 1, memory_order_relaxed);
+}
+
+/* One task onto each of many idle streams from the runtime's CPU, every executor asleep: all of them run. */
+TEST(a_fan_out_from_the_runtimes_only_cpu_runs_every_stream)
+{
+    enum { STREAMS = 300, ROUNDS = 20 };
+    static aclrtStream s[STREAMS];
+    static _Atomic uint64_t ran;
+    atomic_store(&ran, 0);
+    for (int i = 0; i < STREAMS; i++)
+        CHECK_OK(aclrtCreateStream(&s[i]));
+    for (int r = 0; r < ROUNDS; r++) {
+        CHECK(executors_all_asleep());
+        for (int i = 0; i < STREAMS; i++)
+            CHECK_OK(aclrtLaunchHostFunc(s[i], count_one, (void *)&ran));
+        for (int i = 0; i < STREAMS; i++)
+            CHECK_OK(aclrtSynchronizeStream(s[i]));
+        CHECK_EQ((uint64_t)(r + 1) * STREAMS, atomic_load(&ran));
+    }
+    for (int i = 0; i < STREAMS; i++)
+        CHECK_OK(aclrtDestroyStream(s[i]));
+}
+
+struct pair {
+    _Atomic int second_ran;
+    _Atomic int first_saw_second;
+};
+
+/* A's task: runs until C's task has run (or gives up). */
+static void wait_for_second(void *arg)
+{
+    struct pair *p = arg;
+    uint64_t end = now_ns() + WAIT_NS;
+    while (!atomic_load_explicit(&p->second_ran, memory_order_acquire) && now_ns() < end)
+        sched_yield();
+    atomic_store(&p->first_saw_second, atomic_load_explicit(&p->second_ran, memory_order_acquire));
+}
+
+static void mark_second(void *arg)
+{
+    struct pair *p = arg;
+    atomic_store_explicit(&p->second_ran, 1, memory_order_release);
+}
+
+/*
+ * Stream A's task blocks until stream C's has run; A, B and C launched in a
+ * row while both executors sleep. A's launch wakes one, B's the other, and
+ * C's wakes nobody (both are on their way, neither can run yet): the
+ * executor that does not take A must take C after B (were C left to A's,
+ * A's task would wait for nothing, and give up after 10 s).
+ */
+TEST(a_push_made_while_every_sleeper_is_on_its_way_is_run)
+{
+    static struct pair p;
+    static _Atomic uint64_t ran;
+    aclrtStream a, b, c;
+    CHECK_OK(aclrtCreateStream(&a));
+    CHECK_OK(aclrtCreateStream(&b));
+    CHECK_OK(aclrtCreateStream(&c));
+    atomic_store(&ran, 0);
+    for (int r = 0; r < 20; r++) {
+        atomic_store(&p.second_ran, 0);
+        atomic_store(&p.first_saw_second, 0);
+        CHECK(executors_all_asleep());
+        CHECK_OK(aclrtLaunchHostFunc(a, wait_for_second, &p));
+        CHECK_OK(aclrtLaunchHostFunc(b, count_one, (void *)&ran));
+        CHECK_OK(aclrtLaunchHostFunc(c, mark_second, &p));
+        CHECK_OK(aclrtSynchronizeStream(a));
+        CHECK_OK(aclrtSynchronizeStream(b));
+        CHECK_OK(aclrtSynchronizeStream(c));
+        CHECK(atomic_load(&p.first_saw_second));
+        CHECK_EQ((uint64_t)(r + 1), atomic_load(&ran));
+    }
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_OK(aclrtDestroyStream(b));
+    CHECK_OK(aclrtDestroyStream(c));
+}
+
+int main(void)
+{
+    int cpu = sched_getcpu();
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu < 0 ? 0 : cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) {
+        perror("one_cpu_wake: sched_setaffinity");
+        return 1;
+    }
+    char cpus[16];
+    snprintf(cpus, sizeof cpus, "%d", cpu < 0 ? 0 : cpu);
+    setenv("ACLRT_CPUS", cpus, 1);
+    setenv("ACLRT_EXECUTORS", "2", 1);
+    setenv("ACLRT_SPIN_NS", "0", 1);
+    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS) {
+        fprintf(stderr, "one_cpu_wake: setup failed: %s\n", aclGetRecentErrMsg());
+        return 1;
+    }
+    RUN(a_fan_out_from_the_runtimes_only_cpu_runs_every_stream);
+    RUN(a_push_made_while_every_sleeper_is_on_its_way_is_run);
+    CHECK_OK(aclrtResetDevice(0));
+    CHECK_OK(aclFinalize());
+    return check_report("one_cpu_wake");
+}
