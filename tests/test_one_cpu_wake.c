@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "check.h"
+#include "fan_out.h"
 #include "threads.h"
 
 #include "acl/acl.h"
@@ -45,30 +46,10 @@ static int executors_all_asleep(void)
     }
 }
 
-static void count_one(void *arg)
-{
-    atomic_fetch_add_explicit((_Atomic uint64_t *)arg, 1, memory_order_relaxed);
-}
-
 /* One task onto each of many idle streams from the runtime's CPU, every executor asleep: all of them run. */
 TEST(a_fan_out_from_the_runtimes_only_cpu_runs_every_stream)
 {
-    enum { STREAMS = 300, ROUNDS = 20 };
-    static aclrtStream s[STREAMS];
-    static _Atomic uint64_t ran;
-    atomic_store(&ran, 0);
-    for (int i = 0; i < STREAMS; i++)
-        CHECK_OK(aclrtCreateStream(&s[i]));
-    for (int r = 0; r < ROUNDS; r++) {
-        CHECK(executors_all_asleep());
-        for (int i = 0; i < STREAMS; i++)
-            CHECK_OK(aclrtLaunchHostFunc(s[i], count_one, (void *)&ran));
-        for (int i = 0; i < STREAMS; i++)
-            CHECK_OK(aclrtSynchronizeStream(s[i]));
-        CHECK_EQ((uint64_t)(r + 1) * STREAMS, atomic_load(&ran));
-    }
-    for (int i = 0; i < STREAMS; i++)
-        CHECK_OK(aclrtDestroyStream(s[i]));
+    fan_out_rounds(300, 20, executors_all_asleep);
 }
 
 struct pair {
@@ -113,7 +94,7 @@ TEST(a_push_made_while_every_sleeper_is_on_its_way_is_run)
         atomic_store(&p.first_saw_second, 0);
         CHECK(executors_all_asleep());
         CHECK_OK(aclrtLaunchHostFunc(a, wait_for_second, &p));
-        CHECK_OK(aclrtLaunchHostFunc(b, count_one, (void *)&ran));
+        CHECK_OK(aclrtLaunchHostFunc(b, fan_out_count_one, (void *)&ran));
         CHECK_OK(aclrtLaunchHostFunc(c, mark_second, &p));
         CHECK_OK(aclrtSynchronizeStream(a));
         CHECK_OK(aclrtSynchronizeStream(b));

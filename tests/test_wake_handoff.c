@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "check.h"
+#include "fan_out.h"
 #include "threads.h"
 
 #include "acl/acl.h"
@@ -145,29 +146,10 @@ TEST(a_stream_woken_while_its_waker_goes_on_is_run_by_another)
     }
 }
 
-static void count_one(void *arg)
-{
-    atomic_fetch_add_explicit((_Atomic uint64_t *)arg, 1, memory_order_relaxed);
-}
-
 /* One task onto each of many idle streams while the executors sleep: every stream runs, round after round. */
 TEST(a_fan_out_onto_sleeping_executors_runs_every_stream)
 {
-    enum { STREAMS = 200, ROUNDS = 30 };
-    static aclrtStream s[STREAMS];
-    static _Atomic uint64_t ran;
-    atomic_store(&ran, 0);
-    for (int i = 0; i < STREAMS; i++)
-        CHECK_OK(aclrtCreateStream(&s[i]));
-    for (int r = 0; r < ROUNDS; r++) {
-        for (int i = 0; i < STREAMS; i++)
-            CHECK_OK(aclrtLaunchHostFunc(s[i], count_one, (void *)&ran));
-        for (int i = 0; i < STREAMS; i++)
-            CHECK_OK(aclrtSynchronizeStream(s[i]));
-        CHECK_EQ((uint64_t)(r + 1) * STREAMS, atomic_load(&ran));
-    }
-    for (int i = 0; i < STREAMS; i++)
-        CHECK_OK(aclrtDestroyStream(s[i]));
+    fan_out_rounds(200, 30, NULL);
 }
 
 int main(void)
