@@ -47,8 +47,9 @@
  * ThreadSanitizer sees every hand-off (no annotations needed).
  *
  * Room for launchers waiting on a full ring (aclrt_ring_wait_room). A
- * launcher counts itself in `room_waiters` (seq_cst), tries again, and only
- * then sleeps on the `room` futex word. The consumer frees slots right
+ * launcher spins briefly (not when others wait already), counts itself in
+ * `room_waiters` (seq_cst), tries again, and only then sleeps on the `room`
+ * futex word. The consumer frees slots right
  * before a locked RMW (the completed count's advance, stream_complete.h), then reads
  * `room_waiters`: either the launcher's second try sees the free slot, or
  * the consumer sees the launcher. So that thousands of waiting launchers
@@ -513,8 +514,13 @@ ACLRT_INTERNAL ACLRT_NOINLINE struct aclrt_ring_slot *aclrt_ring_wait_room(struc
             ;
         return room.slot;
     }
+    /*
+     * A short spin for a slot, unless others already wait for room: the room
+     * goes to them in batches, and the spin would only hold a CPU the
+     * consumer may need (launchers beside it on one CPU, hundreds of them).
+     */
     struct aclrt_ring_slot *slot;
-    for (int i = 0; i < 256; i++) {
+    for (int i = 0; i < 256 && atomic_load_explicit(&r->room_waiters, memory_order_relaxed) == 0; i++) {
         aclrt_cpu_relax();
         if ((slot = aclrt_ring_reserve(r, position)) != NULL)
             return slot;
