@@ -52,25 +52,25 @@ TEST(a_fan_out_from_the_runtimes_only_cpu_runs_every_stream)
     fan_out_rounds(300, 20, executors_all_asleep);
 }
 
-struct pair {
-    _Atomic int second_ran;
-    _Atomic int first_saw_second;
+struct a_and_c {
+    _Atomic int c_ran;
+    _Atomic int a_saw_c;
 };
 
 /* A's task: runs until C's task has run (or gives up). */
-static void wait_for_second(void *arg)
+static void wait_for_c(void *arg)
 {
-    struct pair *p = arg;
+    struct a_and_c *p = arg;
     uint64_t end = now_ns() + WAIT_NS;
-    while (!atomic_load_explicit(&p->second_ran, memory_order_acquire) && now_ns() < end)
+    while (!atomic_load_explicit(&p->c_ran, memory_order_acquire) && now_ns() < end)
         sched_yield();
-    atomic_store(&p->first_saw_second, atomic_load_explicit(&p->second_ran, memory_order_acquire));
+    atomic_store(&p->a_saw_c, atomic_load_explicit(&p->c_ran, memory_order_acquire));
 }
 
-static void mark_second(void *arg)
+static void mark_c(void *arg)
 {
-    struct pair *p = arg;
-    atomic_store_explicit(&p->second_ran, 1, memory_order_release);
+    struct a_and_c *p = arg;
+    atomic_store_explicit(&p->c_ran, 1, memory_order_release);
 }
 
 /*
@@ -82,7 +82,7 @@ static void mark_second(void *arg)
  */
 TEST(a_push_made_while_every_sleeper_is_on_its_way_is_run)
 {
-    static struct pair p;
+    static struct a_and_c p;
     static _Atomic uint64_t ran;
     aclrtStream a, b, c;
     CHECK_OK(aclrtCreateStream(&a));
@@ -90,16 +90,16 @@ TEST(a_push_made_while_every_sleeper_is_on_its_way_is_run)
     CHECK_OK(aclrtCreateStream(&c));
     atomic_store(&ran, 0);
     for (int r = 0; r < 20; r++) {
-        atomic_store(&p.second_ran, 0);
-        atomic_store(&p.first_saw_second, 0);
+        atomic_store(&p.c_ran, 0);
+        atomic_store(&p.a_saw_c, 0);
         CHECK(executors_all_asleep());
-        CHECK_OK(aclrtLaunchHostFunc(a, wait_for_second, &p));
+        CHECK_OK(aclrtLaunchHostFunc(a, wait_for_c, &p));
         CHECK_OK(aclrtLaunchHostFunc(b, fan_out_count_one, (void *)&ran));
-        CHECK_OK(aclrtLaunchHostFunc(c, mark_second, &p));
+        CHECK_OK(aclrtLaunchHostFunc(c, mark_c, &p));
         CHECK_OK(aclrtSynchronizeStream(a));
         CHECK_OK(aclrtSynchronizeStream(b));
         CHECK_OK(aclrtSynchronizeStream(c));
-        CHECK(atomic_load(&p.first_saw_second));
+        CHECK(atomic_load(&p.a_saw_c));
         CHECK_EQ((uint64_t)(r + 1), atomic_load(&ran));
     }
     CHECK_OK(aclrtDestroyStream(a));
