@@ -226,6 +226,8 @@ long bench_futex_wake(_Atomic uint32_t *word, int count);
 
 /* Voluntary context switches of the calling thread so far (it slept if this grew). */
 uint64_t bench_thread_nvcsw(void);
+/* Involuntary ones (another thread preempted it if this grew). */
+uint64_t bench_thread_nivcsw(void);
 
 /*
  * Spin until *flag != 0 or `timeout_ns` passed; passive (nanosleep) polling

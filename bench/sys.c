@@ -206,6 +206,13 @@ uint64_t bench_thread_nvcsw(void)
     return (uint64_t)ru.ru_nvcsw;
 }
 
+uint64_t bench_thread_nivcsw(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    return (uint64_t)ru.ru_nivcsw;
+}
+
 void bench_threads_start(struct bench_threads *t, int n, void *(*fn)(void *), void *base, size_t stride)
 {
     pthread_t *th = calloc((size_t)n, sizeof *th);
