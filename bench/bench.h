@@ -142,6 +142,16 @@ extern int bench_result_count;
 struct result *bench_record(const char *name, const char *unit, enum result_kind kind, struct samples *s,
                             uint64_t ops_per_sample, const char *method);
 struct result *bench_record_copy(const struct result *from, const char *name); /* same figures, new name */
+/*
+ * A call timed on a thread that the thread it wakes may preempt (they share
+ * a CPU; the kernel decides per call): the calls nobody preempted as `name`,
+ * the others as `name`_preempted, each with at least 20 samples and 5 % of
+ * the calls (`name` is always there: with too few, every call is in it, as
+ * its method says); a note on `name` says how the calls split. Samples are
+ * sorted. ops_per_sample is 1.
+ */
+struct result *bench_record_modes(const char *name, const char *unit, enum result_kind kind, struct samples *own,
+                                  struct samples *preempted, const char *method);
 struct result *bench_find(const char *name);
 void bench_note(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void bench_link(const char *name, const char *limit, const char *baseline);

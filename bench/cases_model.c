@@ -24,37 +24,6 @@
 
 #define MODEL_TASKS 100
 
-/* Enough samples for a p50 that holds still: at least 20, and 5 % of the calls. */
-static bool enough(size_t n, size_t calls)
-{
-    return n >= 20 && n >= calls / 20;
-}
-
-/*
- * One of the two submissions in its two modes: the calls no other thread
- * preempted (`name`) and those it did (`name`_preempted), each where it has
- * enough samples; the first row says how the calls split. Returns the
- * unpreempted row, NULL if it had too few.
- */
-static struct result *record_modes(const char *name, const char *method, struct samples *own, struct samples *pre)
-{
-    char pre_name[64], m[160];
-    size_t calls = own->n + pre->n;
-    snprintf(pre_name, sizeof pre_name, "%s_preempted", name);
-    struct result *r = NULL, *rp = NULL;
-    if (enough(own->n, calls)) {
-        snprintf(m, sizeof m, "%s; calls no other thread preempted", method);
-        r = bench_record(name, "ns", RESULT_ACLRT, own, 1, m);
-    }
-    if (enough(pre->n, calls)) {
-        snprintf(m, sizeof m, "%s; calls the woken executor preempted (its run counted)", method);
-        rp = bench_record(pre_name, "ns", RESULT_ACLRT, pre, 1, m);
-    }
-    if (r != NULL || rp != NULL)
-        bench_note(r != NULL ? r : rp, "%zu of %zu calls were preempted by another thread", pre->n, calls);
-    return r;
-}
-
 void case_model_replay(const struct rt *rt)
 {
     if (!rt->is_aclrt)
@@ -113,16 +82,16 @@ void case_model_replay(const struct rt *rt)
             break;
     }
     rt->sync(s);
-    struct result *ls = record_modes("launch_100", "submitter: 100 x aclrtLaunchHostFunc(no-op), ns per 100 tasks",
-                                     &launch_sub, &preempted[0]);
-    struct result *ms = record_modes(
-        "model_replay_100", "submitter: aclmdlRIExecuteAsync, model of 100 captured aclrtLaunchHostFunc(no-op)",
-        &model_sub, &preempted[1]);
+    struct result *ls = bench_record_modes("launch_100", "ns", RESULT_ACLRT, &launch_sub, &preempted[0],
+                                           "submitter: 100 x aclrtLaunchHostFunc(no-op), ns per 100 tasks");
+    struct result *ms = bench_record_modes(
+        "model_replay_100", "ns", RESULT_ACLRT, &model_sub, &preempted[1],
+        "submitter: aclmdlRIExecuteAsync, model of 100 captured aclrtLaunchHostFunc(no-op)");
     struct result *le = bench_record("launch_100_e2e", "ns", RESULT_ACLRT, &launch_e2e, 1,
                                      "TSC before the first of 100 launches -> TSC in a host function behind them");
     struct result *me = bench_record("model_replay_100_e2e", "ns", RESULT_ACLRT, &model_e2e, 1,
                                      "TSC before aclmdlRIExecuteAsync (100 tasks) -> TSC in a host function behind it");
-    if (ls != NULL && ms != NULL && ls->s.p50 > 0 && ms->s.p50 > 0)
+    if (ls->s.p50 > 0 && ms->s.p50 > 0)
         bench_note(ms, "%.1fx cheaper than launch_100 for the submitting thread (p50)", ls->s.p50 / ms->s.p50);
     if (le->s.p50 > 0 && me->s.p50 > 0)
         bench_note(me, "%.1fx faster than launch_100_e2e (p50)", le->s.p50 / me->s.p50);

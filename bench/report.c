@@ -60,6 +60,41 @@ struct result *bench_record(const char *name, const char *unit, enum result_kind
     return r;
 }
 
+/* Enough samples for a p50 that holds still: at least 20, and 5 % of the calls. */
+static bool enough_of(size_t n, size_t calls)
+{
+    return n >= 20 && n >= calls / 20;
+}
+
+struct result *bench_record_modes(const char *name, const char *unit, enum result_kind kind, struct samples *own,
+                                  struct samples *preempted, const char *method)
+{
+    char pre_name[64], m[160];
+    size_t calls = own->n + preempted->n;
+    snprintf(pre_name, sizeof pre_name, "%s_preempted", name);
+    struct result *r;
+    if (enough_of(own->n, calls) || preempted->n == 0) {
+        snprintf(m, sizeof m, "%s; calls no other thread preempted", method);
+        r = bench_record(name, unit, kind, own, 1, m);
+    } else { /* too few left alone for a figure: the row stays, with every call in it */
+        struct samples all;
+        samples_init(&all, calls);
+        for (size_t i = 0; i < own->n; i++)
+            samples_add(&all, own->v[i]);
+        for (size_t i = 0; i < preempted->n; i++)
+            samples_add(&all, preempted->v[i]);
+        snprintf(m, sizeof m, "%s; every call, preempted or not", method);
+        r = bench_record(name, unit, kind, &all, 1, m);
+        samples_free(&all);
+    }
+    if (enough_of(preempted->n, calls)) {
+        snprintf(m, sizeof m, "%s; calls the woken thread preempted (its run counted)", method);
+        bench_record(pre_name, unit, kind, preempted, 1, m);
+    }
+    bench_note(r, "%zu of %zu calls were preempted by another thread", preempted->n, calls);
+    return r;
+}
+
 struct result *bench_find(const char *name)
 {
     for (int i = 0; i < bench_result_count; i++)
