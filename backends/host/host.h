@@ -125,6 +125,8 @@ ACLRT_INTERNAL aclError aclrt_host_device_start(struct aclrt_device *dev)
     hd->dev = dev;
     hd->event_fd = -1;
     atomic_init(&hd->waker_cpu, -1);
+    hd->start_ns = aclrt_now_ns();
+    hd->start_ticks = aclrt_ticks();
     uint64_t capacity = 2;
     while (capacity < (uint64_t)aclrt_rt.config.max_streams + 1)
         capacity <<= 1;

@@ -169,10 +169,35 @@ static bool aclrt_host_spin(struct aclrt_host_device *hd, uint64_t spin_ns)
  */
 #define ACLRT_HOST_PREEMPTED_NS (50 * ACLRT_NS_PER_US)
 
+/*
+ * Ticks (aclrt_ticks) in `ns` nanoseconds: the rate measured against the
+ * clock over the device's life, once it has run a millisecond (one clock
+ * read then); before that a rate of 4 GHz, which makes a window at least as
+ * long as asked.
+ */
+static uint64_t aclrt_host_ticks_in(struct aclrt_host_device *hd, uint64_t ns, uint64_t now_ticks)
+{
+    uint64_t per_us = atomic_load_explicit(&hd->ticks_per_us, memory_order_relaxed);
+    if (ACLRT_UNLIKELY(per_us == 0)) {
+        uint64_t ran = aclrt_now_ns() - hd->start_ns;
+        if (ran < ACLRT_NS_PER_MS)
+            return ns * 4;
+        per_us = (now_ticks - hd->start_ticks) / (ran / ACLRT_NS_PER_US);
+        if (per_us == 0)
+            per_us = 1;
+        atomic_store_explicit(&hd->ticks_per_us, per_us, memory_order_relaxed);
+    }
+    return ns / ACLRT_NS_PER_US * per_us;
+}
+
 static bool aclrt_host_preempted_waker(struct aclrt_host_device *hd)
 {
-    return sched_getcpu() == atomic_load_explicit(&hd->waker_cpu, memory_order_relaxed) &&
-           aclrt_now_ns() - atomic_load_explicit(&hd->wake_ns, memory_order_relaxed) < ACLRT_HOST_PREEMPTED_NS;
+    if (sched_getcpu() != atomic_load_explicit(&hd->waker_cpu, memory_order_relaxed))
+        return false;
+    /* Both ticks taken on this CPU (the waker's): comparable even where CPUs' counters are not. */
+    uint64_t now = aclrt_ticks();
+    return now - atomic_load_explicit(&hd->wake_ticks, memory_order_relaxed) <
+           aclrt_host_ticks_in(hd, ACLRT_HOST_PREEMPTED_NS, now);
 }
 
 /* Sleep until woken, until the earliest timer, or (extras) until it is time to retire. */

@@ -74,9 +74,9 @@ struct aclrt_host_device {
      */
     _Atomic int32_t woken;
     int32_t only_cpu; /* the one CPU the runtime's threads can run on; -1: more than one */
-    /* The last wake-up of a sleeper: the waker's CPU (-1: none yet) and when (hints, relaxed). */
+    /* The last wake-up of a sleeper: the waker's CPU (-1: none yet) and when, in ticks (hints, relaxed). */
     _Atomic int32_t waker_cpu;
-    _Atomic uint64_t wake_ns;
+    _Atomic uint64_t wake_ticks;
     _Atomic bool stopping;
     uint32_t executor_count;
     struct aclrt_host_executor *executors;
@@ -96,6 +96,9 @@ struct aclrt_host_device {
     _Atomic bool armed;            /* a progress call went idle: the next push signals */
     void (*wake_hook)(void *user, int32_t device); /* an embedder's backend: told too */
     void *wake_user;
+    /* The tick rate (aclrt_host_ticks_in): 0 until measured, from the clock and ticks at the device's start. */
+    _Atomic uint64_t ticks_per_us;
+    uint64_t start_ns, start_ticks;
 };
 
 ACLRT_INLINE struct aclrt_host_device *aclrt_host_of(struct aclrt_device *dev)
@@ -124,7 +127,7 @@ ACLRT_INTERNAL struct aclrt_stream *aclrt_host_next(struct aclrt_host_device *hd
 ACLRT_INTERNAL void aclrt_host_wake_one(struct aclrt_host_device *hd)
 {
     atomic_store_explicit(&hd->waker_cpu, sched_getcpu(), memory_order_relaxed);
-    atomic_store_explicit(&hd->wake_ns, aclrt_now_ns(), memory_order_relaxed);
+    atomic_store_explicit(&hd->wake_ticks, aclrt_ticks(), memory_order_relaxed);
     /* Release: a sleeper that sees the new value also sees the queued stream. */
     atomic_fetch_add_explicit(&hd->wake_seq, 1, memory_order_release);
     if (aclrt_futex_wake(&hd->wake_seq, 1) > 0)
@@ -169,7 +172,7 @@ static _Thread_local bool aclrt_host_on_executor ACLRT_TLS_MODEL;
  * a woken sleeper that `woken` counts takes itself off (seq_cst) only after
  * this load, then looks at the ready queues, so it sees the caller's push;
  * `woken` never counts more sleepers than are on their way. The push still
- * dates the last wake-up (`wake_ns`), so the executor that runs next sees
+ * dates the last wake-up (`wake_ticks`), so the executor that runs next sees
  * it ran beside a launcher that just pushed, and neither spins nor lingers
  * (aclrt_host_preempted_waker): spinning there, it held the CPU from four
  * launchers on their own streams, 10 - 25 % of their throughput. Skipped
@@ -189,7 +192,7 @@ static void aclrt_host_wake_for(struct aclrt_host_device *hd, uint64_t queued)
             sched_getcpu() != hd->only_cpu)
             aclrt_host_wake_one(hd);
         else /* as the skipped call would have: the executor that runs next runs beside its waker */
-            atomic_store_explicit(&hd->wake_ns, aclrt_now_ns(), memory_order_relaxed);
+            atomic_store_explicit(&hd->wake_ticks, aclrt_ticks(), memory_order_relaxed);
     } else if (ACLRT_UNLIKELY(atomic_load_explicit(&hd->monitor_sleeping, memory_order_seq_cst)))
         aclrt_host_wake_monitor(hd);
 }
