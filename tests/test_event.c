@@ -28,6 +28,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 /* ------------------------------------------------------------------------
@@ -587,6 +588,33 @@ TEST(destroy_of_a_timed_event_recorded_on_a_busy_stream_is_safe)
     CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtEventGetTimestamp(e, &ts));
     CHECK_OK(aclrtDestroyEvent(e2));
     CHECK_OK(aclrtDestroyStream(a));
+}
+
+TEST(a_status_query_through_a_dead_handle_fails_though_its_slot_holds_a_complete_event)
+{
+    /* The query's common case reads the slot directly: the handle's life must still be checked there. */
+    aclrtStream a = new_stream();
+    aclrtEvent e = new_event(EX_SYNC);
+    CHECK_OK(aclrtRecordEvent(e, a));
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e));
+    CHECK_OK(aclrtDestroyEvent(e));
+    aclrtEvent e2 = new_event(EX_SYNC); /* takes the slot: last freed, first reused */
+    CHECK_OK(aclrtRecordEvent(e2, a));
+    CHECK_OK(aclrtSynchronizeStream(a));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e2));
+    aclrtEventRecordedStatus st = (aclrtEventRecordedStatus)7;
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtQueryEventStatus(e, &st));
+    CHECK_EQ(7, (int)st); /* nothing written on failure */
+    CHECK(strstr(aclGetRecentErrMsg(), "event") != NULL);
+    /* A capture of a stream that died since is complete (its count goes on across lives). */
+    struct gate *g = busy(a);
+    CHECK_OK(aclrtRecordEvent(e2, a));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status_of(e2));
+    gate_open(g);
+    CHECK_OK(aclrtDestroyStream(a));
+    CHECK_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status_of(e2));
+    CHECK_OK(aclrtDestroyEvent(e2));
 }
 
 TEST(destroying_a_legacy_event_releases_a_stream_waiting_for_its_next_record)
@@ -1524,6 +1552,7 @@ int main(void)
     RUN_CASE(create_event_ex_with_flag_validates_flags_and_takes_ipc_alone);
     RUN_CASE(destroy_before_completion_is_safe_and_an_earlier_wait_still_waits);
     RUN_CASE(destroy_of_a_timed_event_recorded_on_a_busy_stream_is_safe);
+    RUN_CASE(a_status_query_through_a_dead_handle_fails_though_its_slot_holds_a_complete_event);
     RUN_CASE(destroying_a_legacy_event_releases_a_stream_waiting_for_its_next_record);
     RUN_CASE(a_wait_keeps_the_record_made_before_the_destroy_when_a_new_event_takes_the_slot);
     RUN_CASE(a_legacy_wait_parked_on_the_event_binds_to_a_record_followed_at_once_by_the_destroy);

@@ -34,11 +34,41 @@
  * Query and synchronize
  * ------------------------------------------------------------------------ */
 
-ACLRT_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+/*
+ * A status query's common case, an event recorded in this process whose
+ * capture is complete: only what that answer needs is read (the life,
+ * `info`, the capture and its target, under the sequence lock as
+ * aclrt_event_read reads it), and the captured stream's slot is found with
+ * its size known here. False: the full path answers (a writer inside, a
+ * destroyed or IPC event, nothing captured, not complete yet).
+ */
+ACLRT_INLINE bool aclrt_event_status_complete_fast(aclrtEvent event, const struct aclrt_event *e)
 {
-    ACLRT_ENTER();
-    if (ACLRT_UNLIKELY(status == NULL))
-        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "status (output) is NULL");
+    /* Acquire loads, then the sequence again: pairs with the writer's release stores (aclrt_event_read). */
+    uint32_t s1 = atomic_load_explicit(&e->seq, memory_order_acquire);
+    uint32_t generation = atomic_load_explicit(&e->hdr.generation, memory_order_acquire);
+    uint32_t info = atomic_load_explicit(&e->info, memory_order_acquire);
+    uint64_t stream = atomic_load_explicit(&e->stream, memory_order_acquire);
+    uint64_t target = atomic_load_explicit(&e->target, memory_order_acquire);
+    if (ACLRT_UNLIKELY(atomic_load_explicit(&e->seq, memory_order_relaxed) != s1 || (s1 & 1u) ||
+                       generation != aclrt_event_handle_generation(event) || (stream >> 32) == 0 ||
+                       (info & (ACL_EVENT_IPC | ACLRT_EVENT_INFO_RECORDED)) != ACLRT_EVENT_INFO_RECORDED))
+        return false;
+    /* A captured stream's chunk is installed for good (acquire: pairs with its release CAS, handle.h). */
+    unsigned char *chunk = atomic_load_explicit(&aclrt_streams.chunks[(uint32_t)stream >> ACLRT_TABLE_CHUNK_SHIFT],
+                                                memory_order_acquire);
+    struct aclrt_stream *s =
+        (struct aclrt_stream *)(void *)(chunk + (size_t)((uint32_t)stream & (ACLRT_TABLE_CHUNK - 1)) *
+                                                                sizeof(struct aclrt_stream));
+    if (ACLRT_UNLIKELY(!aclrt_stream_reached(s, target)))
+        return false;
+    ACLRT_SAN(edge, NULL, s, target); /* found complete: what follows is after the record */
+    return true;
+}
+
+/* The status of an event: the full path (see aclrt_event_status_complete_fast). */
+static ACLRT_NOINLINE aclError aclrt_event_status(aclrtEvent event, aclrtEventRecordedStatus *status)
+{
     struct aclrt_event *e;
     struct aclrt_event_view v;
     aclError rc = aclrt_event_resolve_view(event, &e, &v);
@@ -61,6 +91,19 @@ ACLRT_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedSta
         complete = ACLRT_EVENT_INFO_FLAVOUR(v.info) == ACLRT_EVENT_EX; /* Ex: nothing captured yet */
     *status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     return ACL_SUCCESS;
+}
+
+ACLRT_API aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
+{
+    ACLRT_ENTER();
+    if (ACLRT_UNLIKELY(status == NULL))
+        return aclrt_fail(ACL_ERROR_INVALID_PARAM, "status (output) is NULL");
+    struct aclrt_event *e = aclrt_event_lookup(event);
+    if (ACLRT_LIKELY(e != NULL) && ACLRT_LIKELY(aclrt_event_status_complete_fast(event, e))) {
+        *status = ACL_EVENT_RECORDED_STATUS_COMPLETE;
+        return ACL_SUCCESS;
+    }
+    return aclrt_event_status(event, status);
 }
 
 ACLRT_API aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
