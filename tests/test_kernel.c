@@ -319,6 +319,38 @@ TEST(a_binarys_global_is_memory_its_kernels_read)
  * Arguments
  * ------------------------------------------------------------------------ */
 
+TEST(a_launch_after_its_argument_memory_was_freed_is_refused)
+{
+    /* A thread remembers the allocation its last lookup found: a free must end that at once. */
+    aclrtBinHandle bin = load();
+    aclrtFuncHandle fill = function(bin, "fill");
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    int32_t *out = NULL;
+    struct fill_args *dev = NULL;
+    CHECK_OK(aclrtMalloc((void **)&out, 4 * sizeof *out, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMalloc((void **)&dev, sizeof *dev, ACL_MEM_MALLOC_HUGE_FIRST));
+    struct fill_args args = {out, 7};
+    CHECK_OK(aclrtMemcpy(dev, sizeof *dev, &args, sizeof args, ACL_MEMCPY_HOST_TO_DEVICE));
+    CHECK_OK(aclrtLaunchKernel(fill, 1, dev, sizeof *dev, s));
+    CHECK_OK(aclrtLaunchKernel(fill, 1, dev, sizeof *dev, s)); /* the same arguments again */
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_OK(aclrtFree(dev));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtLaunchKernel(fill, 1, dev, sizeof *dev, s));
+    CHECK_STR_CONTAINS(aclGetRecentErrMsg(), "device memory");
+    /* Host memory that takes the address: still not device memory. */
+    void *host = NULL;
+    CHECK_OK(aclrtMallocHost(&host, sizeof *dev));
+    CHECK_EQ(ACL_ERROR_RT_PARAM_INVALID, aclrtLaunchKernel(fill, 1, host, sizeof *dev, s));
+    CHECK_OK(aclrtFreeHost(host));
+    int32_t got = 0;
+    CHECK_OK(aclrtMemcpy(&got, sizeof got, out, sizeof got, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK_EQ(7, got);
+    CHECK_OK(aclrtFree(out));
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtBinaryUnLoad(bin));
+}
+
 TEST(launch_kernel_reads_its_device_memory_arguments_when_the_kernel_runs)
 {
     aclrtBinHandle bin = load();
@@ -1026,6 +1058,7 @@ int main(void)
     RUN_CASE(a_relative_path_is_the_working_directorys_and_never_a_library_search);
     RUN_CASE(a_kernel_name_gives_one_function_handle_that_names_its_binary);
     RUN_CASE(a_binarys_global_is_memory_its_kernels_read);
+    RUN_CASE(a_launch_after_its_argument_memory_was_freed_is_refused);
     RUN_CASE(launch_kernel_reads_its_device_memory_arguments_when_the_kernel_runs);
     RUN_CASE(host_args_are_copied_at_the_launch_with_placeholders_pointing_into_the_copy);
     RUN_CASE(an_args_handle_lays_parameters_out_at_their_natural_alignment);

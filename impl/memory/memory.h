@@ -169,6 +169,18 @@ ACLRT_INTERNAL size_t aclrt_mem_upper(const struct aclrt_mem_table *t, size_t n,
 }
 
 /*
+ * The allocation the calling thread's last lookup found, and the registry's
+ * sequence count then (even; 0: none yet). While the count has not moved,
+ * the registry is as that lookup read it, so an address inside the same
+ * allocation has the same answer: a launch that passes the same arguments
+ * again reads one count instead of searching.
+ */
+static _Thread_local struct {
+    uint64_t seq;
+    struct aclrt_allocation a;
+} aclrt_mem_last ACLRT_TLS_MODEL;
+
+/*
  * The allocation with the greatest base <= addr (*out: a copy), without a
  * lock: false if there is none. A sequence lock read (see the top of this
  * file): a lookup that overlapped a change looks again.
@@ -185,6 +197,10 @@ static bool aclrt_mem_lookup(uintptr_t addr, struct aclrt_allocation *out)
                 aclrt_cpu_relax();
             continue;
         }
+        if (ACLRT_LIKELY(s0 == aclrt_mem_last.seq) && addr - aclrt_mem_last.a.base < aclrt_mem_last.a.size) {
+            *out = aclrt_mem_last.a; /* no change since this thread found it (above) */
+            return true;
+        }
         /* Acquire: pairs with the release store that published the table; its entries come with it. */
         const struct aclrt_mem_table *t = atomic_load_explicit(&aclrt_mem.table, memory_order_acquire);
         bool found = false;
@@ -197,8 +213,13 @@ static bool aclrt_mem_lookup(uintptr_t addr, struct aclrt_allocation *out)
         }
         /* Acquire fence: the reads above come before the look at the count again (pairs with write_begin's fence). */
         atomic_thread_fence(memory_order_acquire);
-        if (ACLRT_LIKELY(atomic_load_explicit(&aclrt_mem.seq, memory_order_relaxed) == s0))
+        if (ACLRT_LIKELY(atomic_load_explicit(&aclrt_mem.seq, memory_order_relaxed) == s0)) {
+            if (found && addr - out->base < out->size) {
+                aclrt_mem_last.seq = s0;
+                aclrt_mem_last.a = *out;
+            }
             return found;
+        }
     }
 }
 

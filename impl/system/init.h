@@ -90,8 +90,13 @@ static void aclrt_orphan_reset_locks(void)
     pthread_mutex_init(&aclrt_task_abort_hooks.lock, NULL);
     pthread_mutex_init(&aclrt_physmem.lock, NULL);
     pthread_rwlock_init(&aclrt_mem.lock, NULL);
-    /* A change of the registry cut short by the fork left its count odd: even it (the lookups would wait). */
-    atomic_store_explicit(&aclrt_mem.seq, atomic_load_explicit(&aclrt_mem.seq, memory_order_relaxed) & ~(uint64_t)1,
+    /*
+     * A change of the registry cut short by the fork left its count odd: the
+     * next even count (the lookups would wait), never the one before, which
+     * this thread's last lookup may hold for the registry as it was (memory.h).
+     */
+    atomic_store_explicit(&aclrt_mem.seq,
+                          (atomic_load_explicit(&aclrt_mem.seq, memory_order_relaxed) + 1) & ~(uint64_t)1,
                           memory_order_relaxed);
     pthread_mutex_init(&aclrt_mem_deferred.lock, NULL);
     pthread_mutex_init(&aclrt_kernels_lock, NULL);
