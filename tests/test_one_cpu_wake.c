@@ -2,7 +2,8 @@
  * tests/test_one_cpu_wake.c - the launcher and the host backend's executors
  * on one CPU: a push made while every sleeper has been woken and none runs
  * yet (they wait for the launcher's CPU) makes no wake call, and nothing is
- * left without a thread to run it.
+ * left without a thread to run it; a launcher that waits for room there is
+ * woken once per lap of the ring, and every task runs in order.
  *
  * The process, and so the runtime's threads (aclrt.cpus too), runs on one
  * CPU; two executors that never spin (spin_ns 0), so an idle one sleeps at
@@ -107,6 +108,41 @@ TEST(a_push_made_while_every_sleeper_is_on_its_way_is_run)
     CHECK_OK(aclrtDestroyStream(c));
 }
 
+struct in_order {
+    _Atomic uint64_t next;  /* the index the next task must have */
+    _Atomic uint64_t wrong; /* tasks that ran out of order */
+};
+
+static struct in_order order;
+
+static void run_in_order(void *arg)
+{
+    uint64_t me = (uint64_t)(uintptr_t)arg;
+    if (atomic_load_explicit(&order.next, memory_order_relaxed) != me)
+        atomic_fetch_add_explicit(&order.wrong, 1, memory_order_relaxed);
+    atomic_store_explicit(&order.next, me + 1, memory_order_relaxed);
+}
+
+/*
+ * Eight laps of a full ring from the runtime's CPU: the launcher sleeps for
+ * room beside the executor that makes it, and is woken once the ring is
+ * empty rather than per quarter. Every task runs, in order.
+ */
+TEST(a_launcher_beside_its_executor_fills_the_ring_lap_after_lap)
+{
+    enum { TASKS = 8 * 1024 };
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    atomic_store(&order.next, 0);
+    atomic_store(&order.wrong, 0);
+    for (uint64_t i = 0; i < TASKS; i++)
+        CHECK_OK(aclrtLaunchHostFunc(s, run_in_order, (void *)(uintptr_t)i));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK_EQ((uint64_t)TASKS, atomic_load(&order.next));
+    CHECK_EQ((uint64_t)0, atomic_load(&order.wrong));
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
 int main(void)
 {
     int cpu = sched_getcpu();
@@ -128,6 +164,7 @@ int main(void)
     }
     RUN(a_fan_out_from_the_runtimes_only_cpu_runs_every_stream);
     RUN(a_push_made_while_every_sleeper_is_on_its_way_is_run);
+    RUN(a_launcher_beside_its_executor_fills_the_ring_lap_after_lap);
     CHECK_OK(aclrtResetDevice(0));
     CHECK_OK(aclFinalize());
     return check_report("one_cpu_wake");

@@ -96,6 +96,7 @@ struct aclrt_runtime {
     bool config_loaded;    /* aclInit read its file (the first init's file wins) */
     _Atomic bool started;  /* backend opened, devices counted */
     struct aclrt_config config;
+    int32_t only_cpu; /* the one CPU the runtime's threads may run on (set at start); -1: more than one */
     const struct aclrt_backend *backend;
     const aclrtxBackend *embedder; /* the registered backend the host backend serves (backend_registry.h), or NULL */
     /* The backend's own descriptors of the task kinds it runs natively (NULL: the core's). */

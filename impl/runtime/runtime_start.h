@@ -146,6 +146,7 @@ static aclError aclrt_runtime_start_locked(void)
         aclrt_config_defaults(&aclrt_rt.config);
         aclrt_config_load_env(&aclrt_rt.config);
     }
+    aclrt_rt.only_cpu = aclrt_config_only_cpu(&aclrt_rt.config);
     const struct aclrt_backend *backend;
     const aclrtxBackend *embedder;
     aclError rc = aclrt_backend_select(aclrt_rt.config.backend, &backend, &embedder);

@@ -25,6 +25,8 @@
 #include "snapshot_gate.h"
 #include "stream_complete.h"
 
+#include <sched.h>
+
 /* The stream became READY: hand it to its backend. */
 static ACLRT_NOINLINE void aclrt_stream_kick_slow(struct aclrt_stream *s, uint64_t w)
 {
@@ -56,6 +58,17 @@ ACLRT_INLINE uint64_t aclrt_stream_kick(struct aclrt_stream *s)
 }
 
 /*
+ * A launcher waiting for room runs beside the thread that makes it: on the
+ * one CPU the runtime's threads run on. There it does not spin, and the
+ * holder wakes it once per lap of the ring rather than per quarter
+ * (aclrt_ring_wait_room).
+ */
+ACLRT_INLINE bool aclrt_stream_room_beside(void)
+{
+    return aclrt_rt.only_cpu >= 0 && sched_getcpu() == aclrt_rt.only_cpu;
+}
+
+/*
  * A user thread waits for room in the full ring of a stream whose device
  * completes its tasks: its slots come back as the device's word moves,
  * which someone must fold in (aclrt_stream_fold wakes the launchers waiting
@@ -67,7 +80,7 @@ static ACLRT_NOINLINE void aclrt_stream_wait_room_device(struct aclrt_stream *s,
                                                          uint32_t *position)
 {
     aclrt_stream_await(s, aclrt_seq_read(&s->completed) + 1);
-    *slot = aclrt_ring_wait_room(&s->ring, position);
+    *slot = aclrt_ring_wait_room(&s->ring, position, aclrt_stream_room_beside());
 }
 
 /*
@@ -110,7 +123,7 @@ static ACLRT_NOINLINE aclError aclrt_stream_submit_full(struct aclrt_stream *s, 
         aclrt_stream_wait_room_device(s, slot, position);
         return ACL_SUCCESS;
     }
-    *slot = aclrt_ring_wait_room(&s->ring, position);
+    *slot = aclrt_ring_wait_room(&s->ring, position, aclrt_stream_room_beside());
     return ACL_SUCCESS;
 }
 

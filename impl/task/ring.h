@@ -108,6 +108,7 @@ struct aclrt_ring {
     _Atomic uint32_t room_waiters;
     _Atomic uint32_t room;
     _Atomic uint32_t room_sentinel;
+    _Atomic bool room_beside; /* the last launcher to sleep for room shares the consumer's one CPU (a hint) */
     /* Launchers: the next position to reserve, and their copy of `freed`. */
     _Atomic uint32_t head ACLRT_ALIGNED(ACLRT_CACHELINE);
     _Atomic uint32_t freed_seen;
@@ -239,6 +240,7 @@ ACLRT_INTERNAL bool aclrt_ring_init(struct aclrt_ring *r, uint32_t bytes, uint64
     atomic_store_explicit(&r->head_seen, start, memory_order_relaxed);
     atomic_store_explicit(&r->room_waiters, 0, memory_order_relaxed);
     atomic_store_explicit(&r->room_sentinel, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->room_beside, false, memory_order_relaxed);
     return true;
 }
 
@@ -502,10 +504,14 @@ static bool aclrt_ring_room_taken(const void *arg)
 /*
  * A launcher found the ring full and may wait (it is not a runtime thread):
  * spin for a moment, then sleep until there is room (see the top of this
- * file). With a driver of the waits (seq.h), the launcher runs the device's
- * work until there is room. Returns the reserved slot.
+ * file). `beside`: the launcher runs on the one CPU of the thread that makes
+ * room, so it does not spin (that thread cannot run meanwhile), and the
+ * consumer wakes it once per lap (aclrt_ring_wake_room_slow). With a driver
+ * of the waits (seq.h), the launcher runs the device's work until there is
+ * room. Returns the reserved slot.
  */
-ACLRT_INTERNAL ACLRT_NOINLINE struct aclrt_ring_slot *aclrt_ring_wait_room(struct aclrt_ring *r, uint32_t *position)
+ACLRT_INTERNAL ACLRT_NOINLINE struct aclrt_ring_slot *aclrt_ring_wait_room(struct aclrt_ring *r, uint32_t *position,
+                                                                          bool beside)
 {
     const struct aclrt_seq_driver *d = aclrt_seq_driven();
     if (ACLRT_UNLIKELY(d != NULL)) {
@@ -520,7 +526,7 @@ ACLRT_INTERNAL ACLRT_NOINLINE struct aclrt_ring_slot *aclrt_ring_wait_room(struc
      * consumer may need (launchers beside it on one CPU, hundreds of them).
      */
     struct aclrt_ring_slot *slot;
-    for (int i = 0; i < 256 && atomic_load_explicit(&r->room_waiters, memory_order_relaxed) == 0; i++) {
+    for (int i = 0; !beside && i < 256 && atomic_load_explicit(&r->room_waiters, memory_order_relaxed) == 0; i++) {
         aclrt_cpu_relax();
         if ((slot = aclrt_ring_reserve(r, position)) != NULL)
             return slot;
@@ -541,6 +547,7 @@ ACLRT_INTERNAL ACLRT_NOINLINE struct aclrt_ring_slot *aclrt_ring_wait_room(struc
             bool sentinel = atomic_load_explicit(&r->room_sentinel, memory_order_seq_cst) == 0 &&
                             atomic_compare_exchange_strong_explicit(&r->room_sentinel, &none, 1,
                                                                     memory_order_seq_cst, memory_order_seq_cst);
+            atomic_store_explicit(&r->room_beside, beside, memory_order_relaxed);
             aclrt_futex_wait(&r->room, word,
                              sentinel ? aclrt_deadline_after(ACLRT_RING_SENTINEL_NS) : ACLRT_NO_DEADLINE);
             if (sentinel)
@@ -577,6 +584,14 @@ ACLRT_INLINE uint32_t aclrt_ring_room_batch(const struct aclrt_ring *r)
  * and sleep again: a wake-up and a sleep per task, and the waking costs the
  * consumer. The bump of `room` first makes a launcher that read the word
  * before it and has not slept yet not sleep.
+ *
+ * Where one launcher waits, and it went to sleep on the consumer's one CPU
+ * (`room_beside`), a batch wakes nobody: the two take turns at that CPU,
+ * so a launcher woken early only preempts the consumer, fills a quarter of
+ * the ring and sleeps again, two context switches per quarter, and the
+ * tasks run no sooner. It is woken once the ring is empty (or `now`).
+ * Many launchers waiting are woken in batches still: each has only a few
+ * tasks to launch before it blocks again.
  */
 static ACLRT_NOINLINE void aclrt_ring_wake_room_slow(struct aclrt_ring *r, bool now)
 {
@@ -585,8 +600,10 @@ static ACLRT_NOINLINE void aclrt_ring_wake_room_slow(struct aclrt_ring *r, bool 
     if (used >= aclrt_ring_capacity(r))
         return; /* no room */
     uint32_t last = atomic_load_explicit(&r->room_woken_at, memory_order_relaxed);
-    if (!now && aclrt_ring_reserved(r) != tail && tail - last < aclrt_ring_room_batch(r))
-        return; /* the next batch, or the sentinel's look, comes soon */
+    if (!now && aclrt_ring_reserved(r) != tail &&
+        (tail - last < aclrt_ring_room_batch(r) || (atomic_load_explicit(&r->room_beside, memory_order_relaxed) &&
+                                                     atomic_load_explicit(&r->room_waiters, memory_order_relaxed) == 1)))
+        return; /* the next batch, the empty ring, or the sentinel's look comes soon */
     atomic_store_explicit(&r->room_woken_at, tail, memory_order_relaxed);
     uint32_t wake = (aclrt_ring_capacity(r) - used) / ACLRT_RING_ROOM_PER_WAKE;
     atomic_fetch_add_explicit(&r->room, 1, memory_order_relaxed);
