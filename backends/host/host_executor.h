@@ -225,7 +225,6 @@ static void *aclrt_host_executor_main(void *arg)
     char name[16];
     snprintf(name, sizeof name, "aclrt-d%u-e%u", hd->dev->id, ex->index);
     pthread_setname_np(pthread_self(), name);
-    aclrt_host_on_executor = true;
     uint64_t idle_since = aclrt_now_ns();
     bool woken = false;        /* slept since it last found work by spinning */
     bool beside_waker = false; /* woken onto its waker's CPU, preempting it: it does not spin (below) */

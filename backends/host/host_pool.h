@@ -8,7 +8,7 @@
  *   - With executor threads (the default), an idle executor spins for
  *     `spin_ns`, then sleeps on a futex. A push wakes nobody while some
  *     executor polls (spins, or lingers on an emptied stream: `pollers`),
- *     else one sleeper with one futex call (none where a launcher on the
+ *     else one sleeper with one futex call (none where a thread on the
  *     runtime's one CPU finds every sleeper woken already and none running
  *     yet: aclrt_host_wake_for): pushing to a ready queue
  *     (seq_cst CAS) then reading `pollers` and `sleepers` pairs with an
@@ -158,27 +158,25 @@ ACLRT_INTERNAL void aclrt_host_signal_external(struct aclrt_host_device *hd)
  */
 static _Thread_local struct aclrt_host_device *aclrt_host_holding ACLRT_TLS_MODEL;
 
-/* True on the host backend's executor threads (host_executor.h). */
-static _Thread_local bool aclrt_host_on_executor ACLRT_TLS_MODEL;
-
 /*
- * A launcher on the one CPU the runtime's threads can run on (beside its
- * executors): a sleeper it wakes runs only if the kernel preempts the
- * launcher at the wake call, else once the launcher gives the CPU up. Once
- * every sleeper has been woken and none has run yet (`woken` reaches
- * `sleepers`), a wake call finds nobody on the futex, and only costs the
- * launcher a system call per push: in a fan-out of launches onto idle
- * streams, most of each launch. So it is skipped. Sound in any placement:
- * a woken sleeper that `woken` counts takes itself off (seq_cst) only after
- * this load, then looks at the ready queues, so it sees the caller's push;
- * `woken` never counts more sleepers than are on their way. The push still
- * dates the last wake-up (`wake_ticks`), so the executor that runs next sees
- * it ran beside a launcher that just pushed, and neither spins nor lingers
- * (aclrt_host_preempted_waker): spinning there, it held the CPU from four
- * launchers on their own streams, 10 - 25 % of their throughput. Skipped
- * there only: where the woken executors run on another CPU, or an executor
- * passes a wake-up on, the wake call's cost paces the pusher, and without
- * it round-robin bursts over a few streams ran slower.
+ * A thread on the one CPU the runtime's threads can run on (a launcher
+ * beside its executors, or an executor passing a wake-up on): a sleeper it
+ * wakes runs only if the kernel preempts the caller at the wake call, else
+ * once the caller gives the CPU up. Once every sleeper has been woken and
+ * none has run yet (`woken` reaches `sleepers`), a wake call finds nobody
+ * on the futex, and only costs the caller a system call per push: in a
+ * fan-out of launches onto idle streams, most of each launch, and most of
+ * what an executor spends on each single-task stream it takes (it passes
+ * the wake-up on while more streams wait). So it is skipped. Sound in any
+ * placement: a woken sleeper that `woken` counts takes itself off
+ * (seq_cst) only after this load, then looks at the ready queues, so it
+ * sees the caller's push; `woken` never counts more sleepers than are on
+ * their way. The push still dates the last wake-up (`wake_ticks`), so the
+ * executor that runs next sees it ran beside a thread that just pushed,
+ * and neither spins nor lingers (aclrt_host_preempted_waker): spinning
+ * there, it held the CPU from four launchers on their own streams, 10 -
+ * 25 % of their throughput. Where the woken executors run on another CPU
+ * than the caller the call is made: it is not futile there.
  */
 static void aclrt_host_wake_for(struct aclrt_host_device *hd, uint64_t queued)
 {
@@ -187,7 +185,7 @@ static void aclrt_host_wake_for(struct aclrt_host_device *hd, uint64_t queued)
         return;
     uint32_t sleepers = atomic_load_explicit(&hd->sleepers, memory_order_seq_cst);
     if (sleepers > 0) {
-        if (hd->only_cpu < 0 || aclrt_host_on_executor ||
+        if (hd->only_cpu < 0 ||
             atomic_load_explicit(&hd->woken, memory_order_seq_cst) < (int32_t)sleepers ||
             sched_getcpu() != hd->only_cpu)
             aclrt_host_wake_one(hd);
