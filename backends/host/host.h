@@ -99,7 +99,6 @@ static aclError aclrt_host_start_threads(struct aclrt_host_device *hd)
 {
     hd->executor_count = aclrt_rt.config.executors;
     hd->spin_max = aclrt_config_cpu_count(&aclrt_rt.config);
-    hd->only_cpu = hd->spin_max == 1 ? aclrt_config_only_cpu(&aclrt_rt.config) : -1;
     hd->executors = (struct aclrt_host_executor *)calloc(hd->executor_count, sizeof *hd->executors);
     if (hd->executors == NULL)
         return aclrt_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "out of memory starting device %u", hd->dev->id);

@@ -73,7 +73,6 @@ struct aclrt_host_device {
      * can dip below zero for a moment; never above). See aclrt_host_wake_for.
      */
     _Atomic int32_t woken;
-    int32_t only_cpu; /* the one CPU the runtime's threads can run on; -1: more than one */
     /* The last wake-up of a sleeper: the waker's CPU (-1: none yet) and when, in ticks (hints, relaxed). */
     _Atomic int32_t waker_cpu;
     _Atomic uint64_t wake_ticks;
@@ -185,9 +184,9 @@ static void aclrt_host_wake_for(struct aclrt_host_device *hd, uint64_t queued)
         return;
     uint32_t sleepers = atomic_load_explicit(&hd->sleepers, memory_order_seq_cst);
     if (sleepers > 0) {
-        if (hd->only_cpu < 0 ||
+        if (aclrt_rt.only_cpu < 0 ||
             atomic_load_explicit(&hd->woken, memory_order_seq_cst) < (int32_t)sleepers ||
-            sched_getcpu() != hd->only_cpu)
+            sched_getcpu() != aclrt_rt.only_cpu)
             aclrt_host_wake_one(hd);
         else /* as the skipped call would have: the executor that runs next runs beside its waker */
             atomic_store_explicit(&hd->wake_ticks, aclrt_ticks(), memory_order_relaxed);

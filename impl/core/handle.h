@@ -83,14 +83,20 @@ ACLRT_INLINE void *aclrt_handle_encode(uint32_t kind, uint32_t index, uint32_t l
     return (void *)(uintptr_t)h;
 }
 
-ACLRT_INLINE struct aclrt_slot *aclrt_table_slot(struct aclrt_table *t, uint32_t index)
+/* The slot at `index` of a table whose slots are `slot_size` bytes (a constant where the caller knows the type). */
+ACLRT_INLINE struct aclrt_slot *aclrt_table_slot_sized(struct aclrt_table *t, uint32_t index, size_t slot_size)
 {
     /* Acquire: pairs with the release CAS that installs the chunk. */
     unsigned char *chunk = atomic_load_explicit(&t->chunks[index >> ACLRT_TABLE_CHUNK_SHIFT],
                                                 memory_order_acquire);
     if (ACLRT_UNLIKELY(chunk == NULL))
         return NULL;
-    return (struct aclrt_slot *)(chunk + (size_t)(index & (ACLRT_TABLE_CHUNK - 1)) * t->slot_size);
+    return (struct aclrt_slot *)(chunk + (size_t)(index & (ACLRT_TABLE_CHUNK - 1)) * slot_size);
+}
+
+ACLRT_INLINE struct aclrt_slot *aclrt_table_slot(struct aclrt_table *t, uint32_t index)
+{
+    return aclrt_table_slot_sized(t, index, t->slot_size);
 }
 
 /*

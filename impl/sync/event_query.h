@@ -54,13 +54,9 @@ ACLRT_INLINE bool aclrt_event_status_complete_fast(aclrtEvent event, const struc
                        generation != aclrt_event_handle_generation(event) || (stream >> 32) == 0 ||
                        (info & (ACL_EVENT_IPC | ACLRT_EVENT_INFO_RECORDED)) != ACLRT_EVENT_INFO_RECORDED))
         return false;
-    /* A captured stream's chunk is installed for good (acquire: pairs with its release CAS, handle.h). */
-    unsigned char *chunk = atomic_load_explicit(&aclrt_streams.chunks[(uint32_t)stream >> ACLRT_TABLE_CHUNK_SHIFT],
-                                                memory_order_acquire);
-    struct aclrt_stream *s =
-        (struct aclrt_stream *)(void *)(chunk + (size_t)((uint32_t)stream & (ACLRT_TABLE_CHUNK - 1)) *
-                                                                sizeof(struct aclrt_stream));
-    if (ACLRT_UNLIKELY(!aclrt_stream_reached(s, target)))
+    struct aclrt_stream *s = (struct aclrt_stream *)(void *)aclrt_table_slot_sized(&aclrt_streams, (uint32_t)stream,
+                                                                                    sizeof(struct aclrt_stream));
+    if (ACLRT_UNLIKELY(s == NULL) || ACLRT_UNLIKELY(!aclrt_stream_reached(s, target)))
         return false;
     ACLRT_SAN(edge, NULL, s, target); /* found complete: what follows is after the record */
     return true;
