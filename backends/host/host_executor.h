@@ -30,6 +30,7 @@
 #define ACLRT_HOST_LINGER_NS (5 * ACLRT_NS_PER_US) /* at most spin_ns */
 #define ACLRT_HOST_LINGER_LOOK 16                   /* pauses between looks at the ring */
 #define ACLRT_HOST_WOKEN_SPIN_DIVISOR 8             /* spin_ns / 8 right after a futex wake-up */
+#define ACLRT_HOST_LAUNCHER_YIELDS 16               /* yields to a launcher beside the executor, at most */
 
 /*
  * The ring is empty: keep s for a moment in case its launcher is in the
@@ -89,6 +90,32 @@ static enum aclrt_host_linger aclrt_host_linger(struct aclrt_host_device *hd, st
     return came ? ACLRT_HOST_LINGER_TASK : ACLRT_HOST_LINGER_EMPTY;
 }
 
+/*
+ * The ring ran empty and this run woke its launcher, asleep for room on this
+ * CPU, which has not run since (aclrt_ring_woke_beside_here): it is about to
+ * launch here again. Keep
+ * the stream and give it the CPU: its launches then find the stream held (no
+ * schedule, no wake-up), and it gives the CPU back when the ring is full
+ * again. A yield need not run it (the kernel may pick this thread again, or
+ * another), so yield until it has run: it leaves `room_waiters` once it
+ * runs, then reserves, then commits. True if a task came; false (let go) if
+ * the launcher ran and launched nothing, other work waits, or the stream is
+ * flagged.
+ */
+static bool aclrt_host_yield_to_launcher(struct aclrt_host_device *hd, struct aclrt_stream *s)
+{
+    for (int i = 0; i < ACLRT_HOST_LAUNCHER_YIELDS; i++) {
+        if (aclrt_host_has_work(hd) || aclrt_stream_flagged(s))
+            return false;
+        sched_yield();
+        if (aclrt_stream_has_queued(s))
+            return true;
+        if (atomic_load_explicit(&s->ring.room_waiters, memory_order_relaxed) == 0 && !aclrt_stream_launch_pending(s))
+            return false;
+    }
+    return aclrt_stream_has_queued(s);
+}
+
 /* Hold a stream handed out by the ready queues until it is let go; with `linger`, keep it briefly when empty. */
 static void aclrt_host_hold(struct aclrt_host_device *hd, struct aclrt_stream *s, bool linger)
 {
@@ -111,6 +138,8 @@ static void aclrt_host_hold(struct aclrt_host_device *hd, struct aclrt_stream *s
                 return;
             continue;
         }
+        if (aclrt_ring_woke_beside_here(&s->ring) && aclrt_host_yield_to_launcher(hd, s))
+            continue;
         enum aclrt_host_linger l = linger ? aclrt_host_linger(hd, s) : ACLRT_HOST_LINGER_EMPTY;
         if (l == ACLRT_HOST_LINGER_TASK)
             continue;

@@ -76,6 +76,7 @@
 #include "../core/clock.h"
 #include "../core/futex.h"
 #include "../core/seq.h"
+#include "../core/thread.h"
 #include "task.h"
 
 #include <sys/mman.h>
@@ -109,6 +110,9 @@ struct aclrt_ring {
     _Atomic uint32_t room;
     _Atomic uint32_t room_sentinel;
     _Atomic bool room_beside; /* the last launcher to sleep for room shares the consumer's one CPU (a hint) */
+    /* Hints: the thread that last slept for room, and how many of the sleeps before were its too (a run). */
+    _Atomic uint32_t room_sleeper;
+    _Atomic uint32_t room_run;
     /* Launchers: the next position to reserve, and their copy of `freed`. */
     _Atomic uint32_t head ACLRT_ALIGNED(ACLRT_CACHELINE);
     _Atomic uint32_t freed_seen;
@@ -241,6 +245,8 @@ ACLRT_INTERNAL bool aclrt_ring_init(struct aclrt_ring *r, uint32_t bytes, uint64
     atomic_store_explicit(&r->room_waiters, 0, memory_order_relaxed);
     atomic_store_explicit(&r->room_sentinel, 0, memory_order_relaxed);
     atomic_store_explicit(&r->room_beside, false, memory_order_relaxed);
+    atomic_store_explicit(&r->room_sleeper, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->room_run, 0, memory_order_relaxed);
     return true;
 }
 
@@ -479,6 +485,7 @@ ACLRT_INLINE bool aclrt_ring_reserved_since_atomic(const struct aclrt_ring *r)
 }
 
 #define ACLRT_RING_SENTINEL_NS ACLRT_NS_PER_MS /* the longest a sleeping sentinel waits before it looks */
+#define ACLRT_RING_ALONE_RUN 16/* sleeps for room in a row by one launcher: it has the ring to itself */
 /*
  * Free slots per launcher woken (and a batch is a quarter of the ring):
  * shared_stream_launchers_2000x100, 6 QUICK runs each, medians 2.6 Mtasks/s
@@ -548,6 +555,12 @@ ACLRT_INTERNAL ACLRT_NOINLINE struct aclrt_ring_slot *aclrt_ring_wait_room(struc
                             atomic_compare_exchange_strong_explicit(&r->room_sentinel, &none, 1,
                                                                     memory_order_seq_cst, memory_order_seq_cst);
             atomic_store_explicit(&r->room_beside, beside, memory_order_relaxed);
+            if (beside) {
+                uint32_t me = aclrt_thread_tid();
+                bool again = atomic_exchange_explicit(&r->room_sleeper, me, memory_order_relaxed) == me;
+                uint32_t run = atomic_load_explicit(&r->room_run, memory_order_relaxed);
+                atomic_store_explicit(&r->room_run, again ? run + (run < UINT32_MAX) : 0, memory_order_relaxed);
+            }
             aclrt_futex_wait(&r->room, word,
                              sentinel ? aclrt_deadline_after(ACLRT_RING_SENTINEL_NS) : ACLRT_NO_DEADLINE);
             if (sentinel)
@@ -575,6 +588,18 @@ ACLRT_INLINE uint32_t aclrt_ring_room_batch(const struct aclrt_ring *r)
     uint32_t batch = aclrt_ring_capacity(r) / 4;
     return batch == 0 ? 1 : batch;
 }
+
+/*
+ * Set by a consumer that woke the one launcher sleeping for room on the
+ * consumer's own CPU (`room_beside`) at an empty ring, a launcher that has
+ * the ring to itself (`room_run`): the ring, and its tail then
+ * (aclrt_ring_woke_beside_here reads it; the host backend's executor then
+ * keeps the stream and yields to the launcher).
+ */
+static _Thread_local struct {
+    const struct aclrt_ring *r;
+    uint32_t tail;
+} aclrt_ring_woke_beside ACLRT_TLS_MODEL;
 
 /*
  * Launchers sleep for room: if a batch was taken since the last wake-up,
@@ -607,7 +632,27 @@ static ACLRT_NOINLINE void aclrt_ring_wake_room_slow(struct aclrt_ring *r, bool 
     atomic_store_explicit(&r->room_woken_at, tail, memory_order_relaxed);
     uint32_t wake = (aclrt_ring_capacity(r) - used) / ACLRT_RING_ROOM_PER_WAKE;
     atomic_fetch_add_explicit(&r->room, 1, memory_order_relaxed);
+    if (aclrt_ring_reserved(r) == tail && atomic_load_explicit(&r->room_beside, memory_order_relaxed) &&
+        atomic_load_explicit(&r->room_waiters, memory_order_relaxed) == 1 &&
+        atomic_load_explicit(&r->room_run, memory_order_relaxed) >= ACLRT_RING_ALONE_RUN) {
+        aclrt_ring_woke_beside.r = r;
+        aclrt_ring_woke_beside.tail = tail;
+    }
     aclrt_futex_wake(&r->room, wake == 0 ? 1 : (int)wake);
+}
+
+/*
+ * Whether this thread, the consumer of r, woke r's one launcher beside it
+ * when r ran empty, and nothing was launched into r since (the launcher has
+ * not run yet); forgets it.
+ */
+ACLRT_INLINE bool aclrt_ring_woke_beside_here(const struct aclrt_ring *r)
+{
+    if (ACLRT_LIKELY(aclrt_ring_woke_beside.r == NULL))
+        return false;
+    bool here = aclrt_ring_woke_beside.r == r && aclrt_ring_reserved(r) == aclrt_ring_woke_beside.tail;
+    aclrt_ring_woke_beside.r = NULL;
+    return here;
 }
 
 /*
