@@ -92,9 +92,9 @@ static enum aclrt_host_linger aclrt_host_linger(struct aclrt_host_device *hd, st
 
 /*
  * The ring ran empty and this run woke its launcher, asleep for room on this
- * CPU, which has not run since (aclrt_ring_woke_beside_here): it is about to
- * launch here again. Keep
- * the stream and give it the CPU: its launches then find the stream held (no
+ * CPU and alone on the ring, which has not run since
+ * (aclrt_ring_woke_beside_here): it is about to launch here again. Keep the
+ * stream and give it the CPU: its launches then find the stream held (no
  * schedule, no wake-up), and it gives the CPU back when the ring is full
  * again. A yield need not run it (the kernel may pick this thread again, or
  * another), so yield until it has run: it leaves `room_waiters` once it

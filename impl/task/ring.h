@@ -485,7 +485,7 @@ ACLRT_INLINE bool aclrt_ring_reserved_since_atomic(const struct aclrt_ring *r)
 }
 
 #define ACLRT_RING_SENTINEL_NS ACLRT_NS_PER_MS /* the longest a sleeping sentinel waits before it looks */
-#define ACLRT_RING_ALONE_RUN 16/* sleeps for room in a row by one launcher: it has the ring to itself */
+#define ACLRT_RING_ALONE_RUN 16 /* sleeps for room in a row by one launcher: it has the ring to itself */
 /*
  * Free slots per launcher woken (and a batch is a quarter of the ring):
  * shared_stream_launchers_2000x100, 6 QUICK runs each, medians 2.6 Mtasks/s
