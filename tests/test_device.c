@@ -565,6 +565,53 @@ TEST(streams_of_another_context_are_rejected_for_submission)
     CHECK_OK(aclrtResetDevice(0));
 }
 
+static void count_run(void *arg)
+{
+    atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+/*
+ * A stream takes work only from a thread whose current context is the
+ * stream's, live: by its own handle or the context's default stream's; not
+ * once the context is destroyed, nor when a new context takes its slot.
+ */
+TEST(a_stream_takes_work_only_in_its_own_live_context)
+{
+    aclrtContext a = NULL, b = NULL, c = NULL;
+    aclrtStream sa = NULL, da = NULL, db = NULL;
+    atomic_int ran = 0;
+    CHECK_OK(aclrtSetDevice(0));
+    CHECK_OK(aclrtCreateContext(&a, 0)); /* current: a */
+    CHECK_OK(aclrtCreateStream(&sa));
+    CHECK_OK(aclrtCtxGetCurrentDefaultStream(&da));
+    CHECK_OK(aclrtLaunchHostFunc(da, count_run, &ran));
+    CHECK_OK(aclrtLaunchHostFunc(sa, count_run, &ran));
+    CHECK_OK(aclrtCreateContext(&b, 0)); /* current: b */
+    CHECK_OK(aclrtCtxGetCurrentDefaultStream(&db));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CONTEXT, aclrtLaunchHostFunc(da, count_run, &ran));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CONTEXT, aclrtLaunchHostFunc(sa, count_run, &ran));
+    CHECK_OK(aclrtLaunchHostFunc(db, count_run, &ran));
+    CHECK_OK(aclrtSynchronizeStream(db));
+
+    CHECK_OK(aclrtSetCurrentContext(a));
+    CHECK_OK(aclrtDestroyContext(a)); /* its streams go with it (their work done first); none is current */
+    CHECK_EQ(3, atomic_load(&ran));
+    CHECK_EQ(ACL_ERROR_RT_CONTEXT_NULL, aclrtLaunchHostFunc(sa, count_run, &ran));
+    CHECK_EQ(ACL_ERROR_RT_CONTEXT_NULL, aclrtLaunchHostFunc(da, count_run, &ran));
+    CHECK_OK(aclrtCreateContext(&c, 0)); /* current: c, which may have a's slot */
+    CHECK(c != a);
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtLaunchHostFunc(sa, count_run, &ran));
+    CHECK_EQ(ACL_ERROR_RT_INVALID_HANDLE, aclrtLaunchHostFunc(da, count_run, &ran));
+    CHECK_EQ(ACL_ERROR_RT_STREAM_CONTEXT, aclrtLaunchHostFunc(db, count_run, &ran));
+    CHECK_OK(aclrtLaunchHostFunc(NULL, count_run, &ran));
+    CHECK_OK(aclrtSynchronizeStream(NULL));
+    CHECK_EQ(4, atomic_load(&ran));
+
+    CHECK_OK(aclrtDestroyContext(c));
+    CHECK_OK(aclrtDestroyContext(b));
+    CHECK_OK(aclrtResetDevice(0));
+}
+
 TEST(destroying_a_default_context_is_param_invalid)
 {
     aclrtContext dctx = NULL;
@@ -1024,6 +1071,7 @@ int main(void)
     RUN(explicit_context_on_device_1_while_device_0_is_set);
     RUN(explicit_context_survives_device_reset);
     RUN(streams_of_another_context_are_rejected_for_submission);
+    RUN(a_stream_takes_work_only_in_its_own_live_context);
     RUN(destroying_a_default_context_is_param_invalid);
     RUN(destroyed_context_handle_is_invalid_handle);
     RUN(destroy_context_null_is_invalid_param);

@@ -39,6 +39,21 @@
  */
 ACLRT_INLINE aclError aclrt_stream_resolve(aclrtStream handle, bool same_context, struct aclrt_stream **out)
 {
+    if (ACLRT_LIKELY(handle != NULL && same_context)) {
+        /*
+         * The common case, with one handle lookup: a live stream of the
+         * context the thread set current (its handle, as the stream keeps
+         * it). A context's streams are torn down before its slot is freed,
+         * so a live stream's context is that context still. Anything else
+         * (no context set, a task's, another one, a stale handle) takes the
+         * full path, for its answer or its error.
+         */
+        struct aclrt_stream *s = aclrt_stream_lookup(handle);
+        if (ACLRT_LIKELY(s != NULL && s->ctx_handle == aclrt_tls.ctx_handle)) {
+            *out = s;
+            return ACL_SUCCESS;
+        }
+    }
     struct aclrt_context *ctx = NULL;
     *out = NULL;
     if (handle == NULL || same_context) {

@@ -201,6 +201,13 @@ ACLRT_INTERNAL void *aclrt_table_publish(struct aclrt_table *t, struct aclrt_slo
     return aclrt_handle_encode(t->kind, aclrt_slot_index(slot), dead >> 1);
 }
 
+/* The handle aclrt_table_publish will give an allocated slot, known before it does. */
+ACLRT_INLINE void *aclrt_slot_handle_to_publish(const struct aclrt_table *t, const struct aclrt_slot *slot)
+{
+    uint32_t dead = atomic_load_explicit(&slot->generation, memory_order_relaxed) & ~1u;
+    return aclrt_handle_encode(t->kind, aclrt_slot_index(slot), dead >> 1);
+}
+
 /*
  * End the slot's life: its handle stops matching (the object may linger
  * until aclrt_table_free). Lives count modulo 2^24, the bits a handle has.

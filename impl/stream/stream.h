@@ -59,6 +59,7 @@ struct aclrt_stream {
     struct aclrt_slot hdr;
     /* Set at creation, constant while alive. */
     struct aclrt_context *ctx;
+    void *ctx_handle; /* ctx's handle (a default stream: set once its context is published) */
     struct aclrt_device *device;
     uint32_t flags;    /* ACL_STREAM_* creation flags */
     uint32_t priority; /* 0 (greatest) .. 7 */

@@ -52,6 +52,7 @@ ACLRT_INTERNAL aclError aclrt_stream_create_in(struct aclrt_context *ctx, uint32
                           aclrt_rt.config.ring_bytes);
     }
     s->ctx = ctx;
+    s->ctx_handle = is_default ? NULL : aclrt_slot_handle(&aclrt_contexts, &ctx->hdr);
     s->device = dev;
     s->flags = flags;
     s->priority = priority > ACLRT_STREAM_PRIORITY_LEAST ? ACLRT_STREAM_PRIORITY_LEAST : priority;
