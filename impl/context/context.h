@@ -99,8 +99,12 @@ static aclError aclrt_context_create_locked(struct aclrt_device *dev, bool is_de
         aclrt_table_free(&aclrt_contexts, &ctx->hdr);
         return rc;
     }
-    /* Before the publish (release), so that whoever finds the context finds the default stream's copy too. */
-    ctx->default_stream->ctx_handle = aclrt_slot_handle_to_publish(&aclrt_contexts, &ctx->hdr);
+    /*
+     * The handle the publish gives (a slot's handle names its generation
+     * halved, dead or alive). Before the publish (release), so that whoever
+     * finds the context finds the default stream's copy too.
+     */
+    ctx->default_stream->ctx_handle = aclrt_slot_handle(&aclrt_contexts, &ctx->hdr);
     *handle = aclrt_table_publish(&aclrt_contexts, &ctx->hdr);
     *out = ctx;
     return ACL_SUCCESS;

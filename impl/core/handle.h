@@ -190,23 +190,15 @@ ACLRT_INTERNAL struct aclrt_slot *aclrt_table_alloc(struct aclrt_table *t)
     }
 }
 
-/* The handle aclrt_table_publish will give an allocated slot, known before it does. */
-ACLRT_INLINE void *aclrt_slot_handle_to_publish(const struct aclrt_table *t, const struct aclrt_slot *slot)
-{
-    uint32_t dead = atomic_load_explicit(&slot->generation, memory_order_relaxed) & ~1u;
-    return aclrt_handle_encode(t->kind, aclrt_slot_index(slot), dead >> 1);
-}
-
 /*
  * Make an initialised slot visible under a new life. Release: pairs with the
  * acquire in aclrt_table_lookup.
  */
 ACLRT_INTERNAL void *aclrt_table_publish(struct aclrt_table *t, struct aclrt_slot *slot)
 {
-    void *handle = aclrt_slot_handle_to_publish(t, slot);
     uint32_t dead = atomic_load_explicit(&slot->generation, memory_order_relaxed) & ~1u;
     atomic_store_explicit(&slot->generation, dead | 1u, memory_order_release);
-    return handle;
+    return aclrt_handle_encode(t->kind, aclrt_slot_index(slot), dead >> 1);
 }
 
 /*

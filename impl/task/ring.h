@@ -625,16 +625,15 @@ static ACLRT_NOINLINE void aclrt_ring_wake_room_slow(struct aclrt_ring *r, bool 
     if (used >= aclrt_ring_capacity(r))
         return; /* no room */
     uint32_t last = atomic_load_explicit(&r->room_woken_at, memory_order_relaxed);
-    if (!now && aclrt_ring_reserved(r) != tail &&
-        (tail - last < aclrt_ring_room_batch(r) || (atomic_load_explicit(&r->room_beside, memory_order_relaxed) &&
-                                                     atomic_load_explicit(&r->room_waiters, memory_order_relaxed) == 1)))
+    bool empty = aclrt_ring_reserved(r) == tail;
+    bool alone_beside = atomic_load_explicit(&r->room_beside, memory_order_relaxed) &&
+                        atomic_load_explicit(&r->room_waiters, memory_order_relaxed) == 1;
+    if (!now && !empty && (tail - last < aclrt_ring_room_batch(r) || alone_beside))
         return; /* the next batch, the empty ring, or the sentinel's look comes soon */
     atomic_store_explicit(&r->room_woken_at, tail, memory_order_relaxed);
     uint32_t wake = (aclrt_ring_capacity(r) - used) / ACLRT_RING_ROOM_PER_WAKE;
     atomic_fetch_add_explicit(&r->room, 1, memory_order_relaxed);
-    if (aclrt_ring_reserved(r) == tail && atomic_load_explicit(&r->room_beside, memory_order_relaxed) &&
-        atomic_load_explicit(&r->room_waiters, memory_order_relaxed) == 1 &&
-        atomic_load_explicit(&r->room_run, memory_order_relaxed) >= ACLRT_RING_ALONE_RUN) {
+    if (empty && alone_beside && atomic_load_explicit(&r->room_run, memory_order_relaxed) >= ACLRT_RING_ALONE_RUN) {
         aclrt_ring_woke_beside.r = r;
         aclrt_ring_woke_beside.tail = tail;
     }
