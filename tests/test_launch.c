@@ -88,6 +88,11 @@ static void sync_or_die(aclrtStream s, const char *what)
 static void ring_unmap(struct aclrt_ring *r)
 {
     munmap(r->slots, r->capacity_bytes);
+    r->slots = NULL; /* a later init maps afresh */
+    unsigned char *side = atomic_load_explicit(&r->side, memory_order_relaxed);
+    if (side != NULL)
+        munmap(side, aclrt_ring_side_size(r->capacity_bytes));
+    atomic_store_explicit(&r->side, NULL, memory_order_relaxed);
 }
 
 static struct aclrt_task ring_record(uintptr_t value)
@@ -175,6 +180,72 @@ TEST(a_fresh_ring_takes_nothing_even_where_zero_would_mean_committed)
     aclrt_ring_forget(&r);
     CHECK(aclrt_ring_init(&r, 16 * sizeof(struct aclrt_ring_slot), 3));
     CHECK(!aclrt_ring_take(&r, &out));
+    ring_unmap(&r);
+}
+
+TEST(a_rings_positions_lie_in_pairs_scattered_over_their_page_and_each_lap_uses_every_slot_once)
+{
+    static const uint32_t slots[] = {16, 64, 128, 256, 512, 1024, 4096, 65536};
+    for (size_t k = 0; k < sizeof slots / sizeof slots[0]; k++) {
+        static struct aclrt_ring r;
+        uint32_t n = slots[k];
+        CHECK(aclrt_ring_init(&r, n * (uint32_t)sizeof(struct aclrt_ring_slot), UINT32_MAX - n / 2));
+        unsigned char *seen = calloc(n, 1), *side = aclrt_ring_side(&r);
+        CHECK(seen != NULL && side != NULL);
+        uint32_t start = UINT32_MAX - n / 2; /* a lap across the wrap of the 32-bit positions */
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t p = start + i;
+            size_t slot = (size_t)(aclrt_ring_slot_of(&r, p) - r.slots);
+            CHECK(slot < n);
+            CHECK_EQ(0, seen[slot]); /* one position per slot in a lap */
+            seen[slot] = 1;
+            CHECK(aclrt_ring_slot_of(&r, p + n) == aclrt_ring_slot_of(&r, p)); /* the next lap's */
+            /* The side area's bytes follow the slot's place. */
+            CHECK(aclrt_ring_side_at(&r, side, p) == side + slot * ACLRT_RING_SIDE_BYTES);
+            size_t mate = (size_t)(aclrt_ring_slot_of(&r, p ^ 1u) - r.slots);
+            CHECK_EQ(slot / 2, mate / 2); /* p and p ^ 1 share a 128-byte pair of lines */
+            CHECK_EQ((p & (n - 1)) / 64, slot / 64); /* the page of its 64 positions (one TLB entry) */
+            if (n < 64) {
+                CHECK_EQ(p & (n - 1), slot); /* less than a page: position order */
+                continue;
+            }
+            /* The pairs of the next 8 pairs of positions lie 3 pairs or more from p's (what prefetchers fetch). */
+            for (uint32_t m = 1; m <= 8; m++) {
+                size_t later = (size_t)(aclrt_ring_slot_of(&r, (p & ~1u) + 2 * m) - r.slots);
+                if (later / 64 == slot / 64)
+                    CHECK(later / 2 >= slot / 2 + 3 || slot / 2 >= later / 2 + 3);
+            }
+        }
+        free(seen);
+        ring_unmap(&r);
+    }
+}
+
+TEST(a_ring_of_many_pages_hands_out_every_record_in_order_across_laps_and_the_wrap)
+{
+    static struct aclrt_ring r;
+    uint32_t n = 2048;
+    CHECK(aclrt_ring_init(&r, n * (uint32_t)sizeof(struct aclrt_ring_slot), UINT32_MAX)); /* 0xFFFFFFFF first */
+    struct aclrt_task out;
+    CHECK(!aclrt_ring_take(&r, &out)); /* fresh: nothing, whatever slot 0xFFFFFFFF lies in */
+    uintptr_t next = 0, expect = 0;
+    for (int round = 0; round < 5; round++) {
+        uint32_t p = 0;
+        struct aclrt_ring_slot *slot;
+        while ((slot = aclrt_ring_reserve(&r, &p)) != NULL) {
+            struct aclrt_task t = ring_record(next++);
+            aclrt_ring_commit(slot, p, &t, 1);
+        }
+        CHECK_EQ(n, next - expect); /* full at its capacity */
+        for (uint32_t i = 0; i < n - 100 * (uint32_t)round; i++) {
+            CHECK(aclrt_ring_pop(&r, &out));
+            CHECK_EQ(expect, (uintptr_t)out.u.host_func.args);
+            expect++;
+        }
+    }
+    while (aclrt_ring_pop(&r, &out))
+        CHECK_EQ(expect++, (uintptr_t)out.u.host_func.args);
+    CHECK_EQ(next, expect);
     ring_unmap(&r);
 }
 
@@ -537,6 +608,8 @@ int main(void)
     RUN_CASE(a_task_works_in_its_streams_context_whatever_an_earlier_task_set);
     RUN_CASE(a_ring_holds_its_capacity_and_takes_more_once_the_consumer_is_done_with_a_record);
     RUN_CASE(a_fresh_ring_takes_nothing_even_where_zero_would_mean_committed);
+    RUN_CASE(a_rings_positions_lie_in_pairs_scattered_over_their_page_and_each_lap_uses_every_slot_once);
+    RUN_CASE(a_ring_of_many_pages_hands_out_every_record_in_order_across_laps_and_the_wrap);
     RUN_CASE(host_functions_launching_into_each_others_full_streams_get_task_full_instead_of_deadlocking);
     RUN_CASE(a_task_launching_into_another_streams_full_ring_gets_task_full_at_once);
     RUN_CASE(many_threads_waiting_for_room_in_a_full_stream_all_get_in_in_order);

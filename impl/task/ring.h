@@ -21,7 +21,8 @@
  *
  * A slot is one cache line: the record's 56 bytes of content, then the
  * slot's sequence number, which says "position p is committed" by holding
- * p + 1. Three counters:
+ * p + 1. Slots are not quite in position order (aclrt_ring_index). Three
+ * counters:
  *   head    the next position to reserve (launchers, CAS);
  *   tail    the next position the consumer takes;
  *   freed   positions below it are done with their slots (the consumer
@@ -98,6 +99,8 @@ struct aclrt_ring {
     struct aclrt_ring_slot *slots;
     uint32_t mask; /* capacity - 1; the capacity is a power of two */
     uint32_t capacity_bytes;
+    /* Where a position lies (aclrt_ring_index): its page, its line in the page (0: position order). */
+    uint32_t high_mask, line_mask;
     bool prefetchw; /* the CPU has PREFETCHW (aclrt_ring_prefetch_for_write) */
     /* ACLRT_RING_SIDE_BYTES beside each slot (aclrt_ring_side); NULL until a launch first asks for them. */
     _Atomic(unsigned char *) side;
@@ -122,6 +125,47 @@ struct aclrt_ring {
     _Atomic uint32_t room_woken_at; /* tail at the consumer's last wake-up of launchers waiting for room */
     _Atomic uint32_t head_seen;     /* the consumer's copy of head (aclrt_ring_take's prefetch) */
 };
+
+/*
+ * Where position p lies. Two consecutive positions, p and p ^ 1, share a
+ * 128-byte pair of lines; the 32 pairs of a 4 KiB page hold the page's 64
+ * positions in the order pair q -> pair 7q mod 32, so the positions after
+ * a pair lie 3 pairs or more away from it (until 8 pairs on), and a ring
+ * of less than a page keeps position order. Pages follow position order.
+ *
+ * Why: a CPU's hardware prefetchers fetch lines after the ones a thread
+ * reads (the next lines of a stream within a 4 KiB page). A consumer on
+ * another CPU taking tasks just behind its launcher read slot p; with the
+ * slots in position order its prefetchers then fetched the slots of p + 2,
+ * p + 3 ..., which the launcher was about to write and had asked for
+ * already (the PREFETCHW below). The launcher met a coherence miss every
+ * few launches, and each launch's locked CAS waited it out. How often
+ * depended on how close behind the consumer ran, which made launch costs
+ * bimodal from run to run (2-CPU Xeon VM, a launcher bursting into a
+ * stream its executor drains on the other CPU: p90 of 16-launch batches
+ * 60 - 100 ns, p50 17 - 60; in this order p90 20 - 31, p50 19 in every
+ * run). Pairs stay together and pages in order because many streams with
+ * a task each (a fan-out, streams taken round-robin) get their next slot
+ * from the pair's other line, and a page per 64 positions keeps each
+ * stream on one page: the next position of each on a new page cost a TLB
+ * miss per task (1,000 streams on one CPU: fan-out 140 -> 220 us).
+ */
+static const uint8_t aclrt_ring_lines[64] = {
+#define ACLRT_RING_PAIR(q) (uint8_t)((((q) * 7u) & 31u) * 2u), (uint8_t)((((q) * 7u) & 31u) * 2u + 1u)
+    ACLRT_RING_PAIR(0),  ACLRT_RING_PAIR(1),  ACLRT_RING_PAIR(2),  ACLRT_RING_PAIR(3),  ACLRT_RING_PAIR(4),
+    ACLRT_RING_PAIR(5),  ACLRT_RING_PAIR(6),  ACLRT_RING_PAIR(7),  ACLRT_RING_PAIR(8),  ACLRT_RING_PAIR(9),
+    ACLRT_RING_PAIR(10), ACLRT_RING_PAIR(11), ACLRT_RING_PAIR(12), ACLRT_RING_PAIR(13), ACLRT_RING_PAIR(14),
+    ACLRT_RING_PAIR(15), ACLRT_RING_PAIR(16), ACLRT_RING_PAIR(17), ACLRT_RING_PAIR(18), ACLRT_RING_PAIR(19),
+    ACLRT_RING_PAIR(20), ACLRT_RING_PAIR(21), ACLRT_RING_PAIR(22), ACLRT_RING_PAIR(23), ACLRT_RING_PAIR(24),
+    ACLRT_RING_PAIR(25), ACLRT_RING_PAIR(26), ACLRT_RING_PAIR(27), ACLRT_RING_PAIR(28), ACLRT_RING_PAIR(29),
+    ACLRT_RING_PAIR(30), ACLRT_RING_PAIR(31),
+#undef ACLRT_RING_PAIR
+};
+
+ACLRT_INLINE uint32_t aclrt_ring_index(const struct aclrt_ring *r, uint32_t position)
+{
+    return (position & r->high_mask) | aclrt_ring_lines[position & r->line_mask];
+}
 
 /*
  * A launch writes its slot, which the consumer read one lap earlier: a
@@ -233,9 +277,11 @@ ACLRT_INTERNAL bool aclrt_ring_init(struct aclrt_ring *r, uint32_t bytes, uint64
     for (uint32_t i = 0; i < n; i += per_page > 0 ? per_page : 1)
         atomic_store_explicit(&r->slots[i].seq, 0, memory_order_relaxed);
     r->mask = n - 1;
+    r->line_mask = n >= 64u ? 63u : 0u; /* a ring of less than a page keeps position order */
+    r->high_mask = r->mask & ~r->line_mask;
     r->prefetchw = aclrt_ring_cpu_prefetchw();
     if ((uint32_t)(UINT32_MAX - start) < n) /* the first lap reaches 0xFFFFFFFF, whose "committed" is seq 0 */
-        atomic_store_explicit(&r->slots[UINT32_MAX & r->mask].seq, 1, memory_order_relaxed);
+        atomic_store_explicit(&r->slots[aclrt_ring_index(r, UINT32_MAX)].seq, 1, memory_order_relaxed);
     atomic_store_explicit(&r->head, start, memory_order_relaxed);
     atomic_store_explicit(&r->freed_seen, start, memory_order_relaxed);
     atomic_store_explicit(&r->tail, start, memory_order_relaxed);
@@ -294,7 +340,7 @@ ACLRT_INLINE bool aclrt_ring_side_holds(const struct aclrt_ring *r, const void *
 /* Position p's ACLRT_RING_SIDE_BYTES in the side area. */
 ACLRT_INLINE unsigned char *aclrt_ring_side_at(const struct aclrt_ring *r, unsigned char *side, uint32_t position)
 {
-    return side + (size_t)(position & r->mask) * ACLRT_RING_SIDE_BYTES;
+    return side + (size_t)aclrt_ring_index(r, position) * ACLRT_RING_SIDE_BYTES;
 }
 
 /* How many tasks fit (the running one included). */
@@ -343,7 +389,7 @@ ACLRT_INLINE struct aclrt_ring_slot *aclrt_ring_reserve(struct aclrt_ring *r, ui
         if (ACLRT_LIKELY(atomic_compare_exchange_weak_explicit(&r->head, &pos, pos + 1, memory_order_seq_cst,
                                                                memory_order_relaxed))) {
             *position = pos;
-            return &r->slots[pos & r->mask];
+            return &r->slots[aclrt_ring_index(r, pos)];
         }
     }
 }
@@ -358,7 +404,7 @@ ACLRT_INLINE void aclrt_ring_prefetch_ahead(struct aclrt_ring *r, uint32_t posit
 {
     uint32_t ahead = position + ACLRT_RING_PREFETCH_AHEAD;
     if (ahead - atomic_load_explicit(&r->freed_seen, memory_order_relaxed) <= r->mask)
-        aclrt_ring_prefetch_for_write(r, &r->slots[ahead & r->mask]);
+        aclrt_ring_prefetch_for_write(r, &r->slots[aclrt_ring_index(r, ahead)]);
 }
 
 /*
@@ -377,7 +423,7 @@ ACLRT_INLINE void aclrt_ring_commit(struct aclrt_ring_slot *slot, uint32_t posit
 /* The slot of a position (a reservation made earlier). */
 ACLRT_INLINE struct aclrt_ring_slot *aclrt_ring_slot_of(const struct aclrt_ring *r, uint32_t position)
 {
-    return &r->slots[position & r->mask];
+    return &r->slots[aclrt_ring_index(r, position)];
 }
 
 /* The consumer: is the next record committed? */
@@ -385,7 +431,7 @@ ACLRT_INLINE bool aclrt_ring_ready(const struct aclrt_ring *r)
 {
     uint32_t pos = atomic_load_explicit(&r->tail, memory_order_relaxed);
     /* Acquire: pairs with the launcher's release in aclrt_ring_commit. */
-    return atomic_load_explicit(&r->slots[pos & r->mask].seq, memory_order_acquire) == pos + 1;
+    return atomic_load_explicit(&r->slots[aclrt_ring_index(r, pos)].seq, memory_order_acquire) == pos + 1;
 }
 
 /*
@@ -409,7 +455,7 @@ ACLRT_INLINE void aclrt_ring_take_ahead(struct aclrt_ring *r, uint32_t pos)
     uint32_t ahead = pos + ACLRT_RING_TAKE_AHEAD;
     uint32_t seen = atomic_load_explicit(&r->head_seen, memory_order_relaxed);
     if ((int32_t)(seen - ahead) > 0)
-        __builtin_prefetch(&r->slots[ahead & r->mask], 0, 3);
+        __builtin_prefetch(&r->slots[aclrt_ring_index(r, ahead)], 0, 3);
     else if ((pos & 63) == 0)
         atomic_store_explicit(&r->head_seen, atomic_load_explicit(&r->head, memory_order_relaxed),
                               memory_order_relaxed);
@@ -423,7 +469,7 @@ ACLRT_INLINE void aclrt_ring_take_ahead(struct aclrt_ring *r, uint32_t pos)
 ACLRT_INLINE bool aclrt_ring_take(struct aclrt_ring *r, struct aclrt_task *out)
 {
     uint32_t pos = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    struct aclrt_ring_slot *slot = &r->slots[pos & r->mask];
+    struct aclrt_ring_slot *slot = &r->slots[aclrt_ring_index(r, pos)];
     /* Acquire: pairs with the launcher's release in aclrt_ring_commit. */
     if (atomic_load_explicit(&slot->seq, memory_order_acquire) != pos + 1)
         return false;
