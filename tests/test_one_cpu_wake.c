@@ -175,7 +175,14 @@ TEST(a_launcher_beside_its_executor_fills_the_ring_lap_after_lap)
 TEST(the_executor_keeps_the_stream_of_a_launcher_beside_it_from_lap_to_lap)
 {
     unsigned changes = laps();
-    CHECK(changes <= 2); /* a yield may run another process's thread first, under load: rarely */
+    /*
+     * Letting go at each empty ring made 59 - 74 changes in these 8 laps. A
+     * yield may run another thread first (another process's, the sanitizer's
+     * own), and after 16 such yields the stream goes: at most 2 a lap.
+     */
+    if (changes > 16)
+        fprintf(stderr, "  %u changes of thread in the last 8 laps\n", changes);
+    CHECK(changes <= 16);
 }
 
 int main(void)
