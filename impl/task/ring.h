@@ -59,12 +59,12 @@
  * the ring runs empty or the stream parks, one launcher per
  * ACLRT_RING_ROOM_PER_WAKE free slots (a woken launcher goes on launching
  * from the fast path while there is room); a wake-up that found nobody
- * asleep is not made again until another launcher arrives. Between batches a free slot may
- * wait; so that it never waits for long (the consumer may be in a task
- * that waits for the very launcher asleep), one waiting launcher, the
- * sentinel, sleeps at most ACLRT_RING_SENTINEL_NS at a time and looks
- * again, and a launcher that leaves while others sleep and no sentinel is
- * left wakes one of them to take the part.
+ * asleep is not made again until another launcher arrives. Between
+ * batches a free slot may wait; so that it never waits for long (the
+ * consumer may be in a task that waits for the very launcher asleep), one
+ * waiting launcher, the sentinel, sleeps at most ACLRT_RING_SENTINEL_NS at
+ * a time and looks again, and a launcher that leaves while others sleep
+ * and no sentinel is left wakes one of them to take the part.
  *
  * The consumer keeps the slot of the task it runs until the task is done
  * (aclrt_ring_take, aclrt_ring_free_taken), so that the free is followed by
@@ -147,8 +147,8 @@ struct aclrt_ring {
  * depended on how close behind the consumer ran, which made launch costs
  * bimodal from run to run (2-CPU Xeon VM, a launcher bursting into a
  * stream its executor drains on the other CPU: p90 of 16-launch batches
- * 60 - 100 ns, p50 17 - 60; in this order p90 20 - 31, p50 19 in every
- * run). Pairs stay together and pages in order because many streams with
+ * 46 - 99 ns, p50 17 - 50; in this order p90 19 - 31, p50 17 - 19 in
+ * every run). Pairs stay together and pages in order because many streams with
  * a task each (a fan-out, streams taken round-robin) get their next slot
  * from the pair's other line, and a page per 64 positions keeps each
  * stream on one page: the next position of each on a new page cost a TLB
@@ -184,7 +184,7 @@ ACLRT_INLINE uint32_t aclrt_ring_index(const struct aclrt_ring *r, uint32_t posi
  * position's slot, the line of the stream's next launch, which may come
  * much later: many streams with a task each (a fan-out from one thread)
  * otherwise wrote each slot from memory (1,000 streams on one CPU, launch
- * -> start p50 167 - 172 us, 115 - 119 with it). PREFETCHW is asked of
+ * -> start p50 167 - 172 us, 115 - 125 with it). PREFETCHW is asked of
  * the CPU once per ring (not every x86 CPU has it); elsewhere the
  * compiler's write prefetch.
  */
