@@ -145,7 +145,11 @@ ACLRT_INLINE void aclrt_stream_publish(struct aclrt_stream *s, struct aclrt_ring
     aclrt_ring_commit(slot, position, task, aclrt_thread_tid());
     /* Task ids count from 1 in each life of the stream; position + 1 is the task's number mod 2^32 (ring.h). */
     aclrt_tls.last_task_id = position + 1u - (uint32_t)s->life_base;
-    /* A stream held by its executor drains a burst as it comes: the slots of the next launches, early. */
+    /*
+     * The slots of the next launches, early: a few ahead into a stream its
+     * executor holds (it drains a burst as it comes), the next one into any
+     * other (that launch may come much later; ring.h).
+     */
     bool held = aclrt_stream_state(aclrt_stream_kick(s)) == ACLRT_SCHED_RUNNING;
     aclrt_ring_prefetch_ahead(&s->ring, position, held ? ACLRT_RING_PREFETCH_AHEAD : 1u);
 }
