@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #define WAIT_NS (10ull * 1000000000ull)
@@ -192,6 +193,112 @@ TEST(the_executor_keeps_the_stream_of_a_launcher_beside_it_from_lap_to_lap)
     CHECK(changes <= 16);
 }
 
+enum { SHARERS = 4, SHARER_TASKS = 16 * 1024, MAX_SHARERS = 16 }; /* 4 x 16 laps of the default ring */
+
+struct sharer {
+    aclrtContext ctx;
+    aclrtStream s;
+    uint64_t index;         /* this launcher's: 0 .. MAX_SHARERS - 1 */
+    uint64_t tasks;         /* how many it launches */
+    _Atomic uint64_t next;  /* the number its next task must have */
+    _Atomic uint64_t wrong; /* its tasks that ran out of its order */
+    long sleeps;            /* its voluntary context switches while it launched */
+};
+
+static struct sharer sharers[MAX_SHARERS];
+
+static void run_in_sharer_order(void *arg)
+{
+    uintptr_t v = (uintptr_t)arg;
+    struct sharer *sh = &sharers[v % MAX_SHARERS];
+    uint64_t n = v / MAX_SHARERS;
+    if (atomic_load_explicit(&sh->next, memory_order_relaxed) != n)
+        atomic_fetch_add_explicit(&sh->wrong, 1, memory_order_relaxed);
+    atomic_store_explicit(&sh->next, n + 1, memory_order_relaxed);
+}
+
+static long thread_sleeps(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    return ru.ru_nvcsw;
+}
+
+static void *sharer_main(void *arg)
+{
+    struct sharer *sh = arg;
+    CHECK_OK(aclrtSetCurrentContext(sh->ctx));
+    long before = thread_sleeps();
+    for (uint64_t n = 0; n < sh->tasks; n++)
+        if (aclrtLaunchHostFunc(sh->s, run_in_sharer_order, (void *)(uintptr_t)(n * MAX_SHARERS + sh->index)) !=
+            ACL_SUCCESS) {
+            CHECK(!"a launch failed");
+            break;
+        }
+    sh->sleeps = thread_sleeps() - before;
+    return NULL;
+}
+
+/*
+ * `count` threads, each launching `tasks` into stream s at once; every
+ * thread's tasks run in its order. Returns how often the launchers slept
+ * (voluntary context switches while they launched).
+ */
+static long share(aclrtStream s, int count, uint64_t tasks)
+{
+    aclrtContext ctx;
+    CHECK_OK(aclrtGetCurrentContext(&ctx));
+    for (int i = 0; i < count; i++) {
+        sharers[i].ctx = ctx;
+        sharers[i].s = s;
+        sharers[i].index = (uint64_t)i;
+        sharers[i].tasks = tasks;
+        atomic_store(&sharers[i].next, 0);
+        atomic_store(&sharers[i].wrong, 0);
+        sharers[i].sleeps = 0;
+    }
+    pthread_t t[MAX_SHARERS];
+    for (int i = 0; i < count; i++)
+        CHECK(pthread_create(&t[i], NULL, sharer_main, &sharers[i]) == 0);
+    long sleeps = 0;
+    for (int i = 0; i < count; i++) {
+        pthread_join(t[i], NULL);
+        sleeps += sharers[i].sleeps;
+    }
+    CHECK_OK(aclrtSynchronizeStream(s));
+    for (int i = 0; i < count; i++) {
+        CHECK_EQ(tasks, atomic_load(&sharers[i].next));
+        CHECK_EQ((uint64_t)0, atomic_load(&sharers[i].wrong));
+    }
+    return sleeps;
+}
+
+/*
+ * Four threads on the runtime's CPU share a stream and fill its ring lap
+ * after lap. They sleep for room beside the executor, which wakes as many
+ * of them as the free slots need: one launcher filled the ring on its own
+ * the lap before, so one a lap (and the one that leaves the sentinel's
+ * part to another). Woken per free slots alone, the first filled the ring
+ * and the others found it full and slept again: 305 - 474 sleeps in these
+ * 64 laps, against 117 - 214 now. Then sixteen threads with a few tasks
+ * each, fewer than a lap: the launchers woken at the empty ring do not fill
+ * it again, the estimate goes, and every task still runs, in its thread's
+ * order.
+ */
+TEST(launchers_sharing_a_stream_beside_its_executor_are_woken_one_a_lap)
+{
+    aclrtStream s;
+    CHECK_OK(aclrtCreateStream(&s));
+    CHECK(executors_all_asleep());
+    long sleeps = share(s, SHARERS, SHARER_TASKS);
+    long laps = SHARERS * SHARER_TASKS / 1024;
+    if (sleeps > 4 * laps)
+        fprintf(stderr, "  %ld sleeps for room in %ld laps\n", sleeps, laps);
+    CHECK(sleeps <= 4 * laps);
+    (void)share(s, MAX_SHARERS, 200);
+    CHECK_OK(aclrtDestroyStream(s));
+}
+
 int main(void)
 {
     int cpu = sched_getcpu();
@@ -215,6 +322,7 @@ int main(void)
     RUN(a_push_made_while_every_sleeper_is_on_its_way_is_run);
     RUN(a_launcher_beside_its_executor_fills_the_ring_lap_after_lap);
     RUN(the_executor_keeps_the_stream_of_a_launcher_beside_it_from_lap_to_lap);
+    RUN(launchers_sharing_a_stream_beside_its_executor_are_woken_one_a_lap);
     CHECK_OK(aclrtResetDevice(0));
     CHECK_OK(aclFinalize());
     return check_report("one_cpu_wake");

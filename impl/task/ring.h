@@ -58,7 +58,8 @@
  * once per quarter of the ring taken since its last wake-up, and whenever
  * the ring runs empty or the stream parks, one launcher per
  * ACLRT_RING_ROOM_PER_WAKE free slots (a woken launcher goes on launching
- * from the fast path while there is room); a wake-up that found nobody
+ * from the fast path while there is room), or, on the consumer's one CPU,
+ * per what one woken launcher filled if more; a wake-up that found nobody
  * asleep is not made again until another launcher arrives. Between
  * batches a free slot may wait; so that it never waits for long (the
  * consumer may be in a task that waits for the very launcher asleep), one
@@ -118,6 +119,12 @@ struct aclrt_ring {
     /* Hints: the thread that last slept for room, and how many of the sleeps before were its too (a run). */
     _Atomic uint32_t room_sleeper;
     _Atomic uint32_t room_run;
+    /*
+     * Slots taken between a launcher's last leaving the wait for room and
+     * its next sleep there, on the consumer's one CPU: about what one woken
+     * launcher fills (a hint; 0: not known).
+     */
+    _Atomic uint32_t room_took;
     /* Launchers: the next position to reserve, and their copy of `freed`. */
     _Atomic uint32_t head ACLRT_ALIGNED(ACLRT_CACHELINE);
     _Atomic uint32_t freed_seen;
@@ -125,6 +132,7 @@ struct aclrt_ring {
     _Atomic uint32_t tail ACLRT_ALIGNED(ACLRT_CACHELINE);
     _Atomic uint32_t freed;
     _Atomic uint32_t room_woken_at; /* tail at the consumer's last wake-up of launchers waiting for room */
+    _Atomic uint32_t room_arrived_at; /* room_arrivals at the consumer's last wake-up at an empty ring */
     _Atomic uint32_t head_seen;     /* the consumer's copy of head (aclrt_ring_take's prefetch) */
     /* room_arrivals * 2 + 1 when the consumer's last wake-up found no launcher asleep, else 0 (aclrt_ring_wake_room_slow). */
     _Atomic uint64_t room_futile;
@@ -303,6 +311,8 @@ ACLRT_INTERNAL bool aclrt_ring_init(struct aclrt_ring *r, uint32_t bytes, uint64
     atomic_store_explicit(&r->room_beside, false, memory_order_relaxed);
     atomic_store_explicit(&r->room_sleeper, 0, memory_order_relaxed);
     atomic_store_explicit(&r->room_run, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->room_took, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->room_arrived_at, 0, memory_order_relaxed);
     return true;
 }
 
@@ -548,6 +558,12 @@ ACLRT_INLINE bool aclrt_ring_reserved_since_atomic(const struct aclrt_ring *r)
  */
 #define ACLRT_RING_ROOM_PER_WAKE 128
 
+/* The ring this thread last left the wait for room on, and its reserved count then (room_took). */
+static _Thread_local struct {
+    const struct aclrt_ring *r;
+    uint32_t reserved;
+} aclrt_ring_room_left ACLRT_TLS_MODEL;
+
 /* A launcher's reservation as a driven wait sees it (aclrt_ring_room_taken). */
 struct aclrt_ring_room {
     struct aclrt_ring *r;
@@ -621,6 +637,14 @@ ACLRT_INTERNAL ACLRT_NOINLINE struct aclrt_ring_slot *aclrt_ring_wait_room(struc
                 bool again = atomic_exchange_explicit(&r->room_sleeper, me, memory_order_relaxed) == me;
                 uint32_t run = atomic_load_explicit(&r->room_run, memory_order_relaxed);
                 atomic_store_explicit(&r->room_run, again ? run + (run < UINT32_MAX) : 0, memory_order_relaxed);
+                /*
+                 * What it filled since it last left: on one CPU, mostly its
+                 * own launches (not counted if more than a ring: the memory
+                 * is another stream's ring now, or others launched a lot).
+                 */
+                uint32_t took = aclrt_ring_reserved(r) - aclrt_ring_room_left.reserved;
+                if (aclrt_ring_room_left.r == r && took <= aclrt_ring_capacity(r))
+                    atomic_store_explicit(&r->room_took, took, memory_order_relaxed);
             }
             aclrt_futex_wait(&r->room, word,
                              sentinel ? aclrt_deadline_after(ACLRT_RING_SENTINEL_NS) : ACLRT_NO_DEADLINE);
@@ -640,6 +664,8 @@ ACLRT_INTERNAL ACLRT_NOINLINE struct aclrt_ring_slot *aclrt_ring_wait_room(struc
         atomic_fetch_add_explicit(&r->room, 1, memory_order_relaxed);
         aclrt_futex_wake(&r->room, 1);
     }
+    aclrt_ring_room_left.r = r;
+    aclrt_ring_room_left.reserved = aclrt_ring_reserved(r);
     return slot;
 }
 
@@ -676,8 +702,17 @@ static _Thread_local struct {
  * so a launcher woken early only preempts the consumer, fills a quarter of
  * the ring and sleeps again, two context switches per quarter, and the
  * tasks run no sooner. It is woken once the ring is empty (or `now`).
- * Many launchers waiting are woken in batches still: each has only a few
- * tasks to launch before it blocks again.
+ * Many launchers waiting are woken in batches still, as many as the free
+ * slots need: one per ACLRT_RING_ROOM_PER_WAKE, or, where they sleep on the
+ * consumer's one CPU, one per `room_took` slots if more (what a woken
+ * launcher filled before it slept again). There the launchers run one after
+ * another, and the first one woken may fill the ring on its own: the others
+ * woken with it only find it full and sleep again, a context switch and a
+ * futex call each (4 launchers on one CPU: 20 futex calls a lap). A batch
+ * with room for less than one such launcher wakes nobody; the empty ring
+ * does. Should the launchers it woke at an empty ring not fill it (none came
+ * back to sleep before it ran empty again: they had fewer tasks left), the
+ * estimate is dropped.
  */
 static ACLRT_NOINLINE void aclrt_ring_wake_room_slow(struct aclrt_ring *r, bool now)
 {
@@ -691,12 +726,26 @@ static ACLRT_NOINLINE void aclrt_ring_wake_room_slow(struct aclrt_ring *r, bool 
                         atomic_load_explicit(&r->room_waiters, memory_order_relaxed) == 1;
     if (!now && !empty && (tail - last < aclrt_ring_room_batch(r) || alone_beside))
         return; /* the next batch, the empty ring, or the sentinel's look comes soon */
+    uint32_t per = ACLRT_RING_ROOM_PER_WAKE;
+    if (atomic_load_explicit(&r->room_beside, memory_order_relaxed)) {
+        uint32_t arrivals = atomic_load_explicit(&r->room_arrivals, memory_order_relaxed);
+        if (empty && !now) {
+            if (arrivals == atomic_load_explicit(&r->room_arrived_at, memory_order_relaxed))
+                atomic_store_explicit(&r->room_took, 0, memory_order_relaxed);
+            atomic_store_explicit(&r->room_arrived_at, arrivals, memory_order_relaxed);
+        }
+        uint32_t took = atomic_load_explicit(&r->room_took, memory_order_relaxed);
+        if (took > per)
+            per = took;
+    }
+    uint32_t wake = (aclrt_ring_capacity(r) - used) / per;
+    if (wake == 0 && !now && !empty)
+        return; /* room for less than one launcher's turn: the empty ring wakes one */
     /* Seq_cst: after the load of room_waiters (aclrt_ring_wake_room), which saw these arrivals. */
     uint64_t futile = (uint64_t)atomic_load_explicit(&r->room_arrivals, memory_order_seq_cst) * 2 + 1;
     if (!now && atomic_load_explicit(&r->room_futile, memory_order_relaxed) == futile)
         return; /* every launcher waiting is awake already (see below) */
     atomic_store_explicit(&r->room_woken_at, tail, memory_order_relaxed);
-    uint32_t wake = (aclrt_ring_capacity(r) - used) / ACLRT_RING_ROOM_PER_WAKE;
     /* Release: a launcher that reads the new word (acquire) arrives after the load of `arrivals` above. */
     atomic_fetch_add_explicit(&r->room, 1, memory_order_release);
     if (empty && alone_beside && atomic_load_explicit(&r->room_run, memory_order_relaxed) >= ACLRT_RING_ALONE_RUN) {
