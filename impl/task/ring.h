@@ -689,6 +689,25 @@ static _Thread_local struct {
 } aclrt_ring_woke_beside ACLRT_TLS_MODEL;
 
 /*
+ * Free slots per launcher woken where they sleep on the consumer's one CPU:
+ * what one filled before it slept again, if more than
+ * ACLRT_RING_ROOM_PER_WAKE. At the holder's wake-up at an empty ring
+ * (`at_empty`), an estimate that no launcher came back to sleep since the
+ * last such wake-up is dropped.
+ */
+static uint32_t aclrt_ring_room_per_beside(struct aclrt_ring *r, bool at_empty)
+{
+    if (at_empty) {
+        uint32_t arrivals = atomic_load_explicit(&r->room_arrivals, memory_order_relaxed);
+        if (arrivals == atomic_load_explicit(&r->room_arrived_at, memory_order_relaxed))
+            atomic_store_explicit(&r->room_took, 0, memory_order_relaxed);
+        atomic_store_explicit(&r->room_arrived_at, arrivals, memory_order_relaxed);
+    }
+    uint32_t took = atomic_load_explicit(&r->room_took, memory_order_relaxed);
+    return took > ACLRT_RING_ROOM_PER_WAKE ? took : ACLRT_RING_ROOM_PER_WAKE;
+}
+
+/*
  * Launchers sleep for room: if a batch was taken since the last wake-up,
  * the ring is empty, or `now`, wake one per ACLRT_RING_ROOM_PER_WAKE free
  * slots (at least one). A woken launcher goes on launching from the fast
@@ -722,22 +741,11 @@ static ACLRT_NOINLINE void aclrt_ring_wake_room_slow(struct aclrt_ring *r, bool 
         return; /* no room */
     uint32_t last = atomic_load_explicit(&r->room_woken_at, memory_order_relaxed);
     bool empty = aclrt_ring_reserved(r) == tail;
-    bool alone_beside = atomic_load_explicit(&r->room_beside, memory_order_relaxed) &&
-                        atomic_load_explicit(&r->room_waiters, memory_order_relaxed) == 1;
+    bool beside = atomic_load_explicit(&r->room_beside, memory_order_relaxed);
+    bool alone_beside = beside && atomic_load_explicit(&r->room_waiters, memory_order_relaxed) == 1;
     if (!now && !empty && (tail - last < aclrt_ring_room_batch(r) || alone_beside))
         return; /* the next batch, the empty ring, or the sentinel's look comes soon */
-    uint32_t per = ACLRT_RING_ROOM_PER_WAKE;
-    if (atomic_load_explicit(&r->room_beside, memory_order_relaxed)) {
-        uint32_t arrivals = atomic_load_explicit(&r->room_arrivals, memory_order_relaxed);
-        if (empty && !now) {
-            if (arrivals == atomic_load_explicit(&r->room_arrived_at, memory_order_relaxed))
-                atomic_store_explicit(&r->room_took, 0, memory_order_relaxed);
-            atomic_store_explicit(&r->room_arrived_at, arrivals, memory_order_relaxed);
-        }
-        uint32_t took = atomic_load_explicit(&r->room_took, memory_order_relaxed);
-        if (took > per)
-            per = took;
-    }
+    uint32_t per = beside ? aclrt_ring_room_per_beside(r, empty && !now) : ACLRT_RING_ROOM_PER_WAKE;
     uint32_t wake = (aclrt_ring_capacity(r) - used) / per;
     if (wake == 0 && !now && !empty)
         return; /* room for less than one launcher's turn: the empty ring wakes one */
